@@ -1,0 +1,131 @@
+import {
+  GateError,
+  deselectionJson,
+  planDeselection,
+  renderContextsRegex,
+  renderDeselectArgs,
+  renderDeselectPlugin,
+  type DeselectionPlan,
+  type GateIssue,
+} from "@proofgate/core";
+import { basename, dirname, resolve } from "node:path";
+import { optionalFlag, stringFlag } from "../flags.js";
+import { resolveToday, writeAtomic, type CliIo } from "../io.js";
+import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+
+/** The formats `deselect` writes. */
+export const DESELECT_FORMATS = ["args", "plugin", "json", "contexts-regex"] as const;
+
+/** Options of `proofgate deselect`, as yargs hands them over. */
+export interface DeselectArgs {
+  [flag: string]: unknown;
+  freeze?: unknown;
+  collected?: unknown;
+  format?: unknown;
+  out?: unknown;
+  today?: unknown;
+}
+
+/** `proofgate deselect`: what the proof run must leave out, or exit 2 when the ledger is not fit to use. */
+export function runDeselect(args: DeselectArgs, io: CliIo): number {
+  const freezePath = stringFlag("freeze", args.freeze, "freeze.toml");
+  const collectedPath = stringFlag("collected", args.collected, "collected.txt");
+  const format = stringFlag("format", args.format, "args");
+  if (!(DESELECT_FORMATS as readonly string[]).includes(format)) {
+    throw new GateError({ code: "usage", message: `--format ${JSON.stringify(format)} is not one of ${DESELECT_FORMATS.join(", ")}`, fix: "see proofgate deselect --help" });
+  }
+  const out = optionalFlag("out", args.out);
+  const pluginModule = format === "plugin" ? checkPluginPath(out) : undefined;
+  const { today, override } = resolveToday(optionalFlag("today", args.today), io);
+
+  const ledger = loadLedger(freezePath);
+  const universe = loadUniverse(collectedPath);
+  printWarnings(io, [...ledger.warnings, ...universe.warnings]);
+  if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
+  if (universe.value.collectionErrors.length > 0) {
+    throw new GateError(
+      universe.value.collectionErrors.map((e) => ({
+        code: "deselect_refused",
+        file: collectedPath,
+        line: e.line,
+        message: `pytest reported a collection error (${e.text}): the universe is incomplete`,
+        fix: "fix the error so every test is collected, then collect again",
+      })),
+    );
+  }
+  const plan = planDeselection(ledger.value, universe.value, today);
+  if (plan.refusal) throw new GateError(refusalIssues(plan, freezePath, collectedPath, ledger.value.maxActiveLeases));
+
+  let text: string;
+  if (format === "args") {
+    text = renderDeselectArgs(plan);
+    warnPrefixCollateral(plan, io);
+  } else if (format === "plugin") {
+    text = renderDeselectPlugin(plan, freezePath);
+  } else if (format === "json") {
+    text = `${JSON.stringify(deselectionJson(plan, freezePath, collectedPath), null, 2)}\n`;
+  } else {
+    text = `${renderContextsRegex(plan)}\n`;
+  }
+  if (out === undefined) {
+    io.stdout(text);
+  } else {
+    writeAtomic(out, text);
+    io.stderr(`proofgate: wrote ${out} (${plan.active.length} frozen test(s))\n`);
+    if (pluginModule) {
+      io.stderr(`proofgate: load it with: PYTHONPATH=${dirname(resolve(io.cwd, out))} python -m pytest -p ${pluginModule} ...\n`);
+    }
+  }
+  return 0;
+}
+
+function checkPluginPath(out: string | undefined): string {
+  if (out === undefined) {
+    throw new GateError({ code: "usage", message: "--format plugin needs --out PATH.py", fix: "write e.g. --format plugin --out .proofgate/proofgate_frozen.py" });
+  }
+  const name = basename(out);
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)\.py$/.exec(name);
+  if (!m) {
+    throw new GateError({ code: "usage", message: `--out ${JSON.stringify(out)} is not a Python module file name`, fix: "name it like proofgate_frozen.py (letters, digits, underscores) so `-p proofgate_frozen` can import it" });
+  }
+  return m[1]!;
+}
+
+function refusalIssues(plan: DeselectionPlan, freezePath: string, collectedPath: string, budget: number): GateIssue[] {
+  if (plan.refusal === "expired_leases") {
+    return plan.expired.map((lease) => ({
+      code: "deselect_refused",
+      file: freezePath,
+      line: lease.line,
+      message: `lease #${lease.index + 1} (${lease.nodeid}, owner ${lease.owner}) expired ${lease.expires}; today is ${plan.today}`,
+      fix: "fix the test and delete the lease, or have its owner renew it in a human commit",
+    }));
+  }
+  if (plan.refusal === "unknown_leases") {
+    return plan.unknown.map(({ lease, close }) => ({
+      code: "deselect_refused",
+      file: freezePath,
+      line: lease.line,
+      message: `lease #${lease.index + 1} (${lease.nodeid}) names no test in ${collectedPath}${close.length ? `; did you mean ${close.map((c) => `${c.id} (${c.why})`).join(", ")}?` : ""}`,
+      fix: "copy the id exactly as `pytest --collect-only -q` prints it, or delete the lease if the test is gone",
+    }));
+  }
+  return [
+    {
+      code: "deselect_refused",
+      file: freezePath,
+      message: `${plan.active.length} active leases exceed the freeze budget max_active_leases = ${budget}`,
+      fix: "fix frozen tests and delete their leases; raising the budget is a human decision",
+    },
+  ];
+}
+
+function warnPrefixCollateral(plan: DeselectionPlan, io: CliIo): void {
+  if (plan.collateral.length === 0) return;
+  const count = plan.collateral.reduce((n, c) => n + c.alsoDropped.length, 0);
+  io.stderr(`proofgate: warning: pytest's --deselect matches by prefix, so these lines also drop ${count} collected test(s) that have no lease:\n`);
+  for (const c of plan.collateral) {
+    io.stderr(`  --deselect=${c.lease.nodeid} also drops: ${c.alsoDropped.join(", ")}\n`);
+  }
+  io.stderr("proofgate: use --format plugin --out proofgate_frozen.py for an exact deselection\n");
+}

@@ -1,0 +1,1 @@
+export { run, type CliIo } from "./main.js";

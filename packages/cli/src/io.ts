@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
+import { dirname, basename, join } from "node:path";
+import { GateError, parseIsoDate, utcDateOf, type GateIssue, type IsoDate } from "@proofgate/core";
+
+/** The process's streams and clock, injected so tests run the CLI in-process. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** The machine's clock. Only the CLI reads it; core is handed `today`. */
+  now: () => Date;
+  cwd: string;
+}
+
+/** A file's text and digest. */
+export interface InputFile {
+  path: string;
+  text: string;
+  sha256: string;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * Reads an input file as UTF-8. Missing, a folder, unreadable or not UTF-8: a GateError naming the
+ * file and the flag that sets it.
+ */
+export function readInput(path: string, what: string, flag: string): InputFile {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") throw new GateError({ code: "file_missing", file: path, message: `${what} does not exist`, fix: `create it, or pass its path with ${flag}` });
+    if (code === "EISDIR") throw new GateError({ code: "file_unreadable", file: path, message: `${what} is a folder, not a file`, fix: `pass the file's path with ${flag}` });
+    throw new GateError({ code: "file_unreadable", file: path, message: `cannot read ${what}: ${code ?? String(error)}`, fix: "check the path and its permissions" });
+  }
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new GateError({ code: "file_unreadable", file: path, message: `${what} is not UTF-8 text`, fix: "write it as UTF-8" });
+  }
+  return { path, text, sha256: createHash("sha256").update(bytes).digest("hex") };
+}
+
+/** Writes a file whole or not at all: a temp file in the same folder, then a rename. */
+export function writeAtomic(path: string, text: string): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
+    writeFileSync(temp, text);
+    renameSync(temp, path);
+  } catch (error) {
+    throw new GateError({ code: "file_unreadable", file: path, message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, fix: "check that the folder exists and is writable" });
+  }
+}
+
+/** Today's UTC date, from `--today` (a preview) or the machine's clock. */
+export function resolveToday(flag: string | undefined, io: CliIo): { today: IsoDate; override: boolean } {
+  if (flag === undefined) return { today: utcDateOf(io.now()), override: false };
+  const today = parseIsoDate(flag);
+  if (!today) throw new GateError({ code: "usage", message: `--today ${JSON.stringify(flag)} is not a YYYY-MM-DD date`, fix: "write e.g. --today 2026-09-26" });
+  return { today, override: today !== utcDateOf(io.now()) };
+}
+
+/** Throws the parse result's errors as one GateError; returns its value otherwise. */
+export function orThrow<T>(result: { errors: readonly GateIssue[] }, value: T | undefined): T {
+  if (result.errors.length > 0 || value === undefined) throw new GateError(result.errors.length ? result.errors : [{ code: "usage", message: "no value" }]);
+  return value;
+}

@@ -1,0 +1,143 @@
+import yargs, { type Argv } from "yargs";
+import { GateError, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
+import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
+import { runDecide } from "./commands/decide.js";
+import { runLedgerExpiring, runLedgerLint, runLedgerList } from "./commands/ledger.js";
+import { resolveToday, type CliIo } from "./io.js";
+import { VERSION } from "./version.js";
+
+export type { CliIo } from "./io.js";
+
+const EPILOG = `Exit codes: 0 MERGE (or success), 1 REJECT (or a finding), 2 the gate could not evaluate: bad input or usage.
+Docs: README.md in the proofgate repository.`;
+
+function ledgerOption(y: Argv): Argv {
+  return y.option("freeze", { type: "string", describe: "the freeze ledger (TOML)", default: "freeze.toml", requiresArg: true });
+}
+function collectedOption(y: Argv, describe: string): Argv {
+  return y.option("collected", { type: "string", describe, requiresArg: true });
+}
+function todayOption(y: Argv): Argv {
+  return y.option("today", { type: "string", describe: "judge as of this UTC date (YYYY-MM-DD), a preview: `decide` then cannot MERGE", requiresArg: true });
+}
+
+/**
+ * Runs the CLI with `argv` (without node and script). Returns the exit code. Every GateError and every
+ * usage error becomes exit 2 with one line per problem on stderr; `decide` still prints a REJECT report.
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  let code = 0;
+  const command = argv.find((a) => !a.startsWith("-"));
+  try {
+    const parser = yargs(argv)
+      .scriptName("proofgate")
+      .usage("proofgate <command> [options]\n\nThe merge gate for agent patches: frozen tests are subtracted from coverage, the freeze ledger has owners, expiry dates and a budget, and the answer is MERGE or REJECT.")
+      .command(
+        ["deselect", "emit-deselect"],
+        "Print what the proof run must leave out: the active leases, as pytest arguments, a pytest plugin, JSON, or a coverage.py contexts regex",
+        (y) =>
+          todayOption(
+            collectedOption(ledgerOption(y), "`pytest --collect-only -q` output").default("collected", "collected.txt"),
+          )
+            .option("format", { choices: DESELECT_FORMATS, default: "args", describe: "args: --deselect=<id> lines (prefix match!); plugin: an exact pytest plugin (needs --out); json: the leases and ids; contexts-regex: for `coverage json --contexts`" })
+            .option("out", { type: "string", describe: "write to this file instead of stdout (for plugin: a .py file whose name is a module name)", requiresArg: true })
+            .example("proofgate deselect > deselect.args", "the reference script's output: --deselect=<id> per active lease")
+            .example("proofgate deselect --format plugin --out .proofgate/proofgate_frozen.py", "an exact deselection; then PYTHONPATH=.proofgate python -m pytest -p proofgate_frozen")
+            .example("coverage json --contexts=\"$(proofgate deselect --format contexts-regex)\"", "single-run proven coverage from a --cov-context=test run")
+            .epilog("Refuses (exit 2) when a lease expired, names no collected test, or the active leases exceed the budget: the same checks as the article's script.\n\n" + EPILOG),
+        (a) => {
+          code = runDeselect(a, io);
+        },
+      )
+      .command(
+        "decide",
+        "Decide MERGE or REJECT from the ledger, the universe, proven coverage and the patch's counts; prints the JSON report",
+        (y) =>
+          todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output").default("collected", "collected.txt"))
+            .option("coverage", { type: "string", default: "proven_coverage.json", describe: "coverage.py JSON of the proof run (frozen tests deselected)", requiresArg: true })
+            .option("min-proven", { type: "string", default: "70", describe: "the proven coverage floor, in percent", requiresArg: true })
+            .option("fixture-delta", { type: "string", default: "0", describe: "fixture digests changed by the patch", requiresArg: true })
+            .option("property-failures", { type: "string", default: "0", describe: "failures of the property suite", requiresArg: true })
+            .option("agent-added-leases", { type: "string", default: "0", describe: "leases the agent added", requiresArg: true })
+            .option("human-fixture-lock", { type: "boolean", default: false, describe: "a human signed the fixture change (Fixture-Lock: human)" })
+            .option("out", { type: "string", describe: "also write the JSON report to this file", requiresArg: true })
+            .example("proofgate decide --freeze freeze.toml --collected collected.txt --coverage proven_coverage.json", "the article's decide step")
+            .epilog("Reasons, in order: expired_leases, freeze_budget, unknown_leases, agent_added_lease, proven_coverage, coverage_missing, fixture_digest, property_hold, collection_errors, clock_override.\n\n" + EPILOG),
+        (a) => {
+          code = runDecide(a, io);
+        },
+      )
+      .command("ledger", "Inspect the freeze ledger: lint, list, expiring", (y) =>
+        y
+          .command(
+            "lint",
+            "Validate the ledger; with --collected, also check every lease names a collected test",
+            (z) => todayOption(collectedOption(ledgerOption(z), "`pytest --collect-only -q` output to check lease ids against")),
+            (a) => {
+              code = runLedgerLint(a, io);
+            },
+          )
+          .command(
+            "list",
+            "A table of every lease: nodeid, owner, expires, days left, state",
+            (z) => todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test")).option("format", { choices: ["text", "json"], default: "text" }),
+            (a) => {
+              code = runLedgerList(a, io);
+            },
+          )
+          .command(
+            "expiring",
+            "The leases that expire within a window (or already have), so a team sees the gate fail before it does",
+            (z) =>
+              todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test"))
+                .option("within", { type: "string", default: "14d", describe: "window: 14d, 2w or a number of days", requiresArg: true })
+                .option("format", { choices: ["text", "json"], default: "text" }),
+            (a) => {
+              code = runLedgerExpiring(a, io);
+            },
+          )
+          .demandCommand(1, "name a subcommand: lint, list or expiring")
+          .strict(),
+      )
+      .demandCommand(1, "name a command: deselect, decide or ledger")
+      .strict()
+      .recommendCommands()
+      .version(VERSION)
+      .help()
+      .alias("h", "help")
+      .wrap(Math.min(110, process.stdout.columns || 100))
+      .epilog(EPILOG)
+      .exitProcess(false)
+      .fail((message, error) => {
+        if (error) throw error;
+        throw new GateError({ code: "usage", message: message ?? "bad usage", fix: "see proofgate --help" });
+      });
+    let output = "";
+    await parser.parseAsync(argv, {}, (_err, _argv, text) => {
+      output = text;
+    });
+    if (output) io.stdout(`${output}\n`);
+    return code;
+  } catch (error) {
+    return reportFailure(error, command, argv, io);
+  }
+}
+
+function reportFailure(error: unknown, command: string | undefined, argv: string[], io: CliIo): number {
+  const issues: GateIssue[] = GateError.isInstance(error)
+    ? [...error.issues]
+    : [{ code: "usage", message: `internal error: ${error instanceof Error ? error.message : String(error)}`, fix: "report this at the proofgate issue tracker, with the command line" }];
+  for (const issue of issues) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+  if (process.env.PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  if (command === "decide") {
+    let today: string | undefined;
+    try {
+      const flag = argv.indexOf("--today");
+      today = resolveToday(flag >= 0 ? argv[flag + 1] : undefined, io).today;
+    } catch {
+      today = undefined;
+    }
+    io.stdout(`${toPythonJson(errorReport(today, issues))}\n`);
+  }
+  return 2;
+}

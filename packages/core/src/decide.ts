@@ -1,0 +1,239 @@
+import type { CoverageTotals } from "./coverage-json.js";
+import type { IsoDate } from "./dates.js";
+import { formatIssue, type GateIssue } from "./errors.js";
+import type { Lease, Ledger } from "./ledger.js";
+import { classifyLeases } from "./ledger.js";
+import { findUnknownLeases, type UnknownLease } from "./deselect.js";
+import { PyFloat } from "./python-json.js";
+import type { Universe } from "./universe.js";
+
+/** Why the gate says REJECT. Stable strings: merge queues and dashboards match on them. */
+export type ReasonCode =
+  | "expired_leases"
+  | "freeze_budget"
+  | "unknown_leases"
+  | "agent_added_lease"
+  | "proven_coverage"
+  | "coverage_missing"
+  | "fixture_digest"
+  | "property_hold"
+  | "collection_errors"
+  | "clock_override"
+  | "input_error";
+
+/** The one decision. */
+export type Decision = "MERGE" | "REJECT";
+
+/** A digest of one input file, so a report says exactly what it judged. */
+export interface InputDigest {
+  role: "ledger" | "universe" | "coverage";
+  path: string;
+  sha256: string;
+}
+
+/** Everything `decide` judges. The caller reads files and the clock; this stays pure. */
+export interface DecideInput {
+  today: IsoDate;
+  /** True when `today` came from a flag, not the machine's clock: then the answer cannot be MERGE. */
+  clockOverride: boolean;
+  ledger: Ledger;
+  universe: Universe;
+  coverage: CoverageTotals;
+  minProven: number;
+  fixtureDelta: number;
+  propertyFailures: number;
+  agentAddedLeases: number;
+  humanFixtureLock: boolean;
+  inputs: InputDigest[];
+  warnings?: GateIssue[];
+}
+
+/** One failed signal, pointing at what caused it and how to fix it. */
+export interface Finding {
+  reason: ReasonCode;
+  message: string;
+  file?: string | undefined;
+  line?: number | undefined;
+  fix: string;
+}
+
+interface RuleContext extends DecideInput {
+  active: Lease[];
+  expired: Lease[];
+  unknown: UnknownLease[];
+}
+
+type Rule = (ctx: RuleContext) => Finding[];
+
+const leaseWhere = (lease: Lease, ledger: Ledger): { file: string; line: number | undefined } => ({ file: ledger.file, line: lease.line });
+
+/** The rules, one per reason, in the reference script's order; proofgate's own checks follow. */
+const RULES: readonly Rule[] = [
+  function expiredLeases({ expired, ledger, today }) {
+    if (!ledger.rejectIfExpired) return [];
+    return expired.map((lease) => ({
+      reason: "expired_leases",
+      message: `lease on ${lease.nodeid} (owner ${lease.owner}) expired ${lease.expires}; today is ${today}`,
+      ...leaseWhere(lease, ledger),
+      fix: "fix the test and delete the lease, or have its owner renew it in a human commit",
+    }));
+  },
+  function freezeBudget({ active, ledger }) {
+    if (active.length <= ledger.maxActiveLeases) return [];
+    return [
+      {
+        reason: "freeze_budget",
+        message: `${active.length} active leases exceed the budget of ${ledger.maxActiveLeases}${ledger.budgetOmitted ? " (max_active_leases omitted: 0)" : ""}`,
+        file: ledger.file,
+        fix: "fix frozen tests and delete their leases; raising max_active_leases is a human decision",
+      },
+    ];
+  },
+  function unknownLeases({ unknown, ledger, universe }) {
+    return unknown.map(({ lease, close }) => ({
+      reason: "unknown_leases",
+      message: `lease on ${lease.nodeid} names no collected test in ${universe.file}${close.length ? `; close: ${close.map((c) => c.id).join(", ")}` : ""}`,
+      ...leaseWhere(lease, ledger),
+      fix: "copy the current id from `pytest --collect-only -q`, or delete the lease if the test is gone",
+    }));
+  },
+  function agentAddedLease({ ledger, agentAddedLeases }) {
+    if (!ledger.rejectIfAgentAddsLease || agentAddedLeases <= 0) return [];
+    return [{ reason: "agent_added_lease", message: `${agentAddedLeases} lease(s) added by an agent`, file: ledger.file, fix: "a human adds leases, in a commit with the trailer `Freeze-Lease: human`" }];
+  },
+  function provenCoverage({ coverage, minProven }) {
+    if (coverage.percent >= minProven) return [];
+    return [
+      {
+        reason: "proven_coverage",
+        message: `proven coverage ${coverage.percent.toFixed(2)}% is below the floor of ${minProven}%`,
+        file: coverage.file,
+        fix: "cover the changed code with tests that are not frozen",
+      },
+    ];
+  },
+  function coverageMissing({ coverage }) {
+    if (coverage.statements > 0) return [];
+    return [{ reason: "coverage_missing", message: "the coverage report measured no statements", file: coverage.file, fix: "check `--cov=<package>` and `[run] source`: the proof run measured nothing" }];
+  },
+  function fixtureDigest({ fixtureDelta, humanFixtureLock }) {
+    if (fixtureDelta <= 0 || humanFixtureLock) return [];
+    return [{ reason: "fixture_digest", message: `${fixtureDelta} fixture digest(s) changed without a human lock`, fix: "a human updates golden files, in a commit with `Fixture-Lock: human`" }];
+  },
+  function propertyHold({ propertyFailures }) {
+    if (propertyFailures <= 0) return [];
+    return [{ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, fix: "fix the code, not the seeds: the seed corpus must predate the patch" }];
+  },
+  function collectionErrors({ universe }) {
+    return universe.collectionErrors.map((error) => ({
+      reason: "collection_errors",
+      message: `pytest reported a collection error: ${error.text}; the universe is incomplete`,
+      file: universe.file,
+      line: error.line,
+      fix: "fix the import or syntax error so that every test is collected",
+    }));
+  },
+  function clockOverride({ clockOverride, today }) {
+    if (!clockOverride) return [];
+    return [{ reason: "clock_override", message: `judged as of ${today}, a date given on the command line, not the machine's clock`, fix: "drop --today: previews cannot merge" }];
+  },
+];
+
+/** The gate's report: the article's keys first, then proofgate's own. */
+export interface DecideReport {
+  decision: Decision;
+  reasons: ReasonCode[];
+  findings: Finding[];
+  /** JSON-ready object; serialise with `toPythonJson`. */
+  json: Record<string, unknown>;
+}
+
+/** Report schema version: bump on any change a consumer would notice. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** Applies every rule and builds the report. The first failing signal is enough; all are listed. */
+export function decide(input: DecideInput): DecideReport {
+  const { active, expired } = classifyLeases(input.ledger.leases, input.today);
+  const unknown = findUnknownLeases(active, input.universe);
+  const ctx: RuleContext = { ...input, active, expired, unknown };
+  const findings = RULES.flatMap((rule) => rule(ctx));
+  const reasons = [...new Set(findings.map((f) => f.reason))];
+  const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
+  const { coverage, ledger } = input;
+  const json: Record<string, unknown> = {
+    today_utc: input.today,
+    collected_tests: input.universe.ids.length,
+    active_leases: active.length,
+    expired_leases: expired.length,
+    proven_coverage_percent: new PyFloat(coverage.percent),
+    min_proven_coverage_percent: new PyFloat(input.minProven),
+    fixture_digest_delta: input.fixtureDelta,
+    property_failures: input.propertyFailures,
+    agent_added_leases: input.agentAddedLeases,
+    reasons,
+    decision,
+    schema_version: REPORT_SCHEMA_VERSION,
+    clock: { source: input.clockOverride ? "override" : "system", today_utc: input.today },
+    base: null,
+    head: null,
+    coverage: {
+      source: coverage.file,
+      format: coverage.format,
+      proven_coverage_percent: new PyFloat(coverage.percent),
+      num_statements: coverage.statements,
+      covered_lines: coverage.coveredLines,
+      num_branches: coverage.branches,
+      covered_branches: coverage.coveredBranches,
+      line_rate: new PyFloat(coverage.lineRate),
+      branch_rate: new PyFloat(coverage.branchRate),
+    },
+    ledger: {
+      file: ledger.file,
+      max_active_leases: ledger.maxActiveLeases,
+      budget_omitted: ledger.budgetOmitted,
+      reject_if_expired: ledger.rejectIfExpired,
+      reject_if_agent_adds_lease: ledger.rejectIfAgentAddsLease,
+      active: active.map(leaseJson),
+      expired: expired.map(leaseJson),
+      unknown: unknown.map((u) => ({ ...leaseJson(u.lease), close_ids: u.close.map((c) => c.id) })),
+    },
+    universe: { file: input.universe.file, collected: input.universe.ids.length, duplicates: input.universe.duplicates.length, collection_errors: input.universe.collectionErrors.length },
+    details: findings.map(findingJson),
+    inputs: input.inputs,
+    warnings: (input.warnings ?? []).map(formatIssue),
+    errors: [],
+  };
+  return { decision, reasons, findings, json };
+}
+
+function leaseJson(lease: Lease): Record<string, unknown> {
+  return { nodeid: lease.nodeid, owner: lease.owner, expires: lease.expires, line: lease.line ?? null };
+}
+
+function findingJson(f: Finding): Record<string, unknown> {
+  return { reason: f.reason, message: f.message, file: f.file ?? null, line: f.line ?? null, fix: f.fix };
+}
+
+/**
+ * The report when the gate could not evaluate: decision REJECT, reason `input_error`, the errors
+ * listed, and every number it could not compute as null. Written so a queue that parses JSON still
+ * sees REJECT.
+ */
+export function errorReport(today: IsoDate | undefined, issues: readonly GateIssue[], inputs: InputDigest[] = []): Record<string, unknown> {
+  return {
+    today_utc: today ?? null,
+    collected_tests: null,
+    active_leases: null,
+    expired_leases: null,
+    proven_coverage_percent: null,
+    min_proven_coverage_percent: null,
+    fixture_digest_delta: null,
+    property_failures: null,
+    agent_added_leases: null,
+    reasons: ["input_error"],
+    decision: "REJECT",
+    schema_version: REPORT_SCHEMA_VERSION,
+    inputs,
+    errors: issues.map((i) => ({ code: i.code, message: i.message, file: i.file ?? null, line: i.line ?? null, fix: i.fix ?? null })),
+  };
+}

@@ -1,0 +1,60 @@
+/** Stable codes for everything that keeps the gate from evaluating. Each maps to exit code 2. */
+export type GateErrorCode =
+  | "file_missing"
+  | "file_unreadable"
+  | "file_empty"
+  | "ledger_syntax"
+  | "ledger_invalid"
+  | "universe_invalid"
+  | "universe_empty"
+  | "coverage_invalid"
+  | "usage"
+  | "deselect_refused";
+
+/** Where an error points: the file, and the 1-based line when the format has lines. */
+export interface GateErrorLocation {
+  file?: string | undefined;
+  line?: number | undefined;
+}
+
+/** One problem with an input, as data: what, where, and what to write instead. */
+export interface GateIssue extends GateErrorLocation {
+  code: GateErrorCode;
+  message: string;
+  fix?: string | undefined;
+}
+
+/** Formats an issue as the one line a user reads: `file:line: message. Fix: ...`. */
+export function formatIssue(issue: GateIssue): string {
+  const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ""}: ` : "";
+  const fix = issue.fix ? `${/[.!?:]$/.test(issue.message) ? "" : "."} Fix: ${issue.fix}` : "";
+  return `${where}${issue.message}${fix}`;
+}
+
+/**
+ * The gate could not evaluate: bad input or usage. Carries one or more issues; the CLI prints each
+ * on one line and exits 2. Never a MERGE.
+ */
+export class GateError extends Error {
+  override readonly name = "GateError";
+  readonly issues: readonly GateIssue[];
+
+  constructor(issues: GateIssue | readonly GateIssue[], options?: { cause?: unknown }) {
+    const list = Array.isArray(issues) ? (issues as readonly GateIssue[]) : [issues as GateIssue];
+    super(list.map(formatIssue).join("\n"), options);
+    this.issues = list;
+  }
+
+  /** The first issue's code. */
+  get code(): GateErrorCode {
+    return this.issues[0]?.code ?? "usage";
+  }
+
+  /** True for a GateError from any copy of this module (bundles may hold two). */
+  static isInstance(value: unknown): value is GateError {
+    return (
+      value instanceof GateError ||
+      (typeof value === "object" && value !== null && (value as { name?: unknown }).name === "GateError" && Array.isArray((value as { issues?: unknown }).issues))
+    );
+  }
+}

@@ -1,0 +1,22 @@
+export { GateError, formatIssue, type GateErrorCode, type GateIssue, type GateErrorLocation } from "./errors.js";
+export { parseIsoDate, daysBetween, utcDateOf, type IsoDate } from "./dates.js";
+export { parseLedger, classifyLeases, type Lease, type Ledger, type LedgerParseResult, type LeaseClasses } from "./ledger.js";
+export { parseCollectOnly, type Universe, type UniverseParseResult, type CollectionError } from "./universe.js";
+export { CloseIdIndex, type CloseId } from "./close-ids.js";
+export {
+  planDeselection,
+  findUnknownLeases,
+  findPrefixCollateral,
+  renderDeselectArgs,
+  renderDeselectPlugin,
+  renderContextsRegex,
+  deselectionJson,
+  pythonString,
+  pythonRegexEscape,
+  type DeselectionPlan,
+  type UnknownLease,
+  type PrefixCollateral,
+} from "./deselect.js";
+export { parseCoveragePyJson, coveragePercent, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
+export { decide, errorReport, REPORT_SCHEMA_VERSION, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest } from "./decide.js";
+export { toPythonJson, PyFloat } from "./python-json.js";

@@ -1,0 +1,113 @@
+import type { GateIssue } from "./errors.js";
+
+/** A collection error that pytest reported while building the universe. */
+export interface CollectionError {
+  line: number;
+  text: string;
+}
+
+/** Every collected test id, read from `pytest --collect-only -q` output. */
+export interface Universe {
+  file: string;
+  /** Unique ids in the order pytest printed them. */
+  ids: string[];
+  /** Ids that pytest printed more than once (pytest 7 can). Kept once in `ids`. */
+  duplicates: string[];
+  /** When non-empty the universe is incomplete: the gate must not MERGE. */
+  collectionErrors: CollectionError[];
+  /** The count from pytest's summary line. */
+  summaryCount: number;
+}
+
+/** A universe, or everything wrong with the file. */
+export interface UniverseParseResult {
+  universe?: Universe | undefined;
+  errors: GateIssue[];
+  warnings: GateIssue[];
+}
+
+// pytest 7-9: "9 tests collected in 0.01s", "3/8 tests collected (5 deselected) in 0.01s",
+// "9 tests collected, 1 error in 0.06s", "no tests collected in 0.00s", "1 error in 0.05s".
+const SUMMARY =
+  /^=*\s*(?:(?:(\d+)\/)?(\d+) tests? collected|no tests collected|no tests ran)(?: \((\d+) deselected\))?((?:, \d+ \w+)*)(?: in [\d.]+s(?: \([\d:]+\))?)?\s*=*$/;
+const ERRORS_ONLY = /^=*\s*(\d+) errors?(?:, \d+ \w+)* in [\d.]+s(?: \([\d:]+\))?\s*=*$/;
+const ANSI = /\u001b\[[0-9;]*m/g;
+
+/**
+ * Parses `pytest --collect-only -q` output (pytest 7, 8 and 9). Every line before the first blank line
+ * or section header is a test id, spaces and escapes included. The summary line must agree with the
+ * number of ids; collection errors are reported, not dropped.
+ */
+export function parseCollectOnly(text: string, file: string): UniverseParseResult {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const fail = (message: string, line?: number, fix?: string): UniverseParseResult => {
+    errors.push({ code: "universe_invalid", file, line, message, fix });
+    return { errors, warnings };
+  };
+  const collectFix = "write it with `python -m pytest --collect-only -q > collected.txt` (no -k, -m or --deselect)";
+  const lines = text.replace(/^\uFEFF/, "").replace(ANSI, "").split(/\r?\n/);
+  if (lines.every((l) => l.trim() === "")) {
+    errors.push({ code: "file_empty", file, message: "the test universe is empty", fix: collectFix });
+    return { errors, warnings };
+  }
+
+  const printed: string[] = [];
+  let n = 0;
+  for (; n < lines.length; n++) {
+    const line = lines[n]!;
+    if (line.trim() === "" || /^={3,}|^!{3,}|^_{3,}/.test(line)) break;
+    if (/^\s*<\w+ .*>\s*$/.test(line)) return fail("this is pytest's tree output, not the id list", n + 1, "add -q: `python -m pytest --collect-only -q`");
+    if (/^\S.*: \d+$/.test(line) && !line.includes("::")) return fail("this is `-qq` output (counts per file), not the id list", n + 1, "use a single -q");
+    if (SUMMARY.test(line) || ERRORS_ONLY.test(line)) break;
+    if (!line.includes("::")) return fail(`line ${n + 1} is not a test id: ${JSON.stringify(line.slice(0, 120))}`, n + 1, collectFix);
+    printed.push(line);
+  }
+
+  const collectionErrors: CollectionError[] = [];
+  let summary: { count: number; deselected: number; line: number } | undefined;
+  for (let i = n; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (/^ERROR\b/.test(line) || /^_+ ERROR collecting /.test(line) || /^!+ Interrupted: /.test(line)) {
+      collectionErrors.push({ line: i + 1, text: line.replace(/^[_!\s]+|[_!\s]+$/g, "") });
+    }
+    const m = SUMMARY.exec(line);
+    if (m) {
+      const errorCount = /, (\d+) errors?\b/.exec(m[4] ?? "");
+      if (errorCount && collectionErrors.length === 0) collectionErrors.push({ line: i + 1, text: `${errorCount[1]} error(s) during collection` });
+      summary = { count: line.includes("no tests") ? 0 : Number(m[2]), deselected: Number(m[3] ?? 0), line: i + 1 };
+    } else if (ERRORS_ONLY.test(line)) {
+      if (collectionErrors.length === 0) collectionErrors.push({ line: i + 1, text: line });
+      summary = { count: 0, deselected: 0, line: i + 1 };
+    } else if (line !== "" && summary) {
+      summary = undefined; // only the last line may be the summary: anything after it means a concatenated or edited file
+    }
+  }
+
+  if (!summary) return fail("no pytest summary line (`N tests collected in ...`) at the end: the output looks truncated", lines.length, collectFix);
+  if (summary.deselected > 0) {
+    return fail(`the universe was collected with ${summary.deselected} tests deselected, so it is incomplete`, summary.line, collectFix);
+  }
+  if (summary.count !== printed.length) {
+    return fail(`the summary says ${summary.count} tests but the file lists ${printed.length} ids: it is truncated or edited`, summary.line, collectFix);
+  }
+
+  const seen = new Set<string>();
+  const ids: string[] = [];
+  const duplicates: string[] = [];
+  for (const id of printed) {
+    if (seen.has(id)) duplicates.push(id);
+    else {
+      seen.add(id);
+      ids.push(id);
+    }
+  }
+  if (duplicates.length > 0) {
+    warnings.push({ code: "universe_invalid", file, message: `${duplicates.length} test id(s) printed more than once, counted once: ${duplicates.slice(0, 3).join(", ")}${duplicates.length > 3 ? ", ..." : ""}` });
+  }
+  if (ids.length === 0 && collectionErrors.length === 0) {
+    errors.push({ code: "universe_empty", file, line: summary.line, message: "no tests were collected", fix: "run the collection from the project root so pytest finds the tests" });
+    return { errors, warnings };
+  }
+  return { universe: { file, ids, duplicates, collectionErrors, summaryCount: summary.count }, errors, warnings };
+}
