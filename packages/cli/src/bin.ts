@@ -1,8 +1,15 @@
-import { run } from "./main.js";
+import { VERSION } from "./version.js";
 
-process.exitCode = await run(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  now: () => new Date(),
-  cwd: process.cwd(),
-});
+const argv = process.argv.slice(2);
+if (argv.length === 1 && argv[0] === "--version") {
+  // The fast path: a version probe loads neither yargs nor the policy code.
+  process.stdout.write(`${VERSION}\n`);
+} else {
+  const { run } = await import("./main.js");
+  process.exitCode = await run(argv, {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    now: () => new Date(),
+    cwd: process.cwd(),
+  });
+}
