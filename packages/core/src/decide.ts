@@ -17,6 +17,9 @@ export type ReasonCode =
   | "coverage_missing"
   | "fixture_digest"
   | "property_hold"
+  | "tests_failed"
+  | "missing_evidence"
+  | "skip_budget"
   | "collection_errors"
   | "clock_override"
   | "input_error";

@@ -8,6 +8,7 @@ export type GateErrorCode =
   | "universe_invalid"
   | "universe_empty"
   | "coverage_invalid"
+  | "results_invalid"
   | "usage"
   | "deselect_refused";
 
