@@ -80,7 +80,8 @@ export function runLedgerList(args: LedgerArgs, io: CliIo): number {
 export function runLedgerExpiring(args: LedgerArgs, io: CliIo): number {
   const within = daysFlag("within", args.within, 14);
   const r = rows(args, io, within);
-  const soon = r.all.filter((row) => row.state === "expiring" || row.state === "expired");
+  // By days, not state: a lease that names no collected test (state "unknown") still runs out.
+  const soon = r.all.filter((row) => row.daysLeft <= within);
   if (stringFlag("format", args.format, "text") === "json") {
     io.stdout(`${JSON.stringify({ today_utc: r.today, within_days: within, leases: soon.map(rowJson) }, null, 2)}\n`);
   } else {
