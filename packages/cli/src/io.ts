@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { createHash } from "node:crypto";
 import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
@@ -19,8 +20,6 @@ export interface InputFile {
   sha256: string;
 }
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
-
 /**
  * Reads an input file as UTF-8. Missing, a folder, unreadable or not UTF-8: a GateError naming the
  * file and the flag that sets it.
@@ -35,13 +34,19 @@ export function readInput(path: string, what: string, flag: string): InputFile {
     if (code === "EISDIR") throw new GateError({ code: "file_unreadable", file: path, message: `${what} is a folder, not a file`, fix: `pass the file's path with ${flag}` });
     throw new GateError({ code: "file_unreadable", file: path, message: `cannot read ${what}: ${code ?? String(error)}`, fix: "check the path and its permissions" });
   }
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
+  if (!isUtf8(bytes)) {
     throw new GateError({ code: "file_unreadable", file: path, message: `${what} is not UTF-8 text`, fix: "write it as UTF-8" });
   }
-  return { path, text, sha256: createHash("sha256").update(bytes).digest("hex") };
+  let digest: string | undefined;
+  return {
+    path,
+    text: bytes.toString("utf8"),
+    // Hashed on first use: only reports record digests, and a 100k-line universe costs real time.
+    get sha256() {
+      digest ??= createHash("sha256").update(bytes).digest("hex");
+      return digest;
+    },
+  };
 }
 
 /** Writes a file whole or not at all: a temp file in the same folder, then a rename. */

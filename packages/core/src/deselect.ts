@@ -30,11 +30,23 @@ export interface DeselectionPlan {
 
 /** Leases that name no collected test, with suggestions. Builds the suggestion index only when needed. */
 export function findUnknownLeases(active: readonly Lease[], universe: Universe): UnknownLease[] {
-  const collected = new Set(universe.ids);
+  const collected = universeIndex(universe);
   const missing = active.filter((lease) => !collected.has(lease.nodeid));
   if (missing.length === 0) return [];
   const index = new CloseIdIndex(universe.ids);
   return missing.map((lease) => ({ lease, close: index.suggest(lease.nodeid) }));
+}
+
+const indexes = new WeakMap<readonly string[], ReadonlySet<string>>();
+
+/** The universe's ids as a set, built once per ids array (a universe is never mutated after parsing). */
+function universeIndex(universe: Universe): ReadonlySet<string> {
+  let set = indexes.get(universe.ids);
+  if (!set) {
+    set = new Set(universe.ids);
+    indexes.set(universe.ids, set);
+  }
+  return set;
 }
 
 /**
@@ -42,28 +54,30 @@ export function findUnknownLeases(active: readonly Lease[], universe: Universe):
  * match, so these would silently leave the proof set.
  */
 export function findPrefixCollateral(active: readonly Lease[], ids: readonly string[]): PrefixCollateral[] {
-  const sorted = [...ids].sort();
+  // A collected id can only start with a lease that names the same file, so group the leases by the
+  // part before the first "::" and test each id against its file's leases alone.
   const leased = new Set(active.map((l) => l.nodeid));
-  const out: PrefixCollateral[] = [];
+  const byFile = new Map<string, Lease[]>();
   for (const lease of active) {
-    const alsoDropped: string[] = [];
-    for (let i = lowerBound(sorted, lease.nodeid); i < sorted.length && sorted[i]!.startsWith(lease.nodeid); i++) {
-      if (!leased.has(sorted[i]!)) alsoDropped.push(sorted[i]!);
+    const cut = lease.nodeid.indexOf("::");
+    const file = cut === -1 ? lease.nodeid : lease.nodeid.slice(0, cut);
+    const list = byFile.get(file);
+    if (list) list.push(lease);
+    else byFile.set(file, [lease]);
+  }
+  const dropped = new Map<Lease, string[]>();
+  for (const id of ids) {
+    const cut = id.indexOf("::");
+    const candidates = byFile.get(cut === -1 ? id : id.slice(0, cut));
+    if (!candidates || leased.has(id)) continue;
+    for (const lease of candidates) {
+      if (!id.startsWith(lease.nodeid)) continue;
+      const list = dropped.get(lease);
+      if (list) list.push(id);
+      else dropped.set(lease, [id]);
     }
-    if (alsoDropped.length > 0) out.push({ lease, alsoDropped });
   }
-  return out;
-}
-
-function lowerBound(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return active.filter((lease) => dropped.has(lease)).map((lease) => ({ lease, alsoDropped: dropped.get(lease)!.sort() }));
 }
 
 /** Classifies the ledger for `today` and checks it against the universe, as `deselect` needs. */

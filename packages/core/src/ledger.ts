@@ -63,6 +63,16 @@ export function parseLedger(text: string, file: string): LedgerParseResult {
 
   const lines = new LineIndex(text);
 
+  // smol-toml rolls an impossible TOML local date over (2026-02-30 becomes 2026-03-02), so check
+  // every unquoted date as written, in [[leases]] tables and inline tables alike.
+  const impossible = lines.impossibleDates();
+  if (impossible.length > 0) {
+    return {
+      errors: impossible.map(({ line, key, date }) => issue(`\`${key}\` is ${date}, a day that does not exist`, line, `write \`${key} = "2026-09-26"\` (a calendar date, YYYY-MM-DD)`)),
+      warnings,
+    };
+  }
+
   for (const key of Object.keys(data)) {
     if (!(TOP_KEYS as readonly string[]).includes(key)) {
       errors.push(issue(`unknown top-level key \`${key}\``, lines.keyLine(key), `${suggest(key, TOP_KEYS)}the known keys are ${TOP_KEYS.join(", ")}`));
@@ -154,13 +164,8 @@ function validateLease(raw: unknown, index: number, line: number | undefined, fi
     if (record.nodeid !== record.nodeid.trim()) fail("nodeid", "`nodeid` has leading or trailing whitespace, so it can never match a collected test", "copy the id exactly as `pytest --collect-only -q` prints it");
     else if (/[\r\n]/.test(record.nodeid)) fail("nodeid", "`nodeid` contains a line break", "copy the id exactly as `pytest --collect-only -q` prints it");
   }
-  // smol-toml rolls an impossible TOML local date over (2026-02-30 becomes 2026-03-02): check the date as written.
-  const written = (key: string): string | undefined => {
-    const at = lines.leaseKeyLine(index, key);
-    return at === undefined ? undefined : /=\s*(\d{4}-\d{2}-\d{2})/.exec(lines.text(at))?.[1];
-  };
-  const expires = readDate(record.expires, "expires", fail, true, written("expires"));
-  const created = readDate(record.created, "created", fail, false, written("created"));
+  const expires = readDate(record.expires, "expires", fail, true);
+  const created = readDate(record.created, "created", fail, false);
   if (record.ticket !== undefined && typeof record.ticket !== "string") fail("ticket", `\`ticket\` must be a string, not ${describe(record.ticket)}`, 'write `ticket = "PROJ-123"`');
   if (expires && created && created > expires) fail("created", `\`created\` (${created}) is after \`expires\` (${expires})`, "a lease cannot expire before it was created: fix one of the dates");
 
@@ -177,17 +182,13 @@ function validateLease(raw: unknown, index: number, line: number | undefined, fi
   };
 }
 
-function readDate(value: unknown, key: string, fail: (key: string, message: string, fix: string) => void, required: boolean, written?: string): IsoDate | undefined {
+function readDate(value: unknown, key: string, fail: (key: string, message: string, fix: string) => void, required: boolean): IsoDate | undefined {
   const fix = `write \`${key} = "2026-09-26"\` (a calendar date, YYYY-MM-DD)`;
   if (value === undefined) {
     if (required) fail(key, `\`${key}\` is missing`, fix);
     return undefined;
   }
   if (value instanceof TomlDate) {
-    if (written !== undefined && !parseIsoDate(written)) {
-      fail(key, `\`${key}\` is ${written}, a day that does not exist`, fix);
-      return undefined;
-    }
     if (value.isDate()) return value.toISOString();
     fail(key, `\`${key}\` must be a calendar date, not the date-time ${value.toISOString()}`, fix);
     return undefined;
@@ -244,9 +245,16 @@ class LineIndex {
     });
   }
 
-  /** The text of a 1-based line. */
-  text(line: number): string {
-    return this.lines[line - 1] ?? "";
+  /** Unquoted TOML dates whose day does not exist, with the key they are assigned to. */
+  impossibleDates(): { line: number; key: string; date: string }[] {
+    const found: { line: number; key: string; date: string }[] = [];
+    this.lines.forEach((raw, i) => {
+      const code = raw.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""').replace(/#.*/, "");
+      for (const m of code.matchAll(/([A-Za-z_][\w-]*)\s*=\s*(\d{4}-\d{2}-\d{2})(?![\d:T])/g)) {
+        if (!parseIsoDate(m[2]!)) found.push({ line: i + 1, key: m[1]!, date: m[2]! });
+      }
+    });
+    return found;
   }
 
   /** Line of the `index`-th `[[leases]]` header. */

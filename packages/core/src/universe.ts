@@ -46,7 +46,9 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     return { errors, warnings };
   };
   const collectFix = "write it with `python -m pytest --collect-only -q > collected.txt` (no -k, -m or --deselect)";
-  const lines = text.replace(/^\uFEFF/, "").replace(ANSI, "").split(/\r?\n/);
+  let clean = text.replace(/^\uFEFF/, "");
+  if (clean.includes("\u001b")) clean = clean.replace(ANSI, "");
+  const lines = clean.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
   if (lines.every((l) => l.trim() === "")) {
     errors.push({ code: "file_empty", file, message: "the test universe is empty", fix: collectFix });
     return { errors, warnings };
@@ -56,6 +58,13 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
   let n = 0;
   for (; n < lines.length; n++) {
     const line = lines[n]!;
+    // The common case, checked cheaply: an id has "::" and starts with a path, never with "=", "!", "_",
+    // "<" or blanks, so no section header, tree line or summary can pass here.
+    if (line.includes("::") && !/^[=!_<\s]/.test(line)) {
+      printed.push(line);
+      continue;
+    }
+    if (/^=+ test session starts =+$/.test(line)) return fail("this is pytest's tree output, not the id list", n + 1, "add -q: `python -m pytest --collect-only -q`");
     if (line.trim() === "" || /^={3,}|^!{3,}|^_{3,}/.test(line)) break;
     if (/^\s*<\w+ .*>\s*$/.test(line)) return fail("this is pytest's tree output, not the id list", n + 1, "add -q: `python -m pytest --collect-only -q`");
     if (/^\S.*: \d+$/.test(line) && !line.includes("::")) return fail("this is `-qq` output (counts per file), not the id list", n + 1, "use a single -q");
@@ -66,6 +75,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
 
   const collectionErrors: CollectionError[] = [];
   let summary: { count: number; deselected: number; line: number } | undefined;
+  let trailing: number | undefined;
   for (let i = n; i < lines.length; i++) {
     const line = lines[i]!.trim();
     if (/^ERROR\b/.test(line) || /^_+ ERROR collecting /.test(line) || /^!+ Interrupted: /.test(line)) {
@@ -80,11 +90,17 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
       if (collectionErrors.length === 0) collectionErrors.push({ line: i + 1, text: line });
       summary = { count: 0, deselected: 0, line: i + 1 };
     } else if (line !== "" && summary) {
-      summary = undefined; // only the last line may be the summary: anything after it means a concatenated or edited file
+      trailing ??= i + 1; // only the last line may be the summary: anything after it means a concatenated or edited file
+      summary = undefined;
     }
   }
 
-  if (!summary) return fail("no pytest summary line (`N tests collected in ...`) at the end: the output looks truncated", lines.length, collectFix);
+  if (!summary) {
+    let last = lines.length;
+    while (last > 1 && lines[last - 1]!.trim() === "") last--;
+    return fail("no pytest summary line (`N tests collected in ...`) at the end: the output looks truncated", last, collectFix);
+  }
+  if (trailing !== undefined) return fail(`line ${trailing} follows pytest's summary line: two outputs concatenated, or an edited file`, trailing, collectFix);
   if (summary.deselected > 0) {
     return fail(`the universe was collected with ${summary.deselected} tests deselected, so it is incomplete`, summary.line, collectFix);
   }
