@@ -50,7 +50,8 @@ export function parseCoveragePyJson(text: string, file: string): CoverageParseRe
     data = JSON.parse(text);
   } catch (error) {
     const position = /position (\d+)/.exec(String((error as Error).message));
-    const line = position ? text.slice(0, Number(position[1])).split("\n").length : undefined;
+    // V8 gives no position for a file cut off mid-value ("Unexpected end of JSON input"): that is the last line.
+    const line = position ? text.slice(0, Number(position[1])).split("\n").length : /end of JSON input/.test(String((error as Error).message)) ? text.trimEnd().split("\n").length : undefined;
     return fail(`not valid JSON (${String((error as Error).message).split("\n")[0]}): truncated or not a coverage.py JSON report`, regenerate, line);
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) return fail("not a coverage.py JSON report: the top level is not an object", regenerate);
@@ -102,7 +103,7 @@ export function parseCoveragePyJson(text: string, file: string): CoverageParseRe
   if (Math.abs(expected - percent) > 1e-9) {
     return fail(`\`totals.percent_covered\` is ${percent} but the counts give ${expected}: the report was edited or is corrupt`, regenerate);
   }
-  const filesError = checkFilesAgainstTotals(report.files, statements, coveredLines);
+  const filesError = checkFilesAgainstTotals(report.files, statements, coveredLines, branches, coveredBranches);
   if (filesError) return fail(filesError, regenerate);
 
   return {
@@ -123,20 +124,25 @@ export function parseCoveragePyJson(text: string, file: string): CoverageParseRe
 }
 
 /** coverage.py's totals are the sum of its files; a report where they differ was edited. */
-function checkFilesAgainstTotals(files: unknown, statements: number, coveredLines: number): string | undefined {
+function checkFilesAgainstTotals(files: unknown, statements: number, coveredLines: number, branches: number, coveredBranches: number): string | undefined {
   if (files === undefined) return undefined;
   if (typeof files !== "object" || files === null || Array.isArray(files)) return "`files` is not an object";
-  let sumStatements = 0;
-  let sumCovered = 0;
+  const sum = { num_statements: 0, covered_lines: 0, num_branches: 0, covered_branches: 0 };
   for (const [path, entry] of Object.entries(files as Record<string, unknown>)) {
     const summary = (entry as { summary?: Record<string, unknown> } | null)?.summary;
     if (typeof summary !== "object" || summary === null) return `\`files["${path}"]\` has no \`summary\``;
     if (typeof summary.num_statements !== "number" || typeof summary.covered_lines !== "number") return `\`files["${path}"].summary\` lacks its counts`;
-    sumStatements += summary.num_statements;
-    sumCovered += summary.covered_lines;
+    for (const key of Object.keys(sum) as (keyof typeof sum)[]) {
+      const value = summary[key];
+      if (value !== undefined && typeof value !== "number") return `\`files["${path}"].summary.${key}\` is not a number`;
+      sum[key] += value ?? 0;
+    }
   }
-  if (sumStatements !== statements || sumCovered !== coveredLines) {
-    return `the files add up to ${sumCovered}/${sumStatements} lines but \`totals\` says ${coveredLines}/${statements}: the report was edited or is corrupt`;
+  if (sum.num_statements !== statements || sum.covered_lines !== coveredLines) {
+    return `the files add up to ${sum.covered_lines}/${sum.num_statements} lines but \`totals\` says ${coveredLines}/${statements}: the report was edited or is corrupt`;
+  }
+  if (sum.num_branches !== branches || sum.covered_branches !== coveredBranches) {
+    return `the files add up to ${sum.covered_branches}/${sum.num_branches} branches but \`totals\` says ${coveredBranches}/${branches}: the report was edited or is corrupt`;
   }
   return undefined;
 }

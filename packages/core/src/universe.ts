@@ -105,7 +105,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     return fail(`the universe was collected with ${summary.deselected} tests deselected, so it is incomplete`, summary.line, collectFix);
   }
   if (summary.count !== printed.length) {
-    return fail(`the summary says ${summary.count} tests but the file lists ${printed.length} ids: it is truncated or edited`, summary.line, collectFix);
+    return fail(`the summary says ${summary.count} tests but the file lists ${printed.length} ids: it is truncated or edited (or pytest was given the same test twice)`, summary.line, collectFix);
   }
 
   const seen = new Set<string>();

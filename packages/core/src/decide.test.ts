@@ -1,0 +1,311 @@
+import { describe, expect, it } from "vitest";
+import type { CoverageTotals } from "./coverage-json.js";
+import { decide, errorReport, REPORT_SCHEMA_VERSION, type DecideInput, type ReasonCode } from "./decide.js";
+import type { Lease, Ledger } from "./ledger.js";
+import { toPythonJson } from "./python-json.js";
+import type { Universe } from "./universe.js";
+
+const TODAY = "2026-09-20";
+const LEASED = "tests/test_cache.py::test_stampede_window";
+
+function lease(nodeid: string, expires: string, index = 0): Lease {
+  return { index, nodeid, owner: "platform-cache", reason: "timing", expires, line: 7 + index * 6 };
+}
+
+function coverage(statements: number, coveredLines: number, branches = 0, coveredBranches = 0): CoverageTotals {
+  const percent = statements === 0 ? 100 : (100 * (coveredLines + coveredBranches)) / (statements + branches);
+  return {
+    file: "proven_coverage.json",
+    format: 2,
+    percent,
+    statements,
+    coveredLines,
+    branches,
+    coveredBranches,
+    lineRate: statements === 0 ? 1 : coveredLines / statements,
+    branchRate: branches === 0 ? 1 : coveredBranches / branches,
+    hasBranches: branches > 0,
+  };
+}
+
+/** Every signal passes: one active lease within budget, on a collected test, coverage above the floor. */
+function passing(): DecideInput {
+  const ledger: Ledger = {
+    file: "freeze.toml",
+    version: 1,
+    maxActiveLeases: 1,
+    budgetOmitted: false,
+    rejectIfExpired: true,
+    rejectIfAgentAddsLease: true,
+    leases: [lease(LEASED, "2026-09-26")],
+  };
+  const universe: Universe = { file: "collected.txt", ids: [LEASED, "tests/test_cache.py::test_hit", "tests/test_billing.py::test_total"], duplicates: [], collectionErrors: [], summaryCount: 3 };
+  return {
+    today: TODAY,
+    clockOverride: false,
+    ledger,
+    universe,
+    coverage: coverage(100, 80),
+    minProven: 70,
+    fixtureDelta: 0,
+    propertyFailures: 0,
+    agentAddedLeases: 0,
+    humanFixtureLock: false,
+    inputs: [],
+  };
+}
+
+/** The reasons `decide` applies from its inputs (the evidence reasons come with JUnit results). */
+type DecidedReason = Extract<
+  ReasonCode,
+  | "expired_leases"
+  | "freeze_budget"
+  | "unknown_leases"
+  | "agent_added_lease"
+  | "proven_coverage"
+  | "coverage_missing"
+  | "fixture_digest"
+  | "property_hold"
+  | "collection_errors"
+  | "clock_override"
+>;
+
+/** One failing signal each: the change to a passing input that makes exactly that reason fire. */
+const BREAKERS: Record<DecidedReason, (input: DecideInput) => void> = {
+  expired_leases: (i) => {
+    i.ledger.leases.push(lease("tests/test_billing.py::test_total", "2026-09-19", 1));
+  },
+  freeze_budget: (i) => {
+    i.ledger.maxActiveLeases = 0;
+  },
+  unknown_leases: (i) => {
+    i.ledger.leases.push(lease("tests/test_cache.py::test_gone", "2026-09-26", 1));
+    i.ledger.maxActiveLeases = 2;
+  },
+  agent_added_lease: (i) => {
+    i.agentAddedLeases = 1;
+  },
+  proven_coverage: (i) => {
+    i.coverage = coverage(100, 69);
+  },
+  coverage_missing: (i) => {
+    i.coverage = coverage(0, 0);
+  },
+  fixture_digest: (i) => {
+    i.fixtureDelta = 2;
+  },
+  property_hold: (i) => {
+    i.propertyFailures = 3;
+  },
+  collection_errors: (i) => {
+    i.universe.collectionErrors.push({ line: 12, text: "ERROR tests/test_bad.py" });
+  },
+  clock_override: (i) => {
+    i.clockOverride = true;
+  },
+};
+
+/** The documented order: the reference script's reasons, with proofgate's own where they belong. */
+const ORDER = Object.keys(BREAKERS) as DecidedReason[];
+
+describe("decide", () => {
+  it("says MERGE when every signal passes", () => {
+    const report = decide(passing());
+    expect(report).toMatchObject({ decision: "MERGE", reasons: [], findings: [] });
+    expect(report.json.decision).toBe("MERGE");
+  });
+
+  it.each(ORDER)("%s fires alone and rejects", (reason) => {
+    const input = passing();
+    BREAKERS[reason](input);
+    const report = decide(input);
+    expect(report.reasons).toEqual([reason]);
+    expect(report.decision).toBe("REJECT");
+    expect(report.json.reasons).toEqual([reason]);
+    expect(report.json.decision).toBe("REJECT");
+    for (const finding of report.findings) {
+      expect(finding.reason).toBe(reason);
+      expect(finding.message).not.toBe("");
+      expect(finding.fix).not.toBe("");
+    }
+  });
+
+  it("lists every failing reason in the documented order, and rejects on any combination", () => {
+    // Every subset of the ten signals: MERGE only for the empty one, the reasons always in order.
+    for (let mask = 0; mask < 1 << ORDER.length; mask++) {
+      const input = passing();
+      const expected = ORDER.filter((_, bit) => mask & (1 << bit));
+      // Both replace the coverage report; an empty report is 100% by coverage.py's rule, so they do not combine.
+      if (expected.includes("proven_coverage") && expected.includes("coverage_missing")) continue;
+      // unknown_leases raises the budget to fit its extra lease; apply freeze_budget after it.
+      for (const reason of [...expected].sort((a, b) => Number(a === "freeze_budget") - Number(b === "freeze_budget"))) BREAKERS[reason](input);
+      const report = decide(input);
+      expect(report.reasons, `mask ${mask}`).toEqual(expected);
+      expect(report.decision, `mask ${mask}`).toBe(expected.length === 0 ? "MERGE" : "REJECT");
+    }
+  });
+
+  it("keeps the reference script's relative order for its own reasons", () => {
+    const input = passing();
+    for (const reason of ORDER) if (reason !== "coverage_missing") BREAKERS[reason](input);
+    input.ledger.maxActiveLeases = 0;
+    const reasons = decide(input).reasons;
+    const script = ["expired_leases", "freeze_budget", "agent_added_lease", "proven_coverage", "fixture_digest", "property_hold"];
+    expect(reasons.filter((r) => script.includes(r))).toEqual(script);
+  });
+
+  it("honours reject_if_expired = false: an expired lease neither rejects nor counts as active", () => {
+    const input = passing();
+    BREAKERS.expired_leases(input);
+    input.ledger.rejectIfExpired = false;
+    const report = decide(input);
+    expect(report.decision).toBe("MERGE");
+    expect(report.json).toMatchObject({ active_leases: 1, expired_leases: 1 });
+  });
+
+  it("honours reject_if_agent_adds_lease = false", () => {
+    const input = passing();
+    BREAKERS.agent_added_lease(input);
+    input.ledger.rejectIfAgentAddsLease = false;
+    const report = decide(input);
+    expect(report.decision).toBe("MERGE");
+    expect(report.json.agent_added_leases).toBe(1);
+  });
+
+  it("reports an empty coverage report as coverage_missing, not as 100% proven", () => {
+    const input = passing();
+    BREAKERS.coverage_missing(input);
+    input.minProven = 100;
+    expect(decide(input).reasons).toEqual(["coverage_missing"]);
+  });
+
+  it("lets a human fixture lock clear fixture_digest", () => {
+    const input = passing();
+    BREAKERS.fixture_digest(input);
+    input.humanFixtureLock = true;
+    expect(decide(input).decision).toBe("MERGE");
+  });
+
+  it.each([
+    [70, 70, "MERGE"],
+    [70.0000001, 70, "MERGE"],
+    [69.9999999, 70, "REJECT"],
+    [0, 0, "MERGE"],
+    [100, 100, "MERGE"],
+    [99.99, 100, "REJECT"],
+  ])("proven %f%% against a floor of %f%%: %s", (percent, minProven, decision) => {
+    const input = passing();
+    input.coverage = { ...coverage(100, 80), percent };
+    input.minProven = minProven;
+    expect(decide(input).decision).toBe(decision);
+  });
+
+  it("passes at exactly the floor computed from counts (7 of 10 lines is 70.0)", () => {
+    const input = passing();
+    input.coverage = coverage(10, 7);
+    expect(decide(input).decision).toBe("MERGE");
+  });
+
+  it("treats the expiry day as active and the next day as expired", () => {
+    const input = passing();
+    input.today = "2026-09-26";
+    expect(decide(input).decision).toBe("MERGE");
+    input.today = "2026-09-27";
+    expect(decide(input).reasons).toEqual(["expired_leases"]);
+  });
+
+  it("blames the budget on an omitted max_active_leases", () => {
+    const input = passing();
+    input.ledger.maxActiveLeases = 0;
+    input.ledger.budgetOmitted = true;
+    expect(decide(input).findings[0]!.message).toMatch(/max_active_leases omitted/);
+  });
+
+  it("points findings at the ledger line, the universe line and the close ids", () => {
+    const input = passing();
+    BREAKERS.expired_leases(input);
+    BREAKERS.collection_errors(input);
+    input.ledger.leases.push(lease("tests/test_cache.py::test_hit[1]", "2026-12-31", 2));
+    input.ledger.maxActiveLeases = 5;
+    const { findings } = decide(input);
+    expect(findings.map((f) => [f.reason, f.file, f.line])).toEqual([
+      ["expired_leases", "freeze.toml", 13],
+      ["unknown_leases", "freeze.toml", 19],
+      ["collection_errors", "collected.txt", 12],
+    ]);
+    expect(findings[1]!.message).toContain("close: tests/test_cache.py::test_hit");
+  });
+
+  it("writes the article's keys first, with their meanings", () => {
+    const input = passing();
+    input.coverage = coverage(10, 7);
+    input.fixtureDelta = 1;
+    input.humanFixtureLock = true;
+    const { json } = decide(input);
+    expect(Object.keys(json).slice(0, 11)).toEqual([
+      "today_utc",
+      "collected_tests",
+      "active_leases",
+      "expired_leases",
+      "proven_coverage_percent",
+      "min_proven_coverage_percent",
+      "fixture_digest_delta",
+      "property_failures",
+      "agent_added_leases",
+      "reasons",
+      "decision",
+    ]);
+    const parsed = JSON.parse(toPythonJson(json)) as Record<string, unknown>;
+    expect(parsed).toMatchObject({
+      today_utc: TODAY,
+      collected_tests: 3,
+      active_leases: 1,
+      expired_leases: 0,
+      proven_coverage_percent: 70,
+      min_proven_coverage_percent: 70,
+      fixture_digest_delta: 1,
+      property_failures: 0,
+      agent_added_leases: 0,
+      reasons: [],
+      decision: "MERGE",
+      schema_version: REPORT_SCHEMA_VERSION,
+    });
+    // Python prints floats with a decimal point, so a merge queue comparing text sees 70.0.
+    expect(toPythonJson(json)).toContain('"proven_coverage_percent": 70.0,');
+    expect(toPythonJson(json)).toContain('"min_proven_coverage_percent": 70.0,');
+  });
+
+  it("records a clock override in the report", () => {
+    const input = passing();
+    BREAKERS.clock_override(input);
+    expect(decide(input).json.clock).toEqual({ source: "override", today_utc: TODAY });
+  });
+
+  it("is deterministic: same input, same bytes", () => {
+    expect(toPythonJson(decide(passing()).json)).toBe(toPythonJson(decide(passing()).json));
+  });
+});
+
+describe("errorReport", () => {
+  it("says REJECT with the single reason input_error, and lists the errors", () => {
+    const report = errorReport(TODAY, [
+      { code: "coverage_invalid", file: "proven_coverage.json", message: "the report has no `totals`", fix: "regenerate it" },
+      { code: "ledger_invalid", file: "freeze.toml", line: 9, message: "lease #2: `owner` is missing" },
+    ]);
+    expect(report.decision).toBe("REJECT");
+    expect(report.reasons).toEqual(["input_error"]);
+    expect(report.today_utc).toBe(TODAY);
+    expect(report.errors).toEqual([
+      { code: "coverage_invalid", message: "the report has no `totals`", file: "proven_coverage.json", line: null, fix: "regenerate it" },
+      { code: "ledger_invalid", message: "lease #2: `owner` is missing", file: "freeze.toml", line: 9, fix: null },
+    ]);
+  });
+
+  it("computes no number it could not compute, and parses as JSON", () => {
+    const report = errorReport(undefined, [{ code: "usage", message: "bad flag" }]);
+    for (const key of ["today_utc", "collected_tests", "active_leases", "expired_leases", "proven_coverage_percent", "min_proven_coverage_percent"]) {
+      expect(report[key]).toBeNull();
+    }
+    expect(JSON.parse(toPythonJson(report))).toMatchObject({ decision: "REJECT", reasons: ["input_error"] });
+  });
+});
