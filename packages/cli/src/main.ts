@@ -3,7 +3,7 @@ import { GateError, errorReport, formatIssue, toPythonJson, type GateIssue } fro
 import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
 import { runDecide } from "./commands/decide.js";
 import { runLedgerExpiring, runLedgerLint, runLedgerList } from "./commands/ledger.js";
-import { resolveToday, type CliIo } from "./io.js";
+import { resolveToday, writeAtomic, type CliIo } from "./io.js";
 import { VERSION } from "./version.js";
 
 export type { CliIo } from "./io.js";
@@ -67,6 +67,21 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           code = runDecide(a, io);
         },
       )
+      .command(
+        "coverage",
+        "Print proven coverage: from one --cov-context=test run minus the frozen tests (--contexts), or a proof run's coverage.py JSON report",
+        (y) =>
+          todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output, to check the leases against"))
+            .option("contexts", { type: "string", describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run", requiresArg: true })
+            .option("report", { type: "string", default: "proven_coverage.json", describe: "coverage.py JSON report: of the proof run, or with --contexts of the same full run (its statements and branches)", requiresArg: true })
+            .option("format", { choices: ["text", "json"], default: "text" })
+            .example("proofgate coverage --contexts .coverage --report full.json --format json", "single run: pytest --cov-context=test --cov-branch, then coverage json -o full.json")
+            .example("proofgate coverage --report proven_coverage.json", "rerun: the totals of the proof run's report")
+            .epilog(EPILOG),
+        async (a) => {
+          code = await (await import("./commands/coverage.js")).runCoverage(a, io);
+        },
+      )
       .command("ledger", "Inspect the freeze ledger: lint, list, expiring", (y) =>
         y
           .command(
@@ -109,8 +124,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       .epilog(EPILOG)
       .exitProcess(false)
       .fail((message, error) => {
-        if (error) throw error;
-        throw new GateError({ code: "usage", message: message ?? "bad usage", fix: "see proofgate --help" });
+        // yargs's own usage errors (a flag without its value, ...) come as a YError: usage, not internal.
+        if (error && error.name !== "YError") throw error;
+        const text = (message ?? error?.message ?? "bad usage").replace(/\s*\n\s*/g, " ");
+        throw new GateError({ code: "usage", message: text, fix: "see proofgate --help" });
       });
     let output = "";
     await parser.parseAsync(argv, {}, (_err, _argv, text) => {
@@ -132,12 +149,24 @@ function reportFailure(error: unknown, command: string | undefined, argv: string
   if (command === "decide") {
     let today: string | undefined;
     try {
-      const flag = argv.indexOf("--today");
-      today = resolveToday(flag >= 0 ? argv[flag + 1] : undefined, io).today;
+      const flag = argv.findIndex((a) => a === "--today" || a.startsWith("--today="));
+      const value = flag < 0 ? undefined : argv[flag]!.startsWith("--today=") ? argv[flag]!.slice("--today=".length) : argv[flag + 1];
+      today = resolveToday(value, io).today;
     } catch {
       today = undefined;
     }
-    io.stdout(`${toPythonJson(errorReport(today, issues))}\n`);
+    const report = `${toPythonJson(errorReport(today, issues))}\n`;
+    io.stdout(report);
+    // `--out` gets the REJECT report too: a file left from an earlier run must not still say MERGE.
+    const at = argv.findIndex((a) => a === "--out" || a.startsWith("--out="));
+    const out = at < 0 ? undefined : argv[at]!.startsWith("--out=") ? argv[at]!.slice("--out=".length) : argv[at + 1];
+    if (out && !out.startsWith("-")) {
+      try {
+        writeAtomic(out, report);
+      } catch (writeError) {
+        if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) for (const issue of writeError.issues) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+      }
+    }
   }
   return 2;
 }

@@ -1,0 +1,437 @@
+// Single-run proven coverage: coverage.py's `.coverage` data file (per-test contexts) with the JSON
+// report of the same run, minus the contexts of frozen tests. Pure: the CLI reads the SQLite file and
+// hands the rows over.
+//
+// It mirrors coverage.py 6.5 (results.py, sqldata.py, parser.py):
+// - executed lines come from the arcs when the data measured arcs (every endpoint > 0), otherwise from
+//   `line_bits` numbits; both are then mapped to the first line of their statement (`translate_lines`);
+// - covered lines = statements - missing, so executed lines that are not statements (docstrings,
+//   excluded lines) never count;
+// - covered branches = branches - missing branch arcs, where a missing arc is a possible arc from a
+//   branch line that no kept context executed. Executed arcs that the code analysis did not predict
+//   (a line to itself, ...) never count.
+//
+// coverage.py's own analysis (the statements, the first line of each multi-line statement, the
+// possible arcs) is not in the data file; it is read back from the JSON report of the full run, which
+// lists the executed and missing lines and branch arcs of every file. See docs/proven-coverage.md.
+import type { GateIssue } from "../errors.js";
+import { normalizeCoveragePath, summarizeCoverage, type CoverageData, type CoverageReadResult, type CoverageSummary, type FileCoverage } from "../coverage-model.js";
+
+/** The rows of a coverage.py 5-7 SQLite data file that proven coverage needs. */
+export interface CoverageDbRows {
+  /** The data file's path, for messages. */
+  file: string;
+  /** `meta.has_arcs`: the run measured branches (`--cov-branch`). */
+  hasArcs: boolean;
+  contexts: readonly { id: number; name: string }[];
+  files: readonly { id: number; path: string }[];
+  /** `line_bits` rows: the lines one context ran in one file, as numbits. */
+  lineBits: readonly { fileId: number; contextId: number; numbits: Uint8Array }[];
+  /** `arc` rows, column by column (one entry per row in each array). */
+  arcs: { fileId: ArrayLike<number>; contextId: ArrayLike<number>; fromno: ArrayLike<number>; tono: ArrayLike<number> };
+}
+
+/** Proven coverage from contexts, or everything wrong with the inputs. */
+export interface ContextsCoverageResult extends CoverageReadResult {
+  /** The contexts dropped: `<frozen nodeid>|setup`, `|run`, `|teardown` that the data file holds. */
+  droppedContexts: string[];
+  /** Frozen nodeids with no context at all in the data file (the test did not run in this run). */
+  frozenNotRun: string[];
+  /** `summarizeCoverage(data)`, when there is data. */
+  summary?: CoverageSummary | undefined;
+}
+
+/**
+ * coverage.py's numbits (coverage/numbits.py): byte `i`, bit `b` (little end first) stands for the
+ * number `8 * i + b`. Returns the numbers in increasing order.
+ */
+export function numbitsToNums(numbits: Uint8Array): number[] {
+  const nums: number[] = [];
+  for (let i = 0; i < numbits.length; i++) {
+    const byte = numbits[i]!;
+    if (byte === 0) continue;
+    for (let bit = 0; bit < 8; bit++) if (byte & (1 << bit)) nums.push(i * 8 + bit);
+  }
+  return nums;
+}
+
+/** The context names a frozen test leaves in a `--cov-context=test` run. */
+export function frozenContextNames(nodeid: string): string[] {
+  return [`${nodeid}|setup`, `${nodeid}|run`, `${nodeid}|teardown`];
+}
+
+interface ReportFile {
+  key: string;
+  executedLines: number[];
+  missingLines: number[];
+  excludedLines: number[];
+  executedBranches: [number, number][];
+  missingBranches: [number, number][];
+  numStatements: number;
+  coveredLines: number;
+  numBranches: number;
+  coveredBranches: number;
+}
+
+/** A source line that starts with a string literal: a docstring, which coverage.py does not count as a statement. */
+const DOCSTRING_START = /^\s*(?:[rRuUbBfF]{0,2})(?:"|')/;
+/** coverage.py 6.5's default `partial_branches` and `partial_branches_always`. */
+const NO_BRANCH = /#\s*(?:pragma|PRAGMA)[:\s]?\s*(?:no|NO)\s*(?:branch|BRANCH)|^\s*(?:while|if)\s+(?:True|1|False|0)\s*:/;
+
+const OFFSET = 2 ** 23;
+/** One number per arc; line numbers are below 2^23 in any real source file. */
+const arcKey = (from: number, to: number): number => (from + OFFSET) * 2 ** 24 + (to + OFFSET);
+const arcFrom = (key: number): number => Math.floor(key / 2 ** 24) - OFFSET;
+const arcTo = (key: number): number => (key % 2 ** 24) - OFFSET;
+
+/**
+ * Proven coverage of a `--cov-context=test` run: every context is kept except the frozen tests'
+ * `<nodeid>|setup`, `|run` and `|teardown` (exact nodeids; the empty context, code run at import and
+ * collection, is kept). The totals equal `coverage json --contexts=<renderContextsRegex>` on the same
+ * data file. `reportText` is `coverage json` of the same data file (all contexts): it gives each file's
+ * statements and branches.
+ */
+export function provenCoverageFromContexts(
+  db: CoverageDbRows,
+  reportText: string,
+  reportFile: string,
+  frozen: Iterable<string>,
+  /** The source text of a measured file (by its path in the data file), when the caller can read it. */
+  sourceOf?: (dataPath: string) => string | undefined,
+): ContextsCoverageResult {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const regenerate = `write both from the same run: pytest --cov-context=test ..., then \`coverage json -o ${reportFile}\``;
+  const fail = (file: string, message: string, fix: string): ContextsCoverageResult => {
+    errors.push({ code: "coverage_invalid", file, message, fix });
+    return { errors, warnings, droppedContexts: [], frozenNotRun: [] };
+  };
+
+  const named = db.contexts.filter((c) => c.name !== "");
+  if (named.length === 0) {
+    return fail(db.file, "the data file records no test contexts (only the empty one)", "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart");
+  }
+
+  const report = parseReport(reportText);
+  if (typeof report === "string") return fail(reportFile, report, regenerate);
+  if (db.hasArcs !== report.hasBranches) {
+    return fail(
+      reportFile,
+      db.hasArcs ? `has no branch data but ${db.file} measured branches: it was not written from that data file` : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
+      regenerate,
+    );
+  }
+
+  // Which contexts go.
+  const byName = new Map(db.contexts.map((c) => [c.name, c.id]));
+  const dropped = new Set<number>();
+  const droppedContexts: string[] = [];
+  const frozenNotRun: string[] = [];
+  for (const nodeid of new Set(frozen)) {
+    let any = false;
+    for (const name of frozenContextNames(nodeid)) {
+      const id = byName.get(name);
+      if (id !== undefined) {
+        dropped.add(id);
+        droppedContexts.push(name);
+        any = true;
+      }
+    }
+    if (!any) frozenNotRun.push(nodeid);
+  }
+
+  // Match the data file's paths (absolute, as measured) to the report's (relative to where it ran).
+  const matched = matchFiles(db.files, report.files);
+  if (typeof matched === "string") return fail(reportFile, matched, regenerate);
+
+  // Executed lines (or arcs) per data-file id: over all contexts, and over the kept ones.
+  const allRaw = new Map<number, Set<number>>();
+  const keptRaw = new Map<number, Set<number>>();
+  const add = (map: Map<number, Set<number>>, fileId: number, value: number): void => {
+    let set = map.get(fileId);
+    if (!set) map.set(fileId, (set = new Set()));
+    set.add(value);
+  };
+  if (db.hasArcs) {
+    const { fileId, contextId, fromno, tono } = db.arcs;
+    for (let i = 0; i < fileId.length; i++) {
+      const key = arcKey(fromno[i]!, tono[i]!);
+      add(allRaw, fileId[i]!, key);
+      if (!dropped.has(contextId[i]!)) add(keptRaw, fileId[i]!, key);
+    }
+  } else {
+    for (const row of db.lineBits) {
+      const kept = !dropped.has(row.contextId);
+      for (const line of numbitsToNums(row.numbits)) {
+        add(allRaw, row.fileId, line);
+        if (kept) add(keptRaw, row.fileId, line);
+      }
+    }
+  }
+
+  const files = new Map<string, FileCoverage>();
+  const pathOf = new Map(db.files.map((f) => [f.id, f.path]));
+  for (const [fileId, entry] of matched) {
+    const source = () => sourceOf?.(pathOf.get(fileId)!)?.split(/\r\n|\r|\n/);
+    const built = buildFile(entry, allRaw.get(fileId) ?? new Set(), keptRaw.get(fileId) ?? new Set(), db.hasArcs, source);
+    if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate);
+    files.set(built.coverage.path, built.coverage);
+    if (built.ambiguity) {
+      warnings.push({
+        code: "coverage_invalid",
+        file: reportFile,
+        message: `${entry.key}: ${built.ambiguity}; proofgate counted the lower figure, so its numbers may be below coverage.py's`,
+        fix: `check with \`coverage json --contexts=<proofgate deselect --format contexts-regex>\`, or use the rerun (deselect --format plugin)`,
+      });
+    }
+  }
+  const data: CoverageData = { format: "coveragepy-contexts", sources: [db.file, reportFile], files, hasBranches: db.hasArcs };
+  return { data, errors, warnings, droppedContexts, frozenNotRun, summary: summarizeCoverage(data) };
+}
+
+function buildFile(
+  entry: ReportFile,
+  allRaw: Set<number>,
+  keptRaw: Set<number>,
+  hasArcs: boolean,
+  source: () => string[] | undefined,
+): { coverage: FileCoverage; ambiguity?: string } | string {
+  let lines: string[] | undefined | null = null;
+  const sourceLine = (n: number): string | undefined => {
+    if (lines === null) lines = source();
+    return lines?.[n - 1];
+  };
+  // First lines known from the report: statements (missing or executed), excluded lines, branch ends.
+  const known = new Set<number>([...entry.executedLines, ...entry.missingLines, ...entry.excludedLines]);
+  for (const [a, b] of [...entry.executedBranches, ...entry.missingBranches]) {
+    if (a > 0) known.add(a);
+    if (b > 0) known.add(b);
+  }
+  const sorted = [...known].sort((a, b) => a - b);
+  // coverage.py maps each line to the first line of its statement. A line the report does not list
+  // lies inside a multi-line statement, whose first line is the nearest listed line above it.
+  const firstLine = (line: number): number => {
+    if (line <= 0) return line < 0 ? -firstLine(-line) : line;
+    if (known.has(line)) return line;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? sorted[lo - 1]! : line;
+  };
+  const executedLines = (raw: Set<number>): Set<number> => {
+    const out = new Set<number>();
+    if (hasArcs) {
+      for (const key of raw) {
+        const a = arcFrom(key);
+        const b = arcTo(key);
+        if (a > 0) out.add(firstLine(a));
+        if (b > 0) out.add(firstLine(b));
+      }
+    } else {
+      for (const line of raw) out.add(firstLine(line));
+    }
+    return out;
+  };
+  const executedArcs = (raw: Set<number>): Set<string> => {
+    const out = new Set<string>();
+    if (hasArcs) for (const key of raw) out.add(`${firstLine(arcFrom(key))}>${firstLine(arcTo(key))}`);
+    return out;
+  };
+
+  const allLines = executedLines(allRaw);
+  const reportExecuted = new Set(entry.executedLines);
+  if (allLines.size !== reportExecuted.size || [...allLines].some((l) => !reportExecuted.has(l))) {
+    return "its executed lines differ from what the data file records: the report was not written from this data file";
+  }
+  const keptLines = executedLines(keptRaw);
+
+  // Statements: the missing lines and the executed lines that are statements. Executed lines that are
+  // not (a docstring runs as code, but coverage.py does not count it) cannot be told apart here; their
+  // number is known, and when some must be dropped, those still executed are taken first: the lower figure.
+  const excluded = new Set(entry.excludedLines);
+  const candidates = entry.executedLines.filter((l) => !excluded.has(l));
+  const missing = new Set(entry.missingLines);
+  if (candidates.some((l) => missing.has(l))) return "a line is both executed and missing";
+  const extraLines = candidates.length - entry.coveredLines;
+  if (extraLines < 0 || entry.missingLines.length + entry.coveredLines !== entry.numStatements) {
+    return `its summary (${entry.coveredLines} of ${entry.numStatements} statements) does not match its line lists`;
+  }
+  // A docstring is the usual such line: one that starts with a string literal goes first.
+  const docstring = (l: number): boolean => DOCSTRING_START.test(sourceLine(l) ?? "");
+  const notStatements = pickExtra(candidates, extraLines, (l) => keptLines.has(l), extraLines > 0 ? docstring : undefined);
+  const statements = new Set<string>();
+  const coveredStatements = new Set<string>();
+  for (const l of entry.missingLines) statements.add(String(l));
+  for (const l of candidates) {
+    if (notStatements.has(l)) continue;
+    statements.add(String(l));
+    if (keptLines.has(l)) coveredStatements.add(String(l));
+  }
+  let ambiguity: string | undefined;
+  const lineSpread = spread(candidates, extraLines, (l) => keptLines.has(l), extraLines > 0 ? docstring : undefined);
+  if (lineSpread > 0) ambiguity = `${lineSpread} executed line(s) may not be statements`;
+
+  const branches = new Set<string>();
+  const coveredBranches = new Set<string>();
+  if (hasArcs) {
+    const allArcs = executedArcs(allRaw);
+    const keptArcs = executedArcs(keptRaw);
+    const arcName = ([a, b]: [number, number]): string => `${a}>${b}`;
+    if (entry.executedBranches.some((arc) => !allArcs.has(arcName(arc)))) {
+      return "it lists an executed branch the data file does not record: the report was not written from this data file";
+    }
+    const missingArcs = entry.missingBranches.map(arcName);
+    if (missingArcs.some((arc) => allArcs.has(arc))) {
+      return "it lists a missing branch the data file records as executed: the report was not written from this data file";
+    }
+    if (entry.missingBranches.length + entry.coveredBranches !== entry.numBranches) {
+      return `its summary (${entry.coveredBranches} of ${entry.numBranches} branches) does not match its branch lists`;
+    }
+    // An arc from a line to itself is never a possible arc (coverage.py drops it as unpredicted).
+    // Nor is an arc from a `# pragma: no branch` line: coverage.py counts its exits as branches but never
+    // reports them missing. Such a line shows as one executed arc and no missing one (or, with the
+    // source at hand, by its pragma).
+    const bySource = new Map<number, Set<number>>();
+    for (const [a, b] of entry.executedBranches) if (a !== b) (bySource.get(a) ?? bySource.set(a, new Set()).get(a)!).add(b);
+    const withMissing = new Set(entry.missingBranches.map(([a]) => a));
+    const noBranch = (line: number): boolean =>
+      !withMissing.has(line) && (bySource.get(line)!.size < 2 || NO_BRANCH.test(sourceLine(line) ?? ""));
+    const candidateArcs = [...new Set(entry.executedBranches.filter(([a, b]) => a !== b && !noBranch(a)).map(arcName))];
+    const extraArcs = Math.max(0, candidateArcs.length - entry.coveredBranches);
+    const notPossible = pickExtra(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
+    for (const arc of missingArcs) branches.add(arc);
+    let counted = 0;
+    for (const arc of candidateArcs) {
+      if (notPossible.has(arc)) continue;
+      branches.add(arc);
+      counted++;
+      if (keptArcs.has(arc)) coveredBranches.add(arc);
+    }
+    // Possible arcs coverage.py never reports missing (`# pragma: no branch`): always covered.
+    for (let i = counted; i < entry.coveredBranches; i++) {
+      branches.add(`always:${i}`);
+      coveredBranches.add(`always:${i}`);
+    }
+    const arcSpread = spread(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
+    if (arcSpread > 0) ambiguity = `${ambiguity ? `${ambiguity}, and ` : ""}${arcSpread} executed branch arc(s) may not be possible arcs`;
+  }
+  const coverage: FileCoverage = { path: normalizeCoveragePath(entry.key), statements, coveredStatements, branches, coveredBranches };
+  return ambiguity ? { coverage, ambiguity } : { coverage };
+}
+
+/**
+ * `count` of `items` are not real statements (or arcs) but cannot be told apart. Pick the ones still
+ * covered first: that gives the lower covered count, and the right one when the extras are all covered
+ * (a docstring runs at import, which is kept).
+ */
+function pickExtra<T>(items: readonly T[], count: number, covered: (item: T) => boolean, likely?: (item: T) => boolean): Set<T> {
+  const out = new Set<T>();
+  if (count <= 0) return out;
+  if (likely) {
+    const named = items.filter(likely);
+    if (named.length === count) return new Set(named);
+  }
+  for (const item of items) if (out.size < count && covered(item)) out.add(item);
+  for (const item of items) if (out.size < count && !covered(item)) out.add(item);
+  return out;
+}
+
+/** How far the covered count could be off: the uncovered items that might be the extras. */
+function spread<T>(items: readonly T[], extra: number, covered: (item: T) => boolean, likely?: (item: T) => boolean): number {
+  if (extra <= 0) return 0;
+  if (likely && items.filter(likely).length === extra) return 0;
+  const coveredCount = items.filter(covered).length;
+  const uncovered = items.length - coveredCount;
+  // Covered extras range from max(0, extra - uncovered) to min(extra, coveredCount).
+  return Math.min(extra, coveredCount) - Math.max(0, extra - uncovered);
+}
+
+function matchFiles(dataFiles: readonly { id: number; path: string }[], reportFiles: ReportFile[]): Map<number, ReportFile> | string {
+  const norm = (p: string): string => p.replace(/\\/g, "/");
+  const byPath = new Map(dataFiles.map((f) => [norm(f.path), f.id]));
+  const out = new Map<number, ReportFile>();
+  for (const entry of reportFiles) {
+    const key = norm(entry.key);
+    let id = byPath.get(key);
+    if (id === undefined) {
+      const suffix = `/${key.replace(/^(\.\/)+/, "")}`;
+      const hits = [...byPath.entries()].filter(([p]) => p.endsWith(suffix));
+      if (hits.length > 1) return `"${entry.key}" matches ${hits.length} files of the data file (${hits.map(([p]) => p).join(", ")})`;
+      id = hits[0]?.[1];
+    }
+    if (id === undefined) return `lists "${entry.key}", which the data file does not measure: the report and the data file come from different runs`;
+    if (out.has(id)) return `two entries ("${out.get(id)!.key}", "${entry.key}") match the same measured file`;
+    out.set(id, entry);
+  }
+  if (out.size !== dataFiles.length) {
+    const unreported = dataFiles.filter((f) => !out.has(f.id)).map((f) => f.path);
+    return `does not list ${unreported.length} file(s) the data file measures (${unreported.slice(0, 3).join(", ")}${unreported.length > 3 ? ", ..." : ""}): the report and the data file come from different runs, or the report was filtered (--include/--omit)`;
+  }
+  return out;
+}
+
+function parseReport(text: string): { files: ReportFile[]; hasBranches: boolean } | string {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    return `not valid JSON (${String((error as Error).message).split("\n")[0]}): not a coverage.py JSON report`;
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) return "not a coverage.py JSON report: the top level is not an object";
+  const filesValue = (data as Record<string, unknown>).files;
+  if (typeof filesValue !== "object" || filesValue === null || Array.isArray(filesValue)) return "not a coverage.py JSON report: no `files` object";
+  const meta = (data as Record<string, unknown>).meta;
+  const metaBranches = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).branch_coverage : undefined;
+  const files: ReportFile[] = [];
+  let hasBranches = metaBranches === true;
+  for (const [key, value] of Object.entries(filesValue as Record<string, unknown>)) {
+    if (typeof value !== "object" || value === null) return `\`files["${key}"]\` is not an object`;
+    const f = value as Record<string, unknown>;
+    const summary = f.summary as Record<string, unknown> | undefined;
+    const lines = (name: string): number[] | string => {
+      const v = f[name];
+      if (!Array.isArray(v) || v.some((n) => !Number.isSafeInteger(n) || (n as number) < 0)) return `\`files["${key}"].${name}\` is not a list of line numbers`;
+      return v as number[];
+    };
+    const arcs = (name: string): [number, number][] | string => {
+      const v = f[name];
+      if (!Array.isArray(v) || v.some((a) => !Array.isArray(a) || a.length !== 2 || !a.every((n) => Number.isSafeInteger(n)))) return `\`files["${key}"].${name}\` is not a list of [from, to] arcs`;
+      return v as [number, number][];
+    };
+    const count = (name: string): number | string => {
+      const v = summary?.[name];
+      return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : `\`files["${key}"].summary.${name}\` is not a whole number >= 0`;
+    };
+    const executedLines = lines("executed_lines");
+    const missingLines = lines("missing_lines");
+    const excludedLines = f.excluded_lines === undefined ? [] : lines("excluded_lines");
+    const fileBranches = f.executed_branches !== undefined || f.missing_branches !== undefined;
+    hasBranches ||= fileBranches;
+    const executedBranches = fileBranches ? arcs("executed_branches") : [];
+    const missingBranches = fileBranches ? arcs("missing_branches") : [];
+    const numStatements = count("num_statements");
+    const coveredLines = count("covered_lines");
+    const numBranches = fileBranches ? count("num_branches") : 0;
+    const coveredBranches = fileBranches ? count("covered_branches") : 0;
+    for (const v of [executedLines, missingLines, excludedLines, executedBranches, missingBranches, numStatements, coveredLines, numBranches, coveredBranches]) {
+      if (typeof v === "string") return v;
+    }
+    files.push({
+      key,
+      executedLines: executedLines as number[],
+      missingLines: missingLines as number[],
+      excludedLines: excludedLines as number[],
+      executedBranches: executedBranches as [number, number][],
+      missingBranches: missingBranches as [number, number][],
+      numStatements: numStatements as number,
+      coveredLines: coveredLines as number,
+      numBranches: numBranches as number,
+      coveredBranches: coveredBranches as number,
+    });
+  }
+  return { files, hasBranches };
+}
