@@ -1,23 +1,29 @@
-// Bundles the CLI into one ESM file so `proofgate` starts without resolving hundreds of modules.
+// Bundles the CLI so `proofgate` starts without resolving hundreds of modules: a small entry file
+// (dist/proofgate.js) that answers --version alone and loads the rest, split into chunks beside it,
+// only when a command needs it (yargs and the policy code; sql.js only for `coverage --contexts`).
 import { build } from "esbuild";
-import { readFileSync, chmodSync, copyFileSync } from "node:fs";
+import { readFileSync, writeFileSync, chmodSync, copyFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
+rmSync("dist", { recursive: true, force: true });
 await build({
-  entryPoints: ["src/bin.ts"],
-  outfile: "dist/proofgate.js",
+  entryPoints: { proofgate: "src/bin.ts" },
+  outdir: "dist",
+  splitting: true,
+  chunkNames: "[name]-[hash]",
   bundle: true,
   platform: "node",
   format: "esm",
   target: "node20",
   minifySyntax: true,
   legalComments: "none",
-  banner: { js: "#!/usr/bin/env node\nimport { createRequire as __proofgateRequire } from 'node:module';\nconst require = __proofgateRequire(import.meta.url);" },
+  banner: { js: "import { createRequire as __proofgateRequire } from 'node:module';\nconst require = __proofgateRequire(import.meta.url);" },
   // sql.js's Node glue reads `__dirname`, which an ES module lacks (Node >= 20.11 has import.meta.dirname).
   define: { __PROOFGATE_VERSION__: JSON.stringify(pkg.version), __dirname: "import.meta.dirname" },
   logLevel: "warning",
 });
+writeFileSync("dist/proofgate.js", `#!/usr/bin/env node\n${readFileSync("dist/proofgate.js", "utf8")}`);
 chmodSync("dist/proofgate.js", 0o755);
 // sql.js's SQLite (WebAssembly) for `coverage --contexts`: read from beside the bundle (coverage-data-file.ts).
 copyFileSync(createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm"), "dist/sql-wasm.wasm");

@@ -41,6 +41,7 @@ const indexes = new WeakMap<readonly string[], ReadonlySet<string>>();
 
 /** The universe's ids as a set, built once per ids array (a universe is never mutated after parsing). */
 function universeIndex(universe: Universe): ReadonlySet<string> {
+  if (universe.index) return universe.index;
   let set = indexes.get(universe.ids);
   if (!set) {
     set = new Set(universe.ids);
@@ -66,12 +67,18 @@ export function findPrefixCollateral(active: readonly Lease[], ids: readonly str
     else byFile.set(file, [lease]);
   }
   const dropped = new Map<Lease, string[]>();
+  // pytest prints a file's ids together, so the previous id's file usually answers without a lookup.
+  let file = "";
+  let candidates: Lease[] | undefined;
   for (const id of ids) {
-    const cut = id.indexOf("::");
-    const candidates = byFile.get(cut === -1 ? id : id.slice(0, cut));
-    if (!candidates || leased.has(id)) continue;
+    if (!(id.startsWith(file) && id.startsWith("::", file.length))) {
+      const cut = id.indexOf("::");
+      file = cut === -1 ? id : id.slice(0, cut);
+      candidates = byFile.get(file);
+    }
+    if (!candidates) continue;
     for (const lease of candidates) {
-      if (!id.startsWith(lease.nodeid)) continue;
+      if (id.length <= lease.nodeid.length || !id.startsWith(lease.nodeid) || leased.has(id)) continue;
       const list = dropped.get(lease);
       if (list) list.push(id);
       else dropped.set(lease, [id]);

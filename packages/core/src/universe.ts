@@ -17,6 +17,8 @@ export interface Universe {
   collectionErrors: CollectionError[];
   /** The count from pytest's summary line. */
   summaryCount: number;
+  /** `ids` as a set, when the parser already built one (lookups need not build it again). */
+  index?: ReadonlySet<string> | undefined;
 }
 
 /** A universe, or everything wrong with the file. */
@@ -31,6 +33,8 @@ export interface UniverseParseResult {
 const SUMMARY =
   /^=*\s*(?:(?:(\d+)\/)?(\d+) tests? collected|no tests collected|no tests ran)(?: \((\d+) deselected\))?((?:, \d+ \w+)*)(?: in [\d.]+s(?: \([\d:]+\))?)?\s*=*$/;
 const ERRORS_ONLY = /^=*\s*(\d+) errors?(?:, \d+ \w+)* in [\d.]+s(?: \([\d:]+\))?\s*=*$/;
+// "=", "!", "_", "<", space, tab: how section headers, tree lines and indented text start; an id never does.
+const NOT_AN_ID_START = new Set([0x3d, 0x21, 0x5f, 0x3c, 0x20, 0x09]);
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
@@ -48,7 +52,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
   const collectFix = "write it with `python -m pytest --collect-only -q > collected.txt` (no -k, -m or --deselect)";
   let clean = text.replace(/^\uFEFF/, "");
   if (clean.includes("\u001b")) clean = clean.replace(ANSI, "");
-  const lines = clean.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
+  const lines = clean.includes("\r") ? clean.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l)) : clean.split("\n");
   if (lines.every((l) => l.trim() === "")) {
     errors.push({ code: "file_empty", file, message: "the test universe is empty", fix: collectFix });
     return { errors, warnings };
@@ -60,7 +64,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     const line = lines[n]!;
     // The common case, checked cheaply: an id has "::" and starts with a path, never with "=", "!", "_",
     // "<" or blanks, so no section header, tree line or summary can pass here.
-    if (line.includes("::") && !/^[=!_<\s]/.test(line)) {
+    if (line.includes("::") && !NOT_AN_ID_START.has(line.charCodeAt(0))) {
       printed.push(line);
       continue;
     }
@@ -125,5 +129,5 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     errors.push({ code: "universe_empty", file, line: summary.line, message: "no tests were collected", fix: "run the collection from the project root so pytest finds the tests" });
     return { errors, warnings };
   }
-  return { universe: { file, ids, duplicates, collectionErrors, summaryCount: summary.count }, errors, warnings };
+  return { universe: { file, ids, duplicates, collectionErrors, summaryCount: summary.count, index: seen }, errors, warnings };
 }
