@@ -1,0 +1,2 @@
+"""A tiny shop."""
+VERSION = "1.0"

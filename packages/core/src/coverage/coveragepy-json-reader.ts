@@ -1,0 +1,165 @@
+import { parseCoveragePyJson } from "../coverage-json.js";
+import { normalizeCoveragePath, type CoverageData, type CoverageReadResult, type FileCoverage } from "../coverage-model.js";
+import { dropPhantomLines } from "./coveragepy-phantoms.js";
+import type { CoverageReadOptions } from "./read-options.js";
+import { describeValue, isCount, isLineNumber, isRecord, ReportIssues } from "./report-issues.js";
+
+const REGENERATE = "regenerate it with `coverage json` (coverage.py 6.5 to 7.x)";
+
+/**
+ * Reads a coverage.py JSON report (formats 1 to 3, with or without branches and contexts) into the model.
+ * Per file: statements are `executed_lines` and `missing_lines` together, less `excluded_lines` and less
+ * the executed lines that are not statements (see {@link dropPhantomLines}); covered statements are the
+ * executed ones among them. Branches are the `executed_branches` and `missing_branches` arcs, keyed
+ * `"from>to"` (a negative `to` is an exit). The totals are checked by {@link parseCoveragePyJson}, and the
+ * files' lists must give the counts of each file's `summary`.
+ */
+export function readCoveragePyJson(text: string, file: string, options: CoverageReadOptions = {}): CoverageReadResult {
+  const issues = new ReportIssues(file, REGENERATE);
+  const checked = parseCoveragePyJson(text, file);
+  if (checked.errors.length > 0 || checked.totals === undefined) return { errors: checked.errors, warnings: [] };
+  const totals = checked.totals;
+  const report = JSON.parse(text) as Record<string, unknown>;
+  const meta = isRecord(report.meta) ? report.meta : {};
+  const hasBranches = totals.hasBranches || meta.branch_coverage === true;
+  if (!isRecord(report.files)) {
+    issues.error("the report has no `files`: proofgate needs each file's executed and missing lines");
+    return issues.result(undefined);
+  }
+
+  const files = new Map<string, FileCoverage>();
+  let sumBranches = 0;
+  let sumCoveredBranches = 0;
+  for (const [key, entry] of Object.entries(report.files)) {
+    const where = `files[${JSON.stringify(key)}]`;
+    if (!isRecord(entry)) {
+      issues.error(`\`${where}\` is not an object`);
+      continue;
+    }
+    const fc = readFile(entry, where, hasBranches, issues);
+    if (!fc) continue;
+    const path = normalizeCoveragePath(key, options.root);
+    if (files.has(path)) {
+      issues.error(`two entries name the same file \`${path}\` once normalised`);
+      continue;
+    }
+    sumBranches += fc.branches.size;
+    sumCoveredBranches += fc.coveredBranches.size;
+    files.set(path, { path, ...fc });
+  }
+  if (issues.failed) return issues.result(undefined);
+  if (hasBranches && (sumBranches !== totals.branches || sumCoveredBranches !== totals.coveredBranches)) {
+    issues.error(`the files add up to ${sumCoveredBranches}/${sumBranches} branches but \`totals\` says ${totals.coveredBranches}/${totals.branches}: the report was edited or is corrupt`);
+    return issues.result(undefined);
+  }
+  const data: CoverageData = { format: "coveragepy-json", sources: [file], files, hasBranches };
+  return issues.result(data);
+}
+
+type FileSets = Omit<FileCoverage, "path">;
+
+function readFile(entry: Record<string, unknown>, where: string, hasBranches: boolean, issues: ReportIssues): FileSets | undefined {
+  const before = issues.errors.length;
+  // Python 3.11+ reports line 0 as executed for an empty module: allowed, and never a statement.
+  const executed = lineList(entry.executed_lines, `${where}.executed_lines`, true, issues, 0);
+  const missing = lineList(entry.missing_lines, `${where}.missing_lines`, true, issues);
+  const excluded = lineList(entry.excluded_lines, `${where}.excluded_lines`, false, issues) ?? [];
+  const executedArcs = arcList(entry.executed_branches, `${where}.executed_branches`, hasBranches, issues);
+  const missingArcs = arcList(entry.missing_branches, `${where}.missing_branches`, hasBranches, issues);
+  const summary = isRecord(entry.summary) ? entry.summary : undefined;
+  if (!summary) issues.error(`\`${where}\` has no \`summary\``);
+  if (issues.errors.length > before || !executed || !missing || !summary) return undefined;
+
+  const missingSet = new Set(missing);
+  const excludedSet = new Set(excluded);
+  const both = executed.find((line) => missingSet.has(line));
+  if (both !== undefined) {
+    issues.error(`\`${where}\`: line ${both} is both executed and missing`);
+    return undefined;
+  }
+  const candidates = executed.filter((line) => line >= 1 && !excludedSet.has(line));
+  const statementCount = new Set([...candidates, ...missing]).size;
+  const numStatements = summaryCount(summary, "num_statements", where, true, issues);
+  const coveredLines = summaryCount(summary, "covered_lines", where, true, issues);
+  if (numStatements === undefined || coveredLines === undefined) return undefined;
+  const phantoms = statementCount - numStatements;
+  if (phantoms < 0) {
+    issues.error(`\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`);
+    return undefined;
+  }
+  const dropped = new Set(dropPhantomLines(candidates, phantoms));
+  const covered = candidates.filter((line) => !dropped.has(line));
+  if (new Set(covered).size !== coveredLines) {
+    issues.error(`\`${where}\` lists ${new Set(covered).size} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`);
+    return undefined;
+  }
+  const statements = new Set<string>([...covered, ...missing].map(String));
+
+  const branches = new Set<string>();
+  const coveredBranches = new Set<string>();
+  for (const [from, to] of executedArcs ?? []) {
+    const k = `${from}>${to}`;
+    branches.add(k);
+    coveredBranches.add(k);
+  }
+  for (const [from, to] of missingArcs ?? []) {
+    const k = `${from}>${to}`;
+    if (coveredBranches.has(k)) {
+      issues.error(`\`${where}\`: branch ${from}->${to} is both executed and missing`);
+      return undefined;
+    }
+    branches.add(k);
+  }
+  const numBranches = summaryCount(summary, "num_branches", where, hasBranches, issues);
+  const numCoveredBranches = summaryCount(summary, "covered_branches", where, hasBranches, issues);
+  if (hasBranches && (numBranches !== branches.size || numCoveredBranches !== coveredBranches.size)) {
+    if (numBranches !== undefined && numCoveredBranches !== undefined) {
+      issues.error(`\`${where}\` lists ${coveredBranches.size}/${branches.size} branches but its summary says ${numCoveredBranches}/${numBranches}: the report was edited or is corrupt`);
+    }
+    return undefined;
+  }
+  return { statements, coveredStatements: new Set(covered.map(String)), branches, coveredBranches };
+}
+
+function summaryCount(summary: Record<string, unknown>, key: string, where: string, required: boolean, issues: ReportIssues): number | undefined {
+  const value = summary[key];
+  if (value === undefined && !required) return undefined;
+  if (!isCount(value)) {
+    issues.error(`\`${where}.summary.${key}\` must be a whole number >= 0, not ${describeValue(value)}`);
+    return undefined;
+  }
+  return value;
+}
+
+function lineList(value: unknown, where: string, required: boolean, issues: ReportIssues, lowest = 1): number[] | undefined {
+  if (value === undefined && !required) return undefined;
+  if (!Array.isArray(value)) {
+    issues.error(`\`${where}\` must be a list of line numbers, not ${describeValue(value)}`);
+    return undefined;
+  }
+  const bad = value.findIndex((line) => !(isCount(line) && line >= lowest));
+  if (bad !== -1) {
+    issues.error(`\`${where}\` holds ${describeValue(value[bad])}, which is not a line number (a whole number >= 1)`);
+    return undefined;
+  }
+  return value as number[];
+}
+
+function arcList(value: unknown, where: string, required: boolean, issues: ReportIssues): [number, number][] | undefined {
+  if (value === undefined) {
+    if (required) issues.error(`\`${where}\` is missing: a branch report lists each file's executed and missing branch arcs`);
+    return undefined;
+  }
+  if (!Array.isArray(value)) {
+    issues.error(`\`${where}\` must be a list of [from, to] arcs, not ${describeValue(value)}`);
+    return undefined;
+  }
+  for (const arc of value) {
+    const ok = Array.isArray(arc) && arc.length === 2 && isLineNumber(arc[0]) && Number.isSafeInteger(arc[1]) && arc[1] !== 0;
+    if (!ok) {
+      issues.error(`\`${where}\` holds ${describeValue(arc)}, which is not a [from, to] arc of line numbers (to < 0 for an exit)`);
+      return undefined;
+    }
+  }
+  return value as [number, number][];
+}

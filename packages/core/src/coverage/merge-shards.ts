@@ -1,0 +1,86 @@
+import { hasSets, type CoverageData, type CoverageReadResult, type FileCounts, type FileCoverage } from "../coverage-model.js";
+import type { GateIssue } from "../errors.js";
+
+const SAME_RUN = "merge shards of the same commit, measured the same way (same tool, same format, same branch setting)";
+
+/**
+ * Merges the reports of parallel CI jobs by union per file: a statement or branch is covered when any
+ * shard covered it. Errors: shards of different formats or branch settings, two shards whose statement
+ * (or branch) sets for one path differ (the message names both shards, the path and the first keys that
+ * differ), and one path given counts-only (Istanbul `coverage-summary.json`) in two shards, since counts
+ * cannot be united. Inputs are not modified.
+ */
+export function mergeCoverageShards(results: readonly CoverageData[]): CoverageReadResult {
+  const errors: GateIssue[] = [];
+  const first = results[0];
+  if (!first) {
+    return { errors: [{ code: "coverage_invalid", message: "no coverage shards to merge", fix: "pass at least one coverage report" }], warnings: [] };
+  }
+  const name = (shard: CoverageData): string => shard.sources.join(", ") || "(unnamed report)";
+  for (const shard of results.slice(1)) {
+    if (shard.format !== first.format) {
+      errors.push(issue(shard, `this shard is ${shard.format} but ${name(first)} is ${first.format}: shards of different formats cannot be merged`, SAME_RUN));
+    } else if (shard.hasBranches !== first.hasBranches) {
+      errors.push(issue(shard, `this shard ${shard.hasBranches ? "measured" : "did not measure"} branches but ${name(first)} ${first.hasBranches ? "did" : "did not"}`, SAME_RUN));
+    }
+  }
+  if (errors.length > 0) return { errors, warnings: [] };
+
+  const files = new Map<string, FileCoverage | FileCounts>();
+  /** Which shard each merged entry first came from, for messages. */
+  const origin = new Map<string, CoverageData>();
+  for (const shard of results) {
+    for (const [path, entry] of shard.files) {
+      const seen = files.get(path);
+      const seenIn = origin.get(path);
+      if (!seen || !seenIn) {
+        files.set(path, copy(entry));
+        origin.set(path, shard);
+        continue;
+      }
+      if (!hasSets(seen) || !hasSets(entry)) {
+        errors.push(issue(shard, `\`${path}\` is in ${name(seenIn)} and in ${name(shard)} as counts only: counts cannot be united`, "merge coverage-final.json reports (which list each statement), not coverage-summary.json"));
+        continue;
+      }
+      const disagreement = differs(seen.statements, entry.statements, "statements") ?? differs(seen.branches, entry.branches, "branches");
+      if (disagreement) {
+        const hint = shard.format === "coveragepy-json" ? "; coverage.py's JSON lists docstring lines as executed, so merge its Cobertura XML reports (`coverage xml`) or `coverage combine` the data files instead" : "";
+        errors.push(issue(shard, `${name(seenIn)} and ${name(shard)} disagree on the ${disagreement.what} of \`${path}\` (${disagreement.detail}): not the same code${hint}`, SAME_RUN));
+        continue;
+      }
+      for (const key of entry.coveredStatements) seen.coveredStatements.add(key);
+      for (const key of entry.coveredBranches) seen.coveredBranches.add(key);
+    }
+  }
+  if (errors.length > 0) return { errors, warnings: [] };
+  const data: CoverageData = { format: first.format, sources: results.flatMap((r) => r.sources), files, hasBranches: first.hasBranches };
+  return { data, errors: [], warnings: [] };
+}
+
+function copy(entry: FileCoverage | FileCounts): FileCoverage | FileCounts {
+  if (!hasSets(entry)) return { ...entry };
+  return {
+    path: entry.path,
+    statements: new Set(entry.statements),
+    coveredStatements: new Set(entry.coveredStatements),
+    branches: new Set(entry.branches),
+    coveredBranches: new Set(entry.coveredBranches),
+  };
+}
+
+/** Describes how two key sets differ, or undefined when they are equal. */
+function differs(a: ReadonlySet<string>, b: ReadonlySet<string>, what: string): { what: string; detail: string } | undefined {
+  const onlyA = [...a].filter((k) => !b.has(k));
+  const onlyB = [...b].filter((k) => !a.has(k));
+  if (onlyA.length === 0 && onlyB.length === 0) return undefined;
+  const show = (keys: string[]): string => `${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, ... (${keys.length})` : ""}`;
+  const parts = [onlyA.length > 0 ? `only the first has ${show(onlyA)}` : "", onlyB.length > 0 ? `only the second has ${show(onlyB)}` : ""].filter(Boolean);
+  return { what, detail: parts.join("; ") };
+}
+
+function issue(shard: CoverageData, message: string, fix: string): GateIssue {
+  const out: GateIssue = { code: "coverage_invalid", message, fix };
+  const file = shard.sources[0];
+  if (file !== undefined) out.file = file;
+  return out;
+}
