@@ -48,3 +48,21 @@ export function daysFlag(name: string, value: unknown, fallback: number): number
   if (!m) throw new GateError({ code: "usage", message: `--${name} ${JSON.stringify(text)} is not a number of days`, fix: `write e.g. --${name} 14d or --${name} 2w` });
   return Number(m[1]) * (m[2] === "w" ? 7 : 1);
 }
+
+/** A flag that may be repeated (`--report a --report b`): its values, in order; none when absent. */
+export function listFlag(name: string, value: unknown): string[] {
+  if (value === undefined) return [];
+  const values = (Array.isArray(value) ? value : [value]).map(String);
+  for (const v of values) {
+    if (v.trim() === "") throw new GateError({ code: "usage", message: `--${name} is empty`, fix: `give --${name} a value` });
+  }
+  return values;
+}
+
+/** An optional whole-number flag: undefined when absent. */
+export function optionalIntFlag(name: string, value: unknown, min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const n = intFlag(name, value, 0);
+  if (n < min) throw new GateError({ code: "usage", message: `--${name} must be at least ${min}`, fix: `write e.g. --${name} ${min}` });
+  return n;
+}

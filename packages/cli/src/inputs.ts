@@ -1,4 +1,4 @@
-import { parseCollectOnly, parseCoveragePyJson, parseLedger, type CoverageTotals, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
+import { parseCollectOnly, parseLedger, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
 import { orThrow, readInput, type CliIo, type InputFile } from "./io.js";
 
 /** A parsed input and the file it came from. */
@@ -20,13 +20,6 @@ export function loadUniverse(path: string): Loaded<Universe> {
   const file = readInput(path, "the collected test list", "--collected");
   const result = parseCollectOnly(file.text, path);
   return { value: orThrow(result, result.universe), file, warnings: result.warnings };
-}
-
-/** Reads and validates a coverage.py JSON report. */
-export function loadCoverage(path: string): Loaded<CoverageTotals> {
-  const file = readInput(path, "the coverage report", "--coverage");
-  const result = parseCoveragePyJson(file.text, path);
-  return { value: orThrow(result, result.totals), file, warnings: [] };
 }
 
 /** Prints warnings on stderr, one line each. */

@@ -20,11 +20,15 @@ export interface InputFile {
   sha256: string;
 }
 
-/**
- * Reads an input file as UTF-8. Missing, a folder, unreadable or not UTF-8: a GateError naming the
- * file and the flag that sets it.
- */
-export function readInput(path: string, what: string, flag: string): InputFile {
+/** A binary input file and its digest. */
+export interface InputBytes {
+  path: string;
+  bytes: Buffer;
+  sha256: string;
+}
+
+/** Reads an input file's bytes. Missing, a folder or unreadable: a GateError naming the file and its flag. */
+export function readInputBytes(path: string, what: string, flag: string): InputBytes {
   let bytes: Buffer;
   try {
     bytes = readFileSync(path);
@@ -34,17 +38,36 @@ export function readInput(path: string, what: string, flag: string): InputFile {
     if (code === "EISDIR") throw new GateError({ code: "file_unreadable", file: path, message: `${what} is a folder, not a file`, fix: `pass the file's path with ${flag}` });
     throw new GateError({ code: "file_unreadable", file: path, message: `cannot read ${what}: ${code ?? String(error)}`, fix: "check the path and its permissions" });
   }
-  if (!isUtf8(bytes)) {
-    throw new GateError({ code: "file_unreadable", file: path, message: `${what} is not UTF-8 text`, fix: "write it as UTF-8" });
-  }
   let digest: string | undefined;
   return {
     path,
-    text: bytes.toString("utf8"),
+    bytes,
     // Hashed on first use: only reports record digests, and a 100k-line universe costs real time.
     get sha256() {
       digest ??= createHash("sha256").update(bytes).digest("hex");
       return digest;
+    },
+  };
+}
+
+/**
+ * Reads an input file as UTF-8. Missing, a folder, unreadable or not UTF-8: a GateError naming the
+ * file and the flag that sets it.
+ */
+export function readInput(path: string, what: string, flag: string): InputFile {
+  return asText(readInputBytes(path, what, flag), what);
+}
+
+/** The bytes as UTF-8 text; anything else is a GateError naming the file. */
+export function asText(input: InputBytes, what: string): InputFile {
+  if (!isUtf8(input.bytes)) {
+    throw new GateError({ code: "file_unreadable", file: input.path, message: `${what} is not UTF-8 text`, fix: "write it as UTF-8" });
+  }
+  return {
+    path: input.path,
+    text: input.bytes.toString("utf8"),
+    get sha256() {
+      return input.sha256;
     },
   };
 }

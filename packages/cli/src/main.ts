@@ -54,7 +54,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "Decide MERGE or REJECT from the ledger, the universe, proven coverage and the patch's counts; prints the JSON report",
         (y) =>
           todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output").default("collected", "collected.txt"))
-            .option("coverage", { type: "string", default: "proven_coverage.json", describe: "coverage.py JSON of the proof run (frozen tests deselected)", requiresArg: true })
+            .option("coverage", { type: "string", describe: "coverage.py JSON of the proof run (frozen tests deselected); default proven_coverage.json when no --report is given", requiresArg: true })
+            .option("report", { type: "string", describe: "a coverage report of the proof run: coverage.py JSON, LCOV, Cobertura XML, Istanbul JSON (format detected); repeat it for shards", requiresArg: true })
+            .option("coverage-format", { type: "string", describe: "override format detection: coveragepy-json, lcov, cobertura, istanbul-final, istanbul-summary", requiresArg: true })
+            .option("shards", { type: "string", describe: "how many parallel jobs wrote coverage reports; fewer --report files is shard_missing", requiresArg: true })
+            .option("contexts", { type: "string", describe: "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`)", requiresArg: true })
+            .option("results", { type: "string", describe: "JUnit XML of the proof run (pytest, vitest, jest-junit); repeat it for shards. Enables tests_failed, missing_evidence, skip_budget, frozen_in_proof_run", requiresArg: true })
+            .option("max-unledgered-skips", { type: "string", describe: "the budget of skipped or xfailed tests that have no lease (skip_budget); none when absent", requiresArg: true })
             .option("min-proven", { type: "string", default: "70", describe: "the proven coverage floor, in percent", requiresArg: true })
             .option("fixture-delta", { type: "string", default: "0", describe: "fixture digests changed by the patch", requiresArg: true })
             .option("property-failures", { type: "string", default: "0", describe: "failures of the property suite", requiresArg: true })
@@ -62,9 +68,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("human-fixture-lock", { type: "boolean", default: false, describe: "a human signed the fixture change (Fixture-Lock: human)" })
             .option("out", { type: "string", describe: "also write the JSON report to this file", requiresArg: true })
             .example("proofgate decide --freeze freeze.toml --collected collected.txt --coverage proven_coverage.json", "the article's decide step")
-            .epilog("Reasons, in order: expired_leases, freeze_budget, unknown_leases, agent_added_lease, proven_coverage, coverage_missing, fixture_digest, property_hold, collection_errors, clock_override.\n\n" + EPILOG),
-        (a) => {
-          code = runDecide(a, io);
+            .example("proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml", "LCOV shards of two parallel jobs, with the proof run's JUnit results")
+            .epilog("Reasons, in order: expired_leases, freeze_budget, unknown_leases, agent_added_lease, proven_coverage, coverage_missing, shard_missing, fixture_digest, property_hold, tests_failed, missing_evidence, skip_budget, frozen_in_proof_run, collection_errors, clock_override.\n\n" + EPILOG),
+        async (a) => {
+          code = await runDecide(a, io);
         },
       )
       .command(
@@ -73,7 +80,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         (y) =>
           todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output, to check the leases against"))
             .option("contexts", { type: "string", describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run", requiresArg: true })
-            .option("report", { type: "string", default: "proven_coverage.json", describe: "coverage.py JSON report: of the proof run, or with --contexts of the same full run (its statements and branches)", requiresArg: true })
+            .option("report", { type: "string", describe: "a coverage report (coverage.py JSON, LCOV, Cobertura XML, Istanbul JSON; repeat for shards); with --contexts, the same run's `coverage json`. Default proven_coverage.json", requiresArg: true })
+            .option("coverage-format", { type: "string", describe: "override format detection: coveragepy-json, lcov, cobertura, istanbul-final, istanbul-summary", requiresArg: true })
+            .option("shards", { type: "string", describe: "how many parallel jobs wrote reports; fewer --report files exits 1 (shard_missing)", requiresArg: true })
             .option("format", { choices: ["text", "json"], default: "text" })
             .example("proofgate coverage --contexts .coverage --report full.json --format json", "single run: pytest --cov-context=test --cov-branch, then coverage json -o full.json")
             .example("proofgate coverage --report proven_coverage.json", "rerun: the totals of the proof run's report")

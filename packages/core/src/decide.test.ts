@@ -1,22 +1,26 @@
 import { describe, expect, it } from "vitest";
-import type { CoverageTotals } from "./coverage-json.js";
-import { decide, errorReport, REPORT_SCHEMA_VERSION, type DecideInput, type ReasonCode } from "./decide.js";
+import { decide, errorReport, REPORT_SCHEMA_VERSION, type DecideInput, type ProvenCoverage, type ReasonCode } from "./decide.js";
+import type { TestOutcome, TestResult } from "./junit.js";
 import type { Lease, Ledger } from "./ledger.js";
 import { toPythonJson } from "./python-json.js";
 import type { Universe } from "./universe.js";
 
 const TODAY = "2026-09-20";
 const LEASED = "tests/test_cache.py::test_stampede_window";
+const HIT = "tests/test_cache.py::test_hit";
+const TOTAL = "tests/test_billing.py::test_total";
+const SKIP = "tests/test_billing.py::test_rounding";
 
 function lease(nodeid: string, expires: string, index = 0): Lease {
   return { index, nodeid, owner: "platform-cache", reason: "timing", expires, line: 7 + index * 6 };
 }
 
-function coverage(statements: number, coveredLines: number, branches = 0, coveredBranches = 0): CoverageTotals {
+function coverage(statements: number, coveredLines: number, branches = 0, coveredBranches = 0): ProvenCoverage {
   const percent = statements === 0 ? 100 : (100 * (coveredLines + coveredBranches)) / (statements + branches);
   return {
-    file: "proven_coverage.json",
-    format: 2,
+    source: "report",
+    files: ["proven_coverage.json"],
+    format: "coveragepy-json",
     percent,
     statements,
     coveredLines,
@@ -24,8 +28,12 @@ function coverage(statements: number, coveredLines: number, branches = 0, covere
     coveredBranches,
     lineRate: statements === 0 ? 1 : coveredLines / statements,
     branchRate: branches === 0 ? 1 : coveredBranches / branches,
-    hasBranches: branches > 0,
   };
+}
+
+/** A JUnit result of the proof run. */
+function result(id: string, outcome: TestOutcome, line = 1): TestResult {
+  return { id, outcome, file: "results.xml", line, classname: "", name: id, mapping: "universe", collectionError: false };
 }
 
 /** Every signal passes: one active lease within budget, on a collected test, coverage above the floor. */
@@ -39,13 +47,15 @@ function passing(): DecideInput {
     rejectIfAgentAddsLease: true,
     leases: [lease(LEASED, "2026-09-26")],
   };
-  const universe: Universe = { file: "collected.txt", ids: [LEASED, "tests/test_cache.py::test_hit", "tests/test_billing.py::test_total"], duplicates: [], collectionErrors: [], summaryCount: 3 };
+  const universe: Universe = { file: "collected.txt", ids: [LEASED, HIT, TOTAL, SKIP], duplicates: [], collectionErrors: [], summaryCount: 4 };
   return {
     today: TODAY,
     clockOverride: false,
     ledger,
     universe,
     coverage: coverage(100, 80),
+    // The proof run: every test but the frozen one passed.
+    evidence: { results: [result(HIT, "passed"), result(TOTAL, "passed"), result(SKIP, "passed")] },
     minProven: 70,
     fixtureDelta: 0,
     propertyFailures: 0,
@@ -64,11 +74,18 @@ type DecidedReason = Extract<
   | "agent_added_lease"
   | "proven_coverage"
   | "coverage_missing"
+  | "shard_missing"
   | "fixture_digest"
   | "property_hold"
+  | "tests_failed"
+  | "missing_evidence"
+  | "skip_budget"
+  | "frozen_in_proof_run"
   | "collection_errors"
   | "clock_override"
 >;
+
+const results = (i: DecideInput): TestResult[] => i.evidence!.results as TestResult[];
 
 /** One failing signal each: the change to a passing input that makes exactly that reason fire. */
 const BREAKERS: Record<DecidedReason, (input: DecideInput) => void> = {
@@ -89,13 +106,29 @@ const BREAKERS: Record<DecidedReason, (input: DecideInput) => void> = {
     i.coverage = coverage(100, 69);
   },
   coverage_missing: (i) => {
-    i.coverage = coverage(0, 0);
+    i.coverage = { ...coverage(0, 0), shardsExpected: i.coverage.shardsExpected };
+  },
+  shard_missing: (i) => {
+    i.coverage.shardsExpected = 2;
   },
   fixture_digest: (i) => {
     i.fixtureDelta = 2;
   },
   property_hold: (i) => {
     i.propertyFailures = 3;
+  },
+  tests_failed: (i) => {
+    results(i).find((r) => r.id === TOTAL)!.outcome = "failed";
+  },
+  missing_evidence: (i) => {
+    results(i).splice(results(i).findIndex((r) => r.id === HIT), 1);
+  },
+  skip_budget: (i) => {
+    results(i).find((r) => r.id === SKIP)!.outcome = "skipped";
+    i.evidence = { ...i.evidence!, maxUnledgeredSkips: 0 };
+  },
+  frozen_in_proof_run: (i) => {
+    results(i).push(result(LEASED, "passed", 9));
   },
   collection_errors: (i) => {
     i.universe.collectionErrors.push({ line: 12, text: "ERROR tests/test_bad.py" });
@@ -131,7 +164,7 @@ describe("decide", () => {
   });
 
   it("lists every failing reason in the documented order, and rejects on any combination", () => {
-    // Every subset of the ten signals: MERGE only for the empty one, the reasons always in order.
+    // Every subset of the signals: MERGE only for the empty one, the reasons always in order.
     for (let mask = 0; mask < 1 << ORDER.length; mask++) {
       const input = passing();
       const expected = ORDER.filter((_, bit) => mask & (1 << bit));
@@ -211,6 +244,9 @@ describe("decide", () => {
     input.today = "2026-09-26";
     expect(decide(input).decision).toBe("MERGE");
     input.today = "2026-09-27";
+    // Expired, the test is no longer frozen: the proof run owed a result for it and has none.
+    expect(decide(input).reasons).toEqual(["expired_leases", "missing_evidence"]);
+    input.evidence = undefined;
     expect(decide(input).reasons).toEqual(["expired_leases"]);
   });
 
@@ -258,7 +294,7 @@ describe("decide", () => {
     const parsed = JSON.parse(toPythonJson(json)) as Record<string, unknown>;
     expect(parsed).toMatchObject({
       today_utc: TODAY,
-      collected_tests: 3,
+      collected_tests: 4,
       active_leases: 1,
       expired_leases: 0,
       proven_coverage_percent: 70,

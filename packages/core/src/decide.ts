@@ -1,4 +1,3 @@
-import type { CoverageTotals } from "./coverage-json.js";
 import type { IsoDate } from "./dates.js";
 import { formatIssue, type GateIssue } from "./errors.js";
 import type { Lease, Ledger } from "./ledger.js";
@@ -6,6 +5,8 @@ import { classifyLeases } from "./ledger.js";
 import { findUnknownLeases, type UnknownLease } from "./deselect.js";
 import { PyFloat } from "./python-json.js";
 import type { Universe } from "./universe.js";
+import { accountEvidence, missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
+import type { TestResult } from "./junit.js";
 
 /** Why the gate says REJECT. Stable strings: merge queues and dashboards match on them. */
 export type ReasonCode =
@@ -15,11 +16,13 @@ export type ReasonCode =
   | "agent_added_lease"
   | "proven_coverage"
   | "coverage_missing"
+  | "shard_missing"
   | "fixture_digest"
   | "property_hold"
   | "tests_failed"
   | "missing_evidence"
   | "skip_budget"
+  | "frozen_in_proof_run"
   | "collection_errors"
   | "clock_override"
   | "input_error";
@@ -29,9 +32,35 @@ export type Decision = "MERGE" | "REJECT";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {
-  role: "ledger" | "universe" | "coverage";
+  role: "ledger" | "universe" | "coverage" | "results";
   path: string;
   sha256: string;
+}
+
+/** Proven coverage as the gate judges it, whichever way it was measured. */
+export interface ProvenCoverage {
+  /** One report, several shards merged, or one run's contexts minus the frozen tests. */
+  source: "report" | "shards" | "contexts";
+  /** The files it was read from. */
+  files: string[];
+  format: string;
+  percent: number;
+  statements: number;
+  coveredLines: number;
+  branches: number;
+  coveredBranches: number;
+  lineRate: number;
+  branchRate: number;
+  /** The shard count the run declared; fewer files is `shard_missing`. */
+  shardsExpected?: number | undefined;
+}
+
+/** The proof run's test results (GATE.md 5); `decide` accounts them against the universe. */
+export interface ProofResults {
+  /** Every result read (shards merged), frozen tests' included. */
+  results: readonly TestResult[];
+  /** The budget for skips without a lease; none when undefined. */
+  maxUnledgeredSkips?: number | undefined;
 }
 
 /** Everything `decide` judges. The caller reads files and the clock; this stays pure. */
@@ -41,7 +70,9 @@ export interface DecideInput {
   clockOverride: boolean;
   ledger: Ledger;
   universe: Universe;
-  coverage: CoverageTotals;
+  coverage: ProvenCoverage;
+  /** Test results of the proof run, when given. */
+  evidence?: ProofResults | undefined;
   minProven: number;
   fixtureDelta: number;
   propertyFailures: number;
@@ -64,6 +95,7 @@ interface RuleContext extends DecideInput {
   active: Lease[];
   expired: Lease[];
   unknown: UnknownLease[];
+  accounting: EvidenceAccounting | undefined;
 }
 
 type Rule = (ctx: RuleContext) => Finding[];
@@ -110,14 +142,25 @@ const RULES: readonly Rule[] = [
       {
         reason: "proven_coverage",
         message: `proven coverage ${coverage.percent.toFixed(2)}% is below the floor of ${minProven}%`,
-        file: coverage.file,
+        file: coverage.files.join(", "),
         fix: "cover the changed code with tests that are not frozen",
       },
     ];
   },
   function coverageMissing({ coverage }) {
     if (coverage.statements > 0) return [];
-    return [{ reason: "coverage_missing", message: "the coverage report measured no statements", file: coverage.file, fix: "check `--cov=<package>` and `[run] source`: the proof run measured nothing" }];
+    return [{ reason: "coverage_missing", message: "the coverage report measured no statements", file: coverage.files.join(", "), fix: "check `--cov=<package>` and `[run] source`: the proof run measured nothing" }];
+  },
+  function shardMissing({ coverage }) {
+    const expected = coverage.shardsExpected;
+    if (expected === undefined || coverage.source === "contexts" || coverage.files.length >= expected) return [];
+    return [
+      {
+        reason: "shard_missing",
+        message: `${expected - coverage.files.length} of ${expected} coverage shards are missing: only ${coverage.files.join(", ")}`,
+        fix: "upload every parallel job's report as an artifact and pass each with --report",
+      },
+    ];
   },
   function fixtureDigest({ fixtureDelta, humanFixtureLock }) {
     if (fixtureDelta <= 0 || humanFixtureLock) return [];
@@ -126,6 +169,30 @@ const RULES: readonly Rule[] = [
   function propertyHold({ propertyFailures }) {
     if (propertyFailures <= 0) return [];
     return [{ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, fix: "fix the code, not the seeds: the seed corpus must predate the patch" }];
+  },
+  function failedTests({ accounting }) {
+    return accounting ? testsFailed(accounting) : [];
+  },
+  function missingResults({ accounting }) {
+    return accounting ? missingEvidence(accounting) : [];
+  },
+  function unledgeredSkips({ accounting, evidence }) {
+    return accounting ? skipBudget(accounting, evidence?.maxUnledgeredSkips) : [];
+  },
+  function frozenInProofRun({ evidence, coverage, active }) {
+    // A frozen test that ran in the proof run put its lines into the coverage report: the rerun did not
+    // deselect it. (The single-run mode drops frozen contexts itself, so there a full run is expected.)
+    if (!evidence || coverage.source === "contexts") return [];
+    const frozen = new Set(active.map((l) => l.nodeid));
+    return evidence.results
+      .filter((r) => frozen.has(r.id) && r.outcome !== "skipped")
+      .map((r) => ({
+        reason: "frozen_in_proof_run",
+        message: `the frozen test ${r.id} ran in the proof run (${r.outcome}), so its coverage counts as proof`,
+        file: r.file,
+        line: r.line,
+        fix: "run the proof with `proofgate deselect --format plugin` loaded (-p proofgate_frozen)",
+      }));
   },
   function collectionErrors({ universe }) {
     return universe.collectionErrors.map((error) => ({
@@ -158,7 +225,8 @@ export const REPORT_SCHEMA_VERSION = 1;
 export function decide(input: DecideInput): DecideReport {
   const { active, expired } = classifyLeases(input.ledger.leases, input.today);
   const unknown = findUnknownLeases(active, input.universe);
-  const ctx: RuleContext = { ...input, active, expired, unknown };
+  const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
+  const ctx: RuleContext = { ...input, active, expired, unknown, accounting };
   const findings = RULES.flatMap((rule) => rule(ctx));
   const reasons = [...new Set(findings.map((f) => f.reason))];
   const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
@@ -180,8 +248,10 @@ export function decide(input: DecideInput): DecideReport {
     base: null,
     head: null,
     coverage: {
-      source: coverage.file,
+      source: coverage.source,
+      files: coverage.files,
       format: coverage.format,
+      shards_expected: coverage.shardsExpected ?? null,
       proven_coverage_percent: new PyFloat(coverage.percent),
       num_statements: coverage.statements,
       covered_lines: coverage.coveredLines,
@@ -200,6 +270,7 @@ export function decide(input: DecideInput): DecideReport {
       expired: expired.map(leaseJson),
       unknown: unknown.map((u) => ({ ...leaseJson(u.lease), close_ids: u.close.map((c) => c.id) })),
     },
+    accounting: accounting ? accountingJson(accounting, input.evidence?.maxUnledgeredSkips) : null,
     universe: { file: input.universe.file, collected: input.universe.ids.length, duplicates: input.universe.duplicates.length, collection_errors: input.universe.collectionErrors.length },
     details: findings.map(findingJson),
     inputs: input.inputs,
@@ -207,6 +278,16 @@ export function decide(input: DecideInput): DecideReport {
     errors: [],
   };
   return { decision, reasons, findings, json };
+}
+
+function accountingJson(accounting: EvidenceAccounting, maxUnledgeredSkips: number | undefined): Record<string, unknown> {
+  return {
+    result_files: accounting.resultFiles,
+    collected: accounting.collected,
+    ...accounting.counts,
+    max_unledgered_skips: maxUnledgeredSkips ?? null,
+    unknown_results: accounting.unknownResults.length,
+  };
 }
 
 function leaseJson(lease: Lease): Record<string, unknown> {

@@ -18,7 +18,7 @@ export {
   type PrefixCollateral,
 } from "./deselect.js";
 export { parseCoveragePyJson, coveragePercent, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
-export { decide, errorReport, REPORT_SCHEMA_VERSION, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest } from "./decide.js";
+export { decide, errorReport, REPORT_SCHEMA_VERSION, type ProvenCoverage, type ProofResults, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest } from "./decide.js";
 export { toPythonJson, PyFloat } from "./python-json.js";
 export { parseJunitXml, mergeJunitResults, universeFromJunit, pytestJunitNames, type TestResult, type TestOutcome, type JunitProducer, type IdMapping, type JunitParseOptions, type JunitParseResult, type JunitMergeResult } from "./junit.js";
 export { accountEvidence, testsFailed, missingEvidence, skipBudget, EVIDENCE_CLASSES, type EvidenceAccounting, type EvidenceClass } from "./evidence.js";

@@ -1,10 +1,8 @@
-import { readFileSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
-import { classifyLeases, findUnknownLeases, provenCoverageFromContexts, toPythonJson, PyFloat, GateError, type GateIssue } from "@proofgate/core";
-import { optionalFlag, stringFlag } from "../flags.js";
-import { readInput, resolveToday, type CliIo } from "../io.js";
-import { loadCoverage, loadLedger, loadUniverse, printWarnings } from "../inputs.js";
-import { readCoverageDataFile } from "../coverage-data-file.js";
+import { classifyLeases, findUnknownLeases, toPythonJson, PyFloat, GateError, type GateIssue } from "@proofgate/core";
+import { listFlag, optionalFlag, optionalIntFlag, stringFlag } from "../flags.js";
+import { resolveToday, type CliIo } from "../io.js";
+import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadProvenCoverage } from "../proven-coverage.js";
 
 /** Options of `proofgate coverage`, as yargs hands them over. */
 export interface CoverageArgs {
@@ -13,13 +11,17 @@ export interface CoverageArgs {
   collected?: unknown;
   contexts?: unknown;
   report?: unknown;
+  coverageFormat?: unknown;
+  shards?: unknown;
   format?: unknown;
   today?: unknown;
 }
 
 /** What `proofgate coverage` prints. */
 interface ProvenCoverage {
-  source: "contexts" | "report";
+  source: "contexts" | "report" | "shards";
+  files: string[];
+  format: string;
   percent: number;
   statements: number;
   coveredLines: number;
@@ -28,7 +30,6 @@ interface ProvenCoverage {
   lineRate: number;
   branchRate: number;
   frozen?: string[];
-  droppedContexts?: number;
 }
 
 /**
@@ -39,28 +40,19 @@ interface ProvenCoverage {
 export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number> {
   const format = stringFlag("format", args.format, "text");
   if (format !== "text" && format !== "json") throw new GateError({ code: "usage", message: `--format ${JSON.stringify(format)} is not one of text, json`, fix: "see proofgate coverage --help" });
-  const reportPath = stringFlag("report", args.report, "proven_coverage.json");
+  const reports = listFlag("report", args.report);
   const contextsPath = optionalFlag("contexts", args.contexts);
+  const shards = optionalIntFlag("shards", args.shards, 1);
 
-  let result: ProvenCoverage;
-  if (contextsPath === undefined) {
-    const totals = loadCoverage(reportPath).value;
-    result = {
-      source: "report",
-      percent: totals.percent,
-      statements: totals.statements,
-      coveredLines: totals.coveredLines,
-      branches: totals.branches,
-      coveredBranches: totals.coveredBranches,
-      lineRate: totals.lineRate,
-      branchRate: totals.branchRate,
-    };
-  } else {
+  const warnings: GateIssue[] = [];
+  let frozen: string[] = [];
+  if (contextsPath !== undefined) {
     const freezePath = stringFlag("freeze", args.freeze, "freeze.toml");
     const { today, override } = resolveToday(optionalFlag("today", args.today), io);
     const ledger = loadLedger(freezePath);
-    const warnings: GateIssue[] = [...ledger.warnings];
+    warnings.push(...ledger.warnings);
     const { active } = classifyLeases(ledger.value.leases, today);
+    frozen = active.map((l) => l.nodeid);
     const collectedPath = optionalFlag("collected", args.collected);
     if (collectedPath !== undefined) {
       const universe = loadUniverse(collectedPath);
@@ -70,33 +62,38 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
       }
     }
     if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
-    const report = readInput(reportPath, "the coverage.py JSON report of the same run", "--report");
-    const rows = await readCoverageDataFile(contextsPath);
-    const frozen = active.map((l) => l.nodeid);
-    const proven = provenCoverageFromContexts(rows, report.text, reportPath, frozen, (path) => readSource(path, io.cwd));
-    if (proven.errors.length > 0 || !proven.summary) throw new GateError(proven.errors.length ? proven.errors : [{ code: "coverage_invalid", file: contextsPath, message: "no coverage data" }]);
-    warnings.push(...proven.warnings);
-    for (const nodeid of proven.frozenNotRun) {
-      warnings.push({ code: "coverage_invalid", file: contextsPath, message: `the frozen test ${nodeid} has no context in the data file (it did not run, or its id differs)`, fix: "collect and run the whole suite with --cov-context=test" });
-    }
-    printWarnings(io, warnings);
-    const s = proven.summary;
-    if (s.statements === 0) {
-      throw new GateError({ code: "coverage_invalid", file: reportPath, message: "the report measures no statements", fix: "measure the package under test: pytest --cov=<package>" });
-    }
-    result = {
-      source: "contexts",
-      percent: s.percent,
-      statements: s.statements,
-      coveredLines: s.coveredLines,
-      branches: s.branches,
-      coveredBranches: s.coveredBranches,
-      lineRate: s.lineRate,
-      branchRate: s.branchRate,
-      frozen,
-      droppedContexts: proven.droppedContexts.length,
-    };
   }
+  const loaded = await loadProvenCoverage({
+    reports: reports.length > 0 ? reports : ["proven_coverage.json"],
+    contexts: contextsPath,
+    format: optionalFlag("coverage-format", args.coverageFormat),
+    shards,
+    frozen,
+    root: io.cwd,
+  });
+  warnings.push(...loaded.warnings);
+  for (const nodeid of loaded.frozenNotRun) {
+    warnings.push({ code: "coverage_invalid", file: contextsPath, message: `the frozen test ${nodeid} has no context in the data file (it did not run, or its id differs)`, fix: "collect and run the whole suite with --cov-context=test" });
+  }
+  printWarnings(io, warnings);
+  const c = loaded.coverage;
+  if (c.statements === 0) {
+    throw new GateError({ code: "coverage_invalid", file: c.files.join(", "), message: "the report measures no statements", fix: "measure the package under test: pytest --cov=<package>" });
+  }
+  const missingShards = shards !== undefined && c.source !== "contexts" ? shards - c.files.length : 0;
+  const result: ProvenCoverage = {
+    source: c.source,
+    files: c.files,
+    format: c.format,
+    percent: c.percent,
+    statements: c.statements,
+    coveredLines: c.coveredLines,
+    branches: c.branches,
+    coveredBranches: c.coveredBranches,
+    lineRate: c.lineRate,
+    branchRate: c.branchRate,
+    ...(c.source === "contexts" ? { frozen } : {}),
+  };
 
   if (format === "json") {
     io.stdout(
@@ -109,25 +106,24 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
         line_rate: new PyFloat(result.lineRate),
         branch_rate: new PyFloat(result.branchRate),
         source: result.source,
-        ...(result.frozen ? { frozen_tests: result.frozen, dropped_contexts: result.droppedContexts } : {}),
+        files: result.files,
+        format: result.format,
+        shards_expected: shards ?? null,
+        shards_missing: missingShards,
+        ...(result.frozen ? { frozen_tests: result.frozen } : {}),
       })}\n`,
     );
   } else {
     const pct = (n: number): string => `${(Math.round(n * 100) / 100).toFixed(2)}%`;
     io.stdout(
-      `proven coverage: ${pct(result.percent)} (from ${result.source === "contexts" ? `${contextsPath}, without ${result.frozen?.length ?? 0} frozen test(s)` : reportPath})\n` +
+      `proven coverage: ${pct(result.percent)} (from ${result.source === "contexts" ? `${contextsPath}, without ${result.frozen?.length ?? 0} frozen test(s)` : result.files.join(", ")})\n` +
         `  lines:    ${result.coveredLines}/${result.statements} (${pct(100 * result.lineRate)})\n` +
         `  branches: ${result.coveredBranches}/${result.branches} (${pct(100 * result.branchRate)})\n`,
     );
   }
-  return 0;
-}
-
-/** A measured file's source, for telling docstrings from statements; undefined when it cannot be read. */
-function readSource(path: string, cwd: string): string | undefined {
-  try {
-    return readFileSync(isAbsolute(path) ? path : resolve(cwd, path), "utf8");
-  } catch {
-    return undefined;
+  if (missingShards > 0) {
+    io.stderr(`proofgate: shard_missing: ${missingShards} of ${shards} coverage shards are missing. Fix: pass every parallel job's report with --report\n`);
+    return 1;
   }
+  return 0;
 }

@@ -1,14 +1,22 @@
-import { decide, toPythonJson, type InputDigest } from "@proofgate/core";
-import { intFlag, optionalFlag, percentFlag, stringFlag } from "../flags.js";
+import { classifyLeases, decide, toPythonJson, type InputDigest } from "@proofgate/core";
+import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
 import { resolveToday, writeAtomic, type CliIo } from "../io.js";
-import { loadCoverage, loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadProvenCoverage } from "../proven-coverage.js";
+import { loadResults } from "../results.js";
 
-/** Options of `proofgate decide`: the reference script's flags, plus `--today` and `--out`. */
+/** Options of `proofgate decide`: the reference script's flags, plus coverage sources, results, `--today` and `--out`. */
 export interface DecideArgs {
   [flag: string]: unknown;
   freeze?: unknown;
   collected?: unknown;
   coverage?: unknown;
+  report?: unknown;
+  coverageFormat?: unknown;
+  contexts?: unknown;
+  shards?: unknown;
+  results?: unknown;
+  maxUnledgeredSkips?: unknown;
   minProven?: unknown;
   fixtureDelta?: unknown;
   propertyFailures?: unknown;
@@ -19,32 +27,53 @@ export interface DecideArgs {
 }
 
 /** `proofgate decide`: prints the JSON report; exit 0 MERGE, 1 REJECT (2 is raised as a GateError). */
-export function runDecide(args: DecideArgs, io: CliIo): number {
+export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   const minProven = percentFlag("min-proven", args.minProven, 70);
   const fixtureDelta = intFlag("fixture-delta", args.fixtureDelta, 0);
   const propertyFailures = intFlag("property-failures", args.propertyFailures, 0);
   const agentAddedLeases = intFlag("agent-added-leases", args.agentAddedLeases, 0);
   const humanFixtureLock = args.humanFixtureLock === true;
+  const shards = optionalIntFlag("shards", args.shards, 1);
+  const maxUnledgeredSkips = optionalIntFlag("max-unledgered-skips", args.maxUnledgeredSkips);
   const out = optionalFlag("out", args.out);
   const { today, override } = resolveToday(optionalFlag("today", args.today), io);
+  // --coverage is the reference script's flag (one coverage.py JSON report); --report is proofgate's,
+  // any format, repeatable for shards.
+  const shardReports = listFlag("report", args.report);
+  // Neither flag: the article's default path, a coverage.py JSON report.
+  const legacy = optionalFlag("coverage", args.coverage) ?? (shardReports.length === 0 ? "proven_coverage.json" : undefined);
+  const reports = [...(legacy === undefined ? [] : [legacy]), ...shardReports];
+  const declaredFormat = optionalFlag("coverage-format", args.coverageFormat);
 
   const ledger = loadLedger(stringFlag("freeze", args.freeze, "freeze.toml"));
   const universe = loadUniverse(stringFlag("collected", args.collected, "collected.txt"));
-  const coverage = loadCoverage(stringFlag("coverage", args.coverage, "proven_coverage.json"));
-  const warnings = [...ledger.warnings, ...universe.warnings];
+  const { active } = classifyLeases(ledger.value.leases, today);
+  const coverage = await loadProvenCoverage({
+    reports,
+    contexts: optionalFlag("contexts", args.contexts),
+    format: declaredFormat ?? (legacy !== undefined && reports.length === 1 ? "coveragepy-json" : undefined),
+    shards,
+    frozen: active.map((l) => l.nodeid),
+    root: io.cwd,
+  });
+  const resultPaths = listFlag("results", args.results);
+  const results = resultPaths.length > 0 ? loadResults(resultPaths, universe.value) : undefined;
+  const warnings = [...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? [])];
   printWarnings(io, warnings);
 
   const inputs: InputDigest[] = [
     { role: "ledger", path: ledger.file.path, sha256: ledger.file.sha256 },
     { role: "universe", path: universe.file.path, sha256: universe.file.sha256 },
-    { role: "coverage", path: coverage.file.path, sha256: coverage.file.sha256 },
+    ...coverage.files.map((f): InputDigest => ({ role: "coverage", path: f.path, sha256: f.sha256 })),
+    ...(results?.files ?? []).map((f): InputDigest => ({ role: "results", path: f.path, sha256: f.sha256 })),
   ];
   const report = decide({
     today,
     clockOverride: override,
     ledger: ledger.value,
     universe: universe.value,
-    coverage: coverage.value,
+    coverage: coverage.coverage,
+    evidence: results ? { results: results.results, maxUnledgeredSkips } : undefined,
     minProven,
     fixtureDelta,
     propertyFailures,
