@@ -8,7 +8,12 @@ export type GateErrorCode =
   | "universe_invalid"
   | "universe_empty"
   | "coverage_invalid"
+  | "config_invalid"
   | "results_invalid"
+  | "lock_invalid"
+  | "fixtures_invalid"
+  | "git_failed"
+  | "shallow_history"
   | "usage"
   | "deselect_refused";
 

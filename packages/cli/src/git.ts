@@ -1,0 +1,449 @@
+// Everything proofgate reads from git (GATE.md 6): the range base..head, its commits with their
+// authors, committers and trailers as git itself parses them, the paths each commit changed, and
+// files and trees at a revision. One git process per question, never a shell.
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { GateError, type Commit, type GateIssue, type Trailer } from "@proofgate/core";
+
+/** Options for one git invocation. */
+export interface RunGitOptions {
+  /** Bytes for git's stdin. */
+  input?: string | Uint8Array | undefined;
+  /** Exit codes that are answers rather than failures (e.g. 1 for `merge-base --is-ancestor`). Default: [0]. */
+  okCodes?: readonly number[] | undefined;
+}
+
+/** What one git invocation returned. */
+export interface GitResult {
+  status: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Git's output can be large (a `log` over thousands of commits, a big blob). */
+const MAX_BUFFER = 1024 * 1024 * 1024;
+
+/** Every call: paths unquoted, UTF-8 log output, no signature noise. */
+const CONFIG = ["-c", "core.quotepath=off", "-c", "i18n.logOutputEncoding=UTF-8", "-c", "log.showSignature=false"];
+
+function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    LC_ALL: "C",
+    LANGUAGE: "C",
+    GIT_TERMINAL_PROMPT: "0",
+    GIT_OPTIONAL_LOCKS: "0",
+    // The gate reads the objects themselves: `refs/replace` must not change an author or a parent.
+    GIT_NO_REPLACE_OBJECTS: "1",
+    // Paths are names, never globs.
+    GIT_LITERAL_PATHSPECS: "1",
+  };
+}
+
+const quoteArg = (arg: string): string => (/^[\w@%+=:,./^~-]+$/.test(arg) ? arg : JSON.stringify(arg));
+
+/** The command as a user would type it, for messages. */
+function describe(args: readonly string[]): string {
+  return `git ${args.map(quoteArg).join(" ")}`;
+}
+
+function fixFor(stderr: string, cwd: string): string {
+  if (/not a git repository/i.test(stderr)) return `run proofgate inside the repository's work tree (it ran in ${cwd})`;
+  if (/dubious ownership/i.test(stderr)) return `trust the checkout: git config --global --add safe.directory ${JSON.stringify(cwd)}`;
+  return "check that this command works in the repository";
+}
+
+/**
+ * Runs git with `args` in `cwd` (no shell, LC_ALL=C, `-c core.quotepath=off`, a 1 GiB output limit)
+ * and returns its raw result. An exit code outside `okCodes`, a missing git or a signal is a
+ * GateError (`git_failed`) naming the command and git's first stderr line.
+ */
+export function gitExec(args: readonly string[], cwd: string, options: RunGitOptions = {}): GitResult {
+  const result = spawnSync("git", [...CONFIG, ...args], {
+    cwd,
+    env: gitEnv(),
+    input: options.input,
+    maxBuffer: MAX_BUFFER,
+    windowsHide: true,
+    shell: false,
+  });
+  const command = describe(args);
+  if (result.error) {
+    const code = (result.error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && !existsSync(cwd)) {
+      throw new GateError({ code: "git_failed", message: `${command}: the folder ${cwd} does not exist`, fix: "run proofgate in the repository's work tree" }, { cause: result.error });
+    }
+    if (code === "ENOENT") {
+      throw new GateError({ code: "git_failed", message: `${command}: git is not installed or not on PATH`, fix: "install git, or run proofgate where git is on PATH" }, { cause: result.error });
+    }
+    throw new GateError({ code: "git_failed", message: `${command} failed: ${code ?? result.error.message}`, fix: code === "ENOBUFS" ? "the output exceeds 1 GiB" : fixFor("", cwd) }, { cause: result.error });
+  }
+  const stderr = result.stderr.toString("utf8");
+  const status = result.status ?? -1;
+  if (!(options.okCodes ?? [0]).includes(status)) {
+    const first = stderr.split("\n").find((line) => line.trim() !== "")?.trim();
+    const why = result.signal ? `was killed by ${result.signal}` : `exited ${status}${first ? `: ${first}` : ""}`;
+    throw new GateError({ code: "git_failed", message: `${command} ${why}`, fix: fixFor(stderr, cwd) });
+  }
+  return { status, stdout: result.stdout, stderr };
+}
+
+/** Runs git and returns its stdout as text; any failure is a GateError (`git_failed`). */
+export function runGit(args: readonly string[], cwd: string, options: RunGitOptions = {}): string {
+  return gitExec(args, cwd, options).stdout.toString("utf8");
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** A path git printed, as text; a name that is not UTF-8 is a GateError (the gate cannot name it). */
+function pathText(bytes: Buffer, context: string): string {
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new GateError({ code: "git_failed", message: `${context}: a path is not UTF-8 (${JSON.stringify(bytes.toString("latin1"))})`, fix: "rename the file to a UTF-8 name" });
+  }
+}
+
+/** Splits git's `-z` output at NUL bytes; the trailing terminator yields no empty last item. */
+function splitNul(out: Buffer): Buffer[] {
+  const parts: Buffer[] = [];
+  let start = 0;
+  for (let i = out.indexOf(0); i !== -1; i = out.indexOf(0, start)) {
+    parts.push(out.subarray(start, i));
+    start = i + 1;
+  }
+  if (start < out.length) parts.push(out.subarray(start));
+  return parts;
+}
+
+function refusesOption(what: string, ref: string): void {
+  if (ref.startsWith("-") || ref.trim() === "" || /[\0\n]/.test(ref)) {
+    throw new GateError({ code: "usage", message: `${what} ${JSON.stringify(ref)} is not a git revision`, fix: `pass a commit, branch or tag, e.g. ${what} origin/main` });
+  }
+}
+
+/** The full object name of `ref` as a commit, or undefined when this repository has no such commit. */
+export function resolveCommit(ref: string, cwd: string): string | undefined {
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], cwd, { okCodes: [0, 1, 128] });
+  const sha = out.stdout.toString("utf8").trim();
+  return out.status === 0 && sha !== "" ? sha : undefined;
+}
+
+/** True when `ancestor` is `descendant` or one of its ancestors (`git merge-base --is-ancestor`). */
+export function isAncestor(ancestor: string, descendant: string, cwd: string): boolean {
+  return gitExec(["merge-base", "--is-ancestor", "--end-of-options", ancestor, descendant], cwd, { okCodes: [0, 1] }).status === 0;
+}
+
+/** True when the clone is shallow (`git rev-parse --is-shallow-repository`). */
+export function isShallowRepository(cwd: string): boolean {
+  return runGit(["rev-parse", "--is-shallow-repository"], cwd).trim() === "true";
+}
+
+/** The commits at which a shallow clone's history is cut (their parents are missing). */
+export function shallowBoundary(cwd: string): Set<string> {
+  const file = runGit(["rev-parse", "--git-path", "shallow"], cwd).replace(/\n$/, "");
+  let text = "";
+  try {
+    text = readFileSync(isAbsolute(file) ? file : join(cwd, file), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new GateError({ code: "git_failed", file, message: `cannot read the shallow list: ${String(error)}`, fix: "check the repository's permissions" });
+  }
+  return new Set(text.split("\n").map((l) => l.trim()).filter(Boolean));
+}
+
+/** A CI system, for the fix to a shallow history. */
+export type CiProvider = "github" | "gitlab" | "buildkite" | "local";
+
+/** The CI this process runs in, from its environment; `local` when none. */
+export function detectCiProvider(env: NodeJS.ProcessEnv = process.env): CiProvider {
+  if (env.GITHUB_ACTIONS === "true") return "github";
+  if (env.GITLAB_CI) return "gitlab";
+  if (env.BUILDKITE === "true") return "buildkite";
+  return "local";
+}
+
+/** How to fetch the whole history on each CI (GATE.md 6). */
+export function shallowHistoryFix(provider?: CiProvider): string {
+  const fixes: Record<CiProvider, string> = {
+    github: "GitHub Actions: give actions/checkout `with: fetch-depth: 0`",
+    gitlab: "GitLab CI: set the variable `GIT_DEPTH: 0`",
+    buildkite: "Buildkite: run `git fetch --unshallow` (or clone without --depth) before proofgate",
+    local: "run `git fetch --unshallow` (and fetch the base branch) before proofgate",
+  };
+  if (provider && provider !== "local") return `${fixes[provider]}, so the history reaches the base`;
+  return `fetch the whole history: ${fixes.github}; ${fixes.gitlab}; Buildkite or locally, run \`git fetch --unshallow\``;
+}
+
+/** The commits to judge: base..head, both full object names. */
+export interface GitRange {
+  /** The base commit; its own changes are not the patch's. */
+  base: string;
+  head: string;
+  /** What was asked for: the --base flag, or the default branch the merge-base was taken with. */
+  baseRef: string;
+  headRef: string;
+  /** Whether base came from the flag or from the merge-base with the default branch. */
+  baseSource: "flag" | "merge-base";
+  /** The clone is shallow, but its history reaches the base: every commit of the range is present. */
+  shallow: boolean;
+}
+
+/**
+ * A resolved range, or `shallow_history` (GATE.md 6): the history cannot show every commit of
+ * base..head, so nothing about the patch may be judged. The issue carries the fix for the CI.
+ */
+export type RangeResolution =
+  | { ok: true; range: GitRange }
+  | { ok: false; issue: GateIssue & { code: "shallow_history"; fix: string }; shallow: boolean };
+
+/** Options for `resolveRange`. */
+export interface ResolveRangeOptions {
+  /** The base revision (the --base flag); else the merge-base of head with the default branch. */
+  base?: string | undefined;
+  /** The head revision (the --head flag); default HEAD. */
+  head?: string | undefined;
+  /** The default branch's name (e.g. from the platform): tried as `origin/<name>`, then `<name>`. */
+  defaultBranch?: string | undefined;
+  /** The CI, for the fix; default from the environment. */
+  provider?: CiProvider | undefined;
+  cwd: string;
+}
+
+/** The branches tried, in order, when neither --base nor a default branch is given. */
+export const DEFAULT_BRANCH_CANDIDATES: readonly string[] = Object.freeze(["origin/HEAD", "origin/main", "origin/master", "main", "master"]);
+
+/**
+ * Resolves base..head. Head defaults to HEAD; base comes from `base`, else from the merge-base of
+ * head with the default branch (`defaultBranch`, else origin/HEAD, origin/main, origin/master, main,
+ * master). A shallow or truncated history is a `shallow_history` result, never a range: a base
+ * that is missing from the clone or not an ancestor of head, no merge-base in a shallow clone, or a
+ * shallow cut inside base..head. A head that does not exist, or no default branch in a full
+ * clone, is a GateError (`usage`).
+ */
+export function resolveRange(options: ResolveRangeOptions): RangeResolution {
+  const { cwd } = options;
+  const headRef = options.head ?? "HEAD";
+  refusesOption("--head", headRef);
+  if (options.base !== undefined) refusesOption("--base", options.base);
+  const shallow = isShallowRepository(cwd);
+  const provider = options.provider ?? detectCiProvider();
+  const truncated = (message: string): RangeResolution => ({
+    ok: false,
+    shallow,
+    issue: { code: "shallow_history", message, fix: shallowHistoryFix(provider) },
+  });
+  const cloneIs = shallow ? "this clone is shallow" : "this clone is not shallow";
+
+  const head = resolveCommit(headRef, cwd);
+  if (head === undefined) {
+    if (shallow && options.head !== undefined) return truncated(`--head ${headRef} is not in this clone (${cloneIs})`);
+    throw new GateError({ code: "usage", message: `--head ${headRef} is not a commit in this repository`, fix: "pass the commit to judge with --head, or check it out" });
+  }
+
+  let base: string;
+  let baseRef: string;
+  let baseSource: GitRange["baseSource"];
+  if (options.base !== undefined) {
+    baseRef = options.base;
+    baseSource = "flag";
+    const found = resolveCommit(baseRef, cwd);
+    if (found === undefined) {
+      return truncated(`the base ${baseRef} is not in this clone (${cloneIs}): the history does not reach it, or the name is wrong`);
+    }
+    base = found;
+  } else {
+    const d = options.defaultBranch?.trim();
+    const candidates = d ? (d.startsWith("origin/") || d.startsWith("refs/") ? [d] : [`origin/${d}`, d]) : DEFAULT_BRANCH_CANDIDATES;
+    let found: { ref: string; sha: string } | undefined;
+    for (const ref of candidates) {
+      refusesOption("the default branch", ref);
+      const sha = resolveCommit(ref, cwd);
+      if (sha !== undefined) {
+        found = { ref, sha };
+        break;
+      }
+    }
+    if (!found) {
+      const tried = candidates.join(", ");
+      if (shallow) return truncated(`no default branch to take the merge-base with (tried ${tried}) in this shallow clone`);
+      throw new GateError({ code: "usage", message: `no base: --base was not given and no default branch exists (tried ${tried})`, fix: "pass the base with --base <commit or branch>, e.g. --base origin/main" });
+    }
+    baseRef = found.ref;
+    baseSource = "merge-base";
+    const mb = gitExec(["merge-base", "--end-of-options", head, found.sha], cwd, { okCodes: [0, 1] });
+    const sha = mb.stdout.toString("utf8").trim().split("\n")[0] ?? "";
+    if (mb.status !== 0 || sha === "") {
+      if (shallow) return truncated(`head and ${found.ref} have no common commit in this shallow clone: the history does not reach their merge-base`);
+      throw new GateError({ code: "usage", message: `head ${headRef} and ${found.ref} share no history, so there is no merge-base`, fix: "pass the base with --base <commit or branch>" });
+    }
+    base = sha;
+  }
+
+  if (!isAncestor(base, head, cwd)) {
+    const mb = gitExec(["merge-base", "--end-of-options", base, head], cwd, { okCodes: [0, 1] }).stdout.toString("utf8").trim();
+    const hint = mb ? `; their merge-base is ${mb}, pass --base ${mb} to judge the branch's own commits` : "";
+    return truncated(`the base ${baseRef} (${base.slice(0, 12)}) is not an ancestor of head ${headRef} (${head.slice(0, 12)}) (${cloneIs}): the history is truncated or the base is wrong${hint}`);
+  }
+
+  if (shallow) {
+    // A shallow cut inside base..head hides the commits behind it: the range would be truncated.
+    const cuts = shallowBoundary(cwd);
+    if (cuts.size > 0) {
+      const inRange = runGit(["rev-list", "--end-of-options", `${base}..${head}`, "--"], cwd).split("\n").filter((sha) => cuts.has(sha));
+      if (inRange.length > 0) {
+        return truncated(`this clone is shallow and its history is cut at ${inRange[0]!.slice(0, 12)}, inside ${baseRef}..${headRef}: commits of the patch are missing`);
+      }
+    }
+  }
+  return { ok: true, range: { base, head, baseRef, headRef, baseSource, shallow } };
+}
+
+/** Fields per commit in `listCommits`' output, each terminated by NUL (git's `-z` ends the record). */
+const LOG_FIELDS = ["%H", "%P", "%an", "%ae", "%cn", "%ce", "%s", "%(trailers:only,unfold,keyonly,separator=%x0A)", "%(trailers:only,unfold,separator=%x0A,key_value_separator=%x0A)"];
+
+/**
+ * Every commit of base..head, oldest first (parents before children; merges included), with author,
+ * committer, subject and trailers as git parses them (`%(trailers:only,unfold)`: the message's last
+ * paragraph of `Key: value` lines, continuation lines unfolded, comment lines skipped; a `---` line
+ * does not end a commit message; values are verbatim, so a CRLF message's folded value keeps its CR).
+ * One `git log`. Fields are NUL-separated: no message can hold a NUL,
+ * and an unfolded trailer key or value never holds a newline, so no message content can spoof them.
+ */
+export function listCommits(range: Pick<GitRange, "base" | "head">, cwd: string): Commit[] {
+  refusesOption("base", range.base);
+  refusesOption("head", range.head);
+  const out = gitExec(["log", "-z", "--topo-order", "--reverse", `--format=${LOG_FIELDS.join("%x00")}`, "--end-of-options", `${range.base}..${range.head}`, "--"], cwd).stdout;
+  const parts = splitNul(out).map((b) => b.toString("utf8"));
+  const n = LOG_FIELDS.length;
+  if (parts.length % n !== 0) {
+    throw new GateError({ code: "git_failed", message: `git log over ${range.base}..${range.head} printed ${parts.length} fields, not a multiple of ${n}`, fix: "report this with `git --version`" });
+  }
+  const commits: Commit[] = [];
+  for (let i = 0; i < parts.length; i += n) {
+    const [sha, parents, an, ae, cn, ce, subject, keys, pairs] = parts.slice(i, i + n) as [string, string, string, string, string, string, string, string, string];
+    // Keys alone, and key/value pairs, each LF-separated (git's `valueonly` drops the separators
+    // around leading empty values, so values are read in pairs; a key is never empty). The two
+    // readings must agree, or the output is not what it seems.
+    const keyList = keys === "" ? [] : keys.split("\n");
+    const pairList = pairs === "" ? [] : pairs.split("\n");
+    if (pairList.length !== 2 * keyList.length || keyList.some((key, j) => pairList[2 * j] !== key)) {
+      throw new GateError({ code: "git_failed", message: `commit ${sha}: git's trailer listing is inconsistent (${keyList.length} keys, ${pairList.length} key and value lines)`, fix: "check the repository's trailer.* config for keys with line breaks; report this with `git --version`" });
+    }
+    const trailers: Trailer[] = keyList.map((key, j) => ({ key, value: pairList[2 * j + 1]! }));
+    commits.push({
+      sha,
+      parents: parents === "" ? [] : parents.split(" "),
+      author: { name: an, email: ae },
+      committer: { name: cn, email: ce },
+      subject,
+      trailers,
+    });
+  }
+  return commits;
+}
+
+/** One path a commit changed: git's status letter (A, M, D, R, C, T, U, X), the path, and a rename's or copy's old path. */
+export interface ChangedPath {
+  status: string;
+  /** Git's similarity for R and C (0-100). */
+  score?: number | undefined;
+  /** The path at the commit (for D, the path that was removed), relative to the repository root. */
+  path: string;
+  /** For R and C: the path in the parent. */
+  oldPath?: string | undefined;
+}
+
+/**
+ * The paths commit `sha` changed against its first parent (the root commit: against the empty
+ * tree; a merge: against its first parent, i.e. what the merge brought in), renames detected (-M).
+ * Paths are repository-relative, verbatim (spaces, non-ASCII and newlines included).
+ */
+export function changedPaths(sha: string, cwd: string): ChangedPath[] {
+  refusesOption("commit", sha);
+  const context = `git diff-tree ${sha}`;
+  const out = gitExec(["diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "-M", "--root", "--diff-merges=first-parent", "--end-of-options", sha], cwd).stdout;
+  const parts = splitNul(out);
+  const changes: ChangedPath[] = [];
+  for (let i = 0; i < parts.length; ) {
+    const field = parts[i++]!.toString("utf8");
+    const status = field.charAt(0);
+    if (!/^[ACDMRTUX]$/.test(status)) throw new GateError({ code: "git_failed", message: `${context}: unexpected status ${JSON.stringify(field)}`, fix: "report this with `git --version`" });
+    const scoreText = field.slice(1);
+    const first = parts[i++];
+    if (first === undefined) throw new GateError({ code: "git_failed", message: `${context}: output ends after a status`, fix: "report this with `git --version`" });
+    if (status === "R" || status === "C") {
+      const second = parts[i++];
+      if (second === undefined) throw new GateError({ code: "git_failed", message: `${context}: a rename without its new path`, fix: "report this with `git --version`" });
+      changes.push({ status, ...(scoreText ? { score: Number(scoreText) } : {}), path: pathText(second, context), oldPath: pathText(first, context) });
+    } else {
+      changes.push({ status, path: pathText(first, context) });
+    }
+  }
+  return changes;
+}
+
+/**
+ * The bytes of the file at `path` (repository-relative) in revision `rev`, or undefined when `rev`
+ * has no file there (absent, or a folder). A symlink yields its target text, as git stores it. A
+ * revision that does not exist is a GateError.
+ */
+export function readBlobAt(rev: string, path: string, cwd: string): Buffer | undefined {
+  refusesOption("revision", rev);
+  const spec = `${rev}:${path.replace(/^\.?\//, "")}`;
+  const out = gitExec(["cat-file", "blob", spec], cwd, { okCodes: [0, 128] });
+  if (out.status === 0) return out.stdout;
+  if (resolveTree(rev, cwd) === undefined) {
+    throw new GateError({ code: "git_failed", message: `${rev} is not a revision in this repository (reading ${path})`, fix: "fetch it, or check the name" });
+  }
+  return undefined;
+}
+
+function resolveTree(rev: string, cwd: string): string | undefined {
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{tree}`], cwd, { okCodes: [0, 1, 128] });
+  return out.status === 0 ? out.stdout.toString("utf8").trim() : undefined;
+}
+
+/**
+ * The text of the file at `path` (repository-relative) in revision `rev`, or undefined when there is
+ * no file there. Not UTF-8: a GateError (`file_unreadable`) naming `rev:path`.
+ */
+export function readFileAt(rev: string, path: string, cwd: string): string | undefined {
+  const bytes = readBlobAt(rev, path, cwd);
+  if (bytes === undefined) return undefined;
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    throw new GateError({ code: "file_unreadable", file: `${rev}:${path}`, message: "is not UTF-8 text", fix: "write it as UTF-8" });
+  }
+}
+
+/** One entry of a tree listing: a file (mode 100644/100755), a symlink (120000) or a submodule (160000). */
+export interface TreeEntry {
+  /** Repository-relative, verbatim. */
+  path: string;
+  /** Git's octal mode, e.g. "100644". */
+  mode: string;
+  /** "blob", or "commit" for a submodule. */
+  type: string;
+  objectSha: string;
+}
+
+/**
+ * Every file under `dir` (repository-relative; "" or "." for the whole tree) in revision `rev`,
+ * recursively (`git ls-tree -r -z --full-tree`), in git's order (byte order of the path). `dir` is a
+ * literal path, not a glob; a missing folder yields []. A missing revision is a GateError.
+ */
+export function listFilesAt(rev: string, dir: string, cwd: string): TreeEntry[] {
+  refusesOption("revision", rev);
+  const clean = dir.replace(/^\.\/?/, "").replace(/\/+$/, "");
+  const context = `git ls-tree ${rev}`;
+  const out = gitExec(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, ...(clean ? ["--", clean] : [])], cwd).stdout;
+  return splitNul(out).map((record) => {
+    const tab = record.indexOf(0x09);
+    const meta = record.subarray(0, tab === -1 ? 0 : tab).toString("utf8").split(" ");
+    const [mode, type, objectSha] = meta as [string?, string?, string?];
+    if (tab === -1 || !mode || !type || !objectSha) throw new GateError({ code: "git_failed", message: `${context}: unexpected line ${JSON.stringify(record.toString("utf8"))}`, fix: "report this with `git --version`" });
+    return { path: pathText(record.subarray(tab + 1), context), mode, type, objectSha };
+  });
+}
