@@ -3,7 +3,8 @@
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/node_modules/**", "**/coverage/**"] },
+  // Only the coverage output folders, not src/coverage/ (the report readers).
+  { ignores: ["**/dist/**", "**/node_modules/**", "coverage/**", "packages/*/coverage/**", "apps/*/coverage/**"] },
   ...tseslint.configs.recommended,
   {
     rules: {

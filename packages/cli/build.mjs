@@ -8,7 +8,8 @@ import { createRequire } from "node:module";
 const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), "utf8"));
 rmSync("dist", { recursive: true, force: true });
 await build({
-  entryPoints: { proofgate: "src/bin.ts" },
+  // The hash worker is its own entry: a worker thread starts from a file (hash-files.ts finds it beside its chunk).
+  entryPoints: { proofgate: "src/bin.ts", "hash-worker": "src/hash-worker.ts" },
   outdir: "dist",
   splitting: true,
   chunkNames: "[name]-[hash]",

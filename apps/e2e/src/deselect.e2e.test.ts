@@ -166,12 +166,12 @@ describe("--format plugin", () => {
     expect(run.stdout).toMatch(/\b6 passed, 3 deselected\b/);
   });
 
-  it("fails the run, naming the ids, when leased tests are not collected (a subset of files)", () => {
+  it("lets a shard that runs other files pass: leased tests of files it did not collect are not missing", () => {
     const pluginDir = writePlugin();
     const run = pytest(["-rA", "-p", "proofgate_frozen", "pkg/tests"], dir, { PYTHONPATH: pluginDir });
-    expect(run.status).not.toBe(0);
-    expect(passed(run.stdout)).toEqual([]);
-    expect(run.stderr).toContain(`proofgate: 3 leased test id(s) in freeze.toml were not collected: ${[...LEASED].sort().join(", ")}.`);
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    expect(passed(run.stdout)).toEqual(["pkg/tests/test_b.py::test_b"]);
+    expect(run.stderr).not.toContain("proofgate:");
   });
 
   it("fails the run when a leased test was deleted, and deselect refuses the stale lease", () => {

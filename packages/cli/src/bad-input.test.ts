@@ -1,8 +1,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import initSqlJs from "sql.js";
 import { afterAll, beforeAll, describe, it, type ExpectStatic } from "vitest";
 
 // Every bad input must make the real bundle exit 2 with one `proofgate: error:` line per problem that
@@ -70,6 +72,30 @@ const DECIDE: readonly Command[] = ["decide"];
 const lease = (body: string, top = "version = 1\nmax_active_leases = 2\n"): string => `${top}[[leases]]\n${body}`;
 const LEASE_OK = 'nodeid = "tests/test_a.py::test_flaky"\nowner = "alice"\nreason = "race"\n';
 const coverage = (totals: string, meta = '{"format": 3}'): string => `{"meta": ${meta}, "totals": ${totals}}\n`;
+
+/** A real SQLite database in coverage.py's shape (a `.coverage` data file), written with sql.js. */
+const SQLITE_DATA_FILE: Buffer = await (async () => {
+  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm") });
+  const db = new SQL.Database();
+  db.run("CREATE TABLE coverage_schema (version integer); INSERT INTO coverage_schema VALUES (7); CREATE TABLE meta (key text, value text, unique (key)); INSERT INTO meta VALUES ('version', '6.5.0');");
+  const bytes = Buffer.from(db.export());
+  db.close();
+  return bytes;
+})();
+
+/** JUnit XML in pytest 7.2.1's xunit2 shape (see src/__fixtures__/junit) for the default universe's tests. */
+const JUNIT =
+  '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="0" tests="2" time="0.01" timestamp="2026-12-02T12:58:18.582084" hostname="vm"><testcase classname="tests.test_a" name="test_ok" time="0.001" /><testcase classname="tests.test_b" name="test_other" time="0.001" /></testsuite></testsuites>';
+const ENTITY_COBERTURA = `<?xml version="1.0" ?>
+<!DOCTYPE coverage [
+<!ENTITY lol "lol">
+<!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;">
+]>
+<coverage version="6.5.0" lines-valid="1" lines-covered="1" line-rate="1" branches-covered="0" branches-valid="0" branch-rate="0" complexity="0">
+<sources><source>&lol2;</source></sources>
+<packages><package name="." line-rate="1" branch-rate="0" complexity="0"><classes><class name="a.py" filename="a.py" complexity="0" line-rate="1" branch-rate="0"><methods/><lines><line number="1" hits="1"/></lines></class></classes></package></packages>
+</coverage>
+`;
 
 // Every command loads the ledger the same way; decide (which also prints a report) sees each case,
 // deselect and ledger lint take turns, so the suite stays quick.
@@ -165,6 +191,13 @@ const coverageCases: BadInput[] = (
   { name: "coverage: a folder", files: { "proven_coverage.json": FOLDER }, where: "proven_coverage.json: ", says: "is a folder" },
   { name: "coverage: default file missing", files: { "proven_coverage.json": ABSENT }, where: "proven_coverage.json: ", says: "does not exist" },
   { name: "coverage: not UTF-8", files: { "proven_coverage.json": Buffer.from('{"note": "caf\xe9"}\n', "latin1") }, where: "proven_coverage.json: ", says: "not UTF-8" },
+  { name: "report: LCOV without end_of_record", files: { "cov.info": "TN:\nSF:pkg/a.py\nDA:1,1\nDA:2,0\nLF:2\nLH:1\n" }, flags: ["--report", "cov.info"], where: "cov.info:2: ", says: "has no `end_of_record`" },
+  { name: "report: Cobertura with an ENTITY declaration", files: { "coverage.xml": ENTITY_COBERTURA }, flags: ["--report", "coverage.xml"], where: "coverage.xml:2: ", says: "proofgate never expands entities" },
+  { name: "report: a .coverage SQLite data file", files: { ".coverage": SQLITE_DATA_FILE }, flags: ["--report", ".coverage"], where: ".coverage: ", says: "pass it as --contexts" },
+  { name: "contexts: not a SQLite file", files: { "data.coverage": '!coverage.py: This is a private format, don\'t read it directly!{"lines": {}}' }, flags: ["--contexts", "data.coverage", "--report", "proven_coverage.json"], where: "data.coverage: ", says: "not SQLite" },
+  { name: "report: no format proofgate reads", files: { "cov.txt": "Name    Stmts   Miss  Cover\n" }, flags: ["--report", "cov.txt"], where: "cov.txt: ", says: "name the format with `--coverage-format`" },
+  { name: "results: truncated JUnit XML", files: { "results.xml": JUNIT.slice(0, 200) }, flags: ["--results", "results.xml"], where: "results.xml:1: ", says: "looks truncated" },
+  { name: "results: JUnit XML with a DOCTYPE", files: { "results.xml": `<?xml version="1.0"?>\n<!DOCTYPE testsuites SYSTEM "http://example.com/junit.dtd">\n${JUNIT.replace(/^<\?xml[^>]*>/, "")}\n` }, flags: ["--results", "results.xml"], where: "results.xml:2: ", says: "a DOCTYPE declaration" },
   ] satisfies CaseSpec[]
 ).map((c) => ({ commands: DECIDE, ...c }));
 
@@ -192,6 +225,10 @@ const flagCases: BadInput[] = [
   usage("flags: --min-proven without its value", DECIDE, ["--min-proven"], "Not enough arguments following: min-proven"),
   usage("flags: --freeze without its value", ALL, ["--freeze"], "Not enough arguments following: freeze"),
   usage("flags: --today without its value", ALL, ["--today"], "Not enough arguments following: today"),
+  usage("flags: --contexts with two --report", DECIDE, ["--contexts", ".coverage", "--report", "a.json", "--report", "b.json"], "--contexts needs exactly one --report"),
+  usage("flags: --shards 0", DECIDE, ["--shards", "0"], "--shards must be at least 1"),
+  usage("flags: --shards x", DECIDE, ["--shards", "x"], '--shards "x" is not a whole number >= 1. Fix: write e.g. --shards 1'),
+  usage("flags: --coverage-format nope", DECIDE, ["--coverage-format", "nope"], '--coverage-format "nope" is not one of coveragepy-json, lcov, cobertura'),
 ];
 
 interface Run {

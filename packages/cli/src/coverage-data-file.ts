@@ -94,20 +94,27 @@ function readRows(db: Database, path: string): CoverageDbRows {
         contextId: Number(r[1]),
         numbits: r[2] instanceof Uint8Array ? r[2] : new Uint8Array(),
       }));
-  const arcs = { fileId: [] as number[], contextId: [] as number[], fromno: [] as number[], tono: [] as number[] };
+  // The arc table is the big one (a row per arc, context and file): read it straight into typed
+  // columns sized by a count first, so a million rows do not grow four arrays one push at a time.
+  const rowCount = hasArcs ? Number(all(db, "select count(*) from arc")[0]?.[0] ?? 0) : 0;
+  const arcs = { fileId: new Float64Array(rowCount), contextId: new Float64Array(rowCount), fromno: new Float64Array(rowCount), tono: new Float64Array(rowCount) };
   if (hasArcs) {
     const stmt = db.prepare("select file_id, context_id, fromno, tono from arc");
+    let n = 0;
     try {
       while (stmt.step()) {
+        if (n === rowCount) throw new Error("the arc table changed while it was read");
         const r = stmt.get();
-        arcs.fileId.push(Number(r[0]));
-        arcs.contextId.push(Number(r[1]));
-        arcs.fromno.push(Number(r[2]));
-        arcs.tono.push(Number(r[3]));
+        arcs.fileId[n] = Number(r[0]);
+        arcs.contextId[n] = Number(r[1]);
+        arcs.fromno[n] = Number(r[2]);
+        arcs.tono[n] = Number(r[3]);
+        n++;
       }
     } finally {
       stmt.free();
     }
+    if (n !== rowCount) throw new Error("the arc table changed while it was read");
   }
   return { file: path, hasArcs, contexts, files, lineBits, arcs };
 }

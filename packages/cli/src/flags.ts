@@ -62,6 +62,11 @@ export function listFlag(name: string, value: unknown): string[] {
 /** An optional whole-number flag: undefined when absent. */
 export function optionalIntFlag(name: string, value: unknown, min = 0): number | undefined {
   if (value === undefined) return undefined;
+  const text = single(name, value);
+  // intFlag's own fix suggests 0, which a flag with a higher minimum refuses.
+  if (text !== undefined && !/^\d+$/.test(text.trim())) {
+    throw new GateError({ code: "usage", message: `--${name} ${JSON.stringify(text)} is not a whole number >= ${min}`, fix: `write e.g. --${name} ${min}` });
+  }
   const n = intFlag(name, value, 0);
   if (n < min) throw new GateError({ code: "usage", message: `--${name} must be at least ${min}`, fix: `write e.g. --${name} ${min}` });
   return n;

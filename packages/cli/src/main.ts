@@ -66,6 +66,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("property-failures", { type: "string", default: "0", describe: "failures of the property suite", requiresArg: true })
             .option("agent-added-leases", { type: "string", default: "0", describe: "leases the agent added", requiresArg: true })
             .option("human-fixture-lock", { type: "boolean", default: false, describe: "a human signed the fixture change (Fixture-Lock: human)" })
+            .option("base", { type: "string", describe: "the patch's base revision: lease, fixture, seed and protected-path signals are then read from git (head defaults to HEAD)", requiresArg: true })
+            .option("head", { type: "string", describe: "the patch's head revision (default HEAD); the base defaults to the merge-base with the default branch", requiresArg: true })
             .option("out", { type: "string", describe: "also write the JSON report to this file", requiresArg: true })
             .example("proofgate decide --freeze freeze.toml --collected collected.txt --coverage proven_coverage.json", "the article's decide step")
             .example("proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml", "LCOV shards of two parallel jobs, with the proof run's JUnit results")
@@ -90,6 +92,39 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         async (a) => {
           code = await (await import("./commands/coverage.js")).runCoverage(a, io);
         },
+      )
+      .command(
+        "lock",
+        "Write fixtures.lock (sha256sum format) from the fixture files, hashed in parallel; --check compares without writing",
+        (y) =>
+          y
+            .option("paths", { type: "string", array: true, describe: "fixture files or folders, relative to the repo root (default tests/fixtures)", requiresArg: true })
+            .option("lock", { type: "string", describe: "the lock file", default: "fixtures.lock", requiresArg: true })
+            .option("check", { type: "boolean", default: false, describe: "write nothing: exit 1 listing the files changed, added or removed since the lock" })
+            .example("proofgate lock", "hash tests/fixtures into fixtures.lock; `sha256sum -c fixtures.lock` verifies it")
+            .example("proofgate lock --check", "in CI: exit 1 when a golden file differs from the lock")
+            .epilog("Symlinks, and names with a newline, carriage return or backslash, are errors (exit 2).\n\n" + EPILOG),
+        async (a) => {
+          code = await (await import("./commands/lock.js")).runLock(a, io);
+        },
+      )
+      .command("seeds", "The property suite's seed corpus", (y) =>
+        y
+          .command(
+            "materialize",
+            "Write the seed corpus as it was at a revision (from git objects, read-only), so properties run on seeds that predate the patch",
+            (z) =>
+              z
+                .option("ref", { type: "string", demandOption: true, describe: "the revision, usually the patch's base", requiresArg: true })
+                .option("out", { type: "string", demandOption: true, describe: "a new or empty folder to write into", requiresArg: true })
+                .option("seeds", { type: "string", describe: "seed folder(s), repeatable; default [properties] seeds of proofgate.toml, else tests/properties/seeds", requiresArg: true })
+                .example("proofgate seeds materialize --ref origin/main --out .proofgate/seeds", "then point the property suite at .proofgate/seeds/tests/properties/seeds"),
+            async (a) => {
+              code = (await import("./commands/seeds.js")).runSeedsMaterialize(a, io);
+            },
+          )
+          .demandCommand(1, "name a subcommand: materialize")
+          .strict(),
       )
       .command("ledger", "Inspect the freeze ledger: lint, list, expiring", (y) =>
         y

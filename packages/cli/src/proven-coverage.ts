@@ -1,15 +1,16 @@
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import {
+  CoverageShardMerger,
   GateError,
-  mergeCoverageShards,
+  LcovStreamReader,
   parseCoveragePyJson,
   provenCoverageFromContexts,
   readCoverage,
   summarizeCoverage,
   COVERAGE_REPORT_FORMATS,
   detectCoverageFormat,
-  type CoverageData,
   type CoverageFormat,
   type GateIssue,
   type ProvenCoverage,
@@ -36,7 +37,7 @@ export interface CoverageSources {
 /** Proven coverage and the files it was read from. */
 export interface LoadedCoverage {
   coverage: ProvenCoverage;
-  files: (InputFile | InputBytes)[];
+  files: (InputFile | InputBytes | StreamedFile)[];
   warnings: GateIssue[];
   /** Single-run mode: the frozen tests with no context in the data file. */
   frozenNotRun: string[];
@@ -56,9 +57,12 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
   }
   if (sources.contexts !== undefined) return loadFromContexts(sources);
 
-  const files = sources.reports.map((path) => readReport(path));
+  // LCOV reports are streamed (read in chunks, folded into the merged model shard by shard), so 20
+  // shards of 25 MB never sit in memory as text; other formats are read whole.
+  const files = sources.reports.map((path) => openReport(path, format));
   const warnings: GateIssue[] = [];
-  const single = files.length === 1 ? files[0]! : undefined;
+  const first = files[0];
+  const single = files.length === 1 && first && !("streamed" in first) ? first : undefined;
   if (single && (format ?? detectCoverageFormat(single.text)) === "coveragepy-json") {
     const result = parseCoveragePyJson(single.text, single.path);
     if (result.errors.length > 0 || !result.totals) throw new GateError(result.errors);
@@ -70,16 +74,17 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
       frozenNotRun: [],
     };
   }
-  const parsed: CoverageData[] = [];
+  const merger = new CoverageShardMerger();
   const errors: GateIssue[] = [];
   for (const file of files) {
-    const result = readCoverage(file.text, file.path, { format, root: sources.root });
+    const result = "streamed" in file ? streamLcov(file, sources.root) : readCoverage(file.text, file.path, { format, root: sources.root });
     errors.push(...result.errors);
     warnings.push(...result.warnings);
-    if (result.data) parsed.push(result.data);
+    // Once a report failed, the merge is never used: stop holding models.
+    if (result.data && errors.length === 0) merger.add(result.data, { consume: true });
   }
   if (errors.length > 0) throw new GateError(errors);
-  const merged = parsed.length === 1 ? { data: parsed[0], errors: [], warnings: [] } : mergeCoverageShards(parsed);
+  const merged = merger.result();
   if (merged.errors.length > 0 || !merged.data) throw new GateError(merged.errors);
   warnings.push(...merged.warnings);
   const s = summarizeCoverage(merged.data);
@@ -89,6 +94,82 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
     warnings,
     frozenNotRun: [],
   };
+}
+
+/** An LCOV report read in chunks: its digest is known once it has been read. */
+interface StreamedFile {
+  streamed: true;
+  path: string;
+  sha256: string;
+}
+
+const PEEK_BYTES = 64 * 1024;
+const CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Opens a report: an LCOV one (detected from its first 64 KiB, or named by --coverage-format) is left
+ * to {@link streamLcov}; any other is read whole, as before.
+ */
+function openReport(path: string, format: CoverageFormat | undefined): InputFile | StreamedFile {
+  let head: Buffer;
+  let complete: boolean;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      head = Buffer.alloc(PEEK_BYTES);
+      const n = readSync(fd, head, 0, PEEK_BYTES, 0);
+      complete = n < PEEK_BYTES;
+      head = head.subarray(0, n);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return readReport(path); // throws the GateError that names the problem
+  }
+  if (head.subarray(0, 16).toString("latin1") === SQLITE_HEADER || (!complete && head.length < 16)) return readReport(path);
+  const detected = format ?? detectCoverageFormat(new TextDecoder().decode(head));
+  if (detected !== "lcov" || complete) return readReport(path);
+  return { streamed: true, path, sha256: "" };
+}
+
+/** Reads an LCOV report in chunks into the model, hashing it on the way. */
+function streamLcov(file: StreamedFile, root: string): ReturnType<LcovStreamReader["end"]> {
+  const reader = new LcovStreamReader(file.path, { root });
+  const hash = createHash("sha256");
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  const notUtf8 = (): GateError => new GateError({ code: "file_unreadable", file: file.path, message: "the coverage report is not UTF-8 text", fix: "write it as UTF-8" });
+  let fd: number;
+  try {
+    fd = openSync(file.path, "r");
+  } catch {
+    readReport(file.path);
+    throw new GateError({ code: "file_unreadable", file: file.path, message: "cannot read the coverage report", fix: "check the path and its permissions" });
+  }
+  try {
+    const buffer = Buffer.alloc(CHUNK_BYTES);
+    for (;;) {
+      const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
+      if (n === 0) break;
+      const bytes = buffer.subarray(0, n);
+      hash.update(bytes);
+      let text: string;
+      try {
+        text = decoder.decode(bytes, { stream: true });
+      } catch {
+        throw notUtf8();
+      }
+      reader.push(text);
+    }
+    try {
+      reader.push(decoder.decode());
+    } catch {
+      throw notUtf8();
+    }
+  } finally {
+    closeSync(fd);
+  }
+  file.sha256 = hash.digest("hex");
+  return reader.end();
 }
 
 async function loadFromContexts(sources: CoverageSources): Promise<LoadedCoverage> {

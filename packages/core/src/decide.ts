@@ -7,6 +7,19 @@ import { PyFloat } from "./python-json.js";
 import type { Universe } from "./universe.js";
 import { accountEvidence, missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
 import type { TestResult } from "./junit.js";
+import {
+  agentAddedLeaseCount,
+  fixtureDelta,
+  fixtureDigestFindings,
+  leaseFindings,
+  protectedPathFindings,
+  seedRewriteFindings,
+  seedsEmptyFindings,
+  shallowFindings,
+  unlockedFindings,
+  type PatchEvidence,
+  type PatchPolicy,
+} from "./patch.js";
 
 /** Why the gate says REJECT. Stable strings: merge queues and dashboards match on them. */
 export type ReasonCode =
@@ -14,15 +27,22 @@ export type ReasonCode =
   | "freeze_budget"
   | "unknown_leases"
   | "agent_added_lease"
+  | "agent_extended_lease"
+  | "agent_loosened_policy"
   | "proven_coverage"
   | "coverage_missing"
   | "shard_missing"
+  | "fixtures_unlocked"
   | "fixture_digest"
   | "property_hold"
+  | "seeds_empty"
+  | "seed_rewrite"
   | "tests_failed"
   | "missing_evidence"
   | "skip_budget"
   | "frozen_in_proof_run"
+  | "protected_path"
+  | "shallow_history"
   | "collection_errors"
   | "clock_override"
   | "input_error";
@@ -80,6 +100,10 @@ export interface DecideInput {
   humanFixtureLock: boolean;
   inputs: InputDigest[];
   warnings?: GateIssue[];
+  /** The patch as git tells it (`--base/--head`): then lease, fixture, seed and protection signals come from it. */
+  patch?: PatchEvidence | undefined;
+  /** Agent patterns and trailer names; needed with `patch`. */
+  policy?: PatchPolicy | undefined;
 }
 
 /** One failed signal, pointing at what caused it and how to fix it. */
@@ -88,6 +112,9 @@ export interface Finding {
   message: string;
   file?: string | undefined;
   line?: number | undefined;
+  /** The commit that caused it, when the patch's history says. */
+  commit?: string | undefined;
+  author?: string | undefined;
   fix: string;
 }
 
@@ -96,6 +123,8 @@ interface RuleContext extends DecideInput {
   expired: Lease[];
   unknown: UnknownLease[];
   accounting: EvidenceAccounting | undefined;
+  /** The patch, unless its history is shallow (then only shallow_history is judged from it). */
+  judgedPatch: { patch: PatchEvidence; policy: PatchPolicy } | undefined;
 }
 
 type Rule = (ctx: RuleContext) => Finding[];
@@ -132,9 +161,16 @@ const RULES: readonly Rule[] = [
       fix: "copy the current id from `pytest --collect-only -q`, or delete the lease if the test is gone",
     }));
   },
-  function agentAddedLease({ ledger, agentAddedLeases }) {
+  function agentAddedLease({ ledger, agentAddedLeases, judgedPatch }) {
+    if (judgedPatch) return leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_added_lease");
     if (!ledger.rejectIfAgentAddsLease || agentAddedLeases <= 0) return [];
     return [{ reason: "agent_added_lease", message: `${agentAddedLeases} lease(s) added by an agent`, file: ledger.file, fix: "a human adds leases, in a commit with the trailer `Freeze-Lease: human`" }];
+  },
+  function agentExtendedLease({ judgedPatch }) {
+    return judgedPatch ? leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_extended_lease") : [];
+  },
+  function agentLoosenedPolicy({ judgedPatch }) {
+    return judgedPatch ? leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_loosened_policy") : [];
   },
   function provenCoverage({ coverage, minProven }) {
     if (coverage.percent >= minProven) return [];
@@ -162,13 +198,23 @@ const RULES: readonly Rule[] = [
       },
     ];
   },
-  function fixtureDigest({ fixtureDelta, humanFixtureLock }) {
+  function fixturesUnlocked({ judgedPatch }) {
+    return judgedPatch ? unlockedFindings(judgedPatch.patch) : [];
+  },
+  function fixtureDigest({ fixtureDelta, humanFixtureLock, judgedPatch }) {
+    if (judgedPatch) return fixtureDigestFindings(judgedPatch.patch, judgedPatch.policy);
     if (fixtureDelta <= 0 || humanFixtureLock) return [];
     return [{ reason: "fixture_digest", message: `${fixtureDelta} fixture digest(s) changed without a human lock`, fix: "a human updates golden files, in a commit with `Fixture-Lock: human`" }];
   },
   function propertyHold({ propertyFailures }) {
     if (propertyFailures <= 0) return [];
     return [{ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, fix: "fix the code, not the seeds: the seed corpus must predate the patch" }];
+  },
+  function seedsEmpty({ judgedPatch }) {
+    return judgedPatch ? seedsEmptyFindings(judgedPatch.patch) : [];
+  },
+  function seedRewrite({ judgedPatch }) {
+    return judgedPatch ? seedRewriteFindings(judgedPatch.patch, judgedPatch.policy) : [];
   },
   function failedTests({ accounting }) {
     return accounting ? testsFailed(accounting) : [];
@@ -193,6 +239,12 @@ const RULES: readonly Rule[] = [
         line: r.line,
         fix: "run the proof with `proofgate deselect --format plugin` loaded (-p proofgate_frozen)",
       }));
+  },
+  function protectedPath({ judgedPatch }) {
+    return judgedPatch ? protectedPathFindings(judgedPatch.patch, judgedPatch.policy) : [];
+  },
+  function shallowHistory({ patch }) {
+    return patch ? shallowFindings(patch) : [];
   },
   function collectionErrors({ universe }) {
     return universe.collectionErrors.map((error) => ({
@@ -226,7 +278,9 @@ export function decide(input: DecideInput): DecideReport {
   const { active, expired } = classifyLeases(input.ledger.leases, input.today);
   const unknown = findUnknownLeases(active, input.universe);
   const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
-  const ctx: RuleContext = { ...input, active, expired, unknown, accounting };
+  if (input.patch && !input.policy) throw new TypeError("decide: a patch needs its policy (agent patterns and trailer names)");
+  const judgedPatch = input.patch && input.policy && !input.patch.shallow ? { patch: input.patch, policy: input.policy } : undefined;
+  const ctx: RuleContext = { ...input, active, expired, unknown, accounting, judgedPatch };
   const findings = RULES.flatMap((rule) => rule(ctx));
   const reasons = [...new Set(findings.map((f) => f.reason))];
   const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
@@ -238,15 +292,16 @@ export function decide(input: DecideInput): DecideReport {
     expired_leases: expired.length,
     proven_coverage_percent: new PyFloat(coverage.percent),
     min_proven_coverage_percent: new PyFloat(input.minProven),
-    fixture_digest_delta: input.fixtureDelta,
+    fixture_digest_delta: judgedPatch ? fixtureDelta(judgedPatch.patch) : input.fixtureDelta,
     property_failures: input.propertyFailures,
-    agent_added_leases: input.agentAddedLeases,
+    agent_added_leases: judgedPatch ? agentAddedLeaseCount(judgedPatch.patch, judgedPatch.policy) : input.agentAddedLeases,
     reasons,
     decision,
     schema_version: REPORT_SCHEMA_VERSION,
     clock: { source: input.clockOverride ? "override" : "system", today_utc: input.today },
-    base: null,
-    head: null,
+    base: input.patch?.base ?? null,
+    head: input.patch?.head ?? null,
+    commits: input.patch ? input.patch.commits.length : null,
     coverage: {
       source: coverage.source,
       files: coverage.files,
@@ -295,7 +350,7 @@ function leaseJson(lease: Lease): Record<string, unknown> {
 }
 
 function findingJson(f: Finding): Record<string, unknown> {
-  return { reason: f.reason, message: f.message, file: f.file ?? null, line: f.line ?? null, fix: f.fix };
+  return { reason: f.reason, message: f.message, file: f.file ?? null, line: f.line ?? null, commit: f.commit ?? null, author: f.author ?? null, fix: f.fix };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { LineIndex } from "./text-lines.js";
 import type { GateIssue } from "./errors.js";
 import type { Universe, UniverseParseResult } from "./universe.js";
 
@@ -72,7 +73,7 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
     errors.push({ code: "file_empty", file, message: "the JUnit XML file is empty", fix: FIX_XML });
     return { errors, warnings };
   }
-  const lines = new LineOffsets(body);
+  const lines = new LineIndex(body);
   // Markup declarations, wherever they are; CDATA sections and comments (same length, so offsets hold) are text.
   const markup = body.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, " "));
   const declaration = /<!(DOCTYPE|ENTITY)\b/i.exec(markup);
@@ -423,26 +424,4 @@ function asNode(value: unknown): XmlNode {
 function asNodes(value: unknown): XmlNode[] {
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : [value]).map(asNode);
-}
-
-/** 1-based line of a character offset. */
-class LineOffsets {
-  private readonly starts: number[] = [0];
-  readonly count: number;
-
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.starts.push(i + 1);
-    this.count = this.starts.length;
-  }
-
-  lineOf(offset: number): number {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  }
 }

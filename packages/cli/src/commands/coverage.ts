@@ -1,4 +1,4 @@
-import { classifyLeases, findUnknownLeases, toPythonJson, PyFloat, GateError, type GateIssue } from "@proofgate/core";
+import { classifyLeases, findUnknownLeases, toPythonJson, PyFloat, GateError, type GateIssue, type ProvenCoverage } from "@proofgate/core";
 import { listFlag, optionalFlag, optionalIntFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
 import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
@@ -17,20 +17,8 @@ export interface CoverageArgs {
   today?: unknown;
 }
 
-/** What `proofgate coverage` prints. */
-interface ProvenCoverage {
-  source: "contexts" | "report" | "shards";
-  files: string[];
-  format: string;
-  percent: number;
-  statements: number;
-  coveredLines: number;
-  branches: number;
-  coveredBranches: number;
-  lineRate: number;
-  branchRate: number;
-  frozen?: string[];
-}
+/** What `proofgate coverage` prints: proven coverage, and in the single-run mode the frozen tests dropped. */
+type Printed = ProvenCoverage & { frozen?: string[] };
 
 /**
  * `proofgate coverage`: proven coverage. With `--contexts .coverage`, from one `--cov-context=test` run
@@ -81,19 +69,7 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
     throw new GateError({ code: "coverage_invalid", file: c.files.join(", "), message: "the report measures no statements", fix: "measure the package under test: pytest --cov=<package>" });
   }
   const missingShards = shards !== undefined && c.source !== "contexts" ? shards - c.files.length : 0;
-  const result: ProvenCoverage = {
-    source: c.source,
-    files: c.files,
-    format: c.format,
-    percent: c.percent,
-    statements: c.statements,
-    coveredLines: c.coveredLines,
-    branches: c.branches,
-    coveredBranches: c.coveredBranches,
-    lineRate: c.lineRate,
-    branchRate: c.branchRate,
-    ...(c.source === "contexts" ? { frozen } : {}),
-  };
+  const result: Printed = { ...c, ...(c.source === "contexts" ? { frozen } : {}) };
 
   if (format === "json") {
     io.stdout(

@@ -1,9 +1,11 @@
-import { classifyLeases, decide, toPythonJson, type InputDigest } from "@proofgate/core";
+import { GateError, classifyLeases, decide, toPythonJson, type InputDigest } from "@proofgate/core";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
 import { resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
+import { loadPatchEvidence } from "../patch-evidence.js";
+import { unlockedFixtures } from "../fixtures-check.js";
 
 /** Options of `proofgate decide`: the reference script's flags, plus coverage sources, results, `--today` and `--out`. */
 export interface DecideArgs {
@@ -22,6 +24,8 @@ export interface DecideArgs {
   propertyFailures?: unknown;
   agentAddedLeases?: unknown;
   humanFixtureLock?: unknown;
+  base?: unknown;
+  head?: unknown;
   today?: unknown;
   out?: unknown;
 }
@@ -36,6 +40,12 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   const shards = optionalIntFlag("shards", args.shards, 1);
   const maxUnledgeredSkips = optionalIntFlag("max-unledgered-skips", args.maxUnledgeredSkips);
   const out = optionalFlag("out", args.out);
+  const base = optionalFlag("base", args.base);
+  const head = optionalFlag("head", args.head);
+  const fromGit = base !== undefined || head !== undefined;
+  if (fromGit && (agentAddedLeases > 0 || fixtureDelta > 0 || humanFixtureLock)) {
+    throw new GateError({ code: "usage", message: "--agent-added-leases, --fixture-delta and --human-fixture-lock cannot be combined with --base/--head: proofgate reads them from git", fix: "drop the manual counts" });
+  }
   const { today, override } = resolveToday(optionalFlag("today", args.today), io);
   // --coverage is the reference script's flag (one coverage.py JSON report); --report is proofgate's,
   // any format, repeatable for shards.
@@ -58,7 +68,8 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   });
   const resultPaths = listFlag("results", args.results);
   const results = resultPaths.length > 0 ? loadResults(resultPaths, universe.value) : undefined;
-  const warnings = [...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? [])];
+  const patch = fromGit ? await loadPatchEvidence({ cwd: io.cwd, base, head, unlocked: (config) => unlockedFixtures(config, io.cwd) }) : undefined;
+  const warnings = [...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(patch?.warnings ?? [])];
   printWarnings(io, warnings);
 
   const inputs: InputDigest[] = [
@@ -81,6 +92,8 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
     humanFixtureLock,
     inputs,
     warnings,
+    patch: patch?.patch,
+    policy: patch?.policy,
   });
   const json = `${toPythonJson(report.json)}\n`;
   if (out !== undefined) writeAtomic(out, json);

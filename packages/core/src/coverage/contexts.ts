@@ -154,10 +154,21 @@ export function provenCoverageFromContexts(
   };
   if (db.hasArcs) {
     const { fileId, contextId, fromno, tono } = db.arcs;
+    // Rows come grouped by context and file (coverage.py inserts them so): keep the last file's sets
+    // at hand instead of looking them up for every row.
+    let lastFile = Number.NaN;
+    let allSet = new Set<number>();
+    let keptSet = new Set<number>();
     for (let i = 0; i < fileId.length; i++) {
+      const file = fileId[i]!;
+      if (file !== lastFile) {
+        lastFile = file;
+        allSet = allRaw.get(file) ?? allRaw.set(file, new Set()).get(file)!;
+        keptSet = keptRaw.get(file) ?? keptRaw.set(file, new Set()).get(file)!;
+      }
       const key = arcKey(fromno[i]!, tono[i]!);
-      add(allRaw, fileId[i]!, key);
-      if (!dropped.has(contextId[i]!)) add(keptRaw, fileId[i]!, key);
+      allSet.add(key);
+      if (!dropped.has(contextId[i]!)) keptSet.add(key);
     }
   } else {
     for (const row of db.lineBits) {
@@ -353,13 +364,31 @@ function spread<T>(items: readonly T[], extra: number, covered: (item: T) => boo
 function matchFiles(dataFiles: readonly { id: number; path: string }[], reportFiles: ReportFile[]): Map<number, ReportFile> | string {
   const norm = (p: string): string => p.replace(/\\/g, "/");
   const byPath = new Map(dataFiles.map((f) => [norm(f.path), f.id]));
+  // The data file's paths (absolute) by every `/`-led tail, built on the first report key that is not
+  // one of them: the report's relative keys then match in one lookup each, not a scan of every path.
+  let byTail: Map<string, [string, number][]> | undefined;
+  const tailHits = (suffix: string): [string, number][] => {
+    if (!byTail) {
+      byTail = new Map();
+      for (const entry of byPath) {
+        const [p] = entry;
+        for (let at = p.indexOf("/"); at !== -1; at = p.indexOf("/", at + 1)) {
+          const tail = p.slice(at);
+          const list = byTail.get(tail);
+          if (list) list.push(entry);
+          else byTail.set(tail, [entry]);
+        }
+      }
+    }
+    return byTail.get(suffix) ?? [];
+  };
   const out = new Map<number, ReportFile>();
   for (const entry of reportFiles) {
     const key = norm(entry.key);
     let id = byPath.get(key);
     if (id === undefined) {
       const suffix = `/${key.replace(/^(\.\/)+/, "")}`;
-      const hits = [...byPath.entries()].filter(([p]) => p.endsWith(suffix));
+      const hits = tailHits(suffix);
       if (hits.length > 1) return `"${entry.key}" matches ${hits.length} files of the data file (${hits.map(([p]) => p).join(", ")})`;
       id = hits[0]?.[1];
     }

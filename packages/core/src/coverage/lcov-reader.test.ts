@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
 import { formatIssue } from "../errors.js";
 import { readCoveragePyJson } from "./coveragepy-json-reader.js";
-import { readLcov } from "./lcov-reader.js";
+import { LcovStreamReader, readLcov } from "./lcov-reader.js";
 
 /** Real tool output, see __fixtures__/README.md. */
 const recorded = (name: string): string => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8");
@@ -167,5 +167,58 @@ describe("readLcov: bad input", () => {
 
   it("FN lines of neither form", () => {
     expect(errorsOf(vitest.replace("FN:1,total", "FN:total"))[0]).toMatch(/^lcov\.info:3: `FN:total` is neither/);
+  });
+});
+
+describe("LcovStreamReader: readLcov fed in chunks", () => {
+  const dump = (result: ReturnType<typeof readLcov>) => ({
+    errors: result.errors.map(formatIssue),
+    warnings: result.warnings.map(formatIssue),
+    files: result.data
+      ? [...result.data.files.values()].map((f) => (hasSets(f) ? [f.path, [...f.statements], [...f.coveredStatements], [...f.branches], [...f.coveredBranches]] : f))
+      : undefined,
+    hasBranches: result.data?.hasBranches,
+  });
+  const streamed = (text: string, size: number, root?: string) => {
+    const reader = new LcovStreamReader(FILE, root === undefined ? {} : { root });
+    for (let at = 0; at < text.length; at += size) reader.push(text.slice(at, at + size));
+    return reader.end();
+  };
+
+  it.each(["lcov-coveragepy-6.5-branch.info", "lcov-coveragepy-6.5-shard1.info", "lcov-coveragepy-7.16.2-branch.info", "lcov-vitest-4.1.12.info"])(
+    "%s: any chunk size gives readLcov's model",
+    (name) => {
+      const text = recorded(name);
+      const whole = dump(readLcov(text, FILE, { root: "/nowhere" }));
+      for (const size of [1, 2, 7, 64, 1000, text.length]) expect(dump(streamed(text, size, "/nowhere"))).toEqual(whole);
+    },
+  );
+
+  it("bad input, split at every position: the same errors with the same line numbers", () => {
+    const texts = [
+      "",
+      "  \n\r\n",
+      "SF:a.py\nDA:1,1\n",
+      "SF:a.py\r\nDA:1,-1\r\nDA:2,x\r\nend_of_record\r\nend_of_record",
+      "TN:\nSF:a.py\nDA:1,1\nLF:3\nLH:1\nBRDA:1,0,1,-1\nend_of_record\nDA:2,1\n",
+      "SF:a.py\nDA:1,1\nSF:b.py\nDA:2,0\nend_of_record\nnot lcov at all\n",
+    ];
+    for (const text of texts) {
+      const whole = dump(readLcov(text, FILE));
+      for (let cut = 0; cut <= text.length; cut++) {
+        const reader = new LcovStreamReader(FILE);
+        reader.push(text.slice(0, cut));
+        reader.push(text.slice(cut));
+        expect(dump(reader.end())).toEqual(whole);
+      }
+    }
+  });
+
+  it("refuses to be used after end", () => {
+    const reader = new LcovStreamReader(FILE);
+    reader.push("SF:a.py\nDA:1,1\nend_of_record\n");
+    reader.end();
+    expect(() => reader.push("x")).toThrow();
+    expect(() => reader.end()).toThrow();
   });
 });

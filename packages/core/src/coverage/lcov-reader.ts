@@ -22,6 +22,13 @@ interface LcovRecord {
 const WHOLE = /^\d+$/;
 
 /**
+ * The key of a statement line: one string per line number, shared by every file and shard, so a big
+ * merge holds pointers to a few hundred strings rather than a fresh string per statement.
+ */
+const LINE_KEYS: string[] = [];
+const lineKey = (line: number): string => (line < 65536 ? (LINE_KEYS[line] ??= String(line)) : String(line));
+
+/**
  * Reads an LCOV tracefile (geninfo, coverage.py, Istanbul/vitest, c8, grcov, ...) into the model.
  * Statements are the `DA` lines (keyed by line number), covered when a count is > 0; branches are the
  * `BRDA:<line>,<block>,<branch>,<taken>` entries keyed `"line:block:branch"` (block and branch may be
@@ -33,23 +40,80 @@ const WHOLE = /^\d+$/;
  * `DA:0` (coverage.py 6.5, an empty module) is accepted and never a statement.
  */
 export function readLcov(text: string, file: string, options: CoverageReadOptions = {}): CoverageReadResult {
-  const issues = new ReportIssues(file, REGENERATE);
-  if (text.trim() === "") {
-    issues.error("the LCOV report is empty");
-    return issues.result(undefined);
-  }
-  const files = new Map<string, FileCoverage>();
-  let hasBranches = false;
-  let records = 0;
-  const quirks: string[] = [];
-  let current: LcovRecord | undefined;
+  const reader = new LcovStreamReader(file, options);
+  reader.push(text);
+  return reader.end();
+}
 
-  const close = (record: LcovRecord): void => {
-    records++;
-    if (record.sawBranchData) hasBranches = true;
+/**
+ * {@link readLcov} fed in pieces: `push` the text chunk by chunk (split anywhere, even inside a line),
+ * then `end`. Each record is folded into the model when its `end_of_record` is read, so only the
+ * model, the current record and the current chunk are held, never the whole text. Pushing the whole
+ * text at once is exactly `readLcov`.
+ */
+export class LcovStreamReader {
+  private readonly issues: ReportIssues;
+  private readonly files = new Map<string, FileCoverage>();
+  private hasBranches = false;
+  private records = 0;
+  private readonly quirks: string[] = [];
+  private current: LcovRecord | undefined;
+  /** The text after the last newline pushed so far: the start of a line not yet complete. */
+  private pending = "";
+  /** Lines complete so far. */
+  private lineCount = 0;
+  /** Any line that is not blank. */
+  private sawContent = false;
+  private ended = false;
+
+  constructor(
+    private readonly file: string,
+    private readonly options: CoverageReadOptions = {},
+  ) {
+    this.issues = new ReportIssues(file, REGENERATE);
+  }
+
+  /** Feeds the next piece of the text. */
+  push(chunk: string): void {
+    if (this.ended) throw new Error("LcovStreamReader: push after end");
+    if (chunk === "") return;
+    const lines = (this.pending + chunk).split("\n");
+    this.pending = lines.pop()!;
+    for (const line of lines) this.line(line, ++this.lineCount);
+  }
+
+  /** Reads the last line and returns the model, or everything wrong with the report. */
+  end(): CoverageReadResult {
+    if (this.ended) throw new Error("LcovStreamReader: end called twice");
+    this.ended = true;
+    this.line(this.pending, ++this.lineCount);
+    this.pending = "";
+    const { issues, current, quirks } = this;
+    if (!this.sawContent) {
+      issues.error("the LCOV report is empty");
+      return issues.result(undefined);
+    }
+    if (current) issues.error(`the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\`: the file is truncated`, current.line);
+    if (this.records === 0 && !issues.failed) issues.error("no `SF:` ... `end_of_record` record: not an LCOV report");
+    if (quirks.length > 0 && !issues.failed) {
+      issues.warn(
+        `\`LF\`/\`LH\` disagree with the \`DA\` lines as coverage.py writes them (docstring lines listed as executed): \`LF\` was taken as the statement count and the extra lines dropped in ${quirks.join("; ")}`,
+        undefined,
+        "for exact per-line data use coverage.py's JSON or Cobertura XML report",
+      );
+    }
+    if (issues.failed) return issues.result(undefined);
+    const data: CoverageData = { format: "lcov", sources: [this.file], files: this.files, hasBranches: this.hasBranches };
+    return issues.result(data);
+  }
+
+  private close(record: LcovRecord): void {
+    const { issues, files } = this;
+    this.records++;
+    if (record.sawBranchData) this.hasBranches = true;
     const phantoms = record.damaged ? [] : checkTotals(record, issues);
-    if (phantoms.length > 0) quirks.push(`${record.path} (line ${phantoms.join(", ")})`);
-    const path = normalizeCoveragePath(record.path, options.root);
+    if (phantoms.length > 0) this.quirks.push(`${record.path} (line ${phantoms.join(", ")})`);
+    const path = normalizeCoveragePath(record.path, this.options.root);
     let fc = files.get(path);
     if (!fc) {
       fc = { path, statements: new Set(), coveredStatements: new Set(), branches: new Set(), coveredBranches: new Set() };
@@ -58,43 +122,45 @@ export function readLcov(text: string, file: string, options: CoverageReadOption
     const dropped = new Set(phantoms);
     for (const [line, hit] of record.lines) {
       if (dropped.has(line) || line === 0) continue;
-      fc.statements.add(String(line));
-      if (hit) fc.coveredStatements.add(String(line));
+      const key = lineKey(line);
+      fc.statements.add(key);
+      if (hit) fc.coveredStatements.add(key);
     }
     for (const [key, taken] of record.branches) {
       fc.branches.add(key);
       if (taken) fc.coveredBranches.add(key);
     }
-  };
+  }
 
-  const lines = text.split("\n");
-  for (let i = 0; i < lines.length; i++) {
-    const lineNo = i + 1;
-    const raw = lines[i]!.replace(/\r$/, "").trim();
-    if (raw === "") continue;
+  /** One line of the report (without its newline), numbered from 1. */
+  private line(text: string, lineNo: number): void {
+    const { issues, current } = this;
+    const raw = text.replace(/\r$/, "").trim();
+    if (raw === "") return;
+    this.sawContent = true;
     if (raw === "end_of_record") {
       if (!current) issues.error("`end_of_record` without a record: no `SF:` line opened one", lineNo);
-      else close(current);
-      current = undefined;
-      continue;
+      else this.close(current);
+      this.current = undefined;
+      return;
     }
     const colon = raw.indexOf(":");
     if (colon <= 0 || !/^[A-Z][A-Z0-9_]*$/.test(raw.slice(0, colon))) {
       issues.error(`not an LCOV line: ${JSON.stringify(raw.slice(0, 60))}`, lineNo);
-      continue;
+      return;
     }
     const key = raw.slice(0, colon);
     const value = raw.slice(colon + 1);
     if (key === "SF") {
       if (current) issues.error(`the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\` before the next \`SF:\``, current.line);
       if (value.trim() === "") issues.error("`SF:` names no file", lineNo);
-      current = { path: value.trim(), line: lineNo, lines: new Map(), branches: new Map(), totals: {}, sawBranchData: false, damaged: false };
-      continue;
+      this.current = { path: value.trim(), line: lineNo, lines: new Map(), branches: new Map(), totals: {}, sawBranchData: false, damaged: false };
+      return;
     }
-    if (key === "TN" || key === "VER") continue;
+    if (key === "TN" || key === "VER") return;
     if (!current) {
       if (["DA", "BRDA", "LF", "LH", "BRF", "BRH", "FN", "FNDA", "FNF", "FNH"].includes(key)) issues.error(`\`${key}:\` outside a record: no \`SF:\` line before it`, lineNo);
-      continue;
+      return;
     }
     switch (key) {
       case "DA": {
@@ -156,18 +222,6 @@ export function readLcov(text: string, file: string, options: CoverageReadOption
         break;
     }
   }
-  if (current) issues.error(`the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\`: the file is truncated`, current.line);
-  if (records === 0 && !issues.failed) issues.error("no `SF:` ... `end_of_record` record: not an LCOV report");
-  if (quirks.length > 0 && !issues.failed) {
-    issues.warn(
-      `\`LF\`/\`LH\` disagree with the \`DA\` lines as coverage.py writes them (docstring lines listed as executed): \`LF\` was taken as the statement count and the extra lines dropped in ${quirks.join("; ")}`,
-      undefined,
-      "for exact per-line data use coverage.py's JSON or Cobertura XML report",
-    );
-  }
-  if (issues.failed) return issues.result(undefined);
-  const data: CoverageData = { format: "lcov", sources: [file], files, hasBranches };
-  return issues.result(data);
 }
 
 /**

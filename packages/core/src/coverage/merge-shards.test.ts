@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
 import { formatIssue } from "../errors.js";
-import { mergeCoverageShards } from "./merge-shards.js";
+import { CoverageShardMerger, mergeCoverageShards } from "./merge-shards.js";
 import { readCoverage } from "./read-coverage.js";
 
 /** Real tool output, see __fixtures__/README.md: shard1 and shard2 split the tests of the full run. */
@@ -92,5 +92,35 @@ describe("mergeCoverageShards: bad input", () => {
     ]);
     expect(mergeErrors([read("coveragepy-6.5-branch.json"), read("coveragepy-6.5-lines.json")])[0]).toMatch(/this shard did not measure branches but coveragepy-6\.5-branch\.json did/);
     expect(mergeErrors([])[0]).toMatch(/no coverage shards/);
+  });
+});
+
+describe("CoverageShardMerger: one shard at a time", () => {
+  const dump = (result: ReturnType<typeof mergeCoverageShards>) => ({
+    errors: result.errors.map(formatIssue),
+    sources: result.data?.sources,
+    summary: result.data ? summarizeCoverage(result.data) : undefined,
+    files: result.data ? [...result.data.files.values()].map((f) => JSON.stringify(f, (_, v: unknown) => (v instanceof Set ? [...(v as Set<string>)] : v))) : undefined,
+  });
+
+  it("adding the shards in order is mergeCoverageShards of them, with or without consume", () => {
+    const names = ["lcov-coveragepy-6.5-shard1.info", "lcov-coveragepy-6.5-shard2.info"];
+    const expected = dump(mergeCoverageShards(names.map((n) => read(n))));
+    for (const consume of [false, true]) {
+      const merger = new CoverageShardMerger();
+      for (const n of names) merger.add(read(n), { consume });
+      expect(dump(merger.result())).toEqual(expected);
+    }
+  });
+
+  it("errors are the same as mergeCoverageShards': format mismatches first, then disagreements", () => {
+    const lcov = read("lcov-coveragepy-6.5-shard1.info");
+    const cobertura = read("cobertura-coveragepy-6.5-shard1.xml");
+    const lines = read("lcov-coveragepy-6.5-lines.info");
+    for (const shards of [[lcov, cobertura], [lcov, lines], [lcov, read("lcov-coveragepy-6.5-shard2.info"), cobertura], []]) {
+      const merger = new CoverageShardMerger();
+      for (const shard of shards) merger.add(shard);
+      expect(dump(merger.result())).toEqual(dump(mergeCoverageShards(shards)));
+    }
   });
 });

@@ -11,30 +11,47 @@ const SAME_RUN = "merge shards of the same commit, measured the same way (same t
  * cannot be united. Inputs are not modified.
  */
 export function mergeCoverageShards(results: readonly CoverageData[]): CoverageReadResult {
-  const errors: GateIssue[] = [];
-  const first = results[0];
-  if (!first) {
-    return { errors: [{ code: "coverage_invalid", message: "no coverage shards to merge", fix: "pass at least one coverage report" }], warnings: [] };
-  }
-  const name = (shard: CoverageData): string => shard.sources.join(", ") || "(unnamed report)";
-  for (const shard of results.slice(1)) {
-    if (shard.format !== first.format) {
-      errors.push(issue(shard, `this shard is ${shard.format} but ${name(first)} is ${first.format}: shards of different formats cannot be merged`, SAME_RUN));
-    } else if (shard.hasBranches !== first.hasBranches) {
-      errors.push(issue(shard, `this shard ${shard.hasBranches ? "measured" : "did not measure"} branches but ${name(first)} ${first.hasBranches ? "did" : "did not"}`, SAME_RUN));
-    }
-  }
-  if (errors.length > 0) return { errors, warnings: [] };
+  const merger = new CoverageShardMerger();
+  for (const shard of results) merger.add(shard);
+  return merger.result();
+}
 
-  const files = new Map<string, FileCoverage | FileCounts>();
+/**
+ * {@link mergeCoverageShards} one shard at a time, so a caller can read a shard, fold it in and let it
+ * go before reading the next: only the merged model and one shard are held at once. Adding the shards
+ * in order and taking `result()` is exactly `mergeCoverageShards` of them.
+ */
+export class CoverageShardMerger {
+  private first: CoverageData | undefined;
+  /** Shards of another format or branch setting than the first: when any, they are the only errors. */
+  private readonly mismatches: GateIssue[] = [];
+  private readonly errors: GateIssue[] = [];
+  private readonly files = new Map<string, FileCoverage | FileCounts>();
   /** Which shard each merged entry first came from, for messages. */
-  const origin = new Map<string, CoverageData>();
-  for (const shard of results) {
+  private readonly origin = new Map<string, CoverageData>();
+  private readonly sources: string[] = [];
+
+  /**
+   * Folds a shard in. With `consume`, the merger may take over the shard's sets instead of copying
+   * them, so the caller must not use the shard afterwards.
+   */
+  add(shard: CoverageData, options: { consume?: boolean } = {}): void {
+    const first = (this.first ??= shard);
+    this.sources.push(...shard.sources);
+    if (shard !== first) {
+      if (shard.format !== first.format) {
+        this.mismatches.push(issue(shard, `this shard is ${shard.format} but ${name(first)} is ${first.format}: shards of different formats cannot be merged`, SAME_RUN));
+      } else if (shard.hasBranches !== first.hasBranches) {
+        this.mismatches.push(issue(shard, `this shard ${shard.hasBranches ? "measured" : "did not measure"} branches but ${name(first)} ${first.hasBranches ? "did" : "did not"}`, SAME_RUN));
+      }
+    }
+    if (this.mismatches.length > 0) return;
+    const { files, origin, errors } = this;
     for (const [path, entry] of shard.files) {
       const seen = files.get(path);
       const seenIn = origin.get(path);
       if (!seen || !seenIn) {
-        files.set(path, copy(entry));
+        files.set(path, options.consume ? entry : copy(entry));
         origin.set(path, shard);
         continue;
       }
@@ -52,10 +69,21 @@ export function mergeCoverageShards(results: readonly CoverageData[]): CoverageR
       for (const key of entry.coveredBranches) seen.coveredBranches.add(key);
     }
   }
-  if (errors.length > 0) return { errors, warnings: [] };
-  const data: CoverageData = { format: first.format, sources: results.flatMap((r) => r.sources), files, hasBranches: first.hasBranches };
-  return { data, errors: [], warnings: [] };
+
+  /** The merged model, or the errors. */
+  result(): CoverageReadResult {
+    const first = this.first;
+    if (!first) {
+      return { errors: [{ code: "coverage_invalid", message: "no coverage shards to merge", fix: "pass at least one coverage report" }], warnings: [] };
+    }
+    if (this.mismatches.length > 0) return { errors: [...this.mismatches], warnings: [] };
+    if (this.errors.length > 0) return { errors: [...this.errors], warnings: [] };
+    const data: CoverageData = { format: first.format, sources: [...this.sources], files: this.files, hasBranches: first.hasBranches };
+    return { data, errors: [], warnings: [] };
+  }
 }
+
+const name = (shard: CoverageData): string => shard.sources.join(", ") || "(unnamed report)";
 
 function copy(entry: FileCoverage | FileCounts): FileCoverage | FileCounts {
   if (!hasSets(entry)) return { ...entry };

@@ -38,7 +38,7 @@ export function readCoverage(text: string, file: string, options: ReadCoverageOp
     return fail(
       file,
       text.trim() === "" ? "the coverage report is empty" : `not a coverage report proofgate can tell: it reads ${ACCEPTED}`,
-      "pass a report in one of those formats, or name the format with `--format`",
+      "pass a report in one of those formats, or name the format with `--coverage-format`",
     );
   }
   const reader = READERS[format];

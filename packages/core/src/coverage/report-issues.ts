@@ -97,23 +97,4 @@ export function parseJsonReport(text: string, issues: ReportIssues, what: string
   }
 }
 
-/** The 1-based line of each character offset, for formats whose parser reports offsets. */
-export class LineIndex {
-  private readonly starts: number[] = [0];
-
-  constructor(text: string) {
-    for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) this.starts.push(i + 1);
-  }
-
-  /** The line holding character `offset`. */
-  lineOf(offset: number): number {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
-  }
-}
+export { LineIndex } from "../text-lines.js";

@@ -1,0 +1,162 @@
+import { isAbsolute, join, relative, sep } from "node:path";
+import { compareLockToTree, formatFixturesLock, GateError, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type GateIssue, type LockTreeComparison } from "@proofgate/core";
+import { listFlag, stringFlag } from "../flags.js";
+import { hashFixtures, type HashFixturesOptions } from "../hash-files.js";
+import { printWarnings } from "../inputs.js";
+import { asText, readInputBytes, writeAtomic, type CliIo } from "../io.js";
+
+/** Options of `proofgate lock`, as yargs hands them over. */
+export interface LockArgs {
+  [flag: string]: unknown;
+  paths?: unknown;
+  lock?: unknown;
+  check?: unknown;
+}
+
+/** Where the fixtures and their lock are, and what the walk tolerates (from `[fixtures]` in proofgate.toml). */
+export interface LockSettings {
+  /** Files or folders, relative to the repo root. Default `tests/fixtures`. */
+  paths: readonly string[];
+  /** The lock file, relative to the repo root. Default `fixtures.lock`. */
+  lock: string;
+  allowSymlinks?: boolean | undefined;
+  allowSpecialNames?: boolean | undefined;
+  /** Tuning and tests: threads, worker script, buffer size. */
+  hash?: Pick<HashFixturesOptions, "threads" | "workerUrl" | "bufferSize"> | undefined;
+}
+
+/** The defaults of `[fixtures]`: `tests/fixtures` and `fixtures.lock`. */
+export const DEFAULT_LOCK_SETTINGS: LockSettings = { paths: ["tests/fixtures"], lock: "fixtures.lock" };
+
+/** A path for a one-line message: as is, or JSON-quoted when it holds a control character. */
+function shown(path: string): string {
+  return /[\u0000-\u001f\u007f]/.test(path) ? JSON.stringify(path) : path;
+}
+
+function listing(diff: FixturesLockDiff): string {
+  return [
+    ...diff.changed.map((p) => `  changed  ${shown(p)}\n`),
+    ...diff.added.map((p) => `  added    ${shown(p)}\n`),
+    ...diff.removed.map((p) => `  removed  ${shown(p)}\n`),
+  ].join("");
+}
+
+function counts(diff: FixturesLockDiff): string {
+  return `${diff.changed.length} changed, ${diff.added.length} added, ${diff.removed.length} removed`;
+}
+
+/** The lock as `LockSettings.lock` names it, resolved against the repo root, and its repo-relative form. */
+function lockPaths(root: string, lock: string): { abs: string; rel: string } {
+  const abs = isAbsolute(lock) ? lock : join(root, lock);
+  return { abs, rel: relative(root, abs).split(sep).join("/") };
+}
+
+/** Hashes the tree; every walk or read problem is a GateError (exit 2), and so is a tree with no file. */
+async function hashTree(root: string, settings: LockSettings, lockRel: string): Promise<{ entries: FixtureDigest[]; errors: GateIssue[] }> {
+  const tree = await hashFixtures(root, settings.paths, {
+    allowSymlinks: settings.allowSymlinks,
+    allowSpecialNames: settings.allowSpecialNames,
+    exclude: [lockRel],
+    ...settings.hash,
+  });
+  if (tree.errors.length === 0 && tree.entries.length === 0) {
+    tree.errors.push({ code: "fixtures_invalid", file: settings.paths.join(", "), message: "the fixture paths hold no file, and an empty lock verifies nothing (`sha256sum -c` refuses it)", fix: "add the golden files, or point [fixtures] paths (or --paths) at them" });
+  }
+  return tree;
+}
+
+/** The lock read for `lock` or `--check`: its entries and text, or nothing when it is missing. */
+interface ReadLock {
+  entries?: FixtureDigest[] | undefined;
+  text?: string | undefined;
+  /** Missing, unreadable or malformed. */
+  errors: GateIssue[];
+  warnings: GateIssue[];
+}
+
+function readLock(abs: string, settings: LockSettings): ReadLock {
+  try {
+    const text = asText(readInputBytes(abs, "the fixture lock", "--lock"), "the fixture lock").text;
+    const parsed = parseFixturesLock(text, settings.lock, { allowSpecialNames: settings.allowSpecialNames });
+    return { entries: parsed.entries, text, errors: parsed.errors, warnings: parsed.warnings };
+  } catch (error) {
+    if (!GateError.isInstance(error)) throw error;
+    const fix = (i: GateIssue): string | undefined => (i.code === "file_missing" ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)" : i.fix);
+    return { errors: error.issues.map((i) => ({ ...i, file: settings.lock, fix: fix(i) })), warnings: [] };
+  }
+}
+
+/** `--check`'s answer: the lock against the files, how many files the tree has, and warnings to print. */
+export interface FixtureLockCheck {
+  comparison: LockTreeComparison;
+  files: number;
+  warnings: GateIssue[];
+}
+
+/**
+ * Compares the lock with the fixture files on disk (`fixtures_unlocked` when not `equal`), relative to
+ * `root` (the repo root). A missing or malformed lock, and every tree problem (symlinks, special names,
+ * missing paths, unreadable files, no file at all), is thrown as one GateError naming each file and line.
+ */
+export async function checkFixtureLock(root: string, settings: LockSettings): Promise<FixtureLockCheck> {
+  const lock = lockPaths(root, settings.lock);
+  const read = readLock(lock.abs, settings);
+  const tree = await hashTree(root, settings, lock.rel);
+  const problems = [...read.errors, ...tree.errors];
+  if (problems.length > 0) throw new GateError(problems);
+  return { comparison: compareLockToTree(read.entries ?? [], tree.entries), files: tree.entries.length, warnings: read.warnings };
+}
+
+/**
+ * `proofgate lock`: hashes the fixture files and writes the lock atomically (only when it changes),
+ * printing what changed; a malformed old lock is replaced, with a warning per problem. With `check`,
+ * writes nothing: exit 0 when the lock matches the files, exit 1 listing the files changed, added and
+ * removed. A bad lock (with `check`) or a bad tree (symlinks, special names, missing paths) is a
+ * GateError: exit 2, one line per problem.
+ */
+export async function lockFixtures(settings: LockSettings, check: boolean, io: CliIo): Promise<number> {
+  if (check) {
+    const { comparison, files, warnings } = await checkFixtureLock(io.cwd, settings);
+    printWarnings(io, warnings);
+    if (comparison.equal) {
+      io.stdout(`${settings.lock} matches the ${files} fixture file(s)\n`);
+      return 0;
+    }
+    io.stdout(
+      `fixtures_unlocked: ${settings.lock} differs from the fixture files (${counts(comparison)}):\n${listing(comparison)}` +
+        `Fix: review the change, then run \`proofgate lock\` and commit ${settings.lock} (a fixture change needs Fixture-Lock: human)\n`,
+    );
+    return 1;
+  }
+  const lock = lockPaths(io.cwd, settings.lock);
+  const read = readLock(lock.abs, settings);
+  const missing = read.errors.length === 1 && read.errors[0]?.code === "file_missing";
+  const warnings = [...read.warnings, ...(missing ? [] : read.errors.map((e) => ({ ...e, message: `${e.message} (rewriting the lock)` })))];
+  const tree = await hashTree(io.cwd, settings, lock.rel);
+  printWarnings(io, warnings);
+  if (tree.errors.length > 0) throw new GateError(tree.errors);
+  const text = formatFixturesLock(tree.entries);
+  if (text === read.text) {
+    io.stdout(`${settings.lock} is up to date (${tree.entries.length} file(s))\n`);
+    return 0;
+  }
+  writeAtomic(lock.abs, text);
+  if (missing) {
+    io.stdout(`wrote ${settings.lock}: ${tree.entries.length} file(s), a new lock\n`);
+    return 0;
+  }
+  const diff = compareLockToTree(read.entries ?? [], tree.entries);
+  io.stdout(`wrote ${settings.lock}: ${tree.entries.length} file(s) (${counts(diff)})\n${listing(diff)}`);
+  return 0;
+}
+
+/** `proofgate lock [--paths P ...] [--lock FILE] [--check]`; `defaults` come from proofgate.toml's `[fixtures]`. */
+export async function runLock(args: LockArgs, io: CliIo, defaults: LockSettings = DEFAULT_LOCK_SETTINGS): Promise<number> {
+  const paths = listFlag("paths", args.paths);
+  const settings: LockSettings = {
+    ...defaults,
+    paths: paths.length > 0 ? paths : defaults.paths,
+    lock: stringFlag("lock", args.lock, defaults.lock),
+  };
+  return lockFixtures(settings, args.check === true, io);
+}

@@ -1,0 +1,301 @@
+import { lstatSync, readdirSync, statSync, type Dirent } from "node:fs";
+import { readdir } from "node:fs/promises";
+import { availableParallelism } from "node:os";
+import { posix } from "node:path";
+import { Worker } from "node:worker_threads";
+import { compareUtf8, fixturePathProblem, type FixtureDigest, type GateIssue } from "@proofgate/core";
+import type { HashReply, HashRequest, HashWorkerData } from "./hash-worker.js";
+
+/** How the fixture tree is walked and hashed. */
+export interface HashFixturesOptions {
+  /** Hash a symlink to a file as its target's content (what `sha256sum -c` reads). Default: a symlink is an error. */
+  allowSymlinks?: boolean | undefined;
+  /** Names with a backslash, newline or carriage return. Default: an error. */
+  allowSpecialNames?: boolean | undefined;
+  /** Repo-relative paths to leave out (the lock itself, when it lies under a fixture path). */
+  exclude?: readonly string[] | undefined;
+  /** Worker threads; default `os.availableParallelism()`. */
+  threads?: number | undefined;
+  /** The worker script; default `hash-worker.js` beside this module (dist/ in the bundle). */
+  workerUrl?: URL | undefined;
+  /** Read buffer per worker, in bytes; default 1 MiB. */
+  bufferSize?: number | undefined;
+}
+
+/** The tree's digests, in UTF-8 byte order of the path, or what kept a file from being hashed. */
+export interface HashFixturesResult {
+  entries: FixtureDigest[];
+  errors: GateIssue[];
+}
+
+const SPECIAL_FIX = "rename it, or allow such names in proofgate.toml ([fixtures] allow_special_names = true)";
+const SYMLINK_FIX = "replace the symlink with the file it points to (or remove it), or allow symlinks in proofgate.toml ([fixtures] allow_symlinks = true)";
+
+/** A configured fixture path in canonical repo-relative form ("" for the root), or the problem with it. */
+export function normalizeFixturePath(path: string): { path: string } | { problem: string } {
+  const slashed = path.replace(/\/+$/, "") || path;
+  if (slashed.startsWith("/")) return { problem: "is absolute: fixture paths are relative to the repo root" };
+  const normal = posix.normalize(slashed);
+  if (normal === ".") return { path: "" };
+  const problem = fixturePathProblem(normal, { allowSpecialNames: true });
+  return problem ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` } : { path: normal };
+}
+
+/** A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. */
+class HashPool {
+  private readonly workers: Worker[] = [];
+  private readonly inFlight = new Map<number, { start: number; worker: Worker }>();
+  private readonly load = new Map<Worker, number>();
+  private nextId = 0;
+  private dispatched = 0;
+  private walkDone = false;
+  private failure: Error | undefined;
+  private settle: (() => void) | undefined;
+  /** Every file found so far, in walk order, and its digest ("" until hashed or when it failed). */
+  readonly files: string[] = [];
+  readonly digests: string[] = [];
+  readonly errors: GateIssue[] = [];
+
+  constructor(
+    url: URL,
+    data: HashWorkerData,
+    threads: number,
+  ) {
+    for (let t = 0; t < threads; t++) {
+      const worker = new Worker(url, { workerData: data });
+      this.workers.push(worker);
+      this.load.set(worker, 0);
+      worker.on("message", (reply: HashReply) => this.onReply(worker, reply));
+      worker.on("error", (error) => {
+        this.failure ??= new Error(`a hash worker failed (${url.href}): ${error.message}`, { cause: error });
+        this.settle?.();
+      });
+    }
+  }
+
+  /** Queues files found by the walk and hands work to idle workers. */
+  add(files: readonly string[]): void {
+    for (const f of files) this.files.push(f);
+    this.pump();
+  }
+
+  /** The walk is over: hash what is left, then stop the workers. */
+  async finish(): Promise<void> {
+    this.walkDone = true;
+    this.pump();
+    if (!this.failure && (this.inFlight.size > 0 || this.dispatched < this.files.length)) {
+      await new Promise<void>((resolve) => {
+        this.settle = resolve;
+      });
+    }
+    await Promise.all(this.workers.map((w) => w.terminate()));
+    if (this.failure) throw this.failure;
+  }
+
+  /** Stops early (the walk found a problem): nothing more is dispatched. */
+  async abort(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.terminate()));
+  }
+
+  private pump(): void {
+    for (const worker of this.workers) {
+      // Two batches in flight per worker, so a worker never waits for the main thread between batches.
+      while ((this.load.get(worker) ?? 0) < 2 && this.dispatched < this.files.length) {
+        const queued = this.files.length - this.dispatched;
+        // While the walk runs, batches of up to 256 files; then guided: a share of what is left, so the
+        // last batches are small and the workers finish together.
+        const size = this.walkDone ? Math.max(1, Math.min(256, Math.floor(queued / (this.workers.length * 4)))) : Math.min(256, queued);
+        if (!this.walkDone && size < 32 && this.inFlight.size >= this.workers.length) return; // wait for more files
+        const request: HashRequest = { id: this.nextId++, paths: this.files.slice(this.dispatched, this.dispatched + size) };
+        this.inFlight.set(request.id, { start: this.dispatched, worker });
+        this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
+        this.dispatched += size;
+        worker.postMessage(request);
+      }
+    }
+  }
+
+  private onReply(worker: Worker, reply: HashReply): void {
+    const batch = this.inFlight.get(reply.id);
+    if (!batch) return;
+    this.inFlight.delete(reply.id);
+    this.load.set(worker, (this.load.get(worker) ?? 1) - 1);
+    for (let i = 0; i < reply.digests.length; i++) this.digests[batch.start + i] = reply.digests[i]!;
+    for (const e of reply.errors) this.errors.push(hashIssue(this.files[batch.start + e.index]!, e.code));
+    this.pump();
+    if (this.walkDone && this.inFlight.size === 0 && this.dispatched >= this.files.length) this.settle?.();
+  }
+}
+
+function hashIssue(file: string, code: string): GateIssue {
+  if (code === "ELOOP") return { code: "fixtures_invalid", file, message: "is a symlink (it was replaced while proofgate hashed the fixtures)", fix: SYMLINK_FIX };
+  const message =
+    code === "ENOENT"
+      ? "disappeared while proofgate hashed the fixtures"
+      : code === "EAGAIN" || code === "EISDIR"
+        ? "is not a regular file any more (it changed while proofgate hashed the fixtures)"
+        : `cannot be read: ${code}`;
+  return { code: "file_unreadable", file, message, fix: "check the file and run again" };
+}
+
+// A name that needs a closer look: a backslash, newline or CR (refused unless allowed), or U+FFFD
+// (what readdir gives for bytes that are not UTF-8).
+const SUSPECT_NAME = /[\\\n\r\uFFFD]/;
+
+/**
+ * Walks the fixture paths (files or folders, relative to `root`) and hashes every file with sha256 in
+ * a pool of worker threads (`threads`, default `os.availableParallelism()`), while the walk goes on.
+ * Each worker streams a file through one reused buffer, so memory stays bounded whatever the sizes.
+ *
+ * The walk follows no symlink: an entry's type comes from `readdir` (the `lstat` type), and a symlink
+ * is an error naming it unless `allowSymlinks` (then a symlink to a file is hashed as its target, what
+ * `sha256sum -c` reads; one to a folder is still an error); workers open with O_NOFOLLOW. Names with a
+ * newline, carriage return or backslash (unless `allowSpecialNames`), names that are not UTF-8, and
+ * FIFOs, sockets and devices are errors. Folders named `.git` are skipped, and so is `exclude`.
+ * Returns the entries in UTF-8 byte order of the path, or the errors (then no entries).
+ */
+export async function hashFixtures(root: string, paths: readonly string[], options: HashFixturesOptions = {}): Promise<HashFixturesResult> {
+  const errors: GateIssue[] = [];
+  const exclude = new Set((options.exclude ?? []).map((p) => normalizeFixturePath(p)).flatMap((n) => ("path" in n ? [n.path] : [])));
+  const abs = (rel: string): string => (rel === "" ? root : `${root}/${rel}`);
+  const fail = (file: string, message: string, fix: string, code: GateIssue["code"] = "fixtures_invalid"): void => {
+    // A name with a newline or other control character is shown escaped, on one line.
+    errors.push({ code, file: file === "" ? "." : /[\u0000-\u001f\u007f]/.test(file) ? JSON.stringify(file).slice(1, -1) : file, message, fix });
+  };
+  const pool = new HashPool(
+    options.workerUrl ?? new URL("./hash-worker.js", import.meta.url),
+    { root, follow: options.allowSymlinks === true, bufferSize: options.bufferSize ?? 1024 * 1024 },
+    Math.max(1, options.threads ?? availableParallelism()),
+  );
+  // One walk lists each file once; several fixture paths may overlap (tests/fixtures and tests/fixtures/a).
+  const seen = paths.length > 1 ? new Set<string>() : undefined;
+  /** Queues a file for hashing, once; `into` collects a folder's files so they go to the pool together. */
+  const take = (rel: string, into?: string[]): void => {
+    if (exclude.size > 0 && exclude.has(rel)) return;
+    if (seen) {
+      if (seen.has(rel)) return;
+      seen.add(rel);
+    }
+    if (into) into.push(rel);
+    else if (errors.length === 0) pool.add([rel]);
+  };
+
+  const visitLink = (rel: string, into?: string[]): void => {
+    if (!options.allowSymlinks) return fail(rel, "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)", SYMLINK_FIX);
+    let target;
+    try {
+      target = statSync(abs(rel));
+    } catch (error) {
+      return fail(rel, `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "fix or remove the symlink");
+    }
+    if (!target.isFile()) return fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
+    take(rel, into);
+  };
+
+  /** A name that may not be locked: why, or undefined. */
+  const badName = (name: string, notUtf8: () => Set<string>): string | undefined => {
+    if (name.includes("\uFFFD") && notUtf8().has(name)) return "the name is not UTF-8";
+    if (options.allowSpecialNames) return undefined;
+    const problem = fixturePathProblem(name);
+    return problem ? `${problem}: \`sha256sum\` escapes such a name, and it is easy to forge in a listing` : undefined;
+  };
+
+  const walk = async (start: string): Promise<void> => {
+    const stack = [start];
+    while (stack.length > 0) {
+      const dir = stack.pop()!;
+      let dirents: Dirent[];
+      try {
+        dirents = await readdir(abs(dir), { withFileTypes: true });
+      } catch (error) {
+        fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
+        continue;
+      }
+      let invalid: Set<string> | undefined;
+      // readdir decodes names as UTF-8; bytes that are not UTF-8 come back as U+FFFD and cannot be locked.
+      const notUtf8 = (): Set<string> =>
+        (invalid ??= new Set(
+          readdirSync(abs(dir), { encoding: "buffer" })
+            .filter((b) => !Buffer.from(b.toString("utf8"), "utf8").equals(b))
+            .map((b) => b.toString("utf8")),
+        ));
+      const batch: string[] = [];
+      for (const d of dirents) {
+        const rel = dir === "" ? d.name : `${dir}/${d.name}`;
+        if (SUSPECT_NAME.test(d.name)) {
+          const problem = badName(d.name, notUtf8);
+          if (problem) {
+            fail(rel, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
+            continue;
+          }
+        }
+        if (d.isFile()) take(rel, batch);
+        else if (d.isDirectory()) {
+          if (d.name !== ".git") stack.push(rel);
+        } else if (d.isSymbolicLink()) visitLink(rel, batch);
+        else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+      }
+      if (errors.length === 0 && batch.length > 0) pool.add(batch);
+    }
+  };
+
+  try {
+    for (const given of paths) {
+      const normal = normalizeFixturePath(given);
+      if ("problem" in normal) {
+        fail(given, `the fixture path ${normal.problem}`, "write it relative to the repo root, e.g. tests/fixtures", "usage");
+        continue;
+      }
+      const rel = normal.path;
+      let stat;
+      try {
+        stat = lstatSync(abs(rel));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === "ENOENT" || code === "ENOTDIR") fail(given, "the fixture path does not exist", "create it, or set [fixtures] paths in proofgate.toml (or --paths)", "file_missing");
+        else fail(given, `cannot read the fixture path: ${code ?? String(error)}`, "check its permissions", "file_unreadable");
+        continue;
+      }
+      // The given path's own folders may be symlinks too (tests -> elsewhere): follow none of them.
+      const segments = rel === "" ? [] : rel.split("/");
+      let linked: string | undefined;
+      for (let i = 1; i < segments.length && !linked; i++) {
+        const prefix = segments.slice(0, i).join("/");
+        if (lstatSync(abs(prefix)).isSymbolicLink()) linked = prefix;
+      }
+      if (linked) {
+        fail(linked, "is a symlink: proofgate does not follow symlinks in fixture paths", SYMLINK_FIX);
+        continue;
+      }
+      const problem = options.allowSpecialNames || rel === "" ? undefined : fixturePathProblem(rel);
+      if (problem) {
+        fail(rel, problem, SPECIAL_FIX);
+        continue;
+      }
+      if (stat.isDirectory()) await walk(rel);
+      else if (stat.isFile()) take(rel);
+      else if (stat.isSymbolicLink()) visitLink(rel);
+      else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+    }
+    if (errors.length > 0) {
+      await pool.abort();
+      return { entries: [], errors };
+    }
+    await pool.finish();
+  } catch (error) {
+    await pool.abort();
+    throw error;
+  }
+  if (pool.errors.length > 0) return { entries: [], errors: pool.errors };
+  return { entries: sortedEntries(pool.files, pool.digests), errors: [] };
+}
+
+/** The entries in UTF-8 byte order of the path. */
+function sortedEntries(files: readonly string[], digests: readonly string[]): FixtureDigest[] {
+  // Native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
+  const astral = files.some((f) => /[\uD800-\uDFFF]/.test(f));
+  const order = files.map((_f, i) => i);
+  if (astral) order.sort((a, b) => compareUtf8(files[a]!, files[b]!));
+  else order.sort((a, b) => (files[a]! < files[b]! ? -1 : 1));
+  return order.map((i) => ({ sha256: digests[i]!, path: files[i]! }));
+}

@@ -1,0 +1,236 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_AGENT_PATTERNS } from "./authorship.js";
+import { DEFAULT_PROTECTED_PATHS, defaultConfig, parseConfig, type GateConfig } from "./config.js";
+
+const FILE = "proofgate.toml";
+const parse = (text: string) => parseConfig(text, FILE, DEFAULT_AGENT_PATTERNS);
+/** The config of a text that must parse. */
+function ok(text: string): GateConfig {
+  const result = parse(text);
+  expect(result.errors).toEqual([]);
+  expect(result.config).toBeDefined();
+  return result.config!;
+}
+
+const TABLES = "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [trailers], [commands]";
+
+describe("parseConfig: defaults", () => {
+  it("an empty or absent file is the article's defaults", () => {
+    const expected: GateConfig = {
+      file: FILE,
+      ledger: { path: "freeze.toml" },
+      universe: { collected: ["collected.txt"] },
+      coverage: { reports: ["proven_coverage.json"], minProven: 70 },
+      results: { junit: [] },
+      fixtures: { enabled: true, paths: ["tests/fixtures"], lock: "fixtures.lock", allowSymlinks: false, allowSpecialNames: false },
+      properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
+      agents: { patterns: [...DEFAULT_AGENT_PATTERNS] },
+      protect: { paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"] },
+      trailers: { freezeLease: "Freeze-Lease", fixtureLock: "Fixture-Lock", propertySeeds: "Property-Seeds", gateChange: "Gate-Change" },
+      commands: {},
+    };
+    for (const text of ["", "  \n\n", "# only a comment\n"]) {
+      const result = parse(text);
+      expect(result.errors).toEqual([]);
+      expect(result.warnings).toEqual([]);
+      expect(result.config).toMatchObject(expected);
+    }
+    expect(defaultConfig(DEFAULT_AGENT_PATTERNS)).toEqual(expected);
+    expect(DEFAULT_PROTECTED_PATHS).toEqual(expected.protect.paths);
+  });
+
+  it("a table with some keys keeps the defaults of the others", () => {
+    const config = ok('[fixtures]\nlock = "golden.lock"\n');
+    expect(config.fixtures).toEqual({ enabled: true, paths: ["tests/fixtures"], lock: "golden.lock", allowSymlinks: false, allowSpecialNames: false });
+    expect(config.ledger.path).toBe("freeze.toml");
+  });
+
+  it("the defaults are copies: a parsed config does not share the caller's arrays", () => {
+    const patterns = ["*[bot]*"];
+    const config = parseConfig("", FILE, patterns).config!;
+    config.agents.patterns.push("x");
+    config.protect.paths.push("y");
+    expect(patterns).toEqual(["*[bot]*"]);
+    expect(DEFAULT_PROTECTED_PATHS).toHaveLength(4);
+  });
+
+  it("a byte order mark is accepted", () => {
+    expect(ok('\uFEFF[ledger]\npath = "ledger.toml"\n').ledger.path).toBe("ledger.toml");
+  });
+});
+
+describe("parseConfig: every table and key", () => {
+  it("reads each key into its place", () => {
+    const config = ok(`
+[ledger]
+path = "ci/freeze.toml"
+
+[universe]
+collected = ["a.txt", "b.txt"]
+
+[coverage]
+reports = ["cov1.json", "cov2.xml"]
+shards = 4
+contexts = ".coverage"
+min_proven = 82.5
+
+[results]
+junit = ["junit-*.xml"]
+max_unledgered_skips = 3
+
+[fixtures]
+enabled = false
+paths = ["tests/golden", "data"]
+lock = "golden.lock"
+allow_symlinks = true
+allow_special_names = true
+
+[properties]
+enabled = false
+seeds = ["tests/seeds"]
+results = ["props.xml"]
+
+[agents]
+patterns = ["*[bot]*", "*<robot@example.org>"]
+
+[protect]
+paths = ["proofgate.toml", "ci/**"]
+
+[trailers]
+freeze_lease = "Lease-Approved"
+fixture_lock = "Golden-Approved"
+property_seeds = "Seeds-Approved"
+gate_change = "CI-Approved"
+
+[commands]
+collect = "pytest --collect-only -q"
+proof = "pytest -q"
+properties = "pytest tests/properties"
+`);
+    expect(config).toEqual({
+      file: FILE,
+      ledger: { path: "ci/freeze.toml" },
+      universe: { collected: ["a.txt", "b.txt"] },
+      coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: ".coverage", minProven: 82.5 },
+      results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3 },
+      fixtures: { enabled: false, paths: ["tests/golden", "data"], lock: "golden.lock", allowSymlinks: true, allowSpecialNames: true },
+      properties: { enabled: false, seeds: ["tests/seeds"], results: ["props.xml"] },
+      agents: { patterns: ["*[bot]*", "*<robot@example.org>"] },
+      protect: { paths: ["proofgate.toml", "ci/**"] },
+      trailers: { freezeLease: "Lease-Approved", fixtureLock: "Golden-Approved", propertySeeds: "Seeds-Approved", gateChange: "CI-Approved" },
+      commands: { collect: "pytest --collect-only -q", proof: "pytest -q", properties: "pytest tests/properties" },
+    });
+  });
+
+  it("loosening switches parse but warn, each with its line", () => {
+    const result = parse("[fixtures]\nenabled = false\nallow_symlinks = true\nallow_special_names = true\n\n[properties]\nenabled = false\n");
+    expect(result.errors).toEqual([]);
+    expect(result.config).toBeDefined();
+    expect(result.warnings.map((w) => [w.line, w.message])).toEqual([
+      [3, "[fixtures] allow_symlinks = true loosens the fixture lock"],
+      [4, "[fixtures] allow_special_names = true loosens the fixture lock"],
+      [2, "[fixtures] enabled = false: its signals are off, and every report says so"],
+      [7, "[properties] enabled = false: its signals are off, and every report says so"],
+    ]);
+    expect(result.warnings.every((w) => w.file === FILE && w.code === "config_invalid")).toBe(true);
+  });
+
+  it("min_proven takes 0 and 100 and whole numbers; an empty list is allowed where lists may be empty", () => {
+    expect(ok("[coverage]\nmin_proven = 0\n").coverage.minProven).toBe(0);
+    expect(ok("[coverage]\nmin_proven = 100\n").coverage.minProven).toBe(100);
+    expect(ok("[results]\njunit = []\n").results.junit).toEqual([]);
+    expect(ok("[protect]\npaths = []\n").protect.paths).toEqual([]);
+  });
+
+  it("dotted keys and inline tables are the same tables", () => {
+    expect(ok('ledger.path = "x.toml"\n').ledger.path).toBe("x.toml");
+    expect(ok('trailers = { gate_change = "CI-OK" }\n').trailers.gateChange).toBe("CI-OK");
+  });
+});
+
+describe("parseConfig: unknown tables and keys", () => {
+  it("an unknown table names the known ones and its line", () => {
+    const result = parse('[ledger]\npath = "f.toml"\n\n[fixture]\npaths = ["x"]\n');
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toEqual([{ code: "config_invalid", file: FILE, line: 4, message: "unknown table [fixture]", fix: `the tables are ${TABLES}` }]);
+  });
+
+  it("an unknown key names its table's keys and its line", () => {
+    const result = parse('[fixtures]\npaths = ["x"]\nlocks = "f.lock"\n');
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toEqual([
+      { code: "config_invalid", file: FILE, line: 3, message: "unknown key `locks` in [fixtures]", fix: "[fixtures] has enabled, paths, lock, allow_symlinks, allow_special_names" },
+    ]);
+  });
+
+  it("an unknown top-level key is an unknown table (every key lives in a table), with its line", () => {
+    const result = parse('# policy\nmin_proven = 80\n[coverage]\nmin_proven = 80\n');
+    expect(result.errors.map((e) => [e.line, e.message, e.fix])).toEqual([[2, "unknown table [min_proven]", `the tables are ${TABLES}`]]);
+  });
+
+  it("every problem is listed, not only the first", () => {
+    const result = parse('[agents]\npattern = ["*"]\n\n[trailers]\nfreeze = "X"\n\n[nope]\n');
+    expect(result.errors.map((e) => [e.line, e.message])).toEqual([
+      [2, "unknown key `pattern` in [agents]"],
+      [5, "unknown key `freeze` in [trailers]"],
+      [7, "unknown table [nope]"],
+    ]);
+  });
+
+  it("not TOML: the parser's message and line", () => {
+    const result = parse('[ledger]\npath = "unterminated\n');
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ code: "config_invalid", file: FILE, line: 2, fix: "see https://toml.io" });
+    expect(result.errors[0]!.message).toMatch(/^not valid TOML: /);
+  });
+});
+
+describe("parseConfig: wrong types", () => {
+  it.each([
+    ['[ledger]\npath = 3\n', "[ledger] path must be a non-empty string", 'write path = "..."'],
+    ['[ledger]\npath = "  "\n', "[ledger] path must be a non-empty string", 'write path = "..."'],
+    ['[universe]\ncollected = "collected.txt"\n', "[universe] collected must be a list of non-empty strings", 'write collected = ["...", "..."]'],
+    ['[coverage]\nreports = ["a", 1]\n', "[coverage] reports must be a list of non-empty strings", 'write reports = ["...", "..."]'],
+    ['[coverage]\nreports = [""]\n', "[coverage] reports must be a list of non-empty strings", 'write reports = ["...", "..."]'],
+    ["[coverage]\nshards = 2.5\n", "[coverage] shards must be a whole number >= 0", "write shards = 2 (a whole number)"],
+    ["[coverage]\nshards = -1\n", "[coverage] shards must be a whole number >= 0", "write shards = 2 (a whole number)"],
+    ['[coverage]\nshards = "4"\n', "[coverage] shards must be a whole number >= 0", "write shards = 2 (a whole number)"],
+    ["[coverage]\nmin_proven = 100.5\n", "[coverage] min_proven must be a number from 0 to 100", "write min_proven = 70 (a percentage from 0 to 100)"],
+    ['[coverage]\nmin_proven = "70"\n', "[coverage] min_proven must be a number from 0 to 100", "write min_proven = 70 (a percentage from 0 to 100)"],
+    ["[coverage]\nmin_proven = nan\n", "[coverage] min_proven must be a number from 0 to 100", "write min_proven = 70 (a percentage from 0 to 100)"],
+    ["[results]\nmax_unledgered_skips = true\n", "[results] max_unledgered_skips must be a whole number >= 0", "write max_unledgered_skips = 2 (a whole number)"],
+    ['[fixtures]\nenabled = "yes"\n', "[fixtures] enabled must be true or false", "write enabled = true or false"],
+    ["[fixtures]\nallow_symlinks = 1\n", "[fixtures] allow_symlinks must be true or false", "write allow_symlinks = true or false"],
+    ['[trailers]\nfreeze_lease = ["Freeze-Lease"]\n', "[trailers] freeze_lease must be a non-empty string", 'write freeze_lease = "..."'],
+    ["[commands]\nproof = 2026-12-02\n", "[commands] proof must be a non-empty string", 'write proof = "..."'],
+  ])("%j", (text, message, fix) => {
+    const result = parse(text);
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toEqual([{ code: "config_invalid", file: FILE, line: 2, message, fix }]);
+  });
+
+  it("a table that is not a table", () => {
+    const result = parse('ledger = "freeze.toml"\n');
+    expect(result.errors).toEqual([{ code: "config_invalid", file: FILE, line: 1, message: "`ledger` must be a table", fix: "write it as [ledger] with its keys below" }]);
+    expect(parse("[[protect]]\npaths = []\n").errors.map((e) => e.message)).toEqual(["`protect` must be a table"]);
+  });
+});
+
+describe("parseConfig: [agents] patterns", () => {
+  it("an empty list is refused: every commit would count as a human's", () => {
+    const result = parse("[protect]\npaths = []\n\n[agents]\npatterns = []\n");
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toEqual([
+      { code: "config_invalid", file: FILE, line: 5, message: "[agents] patterns is empty: every commit would count as a human's", fix: 'keep at least "*[bot]*"' },
+    ]);
+  });
+
+  it("patterns replace the defaults (they are not merged)", () => {
+    expect(ok('[agents]\npatterns = ["*<ci@example.org>"]\n').agents.patterns).toEqual(["*<ci@example.org>"]);
+  });
+
+  it("the defaults come from the caller", () => {
+    expect(parseConfig("", FILE, ["x*"]).config!.agents.patterns).toEqual(["x*"]);
+  });
+});

@@ -1,0 +1,196 @@
+import { parse as parseToml } from "smol-toml";
+import type { GateIssue } from "./errors.js";
+
+/** The human trailers, by what they approve. Teams may name them otherwise in `[trailers]`. */
+export interface TrailerKeys {
+  freezeLease: string;
+  fixtureLock: string;
+  propertySeeds: string;
+  gateChange: string;
+}
+
+/** `proofgate.toml`: the policy knobs. Every key is optional; the defaults are the article's. */
+export interface GateConfig {
+  file: string;
+  ledger: { path: string };
+  universe: { collected: string[] };
+  coverage: { reports: string[]; shards?: number | undefined; contexts?: string | undefined; minProven: number };
+  results: { junit: string[]; maxUnledgeredSkips?: number | undefined };
+  fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
+  properties: { enabled: boolean; seeds: string[]; results: string[] };
+  agents: { patterns: string[] };
+  protect: { paths: string[] };
+  trailers: TrailerKeys;
+  commands: { collect?: string | undefined; proof?: string | undefined; properties?: string | undefined };
+}
+
+/** Paths a patch may not touch without `Gate-Change: human` (GATE.md 10). */
+export const DEFAULT_PROTECTED_PATHS = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"];
+
+/** The configuration when `proofgate.toml` is absent or empty. */
+export function defaultConfig(agentPatterns: readonly string[], file = "proofgate.toml"): GateConfig {
+  return {
+    file,
+    ledger: { path: "freeze.toml" },
+    universe: { collected: ["collected.txt"] },
+    coverage: { reports: ["proven_coverage.json"], minProven: 70 },
+    results: { junit: [] },
+    fixtures: { enabled: true, paths: ["tests/fixtures"], lock: "fixtures.lock", allowSymlinks: false, allowSpecialNames: false },
+    properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
+    agents: { patterns: [...agentPatterns] },
+    protect: { paths: [...DEFAULT_PROTECTED_PATHS] },
+    trailers: { freezeLease: "Freeze-Lease", fixtureLock: "Fixture-Lock", propertySeeds: "Property-Seeds", gateChange: "Gate-Change" },
+    commands: {},
+  };
+}
+
+type Kind = "string" | "strings" | "int" | "percent" | "bool";
+
+/** Every table and key, with its type: the one place the schema lives. */
+const SCHEMA: Record<string, Record<string, Kind>> = {
+  ledger: { path: "string" },
+  universe: { collected: "strings" },
+  coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
+  results: { junit: "strings", max_unledgered_skips: "int" },
+  fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
+  properties: { enabled: "bool", seeds: "strings", results: "strings" },
+  agents: { patterns: "strings" },
+  protect: { paths: "strings" },
+  trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
+  commands: { collect: "string", proof: "string", properties: "string" },
+};
+
+/** A config, or everything wrong with the file. */
+export interface ConfigParseResult {
+  config?: GateConfig | undefined;
+  errors: GateIssue[];
+  warnings: GateIssue[];
+}
+
+/**
+ * Parses and validates `proofgate.toml`. Strict: an unknown table or key is an error that names the
+ * known ones, and every value must have its type. Pure: the caller reads the file.
+ */
+export function parseConfig(text: string, file: string, agentPatterns: readonly string[]): ConfigParseResult {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const config = defaultConfig(agentPatterns, file);
+  if (text.trim() === "") return { config, errors, warnings };
+  let data: Record<string, unknown>;
+  try {
+    data = parseToml(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
+  } catch (error) {
+    const line = typeof (error as { line?: unknown }).line === "number" ? (error as { line: number }).line : undefined;
+    const first = String((error as Error).message).split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
+    return { errors: [{ code: "config_invalid", file, line, message: `not valid TOML: ${first}`, fix: "see https://toml.io" }], warnings };
+  }
+  const lines = text.split(/\r?\n/);
+  const lineOf = (table: string, key?: string): number | undefined => {
+    const header = lines.findIndex((l) => new RegExp(`^\\s*\\[\\s*${table}\\s*\\]`).test(l));
+    if (header < 0 && key === undefined) {
+      // No `[table]` header: a top-level `table = ...` (a key outside any table, or a table written inline).
+      const firstHeader = lines.findIndex((l) => /^\s*\[/.test(l));
+      const top = lines.findIndex((l, i) => (firstHeader < 0 || i < firstHeader) && new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`).test(l));
+      return top < 0 ? undefined : top + 1;
+    }
+    if (key === undefined || header < 0) return header < 0 ? undefined : header + 1;
+    for (let i = header + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) {
+      if (new RegExp(`^\\s*["']?${key}["']?\\s*=`).test(lines[i]!)) return i + 1;
+    }
+    return header + 1;
+  };
+  const values: Record<string, Record<string, unknown>> = {};
+  for (const [table, body] of Object.entries(data)) {
+    const keys = SCHEMA[table];
+    if (!keys) {
+      errors.push({ code: "config_invalid", file, line: lineOf(table), message: `unknown table [${table}]`, fix: `the tables are ${Object.keys(SCHEMA).map((t) => `[${t}]`).join(", ")}` });
+      continue;
+    }
+    if (typeof body !== "object" || body === null || Array.isArray(body) || body instanceof Date) {
+      errors.push({ code: "config_invalid", file, line: lineOf(table), message: `\`${table}\` must be a table`, fix: `write it as [${table}] with its keys below` });
+      continue;
+    }
+    values[table] = {};
+    for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+      const kind = keys[key];
+      const at = lineOf(table, key);
+      if (!kind) {
+        errors.push({ code: "config_invalid", file, line: at, message: `unknown key \`${key}\` in [${table}]`, fix: `[${table}] has ${Object.keys(keys).join(", ")}` });
+        continue;
+      }
+      const problem = checkKind(value, kind);
+      if (problem) errors.push({ code: "config_invalid", file, line: at, message: `[${table}] ${key} ${problem}`, fix: FIX[kind].replace("KEY", key) });
+      else values[table]![key] = value;
+    }
+  }
+  if (errors.length > 0) return { errors, warnings };
+
+  const v = (table: string, key: string): unknown => values[table]?.[key];
+  const str = (table: string, key: string, fallback: string): string => (v(table, key) as string | undefined) ?? fallback;
+  const list = (table: string, key: string, fallback: string[]): string[] => (v(table, key) as string[] | undefined) ?? fallback;
+  const bool = (table: string, key: string, fallback: boolean): boolean => (v(table, key) as boolean | undefined) ?? fallback;
+  const d = config;
+  const result: GateConfig = {
+    file,
+    ledger: { path: str("ledger", "path", d.ledger.path) },
+    universe: { collected: list("universe", "collected", d.universe.collected) },
+    coverage: {
+      reports: list("coverage", "reports", d.coverage.reports),
+      shards: v("coverage", "shards") as number | undefined,
+      contexts: v("coverage", "contexts") as string | undefined,
+      minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
+    },
+    results: { junit: list("results", "junit", d.results.junit), maxUnledgeredSkips: v("results", "max_unledgered_skips") as number | undefined },
+    fixtures: {
+      enabled: bool("fixtures", "enabled", true),
+      paths: list("fixtures", "paths", d.fixtures.paths),
+      lock: str("fixtures", "lock", d.fixtures.lock),
+      allowSymlinks: bool("fixtures", "allow_symlinks", false),
+      allowSpecialNames: bool("fixtures", "allow_special_names", false),
+    },
+    properties: { enabled: bool("properties", "enabled", true), seeds: list("properties", "seeds", d.properties.seeds), results: list("properties", "results", d.properties.results) },
+    agents: { patterns: list("agents", "patterns", d.agents.patterns) },
+    protect: { paths: list("protect", "paths", d.protect.paths) },
+    trailers: {
+      freezeLease: str("trailers", "freeze_lease", d.trailers.freezeLease),
+      fixtureLock: str("trailers", "fixture_lock", d.trailers.fixtureLock),
+      propertySeeds: str("trailers", "property_seeds", d.trailers.propertySeeds),
+      gateChange: str("trailers", "gate_change", d.trailers.gateChange),
+    },
+    commands: { collect: v("commands", "collect") as string | undefined, proof: v("commands", "proof") as string | undefined, properties: v("commands", "properties") as string | undefined },
+  };
+  if (result.agents.patterns.length === 0) {
+    errors.push({ code: "config_invalid", file, line: lineOf("agents", "patterns"), message: "[agents] patterns is empty: every commit would count as a human's", fix: 'keep at least "*[bot]*"' });
+  }
+  for (const [table, key] of [["fixtures", "allow_symlinks"], ["fixtures", "allow_special_names"]] as const) {
+    if (v(table, key) === true) warnings.push({ code: "config_invalid", file, line: lineOf(table, key), message: `[${table}] ${key} = true loosens the fixture lock` });
+  }
+  for (const table of ["fixtures", "properties"] as const) {
+    if (v(table, "enabled") === false) warnings.push({ code: "config_invalid", file, line: lineOf(table, "enabled"), message: `[${table}] enabled = false: its signals are off, and every report says so` });
+  }
+  if (errors.length > 0) return { errors, warnings };
+  return { config: result, errors, warnings };
+}
+
+const FIX: Record<Kind, string> = {
+  string: 'write KEY = "..."',
+  strings: 'write KEY = ["...", "..."]',
+  int: "write KEY = 2 (a whole number)",
+  percent: "write KEY = 70 (a percentage from 0 to 100)",
+  bool: "write KEY = true or false",
+};
+
+function checkKind(value: unknown, kind: Kind): string | undefined {
+  switch (kind) {
+    case "string":
+      return typeof value === "string" && value.trim() !== "" ? undefined : "must be a non-empty string";
+    case "strings":
+      return Array.isArray(value) && value.every((x) => typeof x === "string" && x.trim() !== "") ? undefined : "must be a list of non-empty strings";
+    case "int":
+      return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? undefined : "must be a whole number >= 0";
+    case "percent":
+      return typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 100 ? undefined : "must be a number from 0 to 100";
+    case "bool":
+      return typeof value === "boolean" ? undefined : "must be true or false";
+  }
+}

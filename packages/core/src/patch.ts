@@ -1,0 +1,184 @@
+import picomatch from "picomatch";
+import { classifyCommit, hasHumanTrailer, type Commit } from "./authorship.js";
+import type { TrailerKeys } from "./config.js";
+import type { Finding } from "./decide.js";
+import { describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
+
+/** The ledger's loosening changes that one commit made (GATE.md 7). */
+export interface CommitLedgerChanges {
+  commit: Commit;
+  changes: LedgerLoosening[];
+}
+
+/** The paths one commit touched that a rule cares about (old names of renames included). */
+export interface CommitPaths {
+  commit: Commit;
+  paths: string[];
+}
+
+/** A fixture lock delta: entries changed, added or removed. */
+export interface LockDelta {
+  changed: string[];
+  added: string[];
+  removed: string[];
+}
+
+/** What git says about the patch: computed by the caller, judged here. */
+export interface PatchEvidence {
+  base: string;
+  head: string;
+  commits: Commit[];
+  /** Set when the history cannot reach the base: nothing else is judged. */
+  shallow?: { message: string; fix: string } | undefined;
+  ledger: {
+    file: string;
+    changes: CommitLedgerChanges[];
+    /** The base's `reject_if_agent_adds_lease`: a patch that turns it off is itself a loosening. */
+    rejectIfAgentAddsLease: boolean;
+  };
+  fixtures?:
+    | {
+        lock: string;
+        /** Lock entries changed between base and head: the fixture digest delta. */
+        delta: LockDelta;
+        /** Commits that touched the lock or a fixture. */
+        touching: CommitPaths[];
+        /** Files on disk that differ from the lock at head; undefined when not checked. */
+        unlocked?: LockDelta | undefined;
+      }
+    | undefined;
+  seeds?:
+    | {
+        dirs: string[];
+        /** Seed files at head. */
+        filesAtHead: number;
+        touching: CommitPaths[];
+      }
+    | undefined;
+  protect: { patterns: string[]; touching: CommitPaths[] };
+}
+
+/** The policy a patch is judged by: the agent patterns and trailer names (from the base's config). */
+export interface PatchPolicy {
+  agentPatterns: readonly string[];
+  trailers: TrailerKeys;
+}
+
+const short = (sha: string): string => sha.slice(0, 12);
+const who = (c: Commit): string => `${c.author.name} <${c.author.email}>`;
+
+function needsTrailer(commit: Commit, key: string, policy: PatchPolicy): string {
+  const { agent, reasons } = classifyCommit(commit, policy.agentPatterns);
+  return agent ? `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})` : `commit ${short(commit.sha)} lacks \`${key}: human\``;
+}
+
+/** Lease changes by commits without `Freeze-Lease: human` on a human commit. */
+export function leaseFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
+  const key = policy.trailers.freezeLease;
+  const out: Finding[] = [];
+  for (const { commit, changes } of patch.ledger.changes) {
+    if (hasHumanTrailer(commit, key, policy.agentPatterns)) continue;
+    for (const change of changes) {
+      if (change.kind === "added_lease" && !patch.ledger.rejectIfAgentAddsLease) continue;
+      out.push({
+        reason: change.kind === "added_lease" ? "agent_added_lease" : change.kind === "extended_lease" ? "agent_extended_lease" : "agent_loosened_policy",
+        message: `${describeLoosening(change)}: ${needsTrailer(commit, key, policy)}`,
+        file: patch.ledger.file,
+        line: "line" in change ? change.line : undefined,
+        commit: commit.sha,
+        author: who(commit),
+        fix: `a human makes this change, in a commit with the trailer \`${key}: human\``,
+      });
+    }
+  }
+  return out;
+}
+
+/** Fixture files that differ from the lock in the work tree. */
+export function unlockedFindings(patch: PatchEvidence): Finding[] {
+  const u = patch.fixtures?.unlocked;
+  if (!u || u.changed.length + u.added.length + u.removed.length === 0) return [];
+  const list = [...u.changed.map((p) => `changed ${p}`), ...u.added.map((p) => `unlocked ${p}`), ...u.removed.map((p) => `missing ${p}`)];
+  return [{ reason: "fixtures_unlocked", message: `the fixtures differ from ${patch.fixtures!.lock}: ${list.slice(0, 10).join(", ")}${list.length > 10 ? ", ..." : ""}`, file: patch.fixtures!.lock, fix: "run `proofgate lock` in a human commit with `Fixture-Lock: human`, or restore the fixtures" }];
+}
+
+/** A fixture digest delta from commits without `Fixture-Lock: human` on a human commit. */
+export function fixtureDigestFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
+  const f = patch.fixtures;
+  if (!f) return [];
+  const delta = f.delta.changed.length + f.delta.added.length + f.delta.removed.length;
+  if (delta === 0) return [];
+  const key = policy.trailers.fixtureLock;
+  return f.touching
+    .filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns))
+    .map(({ commit, paths }) => ({
+      reason: "fixture_digest" as const,
+      message: `${delta} fixture digest(s) changed between base and head; ${needsTrailer(commit, key, policy)} and touches ${paths.slice(0, 5).join(", ")}`,
+      file: f.lock,
+      commit: commit.sha,
+      author: who(commit),
+      fix: `a human updates golden files and the lock, in a commit with \`${key}: human\``,
+    }));
+}
+
+/** An empty seed corpus at head. */
+export function seedsEmptyFindings(patch: PatchEvidence): Finding[] {
+  const s = patch.seeds;
+  if (!s || s.filesAtHead > 0) return [];
+  return [{ reason: "seeds_empty", message: `the seed corpus (${s.dirs.join(", ")}) has no files at head`, file: s.dirs[0], fix: "restore the seeds from the base: proofgate seeds materialize --ref <base> --out <dir>" }];
+}
+
+/** Seed files added, changed, renamed or removed without `Property-Seeds: human` on a human commit. */
+export function seedRewriteFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
+  const s = patch.seeds;
+  if (!s) return [];
+  const key = policy.trailers.propertySeeds;
+  return s.touching
+    .filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns))
+    .map(({ commit, paths }) => ({
+      reason: "seed_rewrite" as const,
+      message: `${needsTrailer(commit, key, policy)} and rewrites seeds: ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", ..." : ""}`,
+      file: paths[0],
+      commit: commit.sha,
+      author: who(commit),
+      fix: `seeds predate the patch: restore them, or a human changes them with \`${key}: human\``,
+    }));
+}
+
+/** Protected paths touched without `Gate-Change: human` on a human commit. */
+export function protectedPathFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
+  const key = policy.trailers.gateChange;
+  return patch.protect.touching
+    .filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns))
+    .map(({ commit, paths }) => ({
+      reason: "protected_path" as const,
+      message: `${needsTrailer(commit, key, policy)} and touches ${paths.slice(0, 5).join(", ")}`,
+      file: paths[0],
+      commit: commit.sha,
+      author: who(commit),
+      fix: `CI files and the gate's config change in a human commit with \`${key}: human\``,
+    }));
+}
+
+/** A history that cannot reach the base: the range is truncated and is not judged. */
+export function shallowFindings(patch: PatchEvidence): Finding[] {
+  return patch.shallow ? [{ reason: "shallow_history", message: patch.shallow.message, fix: patch.shallow.fix }] : [];
+}
+
+/** The count the article's `agent_added_leases` key reports: leases added without a human's trailer. */
+export function agentAddedLeaseCount(patch: PatchEvidence, policy: PatchPolicy): number {
+  return patch.ledger.changes
+    .filter(({ commit }) => !hasHumanTrailer(commit, policy.trailers.freezeLease, policy.agentPatterns))
+    .reduce((n, { changes }) => n + changes.filter((c) => c.kind === "added_lease").length, 0);
+}
+
+/** The fixture digest delta: lock entries changed, added or removed between base and head. */
+export function fixtureDelta(patch: PatchEvidence): number {
+  const d = patch.fixtures?.delta;
+  return d ? d.changed.length + d.added.length + d.removed.length : 0;
+}
+
+/** A matcher for `[protect] paths` globs (`**` crosses folders; dot files match). */
+export function pathMatcher(patterns: readonly string[]): (path: string) => boolean {
+  return patterns.length === 0 ? () => false : picomatch([...patterns], { dot: true });
+}
