@@ -38,7 +38,7 @@ describe("readCoverage", () => {
   it("an undetectable file names the formats accepted; a .coverage data file says where it goes", () => {
     const unknown = readCoverage("<testsuites/>", "junit.xml");
     expect(unknown.errors).toEqual([
-      expect.objectContaining({ code: "coverage_invalid", file: "junit.xml", message: expect.stringMatching(/coverage\.py JSON .*LCOV .*Cobertura XML .*coverage-final\.json.*coverage-summary\.json/), fix: expect.stringContaining("--format") }),
+      expect.objectContaining({ code: "coverage_invalid", file: "junit.xml", message: expect.stringMatching(/coverage\.py JSON .*LCOV .*Cobertura XML .*coverage-final\.json.*coverage-summary\.json/), fix: expect.stringContaining("--coverage-format") }),
     ]);
     expect(readCoverage("", "empty.json").errors[0]!.message).toMatch(/empty/);
     expect(readCoverage("SQLite format 3\u0000", ".coverage").errors[0]!.fix).toMatch(/--contexts/);
