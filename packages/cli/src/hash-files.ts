@@ -51,6 +51,7 @@ class HashPool {
   private walkDone = false;
   private failure: Error | undefined;
   private settle: (() => void) | undefined;
+  private stopping = false;
   /** Every file found so far, in walk order, and its digest ("" until hashed or when it failed). */
   readonly files: string[] = [];
   readonly digests: string[] = [];
@@ -68,6 +69,12 @@ class HashPool {
       worker.on("message", (reply: HashReply) => this.onReply(worker, reply));
       worker.on("error", (error) => {
         this.failure ??= new Error(`a hash worker failed (${url.href}): ${error.message}`, { cause: error });
+        this.settle?.();
+      });
+      // A worker that exits before the pool stops it would leave its batches unanswered: fail, never hang.
+      worker.on("exit", (code) => {
+        if (this.stopping) return;
+        this.failure ??= new Error(`a hash worker exited early with code ${code} (${url.href})`);
         this.settle?.();
       });
     }
@@ -88,12 +95,14 @@ class HashPool {
         this.settle = resolve;
       });
     }
+    this.stopping = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
     if (this.failure) throw this.failure;
   }
 
   /** Stops early (the walk found a problem): nothing more is dispatched. */
   async abort(): Promise<void> {
+    this.stopping = true;
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 

@@ -4,6 +4,7 @@ import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
 import { runDecide } from "./commands/decide.js";
 import { runLedgerExpiring, runLedgerLint, runLedgerList } from "./commands/ledger.js";
 import { resolveToday, writeAtomic, type CliIo } from "./io.js";
+import { loadWorkTreeConfig } from "./inputs.js";
 import { VERSION } from "./version.js";
 
 export type { CliIo } from "./io.js";
@@ -98,14 +99,15 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "Write fixtures.lock (sha256sum format) from the fixture files, hashed in parallel; --check compares without writing",
         (y) =>
           y
-            .option("paths", { type: "string", array: true, describe: "fixture files or folders, relative to the repo root (default tests/fixtures)", requiresArg: true })
-            .option("lock", { type: "string", describe: "the lock file", default: "fixtures.lock", requiresArg: true })
+            .option("paths", { type: "string", array: true, describe: "fixture files or folders, relative to the repo root (default [fixtures] paths of proofgate.toml, else tests/fixtures)", requiresArg: true })
+            .option("lock", { type: "string", describe: "the lock file (default [fixtures] lock of proofgate.toml, else fixtures.lock)", requiresArg: true })
             .option("check", { type: "boolean", default: false, describe: "write nothing: exit 1 listing the files changed, added or removed since the lock" })
             .example("proofgate lock", "hash tests/fixtures into fixtures.lock; `sha256sum -c fixtures.lock` verifies it")
             .example("proofgate lock --check", "in CI: exit 1 when a golden file differs from the lock")
             .epilog("Symlinks, and names with a newline, carriage return or backslash, are errors (exit 2).\n\n" + EPILOG),
         async (a) => {
-          code = await (await import("./commands/lock.js")).runLock(a, io);
+          const { runLock, settingsFromConfig } = await import("./commands/lock.js");
+          code = await runLock(a, io, settingsFromConfig(loadWorkTreeConfig(io.cwd)));
         },
       )
       .command("seeds", "The property suite's seed corpus", (y) =>

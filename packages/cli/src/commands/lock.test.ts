@@ -305,6 +305,12 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
     await expect(lockFixtures(settings, true, memoryIo())).rejects.toMatchObject({ issues: [expect.objectContaining({ file: "tests/fixtures/up" })] });
   });
 
+  it("a worker script that cannot start is an error, not a hang", async () => {
+    writeTree();
+    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: new URL("./no-such-worker.js", WORKER) } };
+    await expect(lockFixtures(settings, false, memoryIo())).rejects.toThrow(/hash worker/);
+  });
+
   it("checkFixtureLock returns the comparison for the gate (fixtures_unlocked)", async () => {
     writeTree();
     const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: WORKER, threads: 1 } };

@@ -1,5 +1,5 @@
 import { isAbsolute, join, relative, sep } from "node:path";
-import { compareLockToTree, formatFixturesLock, GateError, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type GateIssue, type LockTreeComparison } from "@proofgate/core";
+import { compareLockToTree, formatFixturesLock, GateError, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type GateConfig, type GateIssue, type LockTreeComparison } from "@proofgate/core";
 import { listFlag, stringFlag } from "../flags.js";
 import { hashFixtures, type HashFixturesOptions } from "../hash-files.js";
 import { printWarnings } from "../inputs.js";
@@ -23,6 +23,12 @@ export interface LockSettings {
   allowSpecialNames?: boolean | undefined;
   /** Tuning and tests: threads, worker script, buffer size. */
   hash?: Pick<HashFixturesOptions, "threads" | "workerUrl" | "bufferSize"> | undefined;
+}
+
+/** `[fixtures]` of proofgate.toml as lock settings. */
+export function settingsFromConfig(config: GateConfig): LockSettings {
+  const { paths, lock, allowSymlinks, allowSpecialNames } = config.fixtures;
+  return { paths, lock, allowSymlinks, allowSpecialNames };
 }
 
 /** The defaults of `[fixtures]`: `tests/fixtures` and `fixtures.lock`. */

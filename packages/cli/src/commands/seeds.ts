@@ -1,8 +1,9 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
-import { DEFAULT_AGENT_PATTERNS, GateError, parseConfig } from "@proofgate/core";
+import { GateError } from "@proofgate/core";
 import { listFlag, stringFlag } from "../flags.js";
-import { asText, readInputBytes, type CliIo } from "../io.js";
+import type { CliIo } from "../io.js";
+import { loadWorkTreeConfig } from "../inputs.js";
 import { listFilesAt, readBlobAt, resolveCommit } from "../git.js";
 
 /** Options of `proofgate seeds materialize`. */
@@ -65,10 +66,5 @@ function ancestorsWithin(folder: string, root: string): string[] {
 /** The seed folders: `--seeds`, else `[properties] seeds` of the work tree's proofgate.toml, else the default. */
 function seedDirs(args: SeedsArgs, cwd: string): string[] {
   const flags = listFlag("seeds", args.seeds);
-  if (flags.length > 0) return flags;
-  const path = join(cwd, "proofgate.toml");
-  const text = existsSync(path) ? asText(readInputBytes(path, "the config", "proofgate.toml"), "the config").text : "";
-  const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
-  if (!parsed.config) throw new GateError(parsed.errors);
-  return parsed.config.properties.seeds;
+  return flags.length > 0 ? flags : loadWorkTreeConfig(cwd).properties.seeds;
 }
