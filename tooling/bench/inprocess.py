@@ -5,8 +5,10 @@ what its `emit-deselect` does between argument parsing and printing: load_freeze
 set of ids + classify + the unknown-lease and budget checks + the `--deselect=` lines.
 Interpreter start-up and the script's imports are outside the timed region.
 
-Usage: python3 inprocess.py SCRIPT FREEZE COLLECTED RUNS
-Prints one JSON object: {"times_ms": [...], "lines": N, "import_ms": x}.
+Usage: python3 inprocess.py SCRIPT FREEZE COLLECTED
+Prints {"ready": true, "import_ms": x} once imported, then for each line "run" read on stdin, one
+iteration and {"ms": x, "lines": n}; it stops at end of input. run.mjs interleaves these iterations
+with proofgate's own, so both see the same machine load.
 """
 from __future__ import annotations
 
@@ -18,8 +20,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 
+def reply(data: dict) -> None:
+    sys.stdout.write(json.dumps(data) + "\n")
+    sys.stdout.flush()
+
+
 def main() -> int:
-    script, freeze_path, collected_path, runs = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4])
+    script, freeze_path, collected_path = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
     t0 = time.perf_counter()
     spec = importlib.util.spec_from_file_location("freeze_account", script)
     if spec is None or spec.loader is None:
@@ -27,11 +34,12 @@ def main() -> int:
         return 2
     ref = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(ref)
-    import_ms = (time.perf_counter() - t0) * 1000.0
+    reply({"ready": True, "import_ms": (time.perf_counter() - t0) * 1000.0})
 
-    times = []
-    lines = 0
-    for _ in range(runs):
+    for command in sys.stdin:
+        if command.strip() != "run":
+            print(f"unknown command {command.strip()!r}", file=sys.stderr)
+            return 2
         start = time.perf_counter()
         freeze = ref.load_freeze(freeze_path)
         collected = set(ref.parse_collected(collected_path))
@@ -43,10 +51,8 @@ def main() -> int:
             print("the inputs are not a clean deselect case", file=sys.stderr)
             return 2
         text = "".join(f"--deselect={row['nodeid']}\n" for row in active)
-        times.append((time.perf_counter() - start) * 1000.0)
-        lines = text.count("\n")
-    json.dump({"times_ms": times, "lines": lines, "import_ms": import_ms}, sys.stdout)
-    print()
+        ms = (time.perf_counter() - start) * 1000.0
+        reply({"ms": ms, "lines": text.count("\n")})
     return 0
 
 

@@ -1,0 +1,243 @@
+#!/usr/bin/env node
+// proofgate's `lock` benchmark (issue 4, "Show"): hashing the fixtures into fixtures.lock, against the
+// article's pipeline `find tests/fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixtures.lock`.
+//
+//   pnpm build && pnpm --filter @proofgate/bench bench:lock        # or: node tooling/bench/lock.mjs
+//
+// Options: --runs N (rounds after one warm-up, default 5, at least 3: fewer than 5 only when asked, and
+// the report says so), --only big|small, --keep (keep the generated trees), --dir PATH (where to
+// generate them; default the OS temp folder).
+//
+// Two trees, generated once into a temp folder (with a fixed seed):
+//   big:   1 GiB in 10,000 files (sizes 0.5x-1.5x of the mean, summing to exactly 1 GiB), 100 folders
+//   small: 100,000 files of 2 KiB, 100 folders of 1,000
+// Before any timing, both tools run once and their locks must list the same paths with the same digests
+// (and, in the C.UTF-8 or C locale, be byte-identical). Then whole processes are timed by wall clock,
+// interleaved (A, B, then B, A, ...), and the median is reported; peak RSS of proofgate comes from
+// `/usr/bin/time -f %M`. The page cache is warm: the trees were just written and fit in memory.
+// Output: a Markdown report on stdout and JSON under tooling/bench/results/ (gitignored).
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+const BUNDLE = join(root, "packages/cli/dist/proofgate.js");
+const PIPELINE = "find tests/fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixtures.lock";
+const TARGET_SPEEDUP = 2;
+const TARGET_RSS_MIB = 256;
+const GiB = 1024 ** 3;
+
+function fail(message) {
+  process.stderr.write(`bench lock: error: ${message}\n`);
+  process.exit(2);
+}
+
+function parseOptions(argv) {
+  const options = { runs: 5, only: undefined, keep: false, dir: tmpdir() };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => argv[++i] ?? fail(`${arg} needs a value`);
+    if (arg === "--runs") {
+      options.runs = Number(value());
+      if (!Number.isInteger(options.runs) || options.runs < 3) fail("--runs must be a whole number >= 3");
+    } else if (arg === "--only") {
+      options.only = value();
+      if (options.only !== "big" && options.only !== "small") fail("--only takes big or small");
+    } else if (arg === "--keep") options.keep = true;
+    else if (arg === "--dir") options.dir = resolve(value());
+    else if (arg === "--help" || arg === "-h") {
+      process.stdout.write("usage: node tooling/bench/lock.mjs [--runs N] [--only big|small] [--keep] [--dir PATH]\n");
+      process.exit(0);
+    } else fail(`unknown option ${arg}`);
+  }
+  return options;
+}
+
+// ---------------------------------------------------------------------------------------------- inputs
+
+/** A deterministic generator (mulberry32), so every run hashes the same trees. */
+function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 16 MiB of pseudo-random bytes; files are slices at varying offsets (sha256 cost does not depend on content). */
+function pool(seed) {
+  const bytes = Buffer.alloc(16 * 1024 * 1024);
+  let block = createHash("sha256").update(String(seed)).digest();
+  for (let i = 0; i < bytes.length; i += 32) {
+    block.copy(bytes, i);
+    block = createHash("sha256").update(block).digest();
+  }
+  return bytes;
+}
+
+function generate(dir, name) {
+  const repo = join(dir, name);
+  const fixtures = join(repo, "tests/fixtures");
+  const rnd = random(name === "big" ? 1 : 2);
+  const bytes = pool(name === "big" ? 1 : 2);
+  let files = 0;
+  let total = 0;
+  if (name === "big") {
+    const count = 10_000;
+    const mean = GiB / count;
+    const sizes = Array.from({ length: count }, () => Math.floor(mean * (0.5 + rnd())));
+    const sum = sizes.reduce((a, b) => a + b, 0);
+    sizes[count - 1] += GiB - sum; // exactly 1 GiB
+    for (let i = 0; i < count; i++) {
+      const folder = join(fixtures, `d${String(i % 100).padStart(2, "0")}`);
+      if (i < 100) mkdirSync(folder, { recursive: true });
+      const offset = Math.floor(rnd() * (bytes.length - sizes[i]));
+      writeFileSync(join(folder, `f${String(i).padStart(5, "0")}.bin`), bytes.subarray(offset, offset + sizes[i]));
+      total += sizes[i];
+      files++;
+    }
+  } else {
+    const count = 100_000;
+    for (let i = 0; i < count; i++) {
+      const folder = join(fixtures, `d${String(i % 100).padStart(2, "0")}`);
+      if (i < 100) mkdirSync(folder, { recursive: true });
+      const offset = Math.floor(rnd() * (bytes.length - 2048));
+      writeFileSync(join(folder, `f${String(i).padStart(6, "0")}.json`), bytes.subarray(offset, offset + 2048));
+      total += 2048;
+      files++;
+    }
+  }
+  return { name, repo, files, bytes: total };
+}
+
+// ---------------------------------------------------------------------------------------------- runs
+
+const members = {
+  pipeline: (repo) => ({ cmd: ["bash", "-c", PIPELINE], cwd: repo, lock: join(repo, "fixtures.lock") }),
+  proofgate: (repo) => ({ cmd: [process.execPath, BUNDLE, "lock", "--lock", "proofgate.lock"], cwd: repo, lock: join(repo, "proofgate.lock") }),
+};
+
+const TIME = "/usr/bin/time";
+const hasTime = existsSync(TIME);
+
+/**
+ * One whole run: wall clock from spawn to exit, and from GNU time (when present) the CPU seconds
+ * (user + sys, children included: bash waits for its pipeline) and the peak RSS in MiB (%M).
+ */
+function runOnce(member, repo) {
+  const m = members[member](repo);
+  rmSync(m.lock, { force: true }); // both write a fresh lock every run
+  const out = join(dirname(repo), `time-${member}.out`);
+  const cmd = hasTime ? [TIME, "-f", "%U %S %M", "-o", out, ...m.cmd] : m.cmd;
+  const start = process.hrtime.bigint();
+  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: m.cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (r.status !== 0) fail(`${member} exited ${r.status} in ${repo}: ${r.stderr}`);
+  if (!hasTime) return { ms };
+  const [user, sys, kib] = readFileSync(out, "utf8").trim().split("\n").pop().split(" ").map(Number);
+  rmSync(out);
+  return { ms, cpuMs: (user + sys) * 1000, rssMiB: kib / 1024 };
+}
+
+function parity(tree) {
+  runOnce("pipeline", tree.repo);
+  runOnce("proofgate", tree.repo);
+  const ref = readFileSync(members.pipeline(tree.repo).lock, "utf8");
+  const pg = readFileSync(members.proofgate(tree.repo).lock, "utf8");
+  const asMap = (text) => new Map(text.trimEnd().split("\n").map((l) => [l.slice(66), l.slice(0, 64)]));
+  const a = asMap(ref);
+  const b = asMap(pg);
+  if (a.size !== tree.files || b.size !== tree.files) fail(`${tree.name}: expected ${tree.files} lines, the pipeline wrote ${a.size} and proofgate ${b.size}`);
+  for (const [path, digest] of a) if (b.get(path) !== digest) fail(`${tree.name}: digests differ for ${path}: ${digest} (sha256sum) vs ${b.get(path)} (proofgate)`);
+  return { sameDigests: true, byteIdentical: ref === pg };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((x, y) => x - y);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+function bench(tree, runs) {
+  const samples = { pipeline: [], proofgate: [] };
+  runOnce("pipeline", tree.repo); // warm-up round
+  runOnce("proofgate", tree.repo);
+  for (let i = 0; i < runs; i++) {
+    const order = i % 2 === 0 ? ["pipeline", "proofgate"] : ["proofgate", "pipeline"];
+    for (const member of order) {
+      samples[member].push(runOnce(member, tree.repo));
+      process.stderr.write(".");
+    }
+  }
+  process.stderr.write("\n");
+  return samples;
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+const options = parseOptions(process.argv.slice(2));
+if (!existsSync(BUNDLE)) fail(`${BUNDLE} is missing: run \`pnpm build\` first`);
+const dir = mkdtempSync(join(options.dir, "proofgate-bench-lock-"));
+const loadBefore = loadavg();
+const started = new Date();
+const results = [];
+try {
+  for (const name of options.only ? [options.only] : ["big", "small"]) {
+    const t0 = Date.now();
+    const tree = generate(dir, name);
+    process.stderr.write(`bench lock: ${name}: ${tree.files} files, ${(tree.bytes / 2 ** 20).toFixed(0)} MiB generated in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+    const same = parity(tree);
+    const samples = bench(tree, options.runs);
+    const pick = (member, key) => samples[member].map((x) => x[key]);
+    const result = {
+      name,
+      files: tree.files,
+      bytes: tree.bytes,
+      ...same,
+      samples,
+      loadAfter: loadavg()[0],
+      pipelineMs: median(pick("pipeline", "ms")),
+      proofgateMs: median(pick("proofgate", "ms")),
+      pipelineCpuMs: hasTime ? median(pick("pipeline", "cpuMs")) : undefined,
+      proofgateCpuMs: hasTime ? median(pick("proofgate", "cpuMs")) : undefined,
+      // The largest peak over every timed run, not one sample.
+      peakRssMiB: hasTime ? Math.max(...pick("proofgate", "rssMiB")) : undefined,
+    };
+    result.speedup = result.pipelineMs / result.proofgateMs;
+    results.push(result);
+    process.stderr.write(`bench lock: ${name}: pipeline ${result.pipelineMs.toFixed(0)} ms, proofgate ${result.proofgateMs.toFixed(0)} ms (${result.speedup.toFixed(2)}x), peak RSS ${result.peakRssMiB?.toFixed(1)} MiB\n`);
+    if (!options.keep) rmSync(tree.repo, { recursive: true, force: true });
+  }
+} finally {
+  if (!options.keep) rmSync(dir, { recursive: true, force: true });
+}
+const loadAfter = loadavg();
+
+const fmtMs = (runs, key = "ms") => {
+  const xs = runs.map((x) => x[key]);
+  return `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
+};
+const label = { big: "1 GiB in 10,000 files", small: "100,000 files of 2 KiB" };
+let md = `## lock: run of ${started.toISOString().slice(0, 16)}Z, ${options.runs} interleaved runs after one warm-up${options.runs < 5 ? " (fewer than 5: see the note)" : ""}\n\n`;
+md += `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / GiB).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore[0].toFixed(2)} before, ${loadAfter[0].toFixed(2)} after.\n\n`;
+md += "| Tree | Pipeline (find, sort -z, xargs sha256sum) | proofgate lock | Speedup | Target >= 2x | Peak RSS | Target <= 256 MiB | Same digests |\n|---|---|---|---|---|---|---|---|\n";
+for (const r of results) {
+  md += `| ${label[r.name]} | ${fmtMs(r.samples.pipeline)} | ${fmtMs(r.samples.proofgate)} | ${r.speedup.toFixed(2)}x | ${r.speedup >= TARGET_SPEEDUP ? "met" : "**not met**"} | ${r.peakRssMiB === undefined ? "n/a" : `${r.peakRssMiB.toFixed(1)} MiB`} | ${r.peakRssMiB === undefined ? "n/a" : r.peakRssMiB <= TARGET_RSS_MIB ? "met" : "**not met**"} | yes${r.byteIdentical ? ", byte-identical lock" : ""} |\n`;
+}
+if (hasTime) {
+  md += "\nCPU time (user + sys, children included), median of the same runs; less sensitive to load than wall clock:\n\n| Tree | Pipeline CPU | proofgate CPU | proofgate CPU / pipeline CPU |\n|---|---|---|---|\n";
+  for (const r of results) md += `| ${label[r.name]} | ${fmtMs(r.samples.pipeline, "cpuMs")} | ${fmtMs(r.samples.proofgate, "cpuMs")} | ${(r.proofgateCpuMs / r.pipelineCpuMs).toFixed(2)} |\n`;
+}
+process.stdout.write(md);
+const outDir = join(here, "results");
+mkdirSync(outDir, { recursive: true });
+const json = JSON.stringify({ started: started.toISOString(), runs: options.runs, loadBefore, loadAfter, cores: availableParallelism(), node: process.version, results }, null, 2);
+writeFileSync(join(outDir, `lock-${started.toISOString().replace(/[:.]/g, "-")}.json`), json);
+writeFileSync(join(outDir, "lock-latest.json"), json);

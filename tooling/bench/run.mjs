@@ -1,0 +1,446 @@
+#!/usr/bin/env node
+// proofgate's benchmark (issue 2, "Benchmark"): `deselect` and `decide` on 100,000 collected ids and
+// 1,000 leases against the reference script, and `proofgate --version` cold start against `node -e 0`.
+//
+//   pnpm build && pnpm bench                # from the repo root
+//   node tooling/bench/run.mjs --runs 11    # runs per command, after one warm-up (default 11, at least 5)
+//
+// Options: --runs N, --python PATH (default /usr/bin/python3), --reference PATH (default
+// ../shared/reference/freeze_account.py from the repo root), --keep (keep the generated inputs).
+//
+// It checks first that both tools give the same answer on the generated inputs, so it never times a
+// broken run; then it times whole processes, interleaved (A, B, A, B, ...), and reports medians.
+// Separately, and labelled as such, it times the in-process work (no interpreter start-up) of both.
+// Output: a Markdown report on stdout and JSON under tooling/bench/results/.
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createInterface } from "node:readline";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, "../..");
+
+const COLLECTED = 100_000;
+const LEASES = 1_000;
+const TARGET_SPEEDUP = 5;
+const TARGET_COLD_START = 2;
+
+// ---------------------------------------------------------------------------------------------- options
+
+function parseOptions(argv) {
+  const options = {
+    runs: 11,
+    python: "/usr/bin/python3",
+    reference: resolve(root, "../shared/reference/freeze_account.py"),
+    keep: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) fail(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === "--runs") {
+      options.runs = Number(value());
+      if (!Number.isInteger(options.runs) || options.runs < 5) fail("--runs must be a whole number >= 5 (the issue asks for a median of at least 5 runs)");
+    } else if (flag === "--python") options.python = value();
+    else if (flag === "--reference") options.reference = resolve(value());
+    else if (flag === "--keep") options.keep = true;
+    else if (flag === "--help" || flag === "-h") {
+      process.stdout.write("usage: node tooling/bench/run.mjs [--runs N] [--python PATH] [--reference PATH] [--keep]\n");
+      process.exit(0);
+    } else fail(`unknown option ${arg}`);
+  }
+  return options;
+}
+
+function fail(message) {
+  process.stderr.write(`bench: error: ${message}\n`);
+  process.exit(2);
+}
+
+// ---------------------------------------------------------------------------------------------- inputs
+
+/**
+ * 100,000 ids in `pytest --collect-only -q` shape. No id is a prefix of another (every id ends in a
+ * parameter bracket), so pytest's prefix-matching `--deselect` drops exactly the leased ids and
+ * proofgate prints no collateral warning: both tools do the same job.
+ */
+function collectedIds() {
+  const ids = [];
+  for (let area = 0; area < 20; area++) {
+    for (let mod = 0; mod < 25; mod++) {
+      const file = `tests/area_${pad(area, 2)}/test_module_${pad(mod, 2)}.py`;
+      for (let fn = 0; fn < 10; fn++) {
+        const owner = fn < 5 ? `${file}::TestBehaviour${fn % 3}::` : `${file}::`;
+        for (let param = 0; param < 20; param++) {
+          ids.push(`${owner}test_case_${pad(fn, 2)}[input-${pad(param, 2)}-${param % 2 ? "fast" : "slow"}]`);
+        }
+      }
+    }
+  }
+  if (ids.length !== COLLECTED) throw new Error(`generated ${ids.length} ids, not ${COLLECTED}`);
+  return ids;
+}
+
+function pad(n, width) {
+  return String(n).padStart(width, "0");
+}
+
+function writeInputs(dir) {
+  const ids = collectedIds();
+  const collected = join(dir, "collected.txt");
+  writeFileSync(collected, `${ids.join("\n")}\n\n${ids.length} tests collected in 1.00s\n`);
+
+  const leased = ids.filter((_, i) => i % (COLLECTED / LEASES) === 37);
+  const owners = ["alice", "bob", "carol", "dave", "erin"];
+  let toml = `version = 1\nmax_active_leases = ${LEASES}\nreject_if_expired = true\nreject_if_agent_adds_lease = true\n`;
+  leased.forEach((nodeid, i) => {
+    toml += `\n[[leases]]\nnodeid = ${JSON.stringify(nodeid)}\nowner = "${owners[i % owners.length]}"\nreason = "flaky on CI runner ${i % 7}: timing-dependent"\nexpires = "2999-12-31"\ncreated = "2026-01-15"\nticket = "FLAKE-${1000 + i}"\n`;
+  });
+  const freeze = join(dir, "freeze.toml");
+  writeFileSync(freeze, toml);
+
+  // coverage.py 7.x JSON (format 3): the files add up to the totals, and percent_covered is
+  // 100 * covered_lines / num_statements computed the way coverage.py and proofgate compute it.
+  const fileCounts = [
+    ["src/app/__init__.py", 12, 12],
+    ["src/app/core.py", 412, 371],
+    ["src/app/io.py", 288, 201],
+    ["src/app/cli.py", 522, 468],
+  ];
+  const files = {};
+  let statements = 0;
+  let covered = 0;
+  for (const [path, n, c] of fileCounts) {
+    const pct = (100 * c) / n;
+    files[path] = { executed_lines: [], summary: { covered_lines: c, num_statements: n, percent_covered: pct, percent_covered_display: String(Math.round(pct)), missing_lines: n - c, excluded_lines: 0 }, missing_lines: [], excluded_lines: [] };
+    statements += n;
+    covered += c;
+  }
+  const percent = (100 * covered) / statements;
+  const report = {
+    meta: { format: 3, version: "7.6.1", timestamp: "2026-01-15T12:00:00.000000", branch_coverage: false, show_contexts: false },
+    files,
+    totals: { covered_lines: covered, num_statements: statements, percent_covered: percent, percent_covered_display: String(Math.round(percent)), missing_lines: statements - covered, excluded_lines: 0 },
+  };
+  const coverage = join(dir, "coverage.json");
+  writeFileSync(coverage, `${JSON.stringify(report, null, 2)}\n`);
+  return { collected, freeze, coverage, leased, percent };
+}
+
+// ---------------------------------------------------------------------------------------------- processes
+
+function run(cmd, env = process.env) {
+  const start = process.hrtime.bigint();
+  const result = spawnSync(cmd[0], cmd.slice(1), { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
+  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  if (result.error) throw result.error;
+  return { ms, status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/**
+ * Times the commands of a group interleaved (A, B, A, B, ...) after one warm-up round. Every timed run
+ * must exit with the code the parity check saw, so a run that broke is never counted.
+ */
+function timeGroup(name, members, runs) {
+  for (const m of members) check(m, run(m.cmd, m.env), "warm-up");
+  const samples = members.map(() => []);
+  for (let r = 0; r < runs; r++) {
+    members.forEach((m, i) => {
+      const result = run(m.cmd, m.env);
+      check(m, result, `run ${r + 1}`);
+      samples[i].push(result.ms);
+    });
+  }
+  process.stderr.write(`bench: ${name}: ${members.map((m, i) => `${m.label} ${median(samples[i]).toFixed(1)} ms`).join(", ")}\n`);
+  return members.map((m, i) => ({ label: m.label, command: m.cmd.map(shortPath).join(" "), env: m.envNote ?? null, samples_ms: samples[i], median_ms: median(samples[i]), min_ms: Math.min(...samples[i]), max_ms: Math.max(...samples[i]) }));
+}
+
+function check(member, result, when) {
+  if (result.status !== member.status) {
+    fail(`${member.label} (${when}) exited ${result.status}, expected ${member.status}:\n${result.stderr.slice(0, 2000)}`);
+  }
+}
+
+let tempDir = "";
+function shortPath(p) {
+  return p.replace(root + "/", "").replace(tempDir, "$TMP");
+}
+
+/** Peak RSS in KiB through GNU time, or null when it is not installed or does not work. */
+function peakRss(cmd, env) {
+  if (!existsSync("/usr/bin/time")) return null;
+  const out = join(tempDir, "rss.txt");
+  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", out, ...cmd], { env, stdio: "ignore" });
+  if (result.error || !existsSync(out)) return null;
+  const kib = Number(readFileSync(out, "utf8").trim().split("\n").pop());
+  return Number.isFinite(kib) && kib > 0 ? kib : null;
+}
+
+// ---------------------------------------------------------------------------------------------- parity
+
+function parity(ref, pg, inputs) {
+  const deselectRef = run(ref.deselect);
+  const deselectPg = run(pg.deselect);
+  if (deselectRef.status !== 0) fail(`the reference script's emit-deselect exited ${deselectRef.status}:\n${deselectRef.stderr}`);
+  if (deselectPg.status !== deselectRef.status) fail(`proofgate deselect exited ${deselectPg.status}, the script ${deselectRef.status}:\n${deselectPg.stderr}`);
+  if (deselectPg.stdout !== deselectRef.stdout) {
+    const a = deselectRef.stdout.split("\n");
+    const b = deselectPg.stdout.split("\n");
+    const at = a.findIndex((line, i) => line !== b[i]);
+    fail(`deselect output differs at line ${at + 1}: script ${JSON.stringify(a[at])}, proofgate ${JSON.stringify(b[at])}`);
+  }
+  const lines = deselectRef.stdout.trimEnd().split("\n");
+  const expected = inputs.leased.map((id) => `--deselect=${id}`);
+  if (lines.length !== LEASES || lines.some((l, i) => l !== expected[i])) fail(`the script printed ${lines.length} deselect lines, not the ${LEASES} leases`);
+  if (deselectPg.stderr.trim() !== "") fail(`proofgate deselect wrote to stderr on clean inputs:\n${deselectPg.stderr}`);
+
+  const decideRef = run(ref.decide);
+  const decidePg = run(pg.decide);
+  if (decidePg.status !== decideRef.status) fail(`decide exit codes differ: script ${decideRef.status}, proofgate ${decidePg.status}\n${decidePg.stderr}`);
+  const a = JSON.parse(decideRef.stdout);
+  const b = JSON.parse(decidePg.stdout);
+  for (const key of Object.keys(a)) {
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) fail(`decide reports differ on ${key}: script ${JSON.stringify(a[key])}, proofgate ${JSON.stringify(b[key])}`);
+  }
+  if (a.decision !== "MERGE" || a.collected_tests !== COLLECTED || a.active_leases !== LEASES) fail(`the script's decide is not the intended MERGE on ${COLLECTED} ids and ${LEASES} leases: ${decideRef.stdout}`);
+  // The script's keys are a prefix of proofgate's report, which must also print them first, in order.
+  const head = Object.keys(b).slice(0, Object.keys(a).length);
+  if (JSON.stringify(head) !== JSON.stringify(Object.keys(a))) fail(`proofgate's report does not start with the script's keys: ${head.join(", ")}`);
+  return { deselect_lines: lines.length, deselect_status: deselectRef.status, decide_status: decideRef.status, decision: a.decision, proven_coverage_percent: a.proven_coverage_percent };
+}
+
+// ---------------------------------------------------------------------------------------------- in-process
+
+/**
+ * The same work inside one process each, interleaved: a proofgate iteration (core's parseLedger +
+ * parseCollectOnly + planDeselection + renderDeselectArgs, files read inside the timed region), then a
+ * script iteration (tooling/bench/inprocess.py, which imports the script and runs its functions).
+ * Iteration 1 of each is reported apart as "first" (cold: proofgate's JIT has not warmed up yet).
+ */
+async function inProcess(options, inputs, runs, expectedText) {
+  const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js")).href);
+  const today = new Date().toISOString().slice(0, 10);
+  const proofgateOnce = () => {
+    const start = process.hrtime.bigint();
+    const ledger = core.parseLedger(readFileSync(inputs.freeze, "utf8"), inputs.freeze);
+    const universe = core.parseCollectOnly(readFileSync(inputs.collected, "utf8"), inputs.collected);
+    if (!ledger.ledger || !universe.universe) fail(`core rejected the generated inputs: ${JSON.stringify([...ledger.errors, ...universe.errors]).slice(0, 500)}`);
+    const plan = core.planDeselection(ledger.ledger, universe.universe, today);
+    if (plan.refusal) fail(`core refused the generated inputs: ${plan.refusal}`);
+    const text = core.renderDeselectArgs(plan);
+    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    if (text !== expectedText) fail("core's renderDeselectArgs differs from the script's output");
+    return ms;
+  };
+
+  const driver = spawn(options.python, [join(here, "inprocess.py"), options.reference, inputs.freeze, inputs.collected], { stdio: ["pipe", "pipe", "pipe"] });
+  let stderr = "";
+  driver.stderr.on("data", (chunk) => (stderr += chunk));
+  const replies = createInterface({ input: driver.stdout })[Symbol.asyncIterator]();
+  const next = async () => {
+    const { value, done } = await replies.next();
+    if (done) fail(`the in-process Python driver stopped: ${stderr.trim()}`);
+    return JSON.parse(value);
+  };
+  const ready = await next();
+  const scriptOnce = async () => {
+    driver.stdin.write("run\n");
+    const reply = await next();
+    if (reply.lines !== LEASES) fail(`the in-process Python driver rendered ${reply.lines} lines`);
+    return reply.ms;
+  };
+
+  const pg = [];
+  const py = [];
+  for (let r = 0; r < runs + 1; r++) {
+    pg.push(proofgateOnce());
+    py.push(await scriptOnce());
+  }
+  driver.stdin.end();
+  const summary = (times) => ({ first_ms: times[0], samples_ms: times.slice(1), median_ms: median(times.slice(1)) });
+  return { proofgate: summary(pg), script: { ...summary(py), import_ms: ready.import_ms } };
+}
+
+// ---------------------------------------------------------------------------------------------- report
+
+const f1 = (ms) => `${ms.toFixed(1)} ms`;
+const ratio = (x) => `${x.toFixed(2)}x`;
+const cell = (m) => `${f1(m.median_ms)} (${m.min_ms.toFixed(0)}-${m.max_ms.toFixed(0)})`;
+const speed = (x) => (x >= 1 ? `${ratio(x)} faster` : `${ratio(x)} (${(1 / x).toFixed(2)}x slower)`);
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  const cli = join(root, "packages/cli/dist/proofgate.js");
+  if (!existsSync(cli)) fail("packages/cli/dist/proofgate.js is missing: run `pnpm build` first");
+  if (!existsSync(options.reference)) fail(`the reference script ${options.reference} is missing (pass --reference PATH)`);
+  if (!existsSync(options.python)) fail(`${options.python} is missing (pass --python PATH; it needs Python 3.11+ for tomllib)`);
+
+  const startedAt = new Date();
+  const loadBefore = loadavg();
+  tempDir = mkdtempSync(join(tmpdir(), "proofgate-bench-"));
+  try {
+    const inputs = writeInputs(tempDir);
+    const node = process.execPath;
+    const files = ["--freeze", inputs.freeze, "--collected", inputs.collected];
+    const decideFlags = [...files, "--coverage", inputs.coverage, "--min-proven", "80"];
+    const ref = {
+      deselect: [options.python, options.reference, "emit-deselect", ...files],
+      decide: [options.python, options.reference, "decide", ...decideFlags],
+    };
+    const pg = {
+      deselect: [node, cli, "deselect", ...files],
+      decide: [node, cli, "decide", ...decideFlags],
+    };
+
+    const same = parity(ref, pg, inputs);
+    process.stderr.write(`bench: parity ok: ${same.deselect_lines} identical --deselect lines; decide ${same.decision} (exit ${same.decide_status}) from both\n`);
+
+    const withoutCa = { ...process.env };
+    delete withoutCa.NODE_EXTRA_CA_CERTS;
+    const caSet = process.env.NODE_EXTRA_CA_CERTS !== undefined;
+
+    const groups = {
+      deselect: timeGroup("deselect", [
+        { label: "script emit-deselect", cmd: ref.deselect, status: 0 },
+        { label: "proofgate deselect", cmd: pg.deselect, status: 0 },
+      ], options.runs),
+      decide: timeGroup("decide", [
+        { label: "script decide", cmd: ref.decide, status: same.decide_status },
+        { label: "proofgate decide", cmd: pg.decide, status: same.decide_status },
+      ], options.runs),
+      cold: timeGroup("cold start", [
+        { label: "proofgate --version", cmd: [node, cli, "--version"], status: 0 },
+        { label: "node -e 0", cmd: [node, "-e", "0"], status: 0 },
+        { label: "python3 -c pass", cmd: [options.python, "-c", "pass"], status: 0 },
+      ], options.runs),
+    };
+    if (caSet) {
+      groups.coldWithoutCa = timeGroup("cold start, NODE_EXTRA_CA_CERTS unset", [
+        { label: "proofgate --version", cmd: [node, cli, "--version"], status: 0, env: withoutCa, envNote: "NODE_EXTRA_CA_CERTS unset" },
+        { label: "node -e 0", cmd: [node, "-e", "0"], status: 0, env: withoutCa, envNote: "NODE_EXTRA_CA_CERTS unset" },
+      ], options.runs);
+    }
+
+    const deselectText = run(ref.deselect).stdout;
+    const inProc = await inProcess(options, inputs, options.runs, deselectText);
+
+    const rss = {
+      "script emit-deselect": peakRss(ref.deselect),
+      "proofgate deselect": peakRss(pg.deselect),
+      "script decide": peakRss(ref.decide),
+      "proofgate decide": peakRss(pg.decide),
+      "proofgate --version": peakRss([node, cli, "--version"]),
+      "node -e 0": peakRss([node, "-e", "0"]),
+    };
+
+    const [sd, pd] = groups.deselect;
+    const [sdc, pdc] = groups.decide;
+    const [pv, n0, py0] = groups.cold;
+    const results = {
+      deselect_speedup: sd.median_ms / pd.median_ms,
+      decide_speedup: sdc.median_ms / pdc.median_ms,
+      cold_start_ratio: pv.median_ms / n0.median_ms,
+      cold_start_ratio_without_ca: groups.coldWithoutCa ? groups.coldWithoutCa[0].median_ms / groups.coldWithoutCa[1].median_ms : null,
+      in_process_deselect_speedup: inProc.script.median_ms / inProc.proofgate.median_ms,
+      in_process_first_iteration_speedup: inProc.script.first_ms / inProc.proofgate.first_ms,
+    };
+    const targets = {
+      deselect_wall_5x: results.deselect_speedup >= TARGET_SPEEDUP,
+      decide_wall_5x: results.decide_speedup >= TARGET_SPEEDUP,
+      version_cold_start_2x: results.cold_start_ratio <= TARGET_COLD_START,
+    };
+    const yes = (b) => (b ? "**met**" : "**not met**");
+
+    const pythonVersion = spawnSync(options.python, ["--version"], { encoding: "utf8" }).stdout.trim();
+    const machine = {
+      cpus: cpus().length,
+      cpu_model: cpus()[0]?.model ?? "unknown",
+      memory_gib: +(totalmem() / 2 ** 30).toFixed(1),
+      os: `${platform()} ${release()}`,
+      node: process.version,
+      python: pythonVersion,
+      node_extra_ca_certs: caSet ? "set" : "unset",
+      loadavg_before: loadBefore.map((x) => +x.toFixed(2)),
+      loadavg_after: loadavg().map((x) => +x.toFixed(2)),
+    };
+
+    const md = [];
+    md.push(`## proofgate benchmark (${startedAt.toISOString()})`, "");
+    md.push(`Inputs: ${COLLECTED.toLocaleString("en")} collected ids (\`pytest --collect-only -q\` shape), ${LEASES.toLocaleString("en")} leases (max_active_leases = ${LEASES}), coverage.py JSON format 3 (${same.proven_coverage_percent.toFixed(2)}% proven, floor 80).`);
+    md.push(`Machine: ${machine.cpus} cores (${machine.cpu_model}), ${machine.os}, Node ${machine.node}, ${machine.python}; NODE_EXTRA_CA_CERTS ${machine.node_extra_ca_certs}; load average ${machine.loadavg_before.join(" ")} before, ${machine.loadavg_after.join(" ")} after.`);
+    md.push(`Parity checked before timing: ${same.deselect_lines} identical \`--deselect=\` lines (exit ${same.deselect_status}); \`decide\` ${same.decision}, exit ${same.decide_status}, same values for every key of the script's report.`);
+    md.push(`Whole-process wall clock, median (min-max) of ${options.runs} interleaved runs after one warm-up; ratio = reference median / proofgate median (speed-up) or proofgate median / \`node -e 0\` median (cold start).`, "");
+    md.push("| Benchmark | Reference / baseline | proofgate | Ratio | Target | Result |");
+    md.push("|---|---|---|---|---|---|");
+    md.push(`| deselect, wall | script emit-deselect ${cell(sd)} | ${cell(pd)} | ${speed(results.deselect_speedup)} | >= ${TARGET_SPEEDUP}x faster | ${yes(targets.deselect_wall_5x)} |`);
+    md.push(`| decide, wall | script decide ${cell(sdc)} | ${cell(pdc)} | ${speed(results.decide_speedup)} | >= ${TARGET_SPEEDUP}x faster | ${yes(targets.decide_wall_5x)} |`);
+    md.push(`| --version cold start, wall | node -e 0 ${cell(n0)} | ${cell(pv)} | ${ratio(results.cold_start_ratio)} node -e 0 | <= ${TARGET_COLD_START}x node -e 0 | ${yes(targets.version_cold_start_2x)} |`);
+    if (groups.coldWithoutCa) {
+      const [pvx, n0x] = groups.coldWithoutCa;
+      md.push(`| --version cold start, wall, NODE_EXTRA_CA_CERTS unset (info) | node -e 0 ${cell(n0x)} | ${cell(pvx)} | ${ratio(results.cold_start_ratio_without_ca)} node -e 0 | (info) | ${results.cold_start_ratio_without_ca <= TARGET_COLD_START ? "within 2x" : "over 2x"} |`);
+    }
+    md.push(`| interpreter start-up alone (info) | python3 -c pass ${cell(py0)} | node -e 0 ${cell(n0)} | | | |`);
+    md.push("");
+    md.push("In-process work only (no interpreter start-up, no module loading; **not** the wall-clock result): parse the ledger and the collected ids, classify, check, render the `--deselect=` lines, files read inside the timed region.");
+    md.push(`proofgate: core's parseLedger + parseCollectOnly + planDeselection + renderDeselectArgs in one Node process. Script: its load_freeze + parse_collected + classify + unknown/budget checks + lines, imported by tooling/bench/inprocess.py in one Python process. Iterations interleaved (proofgate, script, ...); median of ${options.runs} after a first (cold) iteration.`, "");
+    md.push("| In-process | Script | proofgate | Ratio (script / proofgate) |");
+    md.push("|---|---|---|---|");
+    md.push(`| deselect work, median | ${f1(inProc.script.median_ms)} | ${f1(inProc.proofgate.median_ms)} | ${speed(results.in_process_deselect_speedup)} |`);
+    md.push(`| deselect work, first iteration (cold JIT) | ${f1(inProc.script.first_ms)} | ${f1(inProc.proofgate.first_ms)} | ${speed(results.in_process_first_iteration_speedup)} |`);
+    md.push("");
+    if (Object.values(rss).some((v) => v !== null)) {
+      md.push("| Peak RSS (GNU time %M, one run) | MiB |");
+      md.push("|---|---|");
+      for (const [label, kib] of Object.entries(rss)) md.push(`| ${label} | ${kib === null ? "n/a" : (kib / 1024).toFixed(1)} |`);
+      md.push("");
+    } else {
+      md.push("Peak RSS: skipped (/usr/bin/time is not available).", "");
+    }
+    md.push("Targets:");
+    md.push(`- deselect >= ${TARGET_SPEEDUP}x faster (wall): ${targets.deselect_wall_5x ? "MET" : "NOT MET"} (${speed(results.deselect_speedup)})`);
+    md.push(`- decide >= ${TARGET_SPEEDUP}x faster (wall): ${targets.decide_wall_5x ? "MET" : "NOT MET"} (${speed(results.decide_speedup)})`);
+    md.push(`- --version cold start <= ${TARGET_COLD_START}x node -e 0: ${targets.version_cold_start_2x ? "MET" : "NOT MET"} (${ratio(results.cold_start_ratio)})`);
+    const wallFloor = sd.median_ms / n0.median_ms;
+    if (!targets.deselect_wall_5x || !targets.decide_wall_5x) {
+      md.push(`- Bound: even a proofgate that did nothing after Node started would be at most ${ratio(wallFloor)} faster than the script's emit-deselect here (script ${f1(sd.median_ms)} / node -e 0 ${f1(n0.median_ms)}).`);
+    }
+    const markdown = `${md.join("\n")}\n`;
+    process.stdout.write(markdown);
+
+    const resultsDir = join(here, "results");
+    mkdirSync(resultsDir, { recursive: true });
+    const json = {
+      started_at: startedAt.toISOString(),
+      command: `node tooling/bench/run.mjs${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
+      runs: options.runs,
+      machine,
+      inputs: { collected_ids: COLLECTED, leases: LEASES, max_active_leases: LEASES, coverage_percent: same.proven_coverage_percent },
+      parity: same,
+      wall: groups,
+      in_process: inProc,
+      peak_rss_kib: rss,
+      results,
+      targets,
+    };
+    const file = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
+    writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+    writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(json, null, 2)}\n`);
+    process.stderr.write(`bench: wrote ${shortPath(file)}${options.keep ? `; inputs kept in ${tempDir}` : ""}\n`);
+  } finally {
+    if (!options.keep) rmSync(tempDir, { recursive: true, force: true });
+  }
+}
+
+await main();
