@@ -14,14 +14,12 @@
 // small case (3 shards of the same shape) they also equal core's non-streamed `readLcov` +
 // `mergeCoverageShards` from the core dist beside the CLI. Peak RSS comes from GNU time (`%M`, needs
 // /usr/bin/time). Output: Markdown on stdout, JSON under tooling/bench/results/.
-import { spawnSync } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { absolutePath, clock, coverageCounts, firstDifference, fromRoot, GNU_TIME, hasGnuTime, machineInfo, machineLine, makeFail, median, parseOptions, publish, root, run, table, wholeNumber } from "./lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
 const SHARDS = 20;
 const TARGET_KIB = 1024 * 1024;
 const SIZES = {
@@ -29,35 +27,15 @@ const SIZES = {
   small: { files: 150, lines: 500, branchLines: 50 },
 };
 
-function parseOptions(argv) {
-  const options = { runs: 3, small: false, cli: join(root, "packages/cli/dist/proofgate.js"), baselineCli: undefined, keep: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) fail(`${flag} needs a value`);
-      return v;
-    };
-    if (flag === "--runs") {
-      options.runs = Number(value());
-      if (!Number.isInteger(options.runs) || options.runs < 1) fail("--runs must be a whole number >= 1");
-    } else if (flag === "--small") options.small = true;
-    else if (flag === "--cli") options.cli = resolve(value());
-    else if (flag === "--baseline-cli") options.baselineCli = resolve(value());
-    else if (flag === "--keep") options.keep = true;
-    else if (flag === "--help" || flag === "-h") {
-      process.stdout.write("usage: node tooling/bench/lcov-shards.mjs [--runs N] [--small] [--cli PATH] [--baseline-cli PATH] [--keep]\n");
-      process.exit(0);
-    } else fail(`unknown option ${arg}`);
-  }
-  return options;
-}
+const fail = makeFail("bench:lcov");
 
-function fail(message) {
-  process.stderr.write(`bench:lcov: error: ${message}\n`);
-  process.exit(2);
-}
+const OPTIONS = {
+  runs: { value: "N", default: 3, parse: wholeNumber(1) },
+  small: { default: false },
+  cli: { value: "PATH", default: join(root, "packages/cli/dist/proofgate.js"), parse: absolutePath },
+  "baseline-cli": { value: "PATH", default: undefined, parse: absolutePath },
+  keep: { default: false },
+};
 
 // ---------------------------------------------------------------------------------------------- shards
 
@@ -136,22 +114,10 @@ function writeShards(dir, size, shards) {
 
 // ---------------------------------------------------------------------------------------------- runs
 
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
 /** Runs the command once: wall time, peak RSS (KiB) of the process, exit status and stdout. */
 function measure(cmd, cwd, dir) {
-  const start = process.hrtime.bigint();
-  const out = join(dir, "rss.txt");
-  rmSync(out, { force: true });
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", out, ...cmd], { cwd, encoding: "utf8", maxBuffer: 1 << 26 });
-  const kib = existsSync(out) ? Number(readFileSync(out, "utf8").trim().split("\n").pop()) : null;
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.error) throw result.error;
-  return { ms, kib, status: result.status, stdout: result.stdout, stderr: result.stderr };
+  const result = run(cmd, { cwd, stdio: "pipe", maxBuffer: 1 << 26, time: { format: "%M", out: join(dir, "rss.txt") } });
+  return { ms: result.ms, kib: result.fields ? result.fields[0] : null, status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** The core build beside a CLI build: <repo>/packages/cli/dist/proofgate.js -> <repo>/packages/core/dist/index.js. */
@@ -164,11 +130,12 @@ function totalsOf(stdout, what) {
   } catch {
     fail(`${what} did not print JSON: ${stdout.slice(0, 500)}`);
   }
-  return { statements: j.num_statements, covered_lines: j.covered_lines, branches: j.num_branches, covered_branches: j.covered_branches };
+  return coverageCounts(j);
 }
 
 function same(expected, got, what) {
-  for (const key of Object.keys(expected)) if (expected[key] !== got[key]) fail(`${what}: ${key} is ${got[key]}, expected ${expected[key]}`);
+  const key = firstDifference(expected, got);
+  if (key !== undefined) fail(`${what}: ${key} is ${got[key]}, expected ${expected[key]}`);
 }
 
 /** The small-case check against core's non-streamed reader and merge. */
@@ -202,11 +169,11 @@ async function nonStreamedCheck(dir, options, node) {
 }
 
 async function main() {
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions("lcov-shards.mjs", OPTIONS, fail);
   const size = options.small ? SIZES.small : SIZES.full;
   if (!existsSync(options.cli)) fail(`${options.cli} is missing: run \`pnpm build\` first (or pass --cli PATH)`);
   if (!existsSync(coreOf(options.cli))) fail(`${coreOf(options.cli)} is missing: run \`pnpm build\` first`);
-  if (!existsSync("/usr/bin/time")) fail("/usr/bin/time (GNU time) is missing: it measures the peak RSS");
+  if (!hasGnuTime) fail(`${GNU_TIME} (GNU time) is missing: it measures the peak RSS`);
   const startedAt = new Date();
   const loadBefore = loadavg();
   const dir = mkdtempSync(join(tmpdir(), "proofgate-bench-lcov-"));
@@ -217,9 +184,9 @@ async function main() {
     process.stderr.write(`bench:lcov: small check ok: 3 shards, streamed CLI = non-streamed core = ${JSON.stringify(check.totals)}\n`);
 
     process.stderr.write(`bench:lcov: writing ${SHARDS} shards of ${size.files} files into ${dir} ...\n`);
-    const genStart = process.hrtime.bigint();
+    const generation = clock();
     const { paths, bytes, totals } = writeShards(dir, size, SHARDS);
-    const generateMs = Number(process.hrtime.bigint() - genStart) / 1e6;
+    const generateMs = generation();
     const cmd = (cli) => [node, cli, "coverage", "--freeze", "freeze.toml", ...paths.flatMap((p) => ["--report", p]), "--format", "json"];
 
     const runs = [];
@@ -240,35 +207,19 @@ async function main() {
     const kibs = runs.map((r) => r.kib).filter((k) => k !== null);
     const peak = kibs.length ? Math.max(...kibs) : null;
     const met = peak !== null && peak <= TARGET_KIB;
-    const machine = {
-      cpus: cpus().length,
-      cpu_model: cpus()[0]?.model ?? "unknown",
-      memory_gib: +(totalmem() / 2 ** 30).toFixed(1),
-      os: `${platform()} ${release()}`,
-      node: process.version,
-      loadavg_before: loadBefore.map((x) => +x.toFixed(2)),
-      loadavg_after: loadavg().map((x) => +x.toFixed(2)),
-    };
+    const machine = machineInfo(loadBefore);
     const mib = (kib) => (kib === null ? "n/a" : `${(kib / 1024).toFixed(0)} MiB`);
     const totalBytes = bytes.reduce((a, b) => a + b, 0);
     const md = [];
     md.push(`## LCOV shard merge benchmark (${startedAt.toISOString()})`, "");
     md.push(`Inputs${options.small ? " (--small)" : ""}: ${SHARDS} LCOV shards, ${(Math.min(...bytes) / 1e6).toFixed(1)}-${(Math.max(...bytes) / 1e6).toFixed(1)} MB each (${(totalBytes / 1e6).toFixed(0)} MB in all), ${size.files.toLocaleString("en")} files x ${size.lines} statements and ${size.branchLines * 2} branches each; every covered line and branch covered by exactly one shard. Union: ${totals.statements.toLocaleString("en")} statements, ${totals.covered_lines.toLocaleString("en")} covered, ${totals.branches.toLocaleString("en")} branches, ${totals.covered_branches.toLocaleString("en")} covered.`);
-    md.push(`Machine: ${machine.cpus} cores (${machine.cpu_model}), ${machine.os}, Node ${machine.node}; load average ${machine.loadavg_before.join(" ")} before, ${machine.loadavg_after.join(" ")} after.`);
+    md.push(machineLine(machine));
     md.push(`Checks: every run's totals equal the known union; on 3 smaller shards (${(check.bytes / 1e6).toFixed(1)} MB, streamed by the CLI) the CLI equals core's non-streamed \`readLcov\` + \`mergeCoverageShards\`, and \`LcovStreamReader\` fed in 9,973-character chunks gives the same per-file model as \`readLcov\`.`, "");
-    md.push("| Command | Runs | Peak RSS (GNU time %M), max | Wall, median |");
-    md.push("|---|---|---|---|");
-    md.push(`| \`proofgate coverage --report shard-01.info ... --report shard-20.info --format json\` | ${runs.length} | ${mib(peak)} | ${(median(runs.map((r) => r.ms)) / 1000).toFixed(1)} s |`);
-    if (baseline) md.push(`| the same with ${baseline.cli.replace(`${root}/`, "")} (baseline) | 1 | ${mib(baseline.kib)} | ${(baseline.ms / 1000).toFixed(1)} s${baseline.status !== 0 ? ` (exit ${baseline.status})` : ""} |`);
-    md.push("");
+    const rows = [["`proofgate coverage --report shard-01.info ... --report shard-20.info --format json`", runs.length, mib(peak), `${(median(runs.map((r) => r.ms)) / 1000).toFixed(1)} s`]];
+    if (baseline) rows.push([`the same with ${fromRoot(baseline.cli)} (baseline)`, 1, mib(baseline.kib), `${(baseline.ms / 1000).toFixed(1)} s${baseline.status !== 0 ? ` (exit ${baseline.status})` : ""}`]);
+    md.push(...table(["Command", "Runs", "Peak RSS (GNU time %M), max", "Wall, median"], rows), "");
     md.push(`Target: peak memory <= 1 GiB: **${met ? "met" : "not met"}** (${mib(peak)})${options.small ? " (the target is for the full size; --small is a quick check of the harness)" : ""}.`);
-    process.stdout.write(`${md.join("\n")}\n`);
-
-    const resultsDir = join(here, "results");
-    mkdirSync(resultsDir, { recursive: true });
-    const json = {
-      started_at: startedAt.toISOString(),
-      command: `node tooling/bench/lcov-shards.mjs${process.argv.length > 2 ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
+    publish({ tag: "bench:lcov", script: "lcov-shards.mjs", prefix: "lcov", startedAt, markdown: md, data: {
       machine,
       inputs: { shards: SHARDS, ...size, shard_bytes: bytes, generate_ms: generateMs },
       totals,
@@ -277,11 +228,7 @@ async function main() {
       peak_rss_kib: peak,
       baseline,
       target: { peak_rss_kib: TARGET_KIB, met },
-    };
-    const file = join(resultsDir, `lcov-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
-    writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    writeFileSync(join(resultsDir, "lcov-latest.json"), `${JSON.stringify(json, null, 2)}\n`);
-    process.stderr.write(`bench:lcov: wrote ${file.replace(`${root}/`, "")}\n`);
+    } });
   } finally {
     if (!options.keep) rmSync(dir, { recursive: true, force: true });
     else process.stderr.write(`bench:lcov: inputs kept in ${dir}\n`);

@@ -16,46 +16,26 @@
 // interleaved (A, B, then B, A, ...), and the median is reported; peak RSS of proofgate comes from
 // `/usr/bin/time -f %M`. The page cache is warm: the trees were just written and fit in memory.
 // Output: a Markdown report on stdout and JSON under tooling/bench/results/ (gitignored).
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { absolutePath, hasGnuTime, interleave, makeFail, median, oneOf, parseOptions, root, run, table, wholeNumber, writeResults } from "./lib.mjs";
 
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
 const BUNDLE = join(root, "packages/cli/dist/proofgate.js");
 const PIPELINE = "find tests/fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixtures.lock";
 const TARGET_SPEEDUP = 2;
 const TARGET_RSS_MIB = 256;
 const GiB = 1024 ** 3;
 
-function fail(message) {
-  process.stderr.write(`bench lock: error: ${message}\n`);
-  process.exit(2);
-}
+const fail = makeFail("bench lock");
 
-function parseOptions(argv) {
-  const options = { runs: 5, only: undefined, keep: false, dir: tmpdir() };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const value = () => argv[++i] ?? fail(`${arg} needs a value`);
-    if (arg === "--runs") {
-      options.runs = Number(value());
-      if (!Number.isInteger(options.runs) || options.runs < 3) fail("--runs must be a whole number >= 3");
-    } else if (arg === "--only") {
-      options.only = value();
-      if (options.only !== "big" && options.only !== "small") fail("--only takes big or small");
-    } else if (arg === "--keep") options.keep = true;
-    else if (arg === "--dir") options.dir = resolve(value());
-    else if (arg === "--help" || arg === "-h") {
-      process.stdout.write("usage: node tooling/bench/lock.mjs [--runs N] [--only big|small] [--keep] [--dir PATH]\n");
-      process.exit(0);
-    } else fail(`unknown option ${arg}`);
-  }
-  return options;
-}
+const OPTIONS = {
+  runs: { value: "N", default: 5, parse: wholeNumber(3) },
+  only: { value: "big|small", default: undefined, parse: oneOf("big", "small") },
+  keep: { default: false },
+  dir: { value: "PATH", default: tmpdir(), parse: absolutePath },
+};
 
 // ---------------------------------------------------------------------------------------------- inputs
 
@@ -124,9 +104,6 @@ const members = {
   proofgate: (repo) => ({ cmd: [process.execPath, BUNDLE, "lock", "--lock", "proofgate.lock"], cwd: repo, lock: join(repo, "proofgate.lock") }),
 };
 
-const TIME = "/usr/bin/time";
-const hasTime = existsSync(TIME);
-
 /**
  * One whole run: wall clock from spawn to exit, and from GNU time (when present) the CPU seconds
  * (user + sys, children included: bash waits for its pipeline) and the peak RSS in MiB (%M).
@@ -135,15 +112,13 @@ function runOnce(member, repo) {
   const m = members[member](repo);
   rmSync(m.lock, { force: true }); // both write a fresh lock every run
   const out = join(dirname(repo), `time-${member}.out`);
-  const cmd = hasTime ? [TIME, "-f", "%U %S %M", "-o", out, ...m.cmd] : m.cmd;
-  const start = process.hrtime.bigint();
-  const r = spawnSync(cmd[0], cmd.slice(1), { cwd: m.cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], maxBuffer: 64 * 1024 * 1024 });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
+  const r = run(m.cmd, { cwd: m.cwd, time: hasGnuTime ? { format: "%U %S %M", out } : undefined });
   if (r.status !== 0) fail(`${member} exited ${r.status} in ${repo}: ${r.stderr}`);
-  if (!hasTime) return { ms };
-  const [user, sys, kib] = readFileSync(out, "utf8").trim().split("\n").pop().split(" ").map(Number);
+  if (!hasGnuTime) return { ms: r.ms };
+  if (!r.fields) fail(`${member}: GNU time wrote nothing to ${out}`);
+  const [user, sys, kib] = r.fields;
   rmSync(out);
-  return { ms, cpuMs: (user + sys) * 1000, rssMiB: kib / 1024 };
+  return { ms: r.ms, cpuMs: (user + sys) * 1000, rssMiB: kib / 1024 };
 }
 
 function parity(tree) {
@@ -159,30 +134,18 @@ function parity(tree) {
   return { sameDigests: true, byteIdentical: ref === pg };
 }
 
-const median = (xs) => {
-  const s = [...xs].sort((x, y) => x - y);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
-
 function bench(tree, runs) {
-  const samples = { pipeline: [], proofgate: [] };
-  runOnce("pipeline", tree.repo); // warm-up round
-  runOnce("proofgate", tree.repo);
-  for (let i = 0; i < runs; i++) {
-    const order = i % 2 === 0 ? ["pipeline", "proofgate"] : ["proofgate", "pipeline"];
-    for (const member of order) {
-      samples[member].push(runOnce(member, tree.repo));
-      process.stderr.write(".");
-    }
-  }
+  const [pipeline, proofgate] = interleave([() => runOnce("pipeline", tree.repo), () => runOnce("proofgate", tree.repo)], runs, {
+    alternate: true,
+    afterRun: () => process.stderr.write("."),
+  });
   process.stderr.write("\n");
-  return samples;
+  return { pipeline, proofgate };
 }
 
 // ---------------------------------------------------------------------------------------------- main
 
-const options = parseOptions(process.argv.slice(2));
+const options = parseOptions("lock.mjs", OPTIONS, fail);
 if (!existsSync(BUNDLE)) fail(`${BUNDLE} is missing: run \`pnpm build\` first`);
 const dir = mkdtempSync(join(options.dir, "proofgate-bench-lock-"));
 const loadBefore = loadavg();
@@ -205,10 +168,10 @@ try {
       loadAfter: loadavg()[0],
       pipelineMs: median(pick("pipeline", "ms")),
       proofgateMs: median(pick("proofgate", "ms")),
-      pipelineCpuMs: hasTime ? median(pick("pipeline", "cpuMs")) : undefined,
-      proofgateCpuMs: hasTime ? median(pick("proofgate", "cpuMs")) : undefined,
+      pipelineCpuMs: hasGnuTime ? median(pick("pipeline", "cpuMs")) : undefined,
+      proofgateCpuMs: hasGnuTime ? median(pick("proofgate", "cpuMs")) : undefined,
       // The largest peak over every timed run, not one sample.
-      peakRssMiB: hasTime ? Math.max(...pick("proofgate", "rssMiB")) : undefined,
+      peakRssMiB: hasGnuTime ? Math.max(...pick("proofgate", "rssMiB")) : undefined,
     };
     result.speedup = result.pipelineMs / result.proofgateMs;
     results.push(result);
@@ -227,17 +190,26 @@ const fmtMs = (runs, key = "ms") => {
 const label = { big: "1 GiB in 10,000 files", small: "100,000 files of 2 KiB" };
 let md = `## lock: run of ${started.toISOString().slice(0, 16)}Z, ${options.runs} interleaved runs after one warm-up${options.runs < 5 ? " (fewer than 5: see the note)" : ""}\n\n`;
 md += `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / GiB).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore[0].toFixed(2)} before, ${loadAfter[0].toFixed(2)} after.\n\n`;
-md += "| Tree | Pipeline (find, sort -z, xargs sha256sum) | proofgate lock | Speedup | Target >= 2x | Peak RSS | Target <= 256 MiB | Same digests |\n|---|---|---|---|---|---|---|---|\n";
-for (const r of results) {
-  md += `| ${label[r.name]} | ${fmtMs(r.samples.pipeline)} | ${fmtMs(r.samples.proofgate)} | ${r.speedup.toFixed(2)}x | ${r.speedup >= TARGET_SPEEDUP ? "met" : "**not met**"} | ${r.peakRssMiB === undefined ? "n/a" : `${r.peakRssMiB.toFixed(1)} MiB`} | ${r.peakRssMiB === undefined ? "n/a" : r.peakRssMiB <= TARGET_RSS_MIB ? "met" : "**not met**"} | yes${r.byteIdentical ? ", byte-identical lock" : ""} |\n`;
-}
-if (hasTime) {
-  md += "\nCPU time (user + sys, children included), median of the same runs; less sensitive to load than wall clock:\n\n| Tree | Pipeline CPU | proofgate CPU | proofgate CPU / pipeline CPU |\n|---|---|---|---|\n";
-  for (const r of results) md += `| ${label[r.name]} | ${fmtMs(r.samples.pipeline, "cpuMs")} | ${fmtMs(r.samples.proofgate, "cpuMs")} | ${(r.proofgateCpuMs / r.pipelineCpuMs).toFixed(2)} |\n`;
+const lines = (rows) => `${rows.join("\n")}\n`;
+md += lines(table(
+  ["Tree", "Pipeline (find, sort -z, xargs sha256sum)", "proofgate lock", "Speedup", "Target >= 2x", "Peak RSS", "Target <= 256 MiB", "Same digests"],
+  results.map((r) => [
+    label[r.name],
+    fmtMs(r.samples.pipeline),
+    fmtMs(r.samples.proofgate),
+    `${r.speedup.toFixed(2)}x`,
+    r.speedup >= TARGET_SPEEDUP ? "met" : "**not met**",
+    r.peakRssMiB === undefined ? "n/a" : `${r.peakRssMiB.toFixed(1)} MiB`,
+    r.peakRssMiB === undefined ? "n/a" : r.peakRssMiB <= TARGET_RSS_MIB ? "met" : "**not met**",
+    `yes${r.byteIdentical ? ", byte-identical lock" : ""}`,
+  ]),
+));
+if (hasGnuTime) {
+  md += "\nCPU time (user + sys, children included), median of the same runs; less sensitive to load than wall clock:\n\n";
+  md += lines(table(
+    ["Tree", "Pipeline CPU", "proofgate CPU", "proofgate CPU / pipeline CPU"],
+    results.map((r) => [label[r.name], fmtMs(r.samples.pipeline, "cpuMs"), fmtMs(r.samples.proofgate, "cpuMs"), (r.proofgateCpuMs / r.pipelineCpuMs).toFixed(2)]),
+  ));
 }
 process.stdout.write(md);
-const outDir = join(here, "results");
-mkdirSync(outDir, { recursive: true });
-const json = JSON.stringify({ started: started.toISOString(), runs: options.runs, loadBefore, loadAfter, cores: availableParallelism(), node: process.version, results }, null, 2);
-writeFileSync(join(outDir, `lock-${started.toISOString().replace(/[:.]/g, "-")}.json`), json);
-writeFileSync(join(outDir, "lock-latest.json"), json);
+writeResults("lock", started, { started: started.toISOString(), runs: options.runs, loadBefore, loadAfter, cores: availableParallelism(), node: process.version, results }, { newline: false });

@@ -13,55 +13,26 @@
 // Separately, and labelled as such, it times the in-process work (no interpreter start-up) of both.
 // Output: a Markdown report on stdout and JSON under tooling/bench/results/.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, loadavg, platform, release, tmpdir, totalmem } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = resolve(here, "../..");
+import { absolutePath, benchDir as here, clock, fromRoot, interleave, machineInfo, machineLine, makeFail, median, parseOptions, peakRss, publish, root, run, stats, table, wholeNumber } from "./lib.mjs";
 
 const COLLECTED = 100_000;
 const LEASES = 1_000;
 const TARGET_SPEEDUP = 5;
 const TARGET_COLD_START = 2;
 
-// ---------------------------------------------------------------------------------------------- options
+const fail = makeFail("bench");
 
-function parseOptions(argv) {
-  const options = {
-    runs: 11,
-    python: "/usr/bin/python3",
-    reference: resolve(root, "../shared/reference/freeze_account.py"),
-    keep: false,
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) fail(`${flag} needs a value`);
-      return v;
-    };
-    if (flag === "--runs") {
-      options.runs = Number(value());
-      if (!Number.isInteger(options.runs) || options.runs < 5) fail("--runs must be a whole number >= 5 (the issue asks for a median of at least 5 runs)");
-    } else if (flag === "--python") options.python = value();
-    else if (flag === "--reference") options.reference = resolve(value());
-    else if (flag === "--keep") options.keep = true;
-    else if (flag === "--help" || flag === "-h") {
-      process.stdout.write("usage: node tooling/bench/run.mjs [--runs N] [--python PATH] [--reference PATH] [--keep]\n");
-      process.exit(0);
-    } else fail(`unknown option ${arg}`);
-  }
-  return options;
-}
-
-function fail(message) {
-  process.stderr.write(`bench: error: ${message}\n`);
-  process.exit(2);
-}
+const OPTIONS = {
+  runs: { value: "N", default: 11, parse: wholeNumber(5, " (the issue asks for a median of at least 5 runs)") },
+  python: { value: "PATH", default: "/usr/bin/python3" },
+  reference: { value: "PATH", default: resolve(root, "../shared/reference/freeze_account.py"), parse: absolutePath },
+  keep: { default: false },
+};
 
 // ---------------------------------------------------------------------------------------------- inputs
 
@@ -135,36 +106,18 @@ function writeInputs(dir) {
 
 // ---------------------------------------------------------------------------------------------- processes
 
-function run(cmd, env = process.env) {
-  const start = process.hrtime.bigint();
-  const result = spawnSync(cmd[0], cmd.slice(1), { env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, stdio: ["ignore", "pipe", "pipe"] });
-  const ms = Number(process.hrtime.bigint() - start) / 1e6;
-  if (result.error) throw result.error;
-  return { ms, status: result.status, stdout: result.stdout, stderr: result.stderr };
-}
-
-function median(values) {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
 /**
  * Times the commands of a group interleaved (A, B, A, B, ...) after one warm-up round. Every timed run
  * must exit with the code the parity check saw, so a run that broke is never counted.
  */
 function timeGroup(name, members, runs) {
-  for (const m of members) check(m, run(m.cmd, m.env), "warm-up");
-  const samples = members.map(() => []);
-  for (let r = 0; r < runs; r++) {
-    members.forEach((m, i) => {
-      const result = run(m.cmd, m.env);
-      check(m, result, `run ${r + 1}`);
-      samples[i].push(result.ms);
-    });
-  }
+  const samples = interleave(members.map((m) => (when) => {
+    const result = run(m.cmd, { env: m.env });
+    check(m, result, when);
+    return result.ms;
+  }), runs);
   process.stderr.write(`bench: ${name}: ${members.map((m, i) => `${m.label} ${median(samples[i]).toFixed(1)} ms`).join(", ")}\n`);
-  return members.map((m, i) => ({ label: m.label, command: m.cmd.map(shortPath).join(" "), env: m.envNote ?? null, samples_ms: samples[i], median_ms: median(samples[i]), min_ms: Math.min(...samples[i]), max_ms: Math.max(...samples[i]) }));
+  return members.map((m, i) => ({ label: m.label, command: m.cmd.map(shortPath).join(" "), env: m.envNote ?? null, ...stats(samples[i]) }));
 }
 
 function check(member, result, when) {
@@ -175,17 +128,7 @@ function check(member, result, when) {
 
 let tempDir = "";
 function shortPath(p) {
-  return p.replace(root + "/", "").replace(tempDir, "$TMP");
-}
-
-/** Peak RSS in KiB through GNU time, or null when it is not installed or does not work. */
-function peakRss(cmd, env) {
-  if (!existsSync("/usr/bin/time")) return null;
-  const out = join(tempDir, "rss.txt");
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", "-o", out, ...cmd], { env, stdio: "ignore" });
-  if (result.error || !existsSync(out)) return null;
-  const kib = Number(readFileSync(out, "utf8").trim().split("\n").pop());
-  return Number.isFinite(kib) && kib > 0 ? kib : null;
+  return fromRoot(p).replace(tempDir, "$TMP");
 }
 
 // ---------------------------------------------------------------------------------------------- parity
@@ -233,14 +176,14 @@ async function inProcess(options, inputs, runs, expectedText) {
   const core = await import(pathToFileURL(join(root, "packages/core/dist/index.js")).href);
   const today = new Date().toISOString().slice(0, 10);
   const proofgateOnce = () => {
-    const start = process.hrtime.bigint();
+    const elapsed = clock();
     const ledger = core.parseLedger(readFileSync(inputs.freeze, "utf8"), inputs.freeze);
     const universe = core.parseCollectOnly(readFileSync(inputs.collected, "utf8"), inputs.collected);
     if (!ledger.ledger || !universe.universe) fail(`core rejected the generated inputs: ${JSON.stringify([...ledger.errors, ...universe.errors]).slice(0, 500)}`);
     const plan = core.planDeselection(ledger.ledger, universe.universe, today);
     if (plan.refusal) fail(`core refused the generated inputs: ${plan.refusal}`);
     const text = core.renderDeselectArgs(plan);
-    const ms = Number(process.hrtime.bigint() - start) / 1e6;
+    const ms = elapsed();
     if (text !== expectedText) fail("core's renderDeselectArgs differs from the script's output");
     return ms;
   };
@@ -281,7 +224,7 @@ const cell = (m) => `${f1(m.median_ms)} (${m.min_ms.toFixed(0)}-${m.max_ms.toFix
 const speed = (x) => (x >= 1 ? `${ratio(x)} faster` : `${ratio(x)} (${(1 / x).toFixed(2)}x slower)`);
 
 async function main() {
-  const options = parseOptions(process.argv.slice(2));
+  const options = parseOptions("run.mjs", OPTIONS, fail);
   const cli = join(root, "packages/cli/dist/proofgate.js");
   if (!existsSync(cli)) fail("packages/cli/dist/proofgate.js is missing: run `pnpm build` first");
   if (!existsSync(options.reference)) fail(`the reference script ${options.reference} is missing (pass --reference PATH)`);
@@ -336,13 +279,14 @@ async function main() {
     const deselectText = run(ref.deselect).stdout;
     const inProc = await inProcess(options, inputs, options.runs, deselectText);
 
+    const rssOf = (cmd) => peakRss(cmd, { dir: tempDir });
     const rss = {
-      "script emit-deselect": peakRss(ref.deselect),
-      "proofgate deselect": peakRss(pg.deselect),
-      "script decide": peakRss(ref.decide),
-      "proofgate decide": peakRss(pg.decide),
-      "proofgate --version": peakRss([node, cli, "--version"]),
-      "node -e 0": peakRss([node, "-e", "0"]),
+      "script emit-deselect": rssOf(ref.deselect),
+      "proofgate deselect": rssOf(pg.deselect),
+      "script decide": rssOf(ref.decide),
+      "proofgate decide": rssOf(pg.decide),
+      "proofgate --version": rssOf([node, cli, "--version"]),
+      "node -e 0": rssOf([node, "-e", "0"]),
     };
 
     const [sd, pd] = groups.deselect;
@@ -364,47 +308,33 @@ async function main() {
     const yes = (b) => (b ? "**met**" : "**not met**");
 
     const pythonVersion = spawnSync(options.python, ["--version"], { encoding: "utf8" }).stdout.trim();
-    const machine = {
-      cpus: cpus().length,
-      cpu_model: cpus()[0]?.model ?? "unknown",
-      memory_gib: +(totalmem() / 2 ** 30).toFixed(1),
-      os: `${platform()} ${release()}`,
-      node: process.version,
-      python: pythonVersion,
-      node_extra_ca_certs: caSet ? "set" : "unset",
-      loadavg_before: loadBefore.map((x) => +x.toFixed(2)),
-      loadavg_after: loadavg().map((x) => +x.toFixed(2)),
-    };
+    const machine = machineInfo(loadBefore, { python: pythonVersion, node_extra_ca_certs: caSet ? "set" : "unset" });
 
     const md = [];
     md.push(`## proofgate benchmark (${startedAt.toISOString()})`, "");
     md.push(`Inputs: ${COLLECTED.toLocaleString("en")} collected ids (\`pytest --collect-only -q\` shape), ${LEASES.toLocaleString("en")} leases (max_active_leases = ${LEASES}), coverage.py JSON format 3 (${same.proven_coverage_percent.toFixed(2)}% proven, floor 80).`);
-    md.push(`Machine: ${machine.cpus} cores (${machine.cpu_model}), ${machine.os}, Node ${machine.node}, ${machine.python}; NODE_EXTRA_CA_CERTS ${machine.node_extra_ca_certs}; load average ${machine.loadavg_before.join(" ")} before, ${machine.loadavg_after.join(" ")} after.`);
+    md.push(machineLine(machine, { also: [machine.python], notes: [`NODE_EXTRA_CA_CERTS ${machine.node_extra_ca_certs}`] }));
     md.push(`Parity checked before timing: ${same.deselect_lines} identical \`--deselect=\` lines (exit ${same.deselect_status}); \`decide\` ${same.decision}, exit ${same.decide_status}, same values for every key of the script's report.`);
     md.push(`Whole-process wall clock, median (min-max) of ${options.runs} interleaved runs after one warm-up; ratio = reference median / proofgate median (speed-up) or proofgate median / \`node -e 0\` median (cold start).`, "");
-    md.push("| Benchmark | Reference / baseline | proofgate | Ratio | Target | Result |");
-    md.push("|---|---|---|---|---|---|");
-    md.push(`| deselect, wall | script emit-deselect ${cell(sd)} | ${cell(pd)} | ${speed(results.deselect_speedup)} | >= ${TARGET_SPEEDUP}x faster | ${yes(targets.deselect_wall_5x)} |`);
-    md.push(`| decide, wall | script decide ${cell(sdc)} | ${cell(pdc)} | ${speed(results.decide_speedup)} | >= ${TARGET_SPEEDUP}x faster | ${yes(targets.decide_wall_5x)} |`);
-    md.push(`| --version cold start, wall | node -e 0 ${cell(n0)} | ${cell(pv)} | ${ratio(results.cold_start_ratio)} node -e 0 | <= ${TARGET_COLD_START}x node -e 0 | ${yes(targets.version_cold_start_2x)} |`);
+    const wallRows = [
+      ["deselect, wall", `script emit-deselect ${cell(sd)}`, cell(pd), speed(results.deselect_speedup), `>= ${TARGET_SPEEDUP}x faster`, yes(targets.deselect_wall_5x)],
+      ["decide, wall", `script decide ${cell(sdc)}`, cell(pdc), speed(results.decide_speedup), `>= ${TARGET_SPEEDUP}x faster`, yes(targets.decide_wall_5x)],
+      ["--version cold start, wall", `node -e 0 ${cell(n0)}`, cell(pv), `${ratio(results.cold_start_ratio)} node -e 0`, `<= ${TARGET_COLD_START}x node -e 0`, yes(targets.version_cold_start_2x)],
+    ];
     if (groups.coldWithoutCa) {
       const [pvx, n0x] = groups.coldWithoutCa;
-      md.push(`| --version cold start, wall, NODE_EXTRA_CA_CERTS unset (info) | node -e 0 ${cell(n0x)} | ${cell(pvx)} | ${ratio(results.cold_start_ratio_without_ca)} node -e 0 | (info) | ${results.cold_start_ratio_without_ca <= TARGET_COLD_START ? "within 2x" : "over 2x"} |`);
+      wallRows.push(["--version cold start, wall, NODE_EXTRA_CA_CERTS unset (info)", `node -e 0 ${cell(n0x)}`, cell(pvx), `${ratio(results.cold_start_ratio_without_ca)} node -e 0`, "(info)", results.cold_start_ratio_without_ca <= TARGET_COLD_START ? "within 2x" : "over 2x"]);
     }
-    md.push(`| interpreter start-up alone (info) | python3 -c pass ${cell(py0)} | node -e 0 ${cell(n0)} | | | |`);
-    md.push("");
+    wallRows.push(["interpreter start-up alone (info)", `python3 -c pass ${cell(py0)}`, `node -e 0 ${cell(n0)}`, "", "", ""]);
+    md.push(...table(["Benchmark", "Reference / baseline", "proofgate", "Ratio", "Target", "Result"], wallRows), "");
     md.push("In-process work only (no interpreter start-up, no module loading; **not** the wall-clock result): parse the ledger and the collected ids, classify, check, render the `--deselect=` lines, files read inside the timed region.");
     md.push(`proofgate: core's parseLedger + parseCollectOnly + planDeselection + renderDeselectArgs in one Node process. Script: its load_freeze + parse_collected + classify + unknown/budget checks + lines, imported by tooling/bench/inprocess.py in one Python process. Iterations interleaved (proofgate, script, ...); median of ${options.runs} after a first (cold) iteration.`, "");
-    md.push("| In-process | Script | proofgate | Ratio (script / proofgate) |");
-    md.push("|---|---|---|---|");
-    md.push(`| deselect work, median | ${f1(inProc.script.median_ms)} | ${f1(inProc.proofgate.median_ms)} | ${speed(results.in_process_deselect_speedup)} |`);
-    md.push(`| deselect work, first iteration (cold JIT) | ${f1(inProc.script.first_ms)} | ${f1(inProc.proofgate.first_ms)} | ${speed(results.in_process_first_iteration_speedup)} |`);
-    md.push("");
+    md.push(...table(["In-process", "Script", "proofgate", "Ratio (script / proofgate)"], [
+      ["deselect work, median", f1(inProc.script.median_ms), f1(inProc.proofgate.median_ms), speed(results.in_process_deselect_speedup)],
+      ["deselect work, first iteration (cold JIT)", f1(inProc.script.first_ms), f1(inProc.proofgate.first_ms), speed(results.in_process_first_iteration_speedup)],
+    ]), "");
     if (Object.values(rss).some((v) => v !== null)) {
-      md.push("| Peak RSS (GNU time %M, one run) | MiB |");
-      md.push("|---|---|");
-      for (const [label, kib] of Object.entries(rss)) md.push(`| ${label} | ${kib === null ? "n/a" : (kib / 1024).toFixed(1)} |`);
-      md.push("");
+      md.push(...table(["Peak RSS (GNU time %M, one run)", "MiB"], Object.entries(rss).map(([label, kib]) => [label, kib === null ? "n/a" : (kib / 1024).toFixed(1)])), "");
     } else {
       md.push("Peak RSS: skipped (/usr/bin/time is not available).", "");
     }
@@ -416,14 +346,7 @@ async function main() {
     if (!targets.deselect_wall_5x || !targets.decide_wall_5x) {
       md.push(`- Bound: even a proofgate that did nothing after Node started would be at most ${ratio(wallFloor)} faster than the script's emit-deselect here (script ${f1(sd.median_ms)} / node -e 0 ${f1(n0.median_ms)}).`);
     }
-    const markdown = `${md.join("\n")}\n`;
-    process.stdout.write(markdown);
-
-    const resultsDir = join(here, "results");
-    mkdirSync(resultsDir, { recursive: true });
-    const json = {
-      started_at: startedAt.toISOString(),
-      command: `node tooling/bench/run.mjs${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(" ")}` : ""}`,
+    publish({ tag: "bench", script: "run.mjs", prefix: "bench", latest: "latest.json", startedAt, markdown: md, note: options.keep ? `; inputs kept in ${tempDir}` : "", data: {
       runs: options.runs,
       machine,
       inputs: { collected_ids: COLLECTED, leases: LEASES, max_active_leases: LEASES, coverage_percent: same.proven_coverage_percent },
@@ -433,11 +356,7 @@ async function main() {
       peak_rss_kib: rss,
       results,
       targets,
-    };
-    const file = join(resultsDir, `bench-${startedAt.toISOString().replace(/[:.]/g, "-")}.json`);
-    writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
-    writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(json, null, 2)}\n`);
-    process.stderr.write(`bench: wrote ${shortPath(file)}${options.keep ? `; inputs kept in ${tempDir}` : ""}\n`);
+    } });
   } finally {
     if (!options.keep) rmSync(tempDir, { recursive: true, force: true });
   }
