@@ -79,7 +79,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       )
       .command(
         "coverage",
-        "Print proven coverage: from one --cov-context=test run minus the frozen tests (--contexts), or a proof run's coverage.py JSON report",
+        "Print proven coverage: from the proof run's reports (any format; several are shards), or from one --cov-context=test run minus the frozen tests (--contexts)",
         (y) =>
           todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output, to check the leases against"))
             .option("contexts", { type: "string", describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run", requiresArg: true })
