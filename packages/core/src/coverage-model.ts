@@ -1,3 +1,4 @@
+import { coveragePercent } from "./coverage-json.js";
 import type { GateIssue } from "./errors.js";
 
 /** The report formats proofgate reads. */
@@ -91,7 +92,7 @@ export function summarizeCoverage(data: CoverageData): CoverageSummary {
     branches += c.branches;
     coveredBranches += c.coveredBranches;
   }
-  const percent = statements === 0 ? 100.0 : (100.0 * (coveredLines + coveredBranches)) / (statements + branches);
+  const percent = coveragePercent(statements, coveredLines, branches, coveredBranches);
   return {
     statements,
     coveredLines,
