@@ -8,7 +8,7 @@ import { dirname, join } from "node:path";
 export const PYTHON = "/usr/bin/python3";
 
 /** The bundled CLI, through the workspace link to @proofgate/cli (run `pnpm build` first). */
-export const PROOFGATE = createRequire(import.meta.url).resolve("@proofgate/cli");
+export const PROOFGATE = createRequire(import.meta.url).resolve("@proofgate/cli/bin");
 
 export interface Run {
   status: number;
