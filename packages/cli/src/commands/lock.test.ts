@@ -225,6 +225,21 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(proofgate("lock", "--paths", "golden", "data/two.txt", "tests/fixtures/nested", "--lock", "golden/golden.lock", "--check").code).toBe(0);
   });
 
+  it("takes [fixtures] paths and lock from proofgate.toml; flags still win; a bad config is exit 2 at its line", () => {
+    writeTree();
+    write("golden/one.txt", "1\n");
+    write("proofgate.toml", '[fixtures]\npaths = ["golden"]\nlock = "golden.lock"\n');
+    const r = proofgate("lock");
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(repo, "golden.lock"), "utf8").trimEnd().split("\n").map((l) => l.slice(66))).toEqual(["golden/one.txt"]);
+    expect(proofgate("lock", "--check", "--lock", "golden.lock", "--paths", "golden").code).toBe(0);
+    write("proofgate.toml", "[fixtures]\npaths = 3\n");
+    const bad = proofgate("lock");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^proofgate: error: proofgate\.toml:2: \[fixtures\] paths must be a list/);
+    rmSync(join(repo, "proofgate.toml"));
+  });
+
   it("overlapping paths list each file once; `.` locks the whole repo but not the lock itself or .git", () => {
     writeTree();
     write(".git/HEAD", "ref: refs/heads/main\n");
