@@ -9,6 +9,7 @@ import {
   provenCoverageFromContexts,
   readCoverage,
   summarizeCoverage,
+  summaryFromCounts,
   COVERAGE_REPORT_FORMATS,
   detectCoverageFormat,
   type CoverageFormat,
@@ -68,7 +69,8 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
     if (result.errors.length > 0 || !result.totals) throw new GateError(result.errors);
     const t = result.totals;
     return {
-      coverage: { source: "report", files: [single.path], format: "coveragepy-json", percent: t.percent, statements: t.statements, coveredLines: t.coveredLines, branches: t.branches, coveredBranches: t.coveredBranches, lineRate: t.lineRate, branchRate: t.branchRate, shardsExpected: sources.shards },
+      // The report's own percent_covered (parseCoveragePyJson checked it against the counts), as the script reads it.
+      coverage: { ...summaryFromCounts(t.statements, t.coveredLines, t.branches, t.coveredBranches), percent: t.percent, source: "report", files: [single.path], format: "coveragepy-json", shardsExpected: sources.shards },
       files,
       warnings,
       frozenNotRun: [],

@@ -1,22 +1,14 @@
+import type { CoverageSummary } from "./coverage-model.js";
 import type { GateIssue } from "./errors.js";
 
-/** Coverage totals as coverage.py counts them. */
-export interface CoverageTotals {
+/** Coverage totals as coverage.py counts them, from one coverage.py JSON report. */
+export type CoverageTotals = CoverageSummary & {
   file: string;
   /** coverage.py's JSON report format: 1 (6.x, no `meta.format`), 2 or 3 (7.x). */
   format: number;
-  /** The report's own `percent_covered`, checked against the counts. */
-  percent: number;
-  statements: number;
-  coveredLines: number;
-  branches: number;
-  coveredBranches: number;
-  /** covered lines / statements, 1 when there are none. */
-  lineRate: number;
-  /** covered branches / branches, 1 when there are none. */
-  branchRate: number;
+  /** `percent` is the report's own `percent_covered`, checked against the counts. */
   hasBranches: boolean;
-}
+};
 
 /** Totals, or everything wrong with the report. */
 export interface CoverageParseResult {
@@ -30,6 +22,19 @@ const SUPPORTED_FORMATS = [1, 2, 3];
 export function coveragePercent(statements: number, coveredLines: number, branches: number, coveredBranches: number): number {
   if (statements === 0) return 100.0;
   return (100.0 * (coveredLines + coveredBranches)) / (statements + branches);
+}
+
+/** The totals a set of counts gives: coverage.py's percentage and the line and branch rates (1 when there is nothing to cover). */
+export function summaryFromCounts(statements: number, coveredLines: number, branches: number, coveredBranches: number): CoverageSummary {
+  return {
+    statements,
+    coveredLines,
+    branches,
+    coveredBranches,
+    percent: coveragePercent(statements, coveredLines, branches, coveredBranches),
+    lineRate: statements === 0 ? 1 : coveredLines / statements,
+    branchRate: branches === 0 ? 1 : coveredBranches / branches,
+  };
 }
 
 /**
@@ -107,18 +112,7 @@ export function parseCoveragePyJson(text: string, file: string): CoverageParseRe
   if (filesError) return fail(filesError, regenerate);
 
   return {
-    totals: {
-      file,
-      format,
-      percent,
-      statements,
-      coveredLines,
-      branches,
-      coveredBranches,
-      lineRate: statements === 0 ? 1 : coveredLines / statements,
-      branchRate: branches === 0 ? 1 : coveredBranches / branches,
-      hasBranches,
-    },
+    totals: { file, format, ...summaryFromCounts(statements, coveredLines, branches, coveredBranches), percent, hasBranches },
     errors,
   };
 }

@@ -1,4 +1,4 @@
-import { coveragePercent } from "./coverage-json.js";
+import { summaryFromCounts } from "./coverage-json.js";
 import type { GateIssue } from "./errors.js";
 
 /** The report formats proofgate reads. */
@@ -92,16 +92,7 @@ export function summarizeCoverage(data: CoverageData): CoverageSummary {
     branches += c.branches;
     coveredBranches += c.coveredBranches;
   }
-  const percent = coveragePercent(statements, coveredLines, branches, coveredBranches);
-  return {
-    statements,
-    coveredLines,
-    branches,
-    coveredBranches,
-    percent,
-    lineRate: statements === 0 ? 1 : coveredLines / statements,
-    branchRate: branches === 0 ? 1 : coveredBranches / branches,
-  };
+  return summaryFromCounts(statements, coveredLines, branches, coveredBranches);
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { CoverageSummary } from "./coverage-model.js";
 import type { IsoDate } from "./dates.js";
 import { formatIssue, type GateIssue } from "./errors.js";
 import type { Lease, Ledger } from "./ledger.js";
@@ -58,22 +59,15 @@ export interface InputDigest {
 }
 
 /** Proven coverage as the gate judges it, whichever way it was measured. */
-export interface ProvenCoverage {
+export type ProvenCoverage = CoverageSummary & {
   /** One report, several shards merged, or one run's contexts minus the frozen tests. */
   source: "report" | "shards" | "contexts";
   /** The files it was read from. */
   files: string[];
   format: string;
-  percent: number;
-  statements: number;
-  coveredLines: number;
-  branches: number;
-  coveredBranches: number;
-  lineRate: number;
-  branchRate: number;
   /** The shard count the run declared; fewer files is `shard_missing`. */
   shardsExpected?: number | undefined;
-}
+};
 
 /** The proof run's test results (GATE.md 5); `decide` accounts them against the universe. */
 export interface ProofResults {

@@ -17,7 +17,7 @@ export {
   type UnknownLease,
   type PrefixCollateral,
 } from "./deselect.js";
-export { parseCoveragePyJson, coveragePercent, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
+export { parseCoveragePyJson, coveragePercent, summaryFromCounts, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
 export { decide, errorReport, REPORT_SCHEMA_VERSION, type ProvenCoverage, type ProofResults, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest } from "./decide.js";
 export { toPythonJson, PyFloat } from "./python-json.js";
 export { parseJunitXml, mergeJunitResults, universeFromJunit, pytestJunitNames, type TestResult, type TestOutcome, type JunitProducer, type IdMapping, type JunitParseOptions, type JunitParseResult, type JunitMergeResult } from "./junit.js";
