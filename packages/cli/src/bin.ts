@@ -11,5 +11,7 @@ if (argv.length === 1 && argv[0] === "--version") {
     stderr: (text) => process.stderr.write(text),
     now: () => new Date(),
     cwd: process.cwd(),
+    env: process.env,
+    isTTY: process.stdout.isTTY === true,
   });
 }

@@ -11,6 +11,10 @@ export interface CliIo {
   /** The machine's clock. Only the CLI reads it; core is handed `today`. */
   now: () => Date;
   cwd: string;
+  /** The environment (CI variables, NO_COLOR); `process.env` when absent. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Whether stdout is a terminal (colour, progress lines). */
+  isTTY?: boolean | undefined;
 }
 
 /** A file's text and digest. */

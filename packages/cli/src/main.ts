@@ -1,6 +1,7 @@
 import yargs, { type Argv } from "yargs";
 import { GateError, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
 import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
+import { CHECK_FORMATS, CHECK_PLATFORMS } from "./check-options.js";
 import { runDecide } from "./commands/decide.js";
 import { runLedgerExpiring, runLedgerLint, runLedgerList } from "./commands/ledger.js";
 import { resolveToday, writeAtomic, type CliIo } from "./io.js";
@@ -48,6 +49,26 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .epilog("Refuses (exit 2) when a lease expired, names no collected test, or the active leases exceed the budget: the same checks as the article's script.\n\n" + EPILOG),
         (a) => {
           code = runDeselect(a, io);
+        },
+      )
+      .command(
+        "check",
+        "Run the whole gate from proofgate.toml: every signal, the decision table, report.json and report.md in the out dir, and the platform's native report",
+        (y) =>
+          todayOption(y)
+            .option("base", { type: "string", describe: "the patch's base revision (default: the platform's, else the merge-base with the default branch)", requiresArg: true })
+            .option("head", { type: "string", describe: "the patch's head revision (default: the platform's, else HEAD)", requiresArg: true })
+            .option("out-dir", { type: "string", default: "proofgate-report", describe: "where report.json, report.md and the platform's artifacts are written", requiresArg: true })
+            .option("format", { choices: CHECK_FORMATS, default: "text", describe: "what to print on stdout: the decision table (text), the JSON report, or Markdown" })
+            .option("platform", { choices: CHECK_PLATFORMS, default: "auto", describe: "where to publish: auto detects GitHub Actions, GitLab CI and Buildkite from the environment, else local" })
+            .option("comment", { type: "boolean", default: true, describe: "create or update the one PR/MR comment (--no-comment: don't)" })
+            .option("run", { type: "boolean", default: false, describe: "first run [commands] collect, proof and properties of proofgate.toml (frozen tests deselected, seeds from the base)" })
+            .example("proofgate check", "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate")
+            .example("proofgate check --run", "one CI step: collect, run the proof and the property suite, then judge")
+            .example("proofgate check --base origin/main --format json > verdict.json", "the JSON report on stdout, for a merge queue")
+            .epilog("The policy (paths, floor, patterns, trailers, commands) is the BASE revision's proofgate.toml: a patch cannot loosen its own judge. Every input that is missing, empty or unreadable is exit 2 with the report still written (decision REJECT).\n\n" + EPILOG),
+        async (a) => {
+          code = await (await import("./commands/check.js")).runCheck(a, io);
         },
       )
       .command(
@@ -160,7 +181,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           .demandCommand(1, "name a subcommand: lint, list or expiring")
           .strict(),
       )
-      .demandCommand(1, "name a command: deselect, decide or ledger")
+      .demandCommand(1, "name a command: check, deselect, decide, coverage, lock, seeds or ledger")
       .strict()
       .recommendCommands()
       .version(VERSION)

@@ -18,7 +18,8 @@ import {
   type PatchEvidence,
   type PatchPolicy,
 } from "@proofgate/core";
-import { changedPaths, listCommits, listFilesAt, readFileAt, resolveCommit, resolveRange, runGit } from "./git.js";
+import { createHash } from "node:crypto";
+import { changedPaths, type CiProvider, listCommits, listFilesAt, readFileAt, resolveCommit, resolveRange, runGit } from "./git.js";
 
 /** What `decide --base/--head` learns from git, and the policy it is judged by. */
 export interface LoadedPatch {
@@ -26,6 +27,8 @@ export interface LoadedPatch {
   policy: PatchPolicy;
   /** The base revision's `proofgate.toml` (defaults where it has none): the patch cannot loosen its own judge. */
   config: GateConfig;
+  /** Where the config came from and its digest; undefined when the base has none (defaults). */
+  configSource?: { path: string; sha256: string } | undefined;
   warnings: GateIssue[];
 }
 
@@ -37,17 +40,27 @@ export const CONFIG_FILE = "proofgate.toml";
  * seeds and the protected paths. The policy comes from the BASE revision's `proofgate.toml`, never
  * from the patch under review.
  */
-export async function loadPatchEvidence(options: { cwd: string; base?: string | undefined; head?: string | undefined; unlocked?: (config: GateConfig) => Promise<LockDelta> }): Promise<LoadedPatch> {
+export async function loadPatchEvidence(options: {
+  cwd: string;
+  base?: string | undefined;
+  head?: string | undefined;
+  /** The branch the patch targets (from the platform): its merge-base is the default base. */
+  defaultBranch?: string | undefined;
+  provider?: CiProvider | undefined;
+  unlocked?: (config: GateConfig) => Promise<LockDelta>;
+}): Promise<LoadedPatch> {
   const { cwd } = options;
   const warnings: GateIssue[] = [];
-  const resolved = resolveRange({ base: options.base, head: options.head, cwd });
+  const resolved = resolveRange({ base: options.base, head: options.head, defaultBranch: options.defaultBranch, provider: options.provider, cwd });
   // Truncated: the report still names the head it was asked to judge by its full object name, when the clone has it.
   const range = resolved.ok ? resolved.range : { base: options.base ?? "", head: resolveCommit(options.head ?? "HEAD", cwd) ?? options.head ?? "HEAD" };
   // The policy is the base's: a patch may not loosen its own judge. A truncated history has no base
   // to read it from, and is judged on shallow_history alone.
   const baseConfigText = resolved.ok ? readFileAt(range.base, CONFIG_FILE, cwd) : undefined;
-  const parsed = parseConfig(baseConfigText ?? "", resolved.ok ? `${CONFIG_FILE} at ${range.base.slice(0, 12)}` : CONFIG_FILE, DEFAULT_AGENT_PATTERNS);
+  const configPath = resolved.ok ? `${CONFIG_FILE} at ${range.base.slice(0, 12)}` : CONFIG_FILE;
+  const parsed = parseConfig(baseConfigText ?? "", configPath, DEFAULT_AGENT_PATTERNS);
   if (!parsed.config) throw new GateError(parsed.errors);
+  const configSource = baseConfigText === undefined ? undefined : { path: configPath, sha256: createHash("sha256").update(baseConfigText).digest("hex") };
   warnings.push(...parsed.warnings);
   const config = parsed.config;
   const policy: PatchPolicy = { agentPatterns: config.agents.patterns, trailers: config.trailers };
@@ -59,7 +72,7 @@ export async function loadPatchEvidence(options: { cwd: string; base?: string | 
     ledger: { file: ledgerFile, changes: [], rejectIfAgentAddsLease: true },
     protect: { patterns: config.protect.paths, touching: [] },
   };
-  if (!resolved.ok) return { patch: { ...empty, shallow: { message: resolved.issue.message, fix: resolved.issue.fix } }, policy, config, warnings };
+  if (!resolved.ok) return { patch: { ...empty, shallow: { message: resolved.issue.message, fix: resolved.issue.fix } }, policy, config, configSource, warnings };
 
   const commits = listCommits(range, cwd);
   const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(c, cwd)]));
@@ -101,7 +114,7 @@ export async function loadPatchEvidence(options: { cwd: string; base?: string | 
       touching: touching(under(config.properties.seeds)),
     };
   }
-  return { patch, policy, config, warnings };
+  return { patch, policy, config, configSource, warnings };
 }
 
 function readLedgerAt(rev: string, file: string, cwd: string, warnings: GateIssue[]): Ledger | undefined {

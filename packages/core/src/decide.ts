@@ -5,6 +5,7 @@ import type { Lease, Ledger } from "./ledger.js";
 import { classifyLeases } from "./ledger.js";
 import { findUnknownLeases, type UnknownLease } from "./deselect.js";
 import { PyFloat } from "./python-json.js";
+import { buildSignals, type Signal, type SignalId, type SignalMeasure } from "./signals.js";
 import type { Universe } from "./universe.js";
 import { accountEvidence, missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
 import type { TestResult } from "./junit.js";
@@ -53,7 +54,7 @@ export type Decision = "MERGE" | "REJECT";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {
-  role: "ledger" | "universe" | "coverage" | "results";
+  role: "config" | "ledger" | "universe" | "coverage" | "contexts" | "results" | "properties";
   path: string;
   sha256: string;
 }
@@ -98,6 +99,32 @@ export interface DecideInput {
   patch?: PatchEvidence | undefined;
   /** Agent patterns and trailer names; needed with `patch`. */
   policy?: PatchPolicy | undefined;
+  /**
+   * The property suite as `proofgate check` reads it (`[properties]`): then `propertyFailures` is its
+   * count, and a suite that is on but names no results, or whose results hold no test, is a failure.
+   */
+  properties?: PropertyEvidence | undefined;
+  /** Signals turned off in the config: shown as `off` in every report. */
+  off?: { fixtures?: boolean; properties?: boolean } | undefined;
+  /** The commands `check --run` ran; a non-zero exit fails the signal it feeds. */
+  commands?: CommandOutcome[] | undefined;
+}
+
+/** The property suite's results, read from the JUnit files `[properties] results` names. */
+export interface PropertyEvidence {
+  resultFiles: string[];
+  /** Test cases in them. */
+  tests: number;
+  /** Failed or errored test cases. */
+  failures: number;
+}
+
+/** A command `check --run` ran, and how it ended. */
+export interface CommandOutcome {
+  step: "collect" | "proof" | "properties";
+  command: string;
+  /** The exit code; a signal's number when it was killed (128 + n, as a shell reports it). */
+  exitCode: number;
 }
 
 /** One failed signal, pointing at what caused it and how to fix it. */
@@ -122,6 +149,12 @@ interface RuleContext extends DecideInput {
 }
 
 type Rule = (ctx: RuleContext) => Finding[];
+
+function commandFindings(commands: readonly CommandOutcome[] | undefined, step: CommandOutcome["step"], reason: ReasonCode, what: string): Finding[] {
+  return (commands ?? [])
+    .filter((c) => c.step === step && c.exitCode !== 0)
+    .map((c) => ({ reason, message: `${what} (\`${c.command}\`) exited with ${c.exitCode}`, fix: `run \`${c.command}\` locally and fix what it reports; its output is above in the log` }));
+}
 
 const leaseWhere = (lease: Lease, ledger: Ledger): { file: string; line: number | undefined } => ({ file: ledger.file, line: lease.line });
 
@@ -195,14 +228,24 @@ const RULES: readonly Rule[] = [
   function fixturesUnlocked({ judgedPatch }) {
     return judgedPatch ? unlockedFindings(judgedPatch.patch) : [];
   },
-  function fixtureDigest({ fixtureDelta, humanFixtureLock, judgedPatch }) {
+  function fixtureDigest({ fixtureDelta, humanFixtureLock, judgedPatch, off }) {
+    if (off?.fixtures) return [];
     if (judgedPatch) return fixtureDigestFindings(judgedPatch.patch, judgedPatch.policy);
     if (fixtureDelta <= 0 || humanFixtureLock) return [];
     return [{ reason: "fixture_digest", message: `${fixtureDelta} fixture digest(s) changed without a human lock`, fix: "a human updates golden files, in a commit with `Fixture-Lock: human`" }];
   },
-  function propertyHold({ propertyFailures }) {
-    if (propertyFailures <= 0) return [];
-    return [{ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, fix: "fix the code, not the seeds: the seed corpus must predate the patch" }];
+  function propertyHold({ propertyFailures, properties, off, commands }) {
+    if (off?.properties) return [];
+    const findings: Finding[] = commandFindings(commands, "properties", "property_hold", "the property suite");
+    if (properties && properties.resultFiles.length === 0) {
+      findings.push({ reason: "property_hold", message: "the property suite is on, but no results were given", fix: "name its JUnit XML in [properties] results of proofgate.toml, or turn it off there with enabled = false (a human change)" });
+    } else if (properties && properties.tests === 0) {
+      findings.push({ reason: "property_hold", message: `the property results hold no test case: ${properties.resultFiles.join(", ")}`, file: properties.resultFiles[0], fix: "run the property suite so that it writes its results there (--junitxml)" });
+    }
+    if (propertyFailures > 0) {
+      findings.push({ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, file: properties?.resultFiles[0], fix: "fix the code, not the seeds: the seed corpus must predate the patch" });
+    }
+    return findings;
   },
   function seedsEmpty({ judgedPatch }) {
     return judgedPatch ? seedsEmptyFindings(judgedPatch.patch) : [];
@@ -210,8 +253,8 @@ const RULES: readonly Rule[] = [
   function seedRewrite({ judgedPatch }) {
     return judgedPatch ? seedRewriteFindings(judgedPatch.patch, judgedPatch.policy) : [];
   },
-  function failedTests({ accounting }) {
-    return accounting ? testsFailed(accounting) : [];
+  function failedTests({ accounting, commands }) {
+    return [...commandFindings(commands, "proof", "tests_failed", "the proof run"), ...(accounting ? testsFailed(accounting) : [])];
   },
   function missingResults({ accounting }) {
     return accounting ? missingEvidence(accounting) : [];
@@ -240,14 +283,15 @@ const RULES: readonly Rule[] = [
   function shallowHistory({ patch }) {
     return patch ? shallowFindings(patch) : [];
   },
-  function collectionErrors({ universe }) {
-    return universe.collectionErrors.map((error) => ({
+  function collectionErrors({ universe, commands }) {
+    const failed = commandFindings(commands, "collect", "collection_errors", "the collection");
+    return [...failed, ...universe.collectionErrors.map((error): Finding => ({
       reason: "collection_errors",
       message: `pytest reported a collection error: ${error.text}; the universe is incomplete`,
       file: universe.file,
       line: error.line,
       fix: "fix the import or syntax error so that every test is collected",
-    }));
+    }))];
   },
   function clockOverride({ clockOverride, today }) {
     if (!clockOverride) return [];
@@ -260,6 +304,8 @@ export interface DecideReport {
   decision: Decision;
   reasons: ReasonCode[];
   findings: Finding[];
+  /** The decision table, top to bottom. */
+  signals: Signal[];
   /** JSON-ready object; serialise with `toPythonJson`. */
   json: Record<string, unknown>;
 }
@@ -279,6 +325,7 @@ export function decide(input: DecideInput): DecideReport {
   const reasons = [...new Set(findings.map((f) => f.reason))];
   const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
   const { coverage, ledger } = input;
+  const signals = buildSignals(signalMeasures(ctx), reasons);
   const json: Record<string, unknown> = {
     today_utc: input.today,
     collected_tests: input.universe.ids.length,
@@ -292,6 +339,7 @@ export function decide(input: DecideInput): DecideReport {
     reasons,
     decision,
     schema_version: REPORT_SCHEMA_VERSION,
+    signals: signals.map(signalJson),
     clock: { source: input.clockOverride ? "override" : "system", today_utc: input.today },
     base: input.patch?.base ?? null,
     head: input.patch?.head ?? null,
@@ -321,12 +369,74 @@ export function decide(input: DecideInput): DecideReport {
     },
     accounting: accounting ? accountingJson(accounting, input.evidence?.maxUnledgeredSkips) : null,
     universe: { file: input.universe.file, collected: input.universe.ids.length, duplicates: input.universe.duplicates.length, collection_errors: input.universe.collectionErrors.length },
+    properties: input.off?.properties ? { enabled: false } : input.properties ? { enabled: true, result_files: input.properties.resultFiles, tests: input.properties.tests, failures: input.properties.failures } : null,
+    fixtures: { enabled: !input.off?.fixtures },
+    commands: (input.commands ?? []).map((c) => ({ step: c.step, command: c.command, exit_code: c.exitCode })),
     details: findings.map(findingJson),
     inputs: input.inputs,
     warnings: (input.warnings ?? []).map(formatIssue),
     errors: [],
   };
-  return { decision, reasons, findings, json };
+  return { decision, reasons, findings, signals, json };
+}
+
+function signalJson(s: Signal): Record<string, unknown> {
+  return { id: s.id, label: s.label, value: s.value, policy: s.policy, result: s.result, reasons: s.reasons };
+}
+
+const pct = (n: number): string => `${n.toFixed(2)}%`;
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** What each row of the decision table shows: the measured value and the policy it is held to. */
+function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
+  const { coverage, ledger, active, expired, unknown, accounting, judgedPatch, patch, policy, properties, off, universe } = ctx;
+  const trailer = (key: keyof PatchPolicy["trailers"], fallback: string): string => `${policy?.trailers[key] ?? fallback}: human`;
+  const delta = judgedPatch ? fixtureDelta(judgedPatch.patch) : ctx.fixtureDelta;
+  const unlocked = judgedPatch?.patch.fixtures?.unlocked;
+  const unlockedCount = unlocked ? unlocked.changed.length + unlocked.added.length + unlocked.removed.length : undefined;
+  const seeds = judgedPatch?.patch.seeds;
+  const seedTouches = seeds ? seeds.touching.reduce((n, t) => n + t.paths.length, 0) : undefined;
+  const added = judgedPatch ? agentAddedLeaseCount(judgedPatch.patch, judgedPatch.policy) : ctx.agentAddedLeases;
+  const leaseChanges = judgedPatch ? judgedPatch.patch.ledger.changes.reduce((n, c) => n + c.changes.length, 0) : undefined;
+  const protectedTouches = judgedPatch?.patch.protect.touching;
+  return {
+    proven_coverage: {
+      value: `${pct(coverage.percent)} (lines ${pct(coverage.lineRate * 100)}${coverage.branches > 0 ? `, branches ${pct(coverage.branchRate * 100)}` : ""}; ${coverage.source === "contexts" ? "one run minus frozen contexts" : coverage.source === "shards" ? `${coverage.files.length}${coverage.shardsExpected ? ` of ${coverage.shardsExpected}` : ""} shards` : "proof run"})`,
+      policy: `>= ${ctx.minProven}%`,
+    },
+    freeze_budget: {
+      value: `${active.length} active, ${expired.length} expired${unknown.length ? `, ${unknown.length} unknown` : ""}`,
+      policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test`,
+    },
+    lease_authorship: {
+      value: judgedPatch ? `${plural(added, "lease")} added by an agent; ${plural(leaseChanges ?? 0, "loosening change")} in the range` : `${plural(added, "lease")} added by an agent (given)`,
+      policy: `lease changes by a human with ${trailer("freezeLease", "Freeze-Lease")}`,
+    },
+    fixture_digests: {
+      value: `delta ${delta}${unlockedCount !== undefined ? `; ${unlockedCount} file(s) differ from the lock` : ""}`,
+      policy: `files match the lock; a delta needs ${trailer("fixtureLock", "Fixture-Lock")}`,
+      off: off?.fixtures === true,
+    },
+    property_hold: {
+      value: `${plural(ctx.propertyFailures, "failure")}${properties ? ` of ${plural(properties.tests, "case")}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")}, ${seedTouches} touched` : ""}`,
+      policy: `0 failures; seeds non-empty, changed only with ${trailer("propertySeeds", "Property-Seeds")}`,
+      off: off?.properties === true,
+    },
+    test_evidence: accounting
+      ? {
+          value: `${accounting.counts.proven} proven, ${accounting.counts.frozen} frozen, ${accounting.counts.skipped} skipped, ${accounting.counts.failed} failed, ${accounting.counts.missing} missing`,
+          policy: `none failed or missing${ctx.evidence?.maxUnledgeredSkips !== undefined ? `; skips <= ${ctx.evidence.maxUnledgeredSkips}` : ""}`,
+        }
+      : { value: "no results given", policy: "none failed or missing", notMeasured: true },
+    protected_paths: protectedTouches
+      ? { value: `${plural(protectedTouches.length, "commit")} touch ${judgedPatch!.patch.protect.patterns.join(", ")}`, policy: `changed only with ${trailer("gateChange", "Gate-Change")}` }
+      : { value: patch ? "not judged" : "no git range given", policy: `changed only with ${trailer("gateChange", "Gate-Change")}`, notMeasured: true },
+    history: patch
+      ? { value: patch.shallow ? "truncated" : `${plural(patch.commits.length, "commit")} in ${patch.base.slice(0, 12)}..${patch.head.slice(0, 12)}`, policy: "the whole range reaches the base" }
+      : { value: "no git range given", policy: "the whole range reaches the base", notMeasured: true },
+    universe: { value: `${plural(universe.ids.length, "test")} collected, ${plural(universe.collectionErrors.length, "collection error")}`, policy: "no collection errors" },
+    clock: { value: `${ctx.today} (${ctx.clockOverride ? "given on the command line" : "system clock"})`, policy: "the machine's clock" },
+  };
 }
 
 function accountingJson(accounting: EvidenceAccounting, maxUnledgeredSkips: number | undefined): Record<string, unknown> {
@@ -352,7 +462,7 @@ function findingJson(f: Finding): Record<string, unknown> {
  * listed, and every number it could not compute as null. Written so a queue that parses JSON still
  * sees REJECT.
  */
-export function errorReport(today: IsoDate | undefined, issues: readonly GateIssue[], inputs: InputDigest[] = []): Record<string, unknown> {
+export function errorReport(today: IsoDate | undefined, issues: readonly GateIssue[], inputs: InputDigest[] = [], range: { base?: string | undefined; head?: string | undefined } = {}): Record<string, unknown> {
   return {
     today_utc: today ?? null,
     collected_tests: null,
@@ -366,7 +476,12 @@ export function errorReport(today: IsoDate | undefined, issues: readonly GateIss
     reasons: ["input_error"],
     decision: "REJECT",
     schema_version: REPORT_SCHEMA_VERSION,
+    signals: [],
+    base: range.base ?? null,
+    head: range.head ?? null,
+    details: [],
     inputs,
+    warnings: [],
     errors: issues.map((i) => ({ code: i.code, message: i.message, file: i.file ?? null, line: i.line ?? null, fix: i.fix ?? null })),
   };
 }

@@ -1,0 +1,302 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import {
+  GateError,
+  classifyLeases,
+  decide,
+  errorReport,
+  formatIssue,
+  localPlatform,
+  mergeContext,
+  parseJunitXml,
+  renderMarkdown,
+  renderText,
+  reportView,
+  selectPlatform,
+  toPythonJson,
+  type CiContext,
+  type CommandOutcome,
+  type Env,
+  type GateConfig,
+  type GateIssue,
+  type InputDigest,
+  type IsoDate,
+  type Platform,
+  type PropertyEvidence,
+  type Provider,
+  type PublishableReport,
+} from "@proofgate/core";
+import { optionalFlag, stringFlag } from "../flags.js";
+import { readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
+import { loadLedger, loadUniverses, loadWorkTreeConfig, printWarnings } from "../inputs.js";
+import { loadProvenCoverage } from "../proven-coverage.js";
+import { loadResults } from "../results.js";
+import { CONFIG_FILE, loadPatchEvidence } from "../patch-evidence.js";
+import { unlockedFixtures } from "../fixtures-check.js";
+import { detectCiProvider } from "../git.js";
+import { runConfiguredCommands } from "../run-commands.js";
+import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
+
+
+/** Options of `proofgate check`. */
+export interface CheckArgs {
+  [flag: string]: unknown;
+  base?: unknown;
+  head?: unknown;
+  outDir?: unknown;
+  format?: unknown;
+  platform?: unknown;
+  comment?: unknown;
+  run?: unknown;
+  today?: unknown;
+}
+
+/** The platforms this build can publish to; the platform packages add theirs. */
+export function availablePlatforms(): Platform[] {
+  return [localPlatform];
+}
+
+interface CheckSettings {
+  format: (typeof CHECK_FORMATS)[number];
+  outDir: string;
+  platform: Provider | "auto";
+  comment: boolean;
+  run: boolean;
+  base?: string | undefined;
+  head?: string | undefined;
+  today?: string | undefined;
+}
+
+function settingsOf(args: CheckArgs): CheckSettings {
+  const format = stringFlag("format", args.format, "text");
+  if (!(CHECK_FORMATS as readonly string[]).includes(format)) throw new GateError({ code: "usage", message: `--format ${JSON.stringify(format)} is not one of ${CHECK_FORMATS.join(", ")}`, fix: "see proofgate check --help" });
+  const platform = stringFlag("platform", args.platform, "auto");
+  if (!(CHECK_PLATFORMS as readonly string[]).includes(platform)) throw new GateError({ code: "usage", message: `--platform ${JSON.stringify(platform)} is not one of ${CHECK_PLATFORMS.join(", ")}`, fix: "see proofgate check --help" });
+  return {
+    format: format as CheckSettings["format"],
+    outDir: stringFlag("out-dir", args.outDir, "proofgate-report"),
+    platform: platform as CheckSettings["platform"],
+    comment: args.comment !== false,
+    run: args.run === true,
+    base: optionalFlag("base", args.base),
+    head: optionalFlag("head", args.head),
+    today: optionalFlag("today", args.today),
+  };
+}
+
+/**
+ * `proofgate check`: every signal of GATE.md in one run, from `proofgate.toml` (the base revision's).
+ * Writes report.json, report.md and the platform's artifacts into the out dir, prints the report in
+ * `--format`, and returns 0 MERGE, 1 REJECT or 2 when the gate could not evaluate (the report is
+ * still written, decision REJECT, with the errors).
+ */
+export async function runCheck(args: CheckArgs, io: CliIo, platforms: readonly Platform[] = availablePlatforms()): Promise<number> {
+  const settings = settingsOf(args);
+  const env: Env = io.env ?? process.env;
+  const outDir = resolve(io.cwd, settings.outDir);
+  const chosen = selectPlatform(settings.platform, env, platforms);
+  if (!("provider" in chosen)) throw new GateError(chosen);
+  const platform = chosen;
+  const context = mergeContext(platform.provider, { base: settings.base, head: settings.head }, platform.context(env, readOptionalFile));
+
+  let jsonReport: Record<string, unknown>;
+  let exitCode: 0 | 1 | 2;
+  let today: IsoDate | undefined;
+  const inputs: InputDigest[] = [];
+  try {
+    const clock = resolveToday(settings.today, io);
+    today = clock.today;
+    const evaluated = await evaluate({ io, env, context, settings, outDir, today: clock.today, clockOverride: clock.override, inputs });
+    jsonReport = evaluated.json;
+    exitCode = evaluated.decision === "MERGE" ? 0 : 1;
+  } catch (error) {
+    if (!GateError.isInstance(error)) throw error;
+    // The text table lists the errors itself; the other formats keep stdout machine-readable.
+    if (settings.format !== "text") for (const issue of error.issues) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+    jsonReport = errorReport(today, error.issues, inputs, { base: context.base, head: context.head });
+    exitCode = 2;
+  }
+  return emit(jsonReport, exitCode, { io, env, settings, outDir, platform, context });
+}
+
+/** Writes the report and the platform's artifacts, prints it, and returns the exit code. */
+async function emit(
+  json: Record<string, unknown>,
+  exitCode: 0 | 1 | 2,
+  at: { io: CliIo; env: Env; settings: CheckSettings; outDir: string; platform: Platform; context: CiContext },
+): Promise<0 | 1 | 2> {
+  const { io, env, settings, outDir, platform, context } = at;
+  const jsonText = `${toPythonJson(json)}\n`;
+  const view = reportView(json);
+  const markdown = renderMarkdown(view);
+  const report: PublishableReport = { view, json: jsonText, markdown, exitCode };
+  const written: string[] = [];
+  const writeArtifact = (name: string, text: string): string => {
+    if (name.includes("/") || name.includes("\\") || name.startsWith(".")) throw new TypeError(`artifact name ${name} must be a plain file name`);
+    const path = join(outDir, name);
+    writeAtomic(path, text);
+    written.push(path);
+    return path;
+  };
+  try {
+    writeArtifact("report.json", jsonText);
+    writeArtifact("report.md", markdown);
+  } catch (error) {
+    // The out dir is not writable: the decision still stands on stdout, and the run cannot be MERGE.
+    for (const issue of GateError.isInstance(error) ? error.issues : [{ code: "file_unreadable" as const, message: String(error) }]) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+    exitCode = 2;
+  }
+  try {
+    const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), comment: settings.comment });
+    for (const failure of outcome.failures) io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
+  } catch (error) {
+    io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${error instanceof Error ? error.message : String(error)} (the decision stands)\n`);
+  }
+  if (settings.format === "json") io.stdout(jsonText);
+  else if (settings.format === "markdown") io.stdout(markdown);
+  else io.stdout(renderText(view, { color: colorWanted(io, env) }));
+  io.stderr(`proofgate: wrote ${written.map((p) => relativeTo(io.cwd, p)).join(", ")}\n`);
+  return exitCode;
+}
+
+/** Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org); `FORCE_COLOR` forces it. */
+export function colorWanted(io: CliIo, env: Env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0") return true;
+  return io.isTTY === true && env.TERM !== "dumb";
+}
+
+function readOptionalFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function relativeTo(cwd: string, path: string): string {
+  const rel = relative(cwd, path);
+  return rel === "" ? "." : rel.startsWith("..") ? path : rel;
+}
+
+interface EvaluateOptions {
+  io: CliIo;
+  env: Env;
+  context: CiContext;
+  settings: CheckSettings;
+  outDir: string;
+  today: IsoDate;
+  clockOverride: boolean;
+  /** Filled as inputs are read, so an error report still lists what was judged. */
+  inputs: InputDigest[];
+}
+
+async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unknown>; decision: "MERGE" | "REJECT" }> {
+  const { io, context, settings, inputs } = o;
+  // Paths in the config are relative to the repository root (io.cwd); read them from this process's folder.
+  const at = (path: string): string => (isAbsolute(path) ? path : relative(process.cwd(), resolve(io.cwd, path)) || ".");
+  const provider = context.provider === "local" ? detectCiProvider(o.env as NodeJS.ProcessEnv) : context.provider;
+  const loaded = await loadPatchEvidence({
+    cwd: io.cwd,
+    base: context.base,
+    head: context.head,
+    defaultBranch: context.targetBranch,
+    provider,
+    unlocked: (config) => unlockedFixtures(config, io),
+  });
+  const warnings: GateIssue[] = [...loaded.warnings];
+  // The judge is the base's config. A truncated history has no base: its paths then come from the work
+  // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
+  const config = loaded.patch.shallow ? workTreeConfig(io.cwd) ?? loaded.config : loaded.config;
+  if (loaded.configSource) inputs.push({ role: "config", path: loaded.configSource.path, sha256: loaded.configSource.sha256 });
+  const workTree = join(io.cwd, CONFIG_FILE);
+  if (!loaded.patch.shallow && existsSync(workTree)) {
+    const text = readInput(at(CONFIG_FILE), "the config", CONFIG_FILE).text;
+    if (createHash("sha256").update(text).digest("hex") !== loaded.configSource?.sha256) {
+      warnings.push({ code: "config_invalid", file: CONFIG_FILE, message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge` });
+    }
+  }
+
+  const commands: CommandOutcome[] = [];
+  if (settings.run) {
+    commands.push(...(await runConfiguredCommands({ io, config, base: loaded.patch.shallow ? undefined : loaded.patch.base, outDir: o.outDir, today: o.today, at })));
+  }
+
+  const ledger = loadLedger(at(config.ledger.path));
+  inputs.push({ role: "ledger", path: config.ledger.path, sha256: ledger.file.sha256 });
+  const universe = loadUniverses(config.universe.collected.map(at));
+  config.universe.collected.forEach((path, i) => inputs.push({ role: "universe", path, sha256: universe.files[i]!.sha256 }));
+  const { active } = classifyLeases(ledger.value.leases, o.today);
+  const coverage = await loadProvenCoverage({
+    reports: config.coverage.reports.map(at),
+    contexts: config.coverage.contexts === undefined ? undefined : at(config.coverage.contexts),
+    shards: config.coverage.shards,
+    frozen: active.map((l) => l.nodeid),
+    root: io.cwd,
+  });
+  const coverageRoles = coverage.files.map((f): InputDigest => ({ role: config.coverage.contexts !== undefined && f.path === at(config.coverage.contexts) ? "contexts" : "coverage", path: displayPath(io.cwd, f.path), sha256: f.sha256 }));
+  inputs.push(...coverageRoles);
+  const results = config.results.junit.length > 0 ? loadResults(config.results.junit.map(at), universe.value) : undefined;
+  for (const f of results?.files ?? []) inputs.push({ role: "results", path: displayPath(io.cwd, f.path), sha256: f.sha256 });
+  const properties = config.properties.enabled ? loadPropertyResults(config.properties.results.map(at), io.cwd, inputs) : undefined;
+
+  warnings.push(...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(properties?.warnings ?? []));
+  printWarnings(io, warnings);
+  const report = decide({
+    today: o.today,
+    clockOverride: o.clockOverride,
+    ledger: ledger.value,
+    universe: universe.value,
+    coverage: coverage.coverage,
+    evidence: results ? { results: results.results, maxUnledgeredSkips: config.results.maxUnledgeredSkips } : undefined,
+    minProven: config.coverage.minProven,
+    fixtureDelta: 0,
+    propertyFailures: properties?.evidence.failures ?? 0,
+    agentAddedLeases: 0,
+    humanFixtureLock: false,
+    inputs,
+    warnings,
+    patch: loaded.patch,
+    policy: loaded.policy,
+    properties: properties?.evidence,
+    off: { fixtures: !config.fixtures.enabled, properties: !config.properties.enabled },
+    commands,
+  });
+  return { json: report.json, decision: report.decision };
+}
+
+function displayPath(cwd: string, path: string): string {
+  return relativeTo(cwd, resolve(path));
+}
+
+/** The work tree's config, when it has a valid one (for a truncated history, which has no base). */
+function workTreeConfig(cwd: string): GateConfig | undefined {
+  if (!existsSync(join(cwd, CONFIG_FILE))) return undefined;
+  try {
+    return loadWorkTreeConfig(cwd);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The property suite's JUnit results: counts of test cases and failures, each file digested. */
+function loadPropertyResults(paths: readonly string[], cwd: string, inputs: InputDigest[]): { evidence: PropertyEvidence; warnings: GateIssue[] } {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  let tests = 0;
+  let failures = 0;
+  for (const path of paths) {
+    const file = readInput(path, "the property suite's JUnit results", "[properties] results");
+    inputs.push({ role: "properties", path: displayPath(cwd, path), sha256: file.sha256 });
+    const parsed = parseJunitXml(file.text, path);
+    errors.push(...parsed.errors);
+    warnings.push(...parsed.warnings);
+    for (const r of parsed.results ?? []) {
+      tests += 1;
+      if (r.outcome === "failed" || r.outcome === "error") failures += 1;
+    }
+  }
+  if (errors.length > 0) throw new GateError(errors);
+  return { evidence: { resultFiles: paths.map((p) => displayPath(cwd, p)), tests, failures }, warnings };
+}

@@ -1,0 +1,151 @@
+import type { Decision, Finding, ReasonCode } from "./decide.js";
+import { formatIssue, type GateIssue } from "./errors.js";
+import type { Signal, SignalResult } from "./signals.js";
+
+/** What the renderings show: the decision, the table, and every reason or error with where and how to fix it. */
+export interface ReportView {
+  decision: Decision;
+  reasons: ReasonCode[];
+  today: string | null;
+  base: string | null;
+  head: string | null;
+  signals: Signal[];
+  findings: Finding[];
+  /** Why the gate could not evaluate (exit 2); then there is no table. */
+  errors: GateIssue[];
+  warnings: string[];
+}
+
+const RESULT_WORD: Record<SignalResult, string> = { pass: "pass", fail: "FAIL", off: "off", not_measured: "not measured" };
+
+/**
+ * Text from the patch under review (test ids, file names, commit authors) may hold control
+ * characters: an escape sequence could repaint the terminal and hide a REJECT. They are shown as
+ * `\xNN` instead.
+ */
+export function terminalSafe(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+}
+
+/** ANSI colours, or none (`NO_COLOR`, not a terminal). */
+export interface Palette {
+  red: (s: string) => string;
+  green: (s: string) => string;
+  yellow: (s: string) => string;
+  dim: (s: string) => string;
+  bold: (s: string) => string;
+}
+
+const sgr = (open: number, close: number) => (s: string) => `\u001b[${open}m${s}\u001b[${close}m`;
+
+/** Colours when `color` is true; identity functions otherwise. */
+export function palette(color: boolean): Palette {
+  if (!color) {
+    const id = (s: string) => s;
+    return { red: id, green: id, yellow: id, dim: id, bold: id };
+  }
+  return { red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), dim: sgr(2, 22), bold: sgr(1, 22) };
+}
+
+const shortSha = (sha: string | null): string => (sha ? sha.slice(0, 12) : "?");
+
+function where(f: { file?: string | undefined | null; line?: number | undefined | null }): string {
+  return f.file ? `${f.file}${f.line ? `:${f.line}` : ""}` : "";
+}
+
+/** The terminal rendering: a header, the decision table, then each reason with file:line, commit and fix. */
+export function renderText(view: ReportView, options: { color: boolean }): string {
+  const c = palette(options.color);
+  const safe = terminalSafe;
+  const out: string[] = [];
+  const verdict = view.decision === "MERGE" ? c.bold(c.green("MERGE")) : c.bold(c.red("REJECT"));
+  const range = view.base || view.head ? `  ${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}` : "";
+  out.push(`proofgate: ${verdict}${range}${view.today ? `  (${view.today} UTC)` : ""}`);
+  if (view.signals.length > 0) {
+    const rows = view.signals.map((s) => [s.label, RESULT_WORD[s.result], safe(s.value), safe(s.policy)] as const);
+    const head = ["Signal", "Result", "Value", "Policy"] as const;
+    const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+    const pad = (cells: readonly string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(width[i]!))).join("  ");
+    out.push("", c.bold(pad(head)));
+    view.signals.forEach((s, i) => {
+      const r = rows[i]!;
+      const word = r[1].padEnd(width[1]!);
+      const coloured = s.result === "fail" ? c.red(word) : s.result === "pass" ? c.green(word) : s.result === "off" ? c.yellow(word) : c.dim(word);
+      out.push([r[0].padEnd(width[0]!), coloured, r[2].padEnd(width[2]!), r[3]].join("  "));
+    });
+  }
+  if (view.findings.length > 0) {
+    out.push("", c.bold(`Reasons (${view.findings.length}):`));
+    for (const f of view.findings) {
+      const at = where(f);
+      const by = f.commit ? ` (commit ${f.commit.slice(0, 12)}${f.author ? ` by ${safe(f.author)}` : ""})` : "";
+      out.push(`  ${c.red(f.reason)}${at ? `  ${safe(at)}` : ""}${by}`);
+      out.push(`    ${safe(f.message)}`);
+      out.push(`    ${c.dim("fix:")} ${safe(f.fix)}`);
+    }
+  }
+  if (view.errors.length > 0) {
+    out.push("", c.bold(c.red(`The gate could not evaluate (${view.errors.length} error${view.errors.length === 1 ? "" : "s"}):`)));
+    for (const e of view.errors) out.push(`  ${safe(formatIssue(e))}`);
+  }
+  if (view.warnings.length > 0) {
+    out.push("", c.bold(`Warnings (${view.warnings.length}):`));
+    for (const w of view.warnings) out.push(`  ${c.yellow(safe(w))}`);
+  }
+  return `${out.join("\n")}\n`;
+}
+
+/**
+ * Markdown text from the patch under review, made inert: no markup, links, HTML, mentions or table
+ * breaks. Newlines become spaces.
+ */
+export function markdownSafe(text: string): string {
+  return text
+    .replace(/[\r\n]+/g, " ")
+    .replace(/&/g, "&amp;")
+    .replace(/</g, "&lt;")
+    .replace(/>/g, "&gt;")
+    .replace(/[\\`*_{}[\]()#+!|~]/g, (ch) => `\\${ch}`)
+    .replace(/@/g, "@\u200b");
+}
+
+/** Text in a Markdown code span: a backtick or newline in it cannot end the span. */
+function codeSpan(text: string): string {
+  return `\`${text.replace(/[`\r\n]/g, "?")}\``;
+}
+
+const RESULT_MARK: Record<SignalResult, string> = { pass: "✅ pass", fail: "❌ **fail**", off: "⚠️ off", not_measured: "➖ not measured" };
+
+/** The Markdown rendering (job summaries, MR notes, PR comments): the table, then the reasons. */
+export function renderMarkdown(view: ReportView, options: { title?: string; docsUrl?: string } = {}): string {
+  const md = markdownSafe;
+  const out: string[] = [];
+  const title = options.title ?? "proofgate";
+  out.push(`### ${title}: ${view.decision === "MERGE" ? "✅ MERGE" : "❌ REJECT"}`);
+  const facts = [view.base || view.head ? `range ${codeSpan(`${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}`)}` : "", view.today ? `judged ${view.today} (UTC)` : ""].filter(Boolean);
+  if (facts.length) out.push("", facts.join(" · "));
+  if (view.signals.length > 0) {
+    out.push("", "| Signal | Result | Value | Policy |", "|---|---|---|---|");
+    for (const s of view.signals) out.push(`| ${s.label} | ${RESULT_MARK[s.result]} | ${md(s.value)} | ${md(s.policy)} |`);
+  }
+  if (view.findings.length > 0) {
+    out.push("", `#### Reasons (${view.findings.length})`, "");
+    for (const f of view.findings) {
+      const code = options.docsUrl ? `[\`${f.reason}\`](${options.docsUrl}#${f.reason})` : `\`${f.reason}\``;
+      const at = where(f);
+      const by = f.commit ? ` · commit \`${f.commit.slice(0, 12)}\`${f.author ? ` by ${md(f.author)}` : ""}` : "";
+      out.push(`- ${code}${at ? ` · ${md(at)}` : ""}${by}: ${md(f.message)}  `, `  **Fix:** ${md(f.fix)}`);
+    }
+  }
+  if (view.errors.length > 0) {
+    out.push("", `#### The gate could not evaluate (${view.errors.length})`, "");
+    for (const e of view.errors) out.push(`- ${md(formatIssue(e))}`);
+  }
+  if (view.warnings.length > 0) {
+    out.push("", `<details><summary>Warnings (${view.warnings.length})</summary>`, "");
+    for (const w of view.warnings) out.push(`- ${md(w)}`);
+    out.push("", "</details>");
+  }
+  return `${out.join("\n")}\n`;
+}
