@@ -234,3 +234,27 @@ describe("parseConfig: [agents] patterns", () => {
     expect(parseConfig("", FILE, ["x*"]).config!.agents.patterns).toEqual(["x*"]);
   });
 });
+
+describe("parseConfig: paths that git judges", () => {
+  it("are written as git writes them, so `./seeds` still matches a commit that touched seeds/x", () => {
+    const config = ok('[ledger]\npath = "./ops//freeze.toml"\n[fixtures]\npaths = ["./tests/fixtures/", "golden"]\nlock = "./fixtures.lock"\n[properties]\nseeds = ["./seeds/"]\n');
+    expect(config.ledger.path).toBe("ops/freeze.toml");
+    expect(config.fixtures.paths).toEqual(["tests/fixtures", "golden"]);
+    expect(config.fixtures.lock).toBe("fixtures.lock");
+    expect(config.properties.seeds).toEqual(["seeds"]);
+  });
+
+  it.each([
+    ["[fixtures]\npaths = ['/etc']", "[fixtures] paths \"/etc\""],
+    ["[properties]\nseeds = ['../elsewhere']", "[properties] seeds \"../elsewhere\""],
+    ["[fixtures]\nlock = '.'", "[fixtures] lock \".\""],
+    ["[ledger]\npath = 'a\\b.toml'", "[ledger] path \"a\\\\b.toml\""],
+  ])("a path outside the repository is refused at its line: %s", (text, message) => {
+    const result = parse(text);
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ code: "config_invalid", line: 2 });
+    expect(result.errors[0]!.message).toContain(message);
+    expect(result.errors[0]!.message).toContain("is not a path inside the repository");
+  });
+});

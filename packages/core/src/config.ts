@@ -159,6 +159,24 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     },
     commands: { collect: v("commands", "collect") as string | undefined, proof: v("commands", "proof") as string | undefined, properties: v("commands", "properties") as string | undefined },
   };
+  // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes
+  // them: `./seeds` or `seeds/` would match no commit's path, and let a seed rewrite through.
+  const gitPaths: [table: string, key: string, get: () => string[], set: (paths: string[]) => void][] = [
+    ["ledger", "path", () => [result.ledger.path], ([p]) => (result.ledger.path = p!)],
+    ["fixtures", "paths", () => result.fixtures.paths, (p) => (result.fixtures.paths = p)],
+    ["fixtures", "lock", () => [result.fixtures.lock], ([p]) => (result.fixtures.lock = p!)],
+    ["properties", "seeds", () => result.properties.seeds, (p) => (result.properties.seeds = p)],
+  ];
+  for (const [table, key, get, set] of gitPaths) {
+    const normalized: string[] = [];
+    for (const path of get()) {
+      const repoPath = normalizeRepoPath(path);
+      if (repoPath === undefined) {
+        errors.push({ code: "config_invalid", file, line: lineOf(table, key), message: `[${table}] ${key} ${JSON.stringify(path)} is not a path inside the repository`, fix: "write it relative to the repository root, without .. (e.g. tests/fixtures)" });
+      } else normalized.push(repoPath);
+    }
+    set(normalized);
+  }
   if (result.agents.patterns.length === 0) {
     errors.push({ code: "config_invalid", file, line: lineOf("agents", "patterns"), message: "[agents] patterns is empty: every commit would count as a human's", fix: 'keep at least "*[bot]*"' });
   }
@@ -170,6 +188,17 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   }
   if (errors.length > 0) return { errors, warnings };
   return { config: result, errors, warnings };
+}
+
+/**
+ * A path relative to the repository root as git writes it: `./a//b/` is `a/b`. Undefined for an
+ * absolute path, one that leaves the repository (`..`), or the root itself.
+ */
+export function normalizeRepoPath(path: string): string | undefined {
+  if (path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.includes("\\")) return undefined;
+  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
+  if (parts.length === 0 || parts.includes("..")) return undefined;
+  return parts.join("/");
 }
 
 const FIX: Record<Kind, string> = {
