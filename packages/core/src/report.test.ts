@@ -1,0 +1,202 @@
+// The report as consumers see it: the JSON checked against the JSON Schema in packages/core/schema,
+// the decision table's rows, the terminal and Markdown renderings (and that text from the patch under
+// review cannot inject into them), and the platform contract's selection and context merge.
+import { readFileSync } from "node:fs";
+import Ajv2020 from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
+import { defaultConfig } from "./config.js";
+import { decide, errorReport, type DecideInput, type ProvenCoverage } from "./decide.js";
+import type { Ledger } from "./ledger.js";
+import type { PatchEvidence } from "./patch.js";
+import { localPlatform, mergeContext, reportView, selectPlatform, type Platform } from "./platform.js";
+import { toPythonJson } from "./python-json.js";
+import { markdownSafe, renderMarkdown, renderText, terminalSafe } from "./render.js";
+import { SIGNALS } from "./signals.js";
+
+const schema = JSON.parse(readFileSync(new URL("../schema/report.schema.json", import.meta.url), "utf8")) as object;
+const validate = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true }).compile(schema);
+
+/** The report as a consumer parses it from the file. */
+const asWritten = (json: Record<string, unknown>): Record<string, unknown> => JSON.parse(toPythonJson(json)) as Record<string, unknown>;
+function expectValid(json: Record<string, unknown>): void {
+  const ok = validate(asWritten(json));
+  expect(validate.errors ?? []).toEqual([]);
+  expect(ok).toBe(true);
+}
+
+const BOT = { name: "agent[bot]", email: "1+agent[bot]@users.noreply.github.com" };
+const agentCommit: Commit = { sha: "a".repeat(40), parents: ["b".repeat(40)], author: BOT, committer: BOT, subject: "freeze a flaky test", trailers: [] };
+
+function coverage(percent: number): ProvenCoverage {
+  return { source: "report", files: ["proven_coverage.json"], format: "coveragepy-json", percent, statements: 100, coveredLines: percent, branches: 0, coveredBranches: 0, lineRate: percent / 100, branchRate: 1 };
+}
+
+function input(over: Partial<DecideInput> = {}): DecideInput {
+  const ledger: Ledger = { file: "freeze.toml", version: 1, maxActiveLeases: 1, budgetOmitted: false, rejectIfExpired: true, rejectIfAgentAddsLease: true, leases: [{ index: 0, nodeid: "t.py::test_a", owner: "ada", reason: "flaky", expires: "2026-12-31", line: 4 }] };
+  return {
+    today: "2026-12-02",
+    clockOverride: false,
+    ledger,
+    universe: { file: "collected.txt", ids: ["t.py::test_a", "t.py::test_b"], duplicates: [], collectionErrors: [], summaryCount: 2 },
+    coverage: coverage(80),
+    minProven: 70,
+    fixtureDelta: 0,
+    propertyFailures: 0,
+    agentAddedLeases: 0,
+    humanFixtureLock: false,
+    inputs: [{ role: "ledger", path: "freeze.toml", sha256: "0".repeat(64) }],
+    ...over,
+  };
+}
+
+/** A patch by an agent that added a lease and rewrote a seed. */
+function agentPatch(): PatchEvidence {
+  return {
+    base: "b".repeat(40),
+    head: "a".repeat(40),
+    commits: [agentCommit],
+    ledger: { file: "freeze.toml", changes: [{ commit: agentCommit, changes: [{ kind: "added_lease", nodeid: "t.py::test_b", expires: "2026-12-20", line: 10 }] }], rejectIfAgentAddsLease: true },
+    seeds: { dirs: ["seeds"], filesAtHead: 3, touching: [{ commit: agentCommit, paths: ["seeds/one.txt"] }] },
+    protect: { patterns: ["proofgate.toml"], touching: [] },
+  };
+}
+const POLICY = { agentPatterns: DEFAULT_AGENT_PATTERNS, trailers: defaultConfig(DEFAULT_AGENT_PATTERNS).trailers };
+
+describe("the report JSON against its schema", () => {
+  it("a MERGE report is valid, every row of the table present in order", () => {
+    const report = decide(input());
+    expect(report.decision).toBe("MERGE");
+    expectValid(report.json);
+    expect(report.signals.map((s) => s.id)).toEqual(SIGNALS.map((s) => s.id));
+  });
+
+  it("a REJECT report with findings from git (commit, author, file, line) is valid", () => {
+    const report = decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50), properties: { resultFiles: ["props.xml"], tests: 4, failures: 1 }, commands: [{ step: "proof", command: "pytest", exitCode: 1 }] }));
+    expect(report.reasons).toEqual(["agent_added_lease", "proven_coverage", "property_hold", "seed_rewrite", "tests_failed"]);
+    expectValid(report.json);
+    const added = report.findings.find((f) => f.reason === "agent_added_lease")!;
+    expect(added).toMatchObject({ file: "freeze.toml", line: 10, commit: agentCommit.sha, author: "agent[bot] <1+agent[bot]@users.noreply.github.com>" });
+  });
+
+  it("an error report (exit 2) is valid, and the schema requires its errors", () => {
+    const json = errorReport("2026-12-02", [{ code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" }], [], { base: "b".repeat(40) });
+    expectValid(json);
+    expect(validate(asWritten({ ...json, errors: [] }))).toBe(false);
+  });
+
+  it.each([
+    ["MERGE with a reason", (j: Record<string, unknown>) => ({ ...j, reasons: ["proven_coverage"] })],
+    ["REJECT without a reason", (j: Record<string, unknown>) => ({ ...j, decision: "REJECT" })],
+    ["an unknown key", (j: Record<string, unknown>) => ({ ...j, verdict: "ok" })],
+    ["a missing article key", (j: Record<string, unknown>) => Object.fromEntries(Object.entries(j).filter(([k]) => k !== "proven_coverage_percent"))],
+    ["an unknown reason", (j: Record<string, unknown>) => ({ ...j, decision: "REJECT", reasons: ["vibes"] })],
+    ["a passing row that lists a reason", (j: Record<string, unknown>) => ({ ...j, signals: (j.signals as Record<string, unknown>[]).map((s, i) => (i === 0 ? { ...s, reasons: ["proven_coverage"] } : s)) })],
+  ])("the schema refuses %s", (_name, tamper) => {
+    const json = asWritten(decide(input()).json);
+    expect(validate(json)).toBe(true);
+    expect(validate(tamper(json))).toBe(false);
+  });
+});
+
+describe("the decision table", () => {
+  it("a row fails with its own reasons, and only those", () => {
+    const report = decide(input({ coverage: coverage(50), clockOverride: true }));
+    const row = (id: string) => report.signals.find((s) => s.id === id)!;
+    expect(row("proven_coverage")).toMatchObject({ result: "fail", reasons: ["proven_coverage"], value: "50.00% (lines 50.00%; proof run)", policy: ">= 70%" });
+    expect(row("clock")).toMatchObject({ result: "fail", reasons: ["clock_override"] });
+    expect(row("freeze_budget")).toMatchObject({ result: "pass", reasons: [], value: "1 active, 0 expired" });
+  });
+
+  it("a signal turned off is shown as off, never as pass; inputs not given are not_measured", () => {
+    const report = decide(input({ off: { fixtures: true, properties: true } }));
+    const result = Object.fromEntries(report.signals.map((s) => [s.id, s.result]));
+    expect(result).toMatchObject({ fixture_digests: "off", property_hold: "off", test_evidence: "not_measured", history: "not_measured", protected_paths: "not_measured" });
+    expect(report.decision).toBe("MERGE");
+  });
+
+  it("a property suite that is on but has no results, or results without a test case, fails property_hold", () => {
+    expect(decide(input({ properties: { resultFiles: [], tests: 0, failures: 0 } })).reasons).toEqual(["property_hold"]);
+    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 0, failures: 0 } })).reasons).toEqual(["property_hold"]);
+    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0 } })).reasons).toEqual([]);
+    // Turned off, the same inputs are not judged.
+    expect(decide(input({ off: { properties: true }, propertyFailures: 2 })).reasons).toEqual([]);
+  });
+
+  it("a command of `check --run` that failed fails the signal it feeds", () => {
+    const report = decide(input({ commands: [{ step: "collect", command: "pytest --collect-only -q", exitCode: 2 }, { step: "proof", command: "pytest", exitCode: 0 }] }));
+    expect(report.reasons).toEqual(["collection_errors"]);
+    expect(report.findings[0]!.message).toBe("the collection (`pytest --collect-only -q`) exited with 2");
+  });
+});
+
+describe("renderings", () => {
+  const rejected = () => reportView(asWritten(decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50) })).json));
+
+  it("the terminal table: a header with the decision, one row per signal, then each reason with where, commit and fix", () => {
+    const text = renderText(rejected(), { color: false });
+    const lines = text.split("\n");
+    expect(lines[0]).toBe(`proofgate: REJECT  ${"b".repeat(12)}..${"a".repeat(12)}  (2026-12-02 UTC)`);
+    expect(lines[2]).toMatch(/^Signal +Result +Value +Policy$/);
+    expect(lines.slice(3, 3 + SIGNALS.length).map((l) => l.split(/ {2,}/)[0])).toEqual(SIGNALS.map((s) => s.label));
+    expect(text).toContain(`  agent_added_lease  freeze.toml:10 (commit ${"a".repeat(12)} by agent[bot] <1+agent[bot]@users.noreply.github.com>)`);
+    expect(text).toContain("    fix: a human makes this change, in a commit with the trailer `Freeze-Lease: human`");
+    expect(text).not.toContain("\u001b[");
+  });
+
+  it("colour only when asked: FAIL in red, MERGE in green", () => {
+    expect(renderText(rejected(), { color: true })).toContain("\u001b[31mFAIL");
+    expect(renderText(reportView(asWritten(decide(input()).json)), { color: true })).toContain("\u001b[32mMERGE");
+  });
+
+  it("text from the patch cannot repaint the terminal or break the Markdown", () => {
+    const evil = "t.py::test_x\u001b[2J\u001b[32mMERGE\r\n| ok | <img src=x onerror=alert(1)> @admins [link](http://x)";
+    expect(terminalSafe(evil)).not.toMatch(/[\u0000-\u001f]/);
+    expect(terminalSafe("a\u202eb")).toBe("a\\x202eb");
+    const md = markdownSafe(evil);
+    expect(md).not.toContain("<img");
+    expect(md).not.toContain("\n");
+    expect(md).not.toMatch(/(^|[^\\])\|/);
+    expect(md).not.toContain("@admins");
+    expect(md).not.toMatch(/(^|[^\\])\[link\]/);
+    const view = rejected();
+    view.findings[0]!.message = evil;
+    const rendered = renderMarkdown(view);
+    expect(rendered.split("\n").filter((l) => l.startsWith("- ")).length).toBe(view.findings.length);
+    expect(renderText(view, { color: false })).not.toContain("\u001b");
+  });
+
+  it("Markdown: the decision, the table in order, reasons with their fix; an error report lists its errors", () => {
+    const md = renderMarkdown(rejected());
+    expect(md.split("\n")[0]).toBe("### proofgate: ❌ REJECT");
+    expect(md).toContain("| Proven coverage | ❌ **fail** | 50.00% \\(lines 50.00%; proof run\\) | &gt;= 70% |");
+    expect(md).toContain("  **Fix:** ");
+    const error = renderMarkdown(reportView(asWritten(errorReport("2026-12-02", [{ code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" }]))));
+    expect(error).toContain("#### The gate could not evaluate (1)");
+    expect(error).toContain("- freeze.toml: the freeze ledger does not exist. Fix: create it");
+    expect(error).not.toContain("| Signal |");
+  });
+});
+
+describe("the platform contract", () => {
+  const fake = (provider: Platform["provider"], detected: boolean): Platform => ({ ...localPlatform, provider, detect: () => detected });
+
+  it("auto picks the first CI whose environment matches, else local; a named platform that is missing is an error", () => {
+    expect((selectPlatform("auto", {}, [fake("github", false), localPlatform]) as Platform).provider).toBe("local");
+    expect((selectPlatform("auto", {}, [fake("github", false), fake("gitlab", true), localPlatform]) as Platform).provider).toBe("gitlab");
+    expect(selectPlatform("buildkite", {}, [localPlatform])).toMatchObject({ code: "usage", message: "the buildkite platform is not available in this build" });
+  });
+
+  it("a flag beats the environment, which beats git, field by field", () => {
+    const merged = mergeContext("github", { base: "flag-base", head: undefined }, { base: "env-base", head: "env-head", change: 7 }, { head: "git-head", repo: "o/r" });
+    expect(merged).toEqual({ provider: "github", base: "flag-base", head: "env-head", change: 7, repo: "o/r" });
+  });
+
+  it("local publishes the uncoloured table as report.txt", async () => {
+    const written: Record<string, string> = {};
+    const view = reportView(asWritten(decide(input()).json));
+    const outcome = await localPlatform.publish({ view, json: "{}", markdown: "", exitCode: 0 }, { provider: "local" }, { env: {}, log: () => {}, comment: true, writeArtifact: (name, text) => ((written[name] = text), `out/${name}`) });
+    expect(outcome).toEqual({ published: ["out/report.txt"], failures: [] });
+    expect(written["report.txt"]).toBe(renderText(view, { color: false }));
+  });
+});
