@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
-import { createHash } from "node:crypto";
-import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { GateError, parseIsoDate, utcDateOf, type GateIssue, type IsoDate } from "@proofgate/core";
 
@@ -85,6 +85,46 @@ export function writeAtomic(path: string, text: string): void {
     renameSync(temp, path);
   } catch (error) {
     throw new GateError({ code: "file_unreadable", file: path, message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, fix: "check that the folder exists and is writable" });
+  }
+}
+
+/**
+ * Creates a file whole, or leaves an existing one alone: never overwrites. The text goes to a temp file
+ * (exclusive create, `wx`) and is hard-linked into place, which fails when the name exists, so a file
+ * written meanwhile by someone else is not clobbered and no reader sees half a file. Where hard links
+ * are not supported, the file is created with `wx` directly (still never overwrites). Returns false
+ * when the file exists.
+ */
+export function writeNew(path: string, text: string): boolean {
+  const fail = (error: unknown): GateError =>
+    new GateError({ code: "file_unreadable", file: path, message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, fix: "check that the folder is writable" });
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(temp, text, { flag: "wx" });
+  } catch (error) {
+    throw fail(error);
+  }
+  try {
+    linkSync(temp, path);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") return false;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw fail(error);
+  } finally {
+    try {
+      unlinkSync(temp);
+    } catch {
+      // Already gone: nothing to clean.
+    }
+  }
+  try {
+    writeFileSync(path, text, { flag: "wx" });
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw fail(error);
   }
 }
 

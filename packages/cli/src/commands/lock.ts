@@ -57,18 +57,39 @@ function lockPaths(root: string, lock: string): { abs: string; rel: string } {
   return { abs, rel: relative(root, abs).split(sep).join("/") };
 }
 
-/** Hashes the tree; every walk or read problem is a GateError (exit 2), and so is a tree with no file. */
-async function hashTree(root: string, settings: LockSettings, lockRel: string): Promise<{ entries: FixtureDigest[]; errors: GateIssue[] }> {
+/**
+ * Hashes the tree; every walk or read problem is a GateError (exit 2), and so is a tree with no file.
+ * `noFiles`: no file was found and nothing else went wrong (the paths are missing or empty).
+ */
+async function hashTree(root: string, settings: LockSettings, lockRel: string): Promise<{ entries: FixtureDigest[]; errors: GateIssue[]; noFiles: boolean }> {
   const tree = await hashFixtures(root, settings.paths, {
     allowSymlinks: settings.allowSymlinks,
     allowSpecialNames: settings.allowSpecialNames,
     exclude: [lockRel],
     ...settings.hash,
   });
+  const noFiles = tree.entries.length === 0 && tree.errors.every((e) => e.code === "file_missing");
   if (tree.errors.length === 0 && tree.entries.length === 0) {
     tree.errors.push({ code: "fixtures_invalid", file: settings.paths.join(", "), message: "the fixture paths hold no file, and an empty lock verifies nothing (`sha256sum -c` refuses it)", fix: "add the golden files, or point [fixtures] paths (or --paths) at them" });
   }
-  return tree;
+  return { ...tree, noFiles };
+}
+
+/** The lock text `proofgate lock` would write for the tree under `root`, or the tree's problems. */
+export interface FixtureLockText {
+  /** The lock's text, when the tree hashed without a problem. */
+  text?: string | undefined;
+  files: number;
+  errors: GateIssue[];
+  /** No fixture file was found, and nothing else went wrong: the paths are missing or empty. */
+  noFiles: boolean;
+}
+
+/** Hashes the fixture tree under `root` into the text `proofgate lock` writes, without writing it. */
+export async function fixtureLockText(root: string, settings: LockSettings): Promise<FixtureLockText> {
+  const tree = await hashTree(root, settings, lockPaths(root, settings.lock).rel);
+  if (tree.errors.length > 0) return { files: 0, errors: tree.errors, noFiles: tree.noFiles };
+  return { text: formatFixturesLock(tree.entries), files: tree.entries.length, errors: [], noFiles: false };
 }
 
 /** The lock read for `lock` or `--check`: its entries and text, or nothing when it is missing. */

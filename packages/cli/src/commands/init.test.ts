@@ -1,0 +1,304 @@
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ciSnippet, GITLAB_COVERAGE_REGEX, proofgateCommand } from "../ci-snippets.js";
+import { writeNew, type CliIo } from "../io.js";
+import { configTemplate, runInit } from "./init.js";
+import { DEFAULT_LOCK_SETTINGS, lockFixtures, runLock } from "./lock.js";
+
+// `proofgate init` in-process, in temp repos. The hash worker comes from dist/, as in lock.test.ts.
+const WORKER = new URL("../../dist/hash-worker.js", import.meta.url);
+const HASH = { workerUrl: WORKER, threads: 2 };
+
+let repo: string;
+let twin: string;
+
+function write(root: string, rel: string, content: string): void {
+  const path = join(root, rel);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+}
+
+function read(rel: string): string {
+  return readFileSync(join(repo, rel), "utf8");
+}
+
+function memoryIo(cwd = repo): CliIo & { out: string; err: string } {
+  const io = {
+    out: "",
+    err: "",
+    stdout: (t: string) => void (io.out += t),
+    stderr: (t: string) => void (io.err += t),
+    now: () => new Date("2026-12-02T09:30:00Z"),
+    cwd,
+  };
+  return io;
+}
+
+/** `proofgate init` with no CI in the environment unless `env` says so. */
+async function init(args: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+  const io = memoryIo();
+  const code = await runInit(args, io, { env, hash: HASH });
+  return { code, out: io.out, err: io.err };
+}
+
+function writeFixtures(root: string): void {
+  write(root, "tests/fixtures/golden.json", '{"total": 12.5}\n');
+  write(root, "tests/fixtures/nested/with space.csv", "a,b\n1,2\n");
+  write(root, "tests/fixtures/ünïcödé.txt", "é\n");
+}
+
+/** Uncomments the commented-out TOML block that starts with `# <first>`, through its `# ]`. */
+function uncommentList(text: string, first: string): string {
+  const lines = text.split("\n");
+  const start = lines.indexOf(`# ${first}`);
+  expect(start).toBeGreaterThan(0);
+  for (let i = start; i < lines.length; i++) {
+    const done = lines[i] === "# ]";
+    lines[i] = lines[i]!.slice(2);
+    if (done) break;
+  }
+  return lines.join("\n");
+}
+
+beforeEach(() => {
+  repo = mkdtempSync(join(tmpdir(), "proofgate-init-"));
+  twin = mkdtempSync(join(tmpdir(), "proofgate-init-twin-"));
+});
+afterEach(() => {
+  rmSync(repo, { recursive: true, force: true });
+  rmSync(twin, { recursive: true, force: true });
+});
+
+describe("proofgate init: the files", () => {
+  it("writes a ledger that core parses: version 1, a budget of 0, both rejects on, no lease", async () => {
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("wrote freeze.toml: the freeze ledger, no lease, a budget of 0\n");
+    const parsed = parseLedger(read("freeze.toml"), "freeze.toml");
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.warnings).toEqual([]);
+    expect(parsed.ledger).toMatchObject({ version: 1, maxActiveLeases: 0, budgetOmitted: false, rejectIfExpired: true, rejectIfAgentAddsLease: true, leases: [] });
+  });
+
+  it("shows a lease example that is valid once uncommented, dated from the clock", async () => {
+    await init();
+    const text = read("freeze.toml");
+    expect(text).toContain('# expires = "2026-12-16"');
+    const uncommented = text
+      .replace("max_active_leases = 0", "max_active_leases = 1")
+      .split("\n")
+      .map((l) => (/^# (\[\[leases\]\]|[a-z]+ = )/.test(l) ? l.slice(2) : l))
+      .join("\n");
+    const parsed = parseLedger(uncommented, "freeze.toml");
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.ledger?.leases).toMatchObject([
+      { nodeid: "tests/test_billing.py::test_invoice_total_currency_round", owner: "platform-billing", expires: "2026-12-16", created: "2026-12-02", ticket: "BILL-42" },
+    ]);
+  });
+
+  it("writes a config with every table that parses to exactly the defaults, without a warning", async () => {
+    const r = await init();
+    expect(r.out).toContain("wrote proofgate.toml: the policy, every key at its default\n");
+    const text = read("proofgate.toml");
+    const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS);
+    for (const table of Object.keys(defaults).filter((k) => k !== "file")) expect(text).toMatch(new RegExp(`^\\[${table}\\]$`, "m"));
+    for (const key of ["shards", "contexts", "max_unledgered_skips", "collect", "proof", "properties"]) expect(text).toMatch(new RegExp(`^# ${key} = `, "m"));
+    const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.warnings).toEqual([]);
+    expect(parsed.config).toEqual(defaults);
+  });
+
+  it("shows the built-in agent patterns and protected paths, which uncommented give the same config", () => {
+    const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS);
+    const text = uncommentList(uncommentList(configTemplate(defaults), "patterns = ["), "paths = [");
+    expect(text).toMatch(/^ {2}"\*\[bot\]\*",$/m);
+    const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.config).toEqual(defaults);
+    // And they are written out: a team that edits them starts from the real lists.
+    expect(parseConfig(text, "proofgate.toml", ["nobody"]).config?.agents.patterns).toEqual([...DEFAULT_AGENT_PATTERNS]);
+  });
+
+  it("writes the lock byte for byte as `proofgate lock` does, and `lock --check` is clean", async () => {
+    writeFixtures(repo);
+    writeFixtures(twin);
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("wrote fixtures.lock: 3 fixture file(s) from tests/fixtures\n");
+    expect(await runLock({}, memoryIo(twin), { ...DEFAULT_LOCK_SETTINGS, hash: HASH })).toBe(0);
+    expect(read("fixtures.lock")).toBe(readFileSync(join(twin, "fixtures.lock"), "utf8"));
+    const check = memoryIo();
+    expect(await lockFixtures({ ...DEFAULT_LOCK_SETTINGS, hash: HASH }, true, check)).toBe(0);
+    expect(check.out).toBe("fixtures.lock matches the 3 fixture file(s)\n");
+  });
+
+  it("writes no lock when the fixture folder is missing or empty (an empty lock is invalid), and says what to do", async () => {
+    mkdirSync(join(repo, "tests/fixtures/empty"), { recursive: true });
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
+    expect(r.out).toContain("skipped fixtures.lock: no fixture file in tests/fixtures yet, and an empty lock verifies nothing.\n");
+    rmSync(join(repo, "tests"), { recursive: true });
+    rmSync(join(repo, "proofgate.toml"));
+    rmSync(join(repo, "freeze.toml"));
+    const again = await init();
+    expect(again.code).toBe(0);
+    expect(again.out).toContain("skipped fixtures.lock: no fixture file in tests/fixtures yet");
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
+  });
+
+  it("refuses fixtures that `proofgate lock` refuses: the other files are written, the lock is not, exit 2", async () => {
+    writeFixtures(repo);
+    symlinkSync("golden.json", join(repo, "tests/fixtures/link.json"));
+    const io = memoryIo();
+    await expect(runInit({}, io, { env: {}, hash: HASH })).rejects.toMatchObject({ issues: [expect.objectContaining({ file: "tests/fixtures/link.json" })] });
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
+    expect(existsSync(join(repo, "freeze.toml"))).toBe(true);
+    expect(io.out).toContain("skipped fixtures.lock: `proofgate lock` would refuse the fixture files (below)\n");
+    // The CI snippet is printed before the error.
+    expect(io.out).toContain("proofgate check --run");
+  });
+
+  it("notes an empty seed corpus, and not a filled one", async () => {
+    expect((await init()).out).toContain("note: no seed file in tests/properties/seeds: the gate says seeds_empty");
+    write(repo, "tests/properties/seeds/a/seed-1", "0");
+    expect((await init()).out).not.toContain("seeds_empty");
+  });
+});
+
+describe("proofgate init: never overwrites", () => {
+  it("keeps every existing file byte for byte, says so, and exits 0", async () => {
+    writeFixtures(repo);
+    const mine = {
+      "freeze.toml": "version = 1\nmax_active_leases = 3 # ours\r\n",
+      "proofgate.toml": "[coverage]\nmin_proven = 85\n",
+      "fixtures.lock": "stale, and not ours to fix\n",
+    };
+    for (const [rel, text] of Object.entries(mine)) write(repo, rel, text);
+    const r = await init();
+    expect(r.code).toBe(0);
+    for (const [rel, text] of Object.entries(mine)) expect(read(rel)).toBe(text);
+    expect(r.out).toContain("kept proofgate.toml (exists)\nkept freeze.toml (exists)\nkept fixtures.lock (exists)\n");
+    expect(r.out).toContain("nothing to write: every file exists\n");
+    expect(r.out).not.toContain("wrote ");
+  });
+
+  it("writes only what is missing, and a second run writes nothing", async () => {
+    write(repo, "freeze.toml", "version = 1\n");
+    const first = await init();
+    expect(first.out).toContain("wrote proofgate.toml");
+    expect(first.out).toContain("kept freeze.toml (exists)\n");
+    expect(read("freeze.toml")).toBe("version = 1\n");
+    const config = read("proofgate.toml");
+    const second = await init();
+    expect(second.code).toBe(0);
+    expect(second.out).toContain("nothing to write: every file exists\n");
+    expect(read("proofgate.toml")).toBe(config);
+  });
+
+  it("puts the ledger and the lock where an existing config says", async () => {
+    write(repo, "proofgate.toml", '[ledger]\npath = "ci/freeze.toml"\n\n[fixtures]\npaths = ["golden"]\nlock = "golden.lock"\n\n[trailers]\nfreeze_lease = "Lease-Approved"\n');
+    write(repo, "golden/a.txt", "a\n");
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(r.out).toContain("wrote ci/freeze.toml");
+    expect(r.out).toContain("wrote golden.lock: 1 fixture file(s) from golden\n");
+    expect(read("ci/freeze.toml")).toContain("`Lease-Approved: human`");
+    expect(existsSync(join(repo, "freeze.toml"))).toBe(false);
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
+  });
+
+  it("skips the lock when [fixtures] is off", async () => {
+    write(repo, "proofgate.toml", "[fixtures]\nenabled = false\n");
+    writeFixtures(repo);
+    const r = await init();
+    expect(r.out).toContain("skipped fixtures.lock: [fixtures] enabled = false in proofgate.toml\n");
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
+  });
+
+  it("stops at an invalid existing config (exit 2) and leaves it as it was", async () => {
+    write(repo, "proofgate.toml", "[coverage]\nmin_proven = 170\n");
+    await expect(init()).rejects.toMatchObject({ issues: [expect.objectContaining({ code: "config_invalid", file: "proofgate.toml", line: 2 })] });
+    expect(read("proofgate.toml")).toBe("[coverage]\nmin_proven = 170\n");
+    expect(existsSync(join(repo, "freeze.toml"))).toBe(false);
+  });
+
+  it("writeNew: creates a file whole, never replaces one, and leaves no temp file", () => {
+    const path = join(repo, "sub/dir/f.txt");
+    expect(writeNew(path, "first\n")).toBe(true);
+    expect(writeNew(path, "second\n")).toBe(false);
+    expect(readFileSync(path, "utf8")).toBe("first\n");
+    expect(readdirSync(join(repo, "sub/dir"))).toEqual(["f.txt"]);
+    // A dangling symlink is a name that exists: not followed, not replaced.
+    symlinkSync("nowhere", join(repo, "dangling"));
+    expect(writeNew(join(repo, "dangling"), "x")).toBe(false);
+    expect(existsSync(join(repo, "nowhere"))).toBe(false);
+  });
+});
+
+describe("proofgate init: the CI snippet", () => {
+  const cases: Array<{ platform: string; heading: string; lines: string[] }> = [
+    {
+      platform: "github",
+      heading: "GitHub Actions (--platform), in .github/workflows/proofgate.yml:",
+      lines: ["      - uses: actions/checkout@v4", "          fetch-depth: 0 #", "proofgate check --run", "          path: proofgate-report/"],
+    },
+    {
+      platform: "gitlab",
+      heading: "GitLab CI (--platform), in .gitlab-ci.yml:",
+      lines: [
+        '    GIT_DEPTH: "0" #',
+        '    - if: $CI_PIPELINE_SOURCE == "merge_request_event"',
+        String.raw`  coverage: '/Proven coverage: \d+\.\d+%/'`,
+        "      junit: proofgate-report/",
+        "      codequality: proofgate-report/",
+        "      dotenv: proofgate-report/",
+        "proofgate check --run",
+      ],
+    },
+    { platform: "buildkite", heading: "Buildkite (--platform), in .buildkite/pipeline.yml:", lines: ["steps:", "git fetch --unshallow", "proofgate check --run", '      - "proofgate-report/**/*"'] },
+    { platform: "local", heading: "a git pre-push hook (--platform), in .git/hooks/pre-push", lines: ["#!/bin/sh\n", "chmod +x .git/hooks/pre-push", "proofgate check --run"] },
+  ];
+  it.each(cases)("--platform $platform prints its snippet", async ({ platform, heading, lines }) => {
+    const r = await init({ platform });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`\n${heading}`);
+    for (const line of lines) expect(r.out).toContain(line);
+    expect(r.out.endsWith(ciSnippet(platform as "github").text)).toBe(true);
+  });
+
+  it.each([
+    [{ GITHUB_ACTIONS: "true" }, "GitHub Actions (detected)"],
+    [{ GITLAB_CI: "true" }, "GitLab CI (detected)"],
+    [{ BUILDKITE: "true" }, "Buildkite (detected)"],
+    [{}, "a git pre-push hook (no CI detected), in .git/hooks/pre-push (for a CI job: --platform github, gitlab, buildkite):"],
+  ])("--platform auto in %o: %s", async (env, heading) => {
+    const r = await init({ platform: "auto" }, env);
+    expect(r.out).toContain(`\n${heading}`);
+  });
+
+  it("is a usage error (exit 2) for an unknown --platform, and writes nothing", async () => {
+    await expect(init({ platform: "circleci" })).rejects.toMatchObject({
+      issues: [{ code: "usage", message: '--platform "circleci" is not a platform proofgate knows', fix: "write --platform auto, github, gitlab, buildkite, local" }],
+    });
+    expect(readdirSync(repo)).toEqual([]);
+  });
+
+  it("GitLab's coverage regex matches the line the gate prints", () => {
+    const regex = new RegExp(GITLAB_COVERAGE_REGEX.slice(1, -1));
+    expect(regex.exec("decision REJECT\nProven coverage: 68.42%\n")?.[0]).toBe("Proven coverage: 68.42%");
+    expect(ciSnippet("gitlab").text).toContain(`coverage: '${GITLAB_COVERAGE_REGEX}'`);
+  });
+
+  it("runs @proofgate/cli pinned to a release, never the unscoped npm name", () => {
+    expect(proofgateCommand("0.4.1")).toBe("npx --yes --package=@proofgate/cli@0.4.1 proofgate");
+    expect(proofgateCommand("0.0.0-dev")).toBe("npx --yes --package=@proofgate/cli proofgate");
+    for (const platform of ["github", "gitlab", "buildkite", "local"] as const) {
+      expect(ciSnippet(platform, "1.2.3").text).toContain("npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run\n");
+    }
+  });
+});

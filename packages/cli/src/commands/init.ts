@@ -1,0 +1,264 @@
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { DEFAULT_AGENT_PATTERNS, defaultConfig, GateError, utcDateOf, type GateConfig, type GateIssue, type IsoDate } from "@proofgate/core";
+import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
+import { stringFlag } from "../flags.js";
+import { detectCiProvider, type CiProvider } from "../git.js";
+import { loadWorkTreeConfig } from "../inputs.js";
+import { writeNew, type CliIo } from "../io.js";
+import { fixtureLockText, settingsFromConfig, type LockSettings } from "./lock.js";
+
+/** Options of `proofgate init`, as yargs hands them over. */
+export interface InitArgs {
+  [flag: string]: unknown;
+  platform?: unknown;
+}
+
+/** What `runInit` takes besides the flags; tests inject both. */
+export interface InitOptions {
+  /** The environment the CI is detected from (`--platform auto`); default `process.env`. */
+  env?: NodeJS.ProcessEnv | undefined;
+  /** Hashing of the fixtures: threads, worker script (tests point it at dist/). */
+  hash?: LockSettings["hash"];
+}
+
+/** The values `--platform` takes. */
+export const INIT_PLATFORMS: readonly string[] = Object.freeze(["auto", ...CI_PLATFORMS]);
+
+const CONFIG_FILE = "proofgate.toml";
+
+/** A TOML basic string. */
+function tomlString(value: string): string {
+  return JSON.stringify(value);
+}
+
+function tomlList(values: readonly string[]): string {
+  return `[${values.map(tomlString).join(", ")}]`;
+}
+
+/** A list as commented-out TOML, one item a line. */
+function commentedList(key: string, values: readonly string[]): string {
+  return [`# ${key} = [`, ...values.map((v) => `#   ${tomlString(v)},`), "# ]"].join("\n");
+}
+
+function tomlNumber(value: number): string {
+  return Number.isInteger(value) ? value.toFixed(1) : String(value);
+}
+
+/**
+ * The `proofgate.toml` that `init` writes: every table, each key at the value of `defaults` (or, for
+ * the keys without a default, an example commented out), with what it does. It parses to exactly
+ * `defaults`. The agent patterns and protected paths stay commented: written out, they would replace
+ * the built-in lists for good, and a later release's additions (a new agent's identity) would not reach
+ * a team that never edited them.
+ */
+export function configTemplate(defaults: GateConfig): string {
+  const d = defaults;
+  const t = d.trailers;
+  return `# proofgate.toml: the merge gate's policy. Every key is optional: one left out (or commented out)
+# keeps its default, which is what this file says. An unknown table or key is an error.
+# The gate reads this file as it is at the patch's base revision, so a patch cannot loosen its own
+# judge, and a commit that changes it needs the trailer \`${t.gateChange}: human\` on a human commit.
+
+[ledger]
+# The freeze ledger: the leases on quarantined (frozen) tests.
+path = ${tomlString(d.ledger.path)}
+
+[universe]
+# Every collected test id: \`pytest --collect-only -q\` output, or JUnit XML.
+collected = ${tomlList(d.universe.collected)}
+
+[coverage]
+# The proof run's coverage (coverage.py JSON, LCOV, Cobertura XML or Istanbul JSON, detected);
+# several files are shards of parallel jobs, merged by union per file.
+reports = ${tomlList(d.coverage.reports)}
+# How many shards to expect: fewer report files is \`shard_missing\`. Unset: not checked.
+# shards = 4
+# Single-run mode: coverage.py's .coverage of a \`pytest --cov-context=test\` run; the gate drops
+# what only the frozen tests reached. Unset: the proof run is a rerun without the frozen tests.
+# contexts = ".coverage"
+# The floor, in percent: proven coverage below it is \`proven_coverage\`.
+min_proven = ${tomlNumber(d.coverage.minProven)}
+
+[results]
+# JUnit XML of the proof run (shards allowed): every collected test must be proven, frozen, skipped
+# or failed (\`tests_failed\`, \`missing_evidence\`). Empty: not accounted.
+junit = ${tomlList(d.results.junit)}
+# The budget of skips and xfails that have no lease (\`skip_budget\`). Unset: not checked.
+# max_unledgered_skips = 0
+
+[fixtures]
+# Golden files, locked by sha256 in the lock (\`proofgate lock\` writes it; \`sha256sum -c\` checks it).
+# A patch that changes them needs \`${t.fixtureLock}: human\` on a human commit (\`fixture_digest\`).
+# false turns the fixture signals off, and every report says so.
+enabled = ${d.fixtures.enabled}
+paths = ${tomlList(d.fixtures.paths)}
+lock = ${tomlString(d.fixtures.lock)}
+# Symlinks, and names with a newline, carriage return or backslash, are errors unless allowed.
+allow_symlinks = ${d.fixtures.allowSymlinks}
+allow_special_names = ${d.fixtures.allowSpecialNames}
+
+[properties]
+# The property suite: its seed corpus must not be empty (\`seeds_empty\`), and a patch that rewrites
+# it needs \`${t.propertySeeds}: human\` on a human commit (\`seed_rewrite\`). false turns these off.
+enabled = ${d.properties.enabled}
+seeds = ${tomlList(d.properties.seeds)}
+# JUnit XML of the property suite's run: a failure is \`property_hold\`.
+results = ${tomlList(d.properties.results)}
+
+[agents]
+# Who counts as an agent: glob patterns matched against commit authors, committers and co-author
+# trailers. A commit is an agent's unless none of them match. Commented out, the built-in list
+# below applies and grows with proofgate releases; uncommented, your list replaces it.
+${commentedList("patterns", d.agents.patterns)}
+
+[protect]
+# Paths a patch may not touch without \`${t.gateChange}: human\` on a human commit (\`protected_path\`).
+# Commented out, the built-in list below applies; uncommented, your list replaces it.
+${commentedList("paths", d.protect.paths)}
+
+[trailers]
+# The trailers a human commit carries to approve a change an agent may not make alone.
+freeze_lease = ${tomlString(t.freezeLease)}
+fixture_lock = ${tomlString(t.fixtureLock)}
+property_seeds = ${tomlString(t.propertySeeds)}
+gate_change = ${tomlString(t.gateChange)}
+
+[commands]
+# What \`proofgate check --run\` runs: the collection (writes [universe] collected), the proof run
+# (writes [coverage] reports and [results] junit) and the property suite. None by default.
+# collect = "python -m pytest --collect-only -q > collected.txt"
+# proof = "python -m pytest --cov=src --cov-branch --cov-report=json:proven_coverage.json"
+# properties = "python -m pytest tests/properties"
+`;
+}
+
+/** The day `days` after `date`. */
+function addDays(date: IsoDate, days: number): IsoDate {
+  return utcDateOf(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
+}
+
+/**
+ * The `freeze.toml` that `init` writes: a valid ledger with no lease and a budget of 0 (no test may
+ * be frozen), and how to add a lease, with an example (dated from `today`) commented out.
+ */
+export function ledgerTemplate(today: IsoDate, trailers: GateConfig["trailers"]): string {
+  return `# freeze.toml: the freeze ledger. A lease quarantines one flaky test until a date, with an owner
+# and a reason. Frozen tests are left out of the proof run, and their coverage does not count.
+version = 1
+
+# The freeze budget: how many leases may be active at once. 0: no test may be frozen.
+max_active_leases = 0
+
+# A lease is active through its \`expires\` date (UTC) and expired from the next day; an expired
+# lease rejects every patch until it is removed, or renewed by a human.
+reject_if_expired = true
+
+# A lease added or extended, or this policy loosened, by an agent's commit rejects the patch unless
+# a human commit carries the trailer \`${trailers.freezeLease}: human\`.
+reject_if_agent_adds_lease = true
+
+# To freeze a test, raise max_active_leases and add one [[leases]] table per test:
+#
+# [[leases]]
+# nodeid = "tests/test_billing.py::test_invoice_total_currency_round"  # as \`pytest --collect-only -q\` prints it
+# owner = "platform-billing"  # who fixes the flake
+# reason = "intermittent tz boundary on CI runners"
+# expires = "${addDays(today, 14)}"  # active through this UTC day
+# created = "${today}"  # optional
+# ticket = "BILL-42"  # optional
+`;
+}
+
+/** Whether a path holds at least one file (a file itself, or a folder with a file somewhere below). */
+function holdsFile(abs: string): boolean {
+  let stat;
+  try {
+    stat = lstatSync(abs);
+  } catch {
+    return false;
+  }
+  if (!stat.isDirectory()) return true;
+  try {
+    return readdirSync(abs).some((name) => holdsFile(join(abs, name)));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `proofgate init [--platform auto|local|github|gitlab|buildkite]`: writes `proofgate.toml` (every knob
+ * at its default), the ledger (no lease, a budget of 0) and the fixture lock, in the repo root. Never
+ * overwrites: a file that exists is kept and said so. The ledger and the lock go where the config
+ * (the one written, or the team's) puts them. Then prints the CI job for the platform (detected from
+ * the environment with `auto`). Exit 0; an unknown platform, an invalid existing config, or fixtures
+ * that `proofgate lock` would refuse (symlinks, special names) are a GateError (exit 2).
+ */
+export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = {}): Promise<number> {
+  const chosen = stringFlag("platform", args.platform, "auto");
+  if (!INIT_PLATFORMS.includes(chosen)) {
+    throw new GateError({ code: "usage", message: `--platform ${JSON.stringify(chosen)} is not a platform proofgate knows`, fix: `write --platform ${INIT_PLATFORMS.join(", ")}` });
+  }
+  const platform: CiProvider = chosen === "auto" ? detectCiProvider(options.env ?? process.env) : (chosen as CiProvider);
+  const root = io.cwd;
+  const at = (path: string): string => (isAbsolute(path) ? path : join(root, path));
+  let wrote = 0;
+
+  const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS, CONFIG_FILE);
+  if (writeNew(at(CONFIG_FILE), configTemplate(defaults))) {
+    wrote++;
+    io.stdout(`wrote ${CONFIG_FILE}: the policy, every key at its default\n`);
+  } else {
+    io.stdout(`kept ${CONFIG_FILE} (exists)\n`);
+  }
+  // The team's own config, when it was kept, says where the ledger and the lock go.
+  const config = loadWorkTreeConfig(root);
+
+  const ledger = config.ledger.path;
+  if (writeNew(at(ledger), ledgerTemplate(utcDateOf(io.now()), config.trailers))) {
+    wrote++;
+    io.stdout(`wrote ${ledger}: the freeze ledger, no lease, a budget of 0\n`);
+  } else {
+    io.stdout(`kept ${ledger} (exists)\n`);
+  }
+
+  const lockProblems: GateIssue[] = [];
+  const lock = config.fixtures.lock;
+  if (!config.fixtures.enabled) {
+    io.stdout(`skipped ${lock}: [fixtures] enabled = false in ${CONFIG_FILE}\n`);
+  } else if (existsSync(at(lock))) {
+    io.stdout(`kept ${lock} (exists)\n`);
+  } else {
+    const tree = await fixtureLockText(root, { ...settingsFromConfig(config), hash: options.hash });
+    if (tree.text !== undefined) {
+      if (writeNew(at(lock), tree.text)) {
+        wrote++;
+        io.stdout(`wrote ${lock}: ${tree.files} fixture file(s) from ${config.fixtures.paths.join(", ")}\n`);
+      } else {
+        io.stdout(`kept ${lock} (exists)\n`);
+      }
+    } else if (tree.noFiles) {
+      io.stdout(
+        `skipped ${lock}: no fixture file in ${config.fixtures.paths.join(", ")} yet, and an empty lock verifies nothing.\n` +
+          `  Add the golden files and run \`proofgate lock\`, or set [fixtures] enabled = false in ${CONFIG_FILE}.\n`,
+      );
+    } else {
+      io.stdout(`skipped ${lock}: \`proofgate lock\` would refuse the fixture files (below)\n`);
+      lockProblems.push(...tree.errors);
+    }
+  }
+
+  if (config.properties.enabled && !config.properties.seeds.some((p) => holdsFile(at(p)))) {
+    io.stdout(`note: no seed file in ${config.properties.seeds.join(", ")}: the gate says seeds_empty until there is one, or set [properties] enabled = false in ${CONFIG_FILE}.\n`);
+  }
+  if (wrote === 0) io.stdout("nothing to write: every file exists\n");
+  else io.stdout(`Commit these in a human commit with the trailer \`${config.trailers.gateChange}: human\` (${CONFIG_FILE} and CI files are protected paths).\n`);
+
+  const snippet = ciSnippet(platform);
+  const how = chosen === "auto" ? (platform === "local" ? "no CI detected" : "detected") : "--platform";
+  const others = platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
+  io.stdout(`\n${snippet.title} (${how}), in ${snippet.file}${others}:\n\n${snippet.text}`);
+
+  if (lockProblems.length > 0) throw new GateError(lockProblems);
+  return 0;
+}
