@@ -1,5 +1,5 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
+import { GateError, REASON_ORDER, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
 import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "./check-options.js";
 import { runDecide } from "./commands/decide.js";
@@ -93,7 +93,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("out", { type: "string", describe: "also write the JSON report to this file", requiresArg: true })
             .example("proofgate decide --freeze freeze.toml --collected collected.txt --coverage proven_coverage.json", "the article's decide step")
             .example("proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml", "LCOV shards of two parallel jobs, with the proof run's JUnit results")
-            .epilog("Reasons, in order: expired_leases, freeze_budget, unknown_leases, agent_added_lease, proven_coverage, coverage_missing, shard_missing, fixture_digest, property_hold, tests_failed, missing_evidence, skip_budget, frozen_in_proof_run, collection_errors, clock_override.\n\n" + EPILOG),
+            .epilog(`Reasons, in order: ${REASON_ORDER.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG),
         async (a) => {
           code = await runDecide(a, io);
         },
@@ -113,6 +113,19 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .epilog(EPILOG),
         async (a) => {
           code = await (await import("./commands/coverage.js")).runCoverage(a, io);
+        },
+      )
+      .command(
+        "init",
+        "Start using the gate: write freeze.toml, proofgate.toml and fixtures.lock (never overwriting one), and print the CI job for your platform",
+        (y) =>
+          y
+            .option("platform", { choices: ["auto", "local", "github", "gitlab", "buildkite"], default: "auto", describe: "the CI to print a job for; auto: detected from the environment (local: a pre-push hook)" })
+            .example("proofgate init", "the three files, and the CI job for the CI this runs in")
+            .example("proofgate init --platform gitlab", "a .gitlab-ci.yml job: GIT_DEPTH 0, the coverage regex, the report artifacts")
+            .epilog("An existing file is kept, byte for byte, and reported. No fixtures.lock while the fixture paths hold no file: add them, then run `proofgate lock`.\n\n" + EPILOG),
+        async (a) => {
+          code = await (await import("./commands/init.js")).runInit(a, io, { env: io.env ?? process.env });
         },
       )
       .command(
@@ -181,7 +194,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           .demandCommand(1, "name a subcommand: lint, list or expiring")
           .strict(),
       )
-      .demandCommand(1, "name a command: check, deselect, decide, coverage, lock, seeds or ledger")
+      .demandCommand(1, "name a command: check, init, deselect, decide, coverage, lock, seeds or ledger")
       .strict()
       .recommendCommands()
       .version(VERSION)

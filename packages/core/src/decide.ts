@@ -49,6 +49,32 @@ export type ReasonCode =
   | "clock_override"
   | "input_error";
 
+/** Every reason code, in the order the rules run (and `reasons` lists them). */
+export const REASON_ORDER: readonly ReasonCode[] = [
+  "expired_leases",
+  "freeze_budget",
+  "unknown_leases",
+  "agent_added_lease",
+  "agent_extended_lease",
+  "agent_loosened_policy",
+  "proven_coverage",
+  "coverage_missing",
+  "shard_missing",
+  "fixtures_unlocked",
+  "fixture_digest",
+  "property_hold",
+  "seeds_empty",
+  "seed_rewrite",
+  "tests_failed",
+  "missing_evidence",
+  "skip_budget",
+  "frozen_in_proof_run",
+  "protected_path",
+  "shallow_history",
+  "collection_errors",
+  "clock_override",
+];
+
 /** The one decision. */
 export type Decision = "MERGE" | "REJECT";
 

@@ -18,7 +18,7 @@ export {
   type PrefixCollateral,
 } from "./deselect.js";
 export { parseCoveragePyJson, coveragePercent, summaryFromCounts, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
-export { decide, errorReport, REPORT_SCHEMA_VERSION, type ProvenCoverage, type ProofResults, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest, type PropertyEvidence, type CommandOutcome } from "./decide.js";
+export { decide, errorReport, REPORT_SCHEMA_VERSION, REASON_ORDER, type ProvenCoverage, type ProofResults, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest, type PropertyEvidence, type CommandOutcome } from "./decide.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
 export { renderText, renderMarkdown, terminalSafe, markdownSafe, palette, type ReportView, type Palette } from "./render.js";
 export { PROVIDERS, localPlatform, selectPlatform, mergeContext, reportView, type Provider, type Env, type CiContext, type Platform, type PublishableReport, type PublishTools, type PublishOutcome } from "./platform.js";

@@ -6,7 +6,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
 import { defaultConfig } from "./config.js";
-import { decide, errorReport, type DecideInput, type ProvenCoverage } from "./decide.js";
+import { REASON_ORDER, decide, errorReport, type DecideInput, type ProvenCoverage } from "./decide.js";
 import type { Ledger } from "./ledger.js";
 import type { PatchEvidence } from "./patch.js";
 import { localPlatform, mergeContext, reportView, selectPlatform, type Platform } from "./platform.js";
@@ -100,6 +100,14 @@ describe("the report JSON against its schema", () => {
 });
 
 describe("the decision table", () => {
+  it("every reason code belongs to exactly one row, and the schema knows each", () => {
+    const rows = SIGNALS.flatMap((s) => s.reasons as readonly string[]);
+    expect([...rows].sort()).toEqual([...REASON_ORDER].sort());
+    expect(new Set(rows).size).toBe(rows.length);
+    const enumerated = (schema as { $defs: { reason: { enum: string[] } } }).$defs.reason.enum;
+    expect(enumerated).toEqual([...REASON_ORDER, "input_error"]);
+  });
+
   it("a row fails with its own reasons, and only those", () => {
     const report = decide(input({ coverage: coverage(50), clockOverride: true }));
     const row = (id: string) => report.signals.find((s) => s.id === id)!;

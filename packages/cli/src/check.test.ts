@@ -1,0 +1,184 @@
+// `proofgate check` in-process on scripted git repositories (no Python: artifacts are written by the
+// test, and `--run` commands are small shell commands). The real pytest runs are in apps/e2e.
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "./git-scratch.js";
+import type * as HashFiles from "./hash-files.js";
+import type { HashFixturesOptions } from "./hash-files.js";
+import { run, type CliIo } from "./main.js";
+
+// In-process the TypeScript worker does not exist: hash with the built one (as lock.test.ts does).
+vi.mock("./hash-files.js", async (importOriginal) => {
+  const mod = await importOriginal<typeof HashFiles>();
+  const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
+  return { ...mod, hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) => mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }) };
+});
+
+const NOW = new Date("2026-12-02T12:00:00Z");
+const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
+
+const COLLECTED = "tests/test_a.py::test_one\ntests/test_a.py::test_two\n\n2 tests collected in 0.01s\n";
+const COVERAGE = (percent: number) => `{"meta": {"format": 3}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
+const LEDGER = 'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_two"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
+const OFF = "[fixtures]\nenabled = false\n\n[properties]\nenabled = false\n";
+
+const repos: ScratchRepo[] = [];
+afterEach(() => {
+  for (const r of repos.splice(0)) r.cleanup();
+});
+
+/** A repository whose base commit holds the config, the ledger and the artifacts. */
+function project(config = OFF, files: Record<string, string> = {}): { repo: ScratchRepo; base: string } {
+  const repo = scratchRepo("proofgate-check-");
+  repos.push(repo);
+  const base = repo.commit("base", { "proofgate.toml": config, "freeze.toml": LEDGER, "collected.txt": COLLECTED, "proven_coverage.json": COVERAGE(80), ".gitignore": "proofgate-report/\n", ...files });
+  return { repo, base };
+}
+
+interface Ran {
+  code: number;
+  out: string;
+  err: string;
+  report: Record<string, unknown>;
+}
+
+async function check(repo: ScratchRepo, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  let out = "";
+  let err = "";
+  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env: { PATH: process.env.PATH ?? "", ...env }, isTTY: false };
+  // As the binary runs: in the repository (config paths are read relative to the process's folder).
+  const previous = process.cwd();
+  process.chdir(repo.dir);
+  let code: number;
+  try {
+    code = await run(["check", ...args], io);
+  } finally {
+    process.chdir(previous);
+  }
+  const path = join(repo.dir, "proofgate-report", "report.json");
+  const report = existsSync(path) ? (JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>) : {};
+  return { code, out, err, report };
+}
+
+describe("proofgate check", () => {
+  it("MERGE from the config's artifacts: the table on stdout, report.json, report.md and report.txt written", async () => {
+    const { repo, base } = project();
+    repo.commit("a human change", { "src.py": "x = 1\n" });
+    const r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(0);
+    expect(r.report).toMatchObject({ decision: "MERGE", reasons: [], proven_coverage_percent: 80, active_leases: 1, base, commits: 1 });
+    expect(r.out.split("\n")[0]).toMatch(/^proofgate: MERGE {2}[0-9a-f]{12}\.\.[0-9a-f]{12} {2}\(2026-12-02 UTC\)$/);
+    expect(r.out).toMatch(/Fixture digests +off/);
+    expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain("### proofgate: ✅ MERGE");
+    expect(readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8")).toBe(r.out);
+    const roles = (r.report.inputs as { role: string; path: string }[]).map((i) => `${i.role}:${i.path}`);
+    expect(roles).toEqual([`config:proofgate.toml at ${base.slice(0, 12)}`, "ledger:freeze.toml", "universe:collected.txt", "coverage:proven_coverage.json"]);
+  });
+
+  it("the policy is the base's: a patch that lowers min_proven in proofgate.toml is still judged by the base's floor", async () => {
+    const { repo, base } = project(`${OFF}\n[coverage]\nmin_proven = 90\n`);
+    repo.commit("lower the floor", { "proofgate.toml": `${OFF}\n[coverage]\nmin_proven = 10\n` }, { author: AGENT });
+    const r = await check(repo, ["--base", base, "--format", "json"]);
+    expect(r.code).toBe(1);
+    expect(r.report.reasons).toEqual(["proven_coverage", "protected_path"]);
+    expect(r.report.min_proven_coverage_percent).toBe(90);
+    expect(r.err).toContain("the work tree's proofgate.toml differs from the base's");
+    expect(JSON.parse(r.out)).toEqual(r.report);
+  });
+
+  it("a missing input is exit 2: the error names the file, and report.json says REJECT with input_error", async () => {
+    const { repo, base } = project();
+    repo.commit("drop the coverage", { "proven_coverage.json": null });
+    const r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(2);
+    expect(r.report).toMatchObject({ decision: "REJECT", reasons: ["input_error"], errors: [{ code: "file_missing", file: "proven_coverage.json" }] });
+    expect(r.out).toContain("The gate could not evaluate (1 error):");
+    expect(r.out).toContain("proven_coverage.json: the coverage report does not exist");
+  });
+
+  it("a report from an earlier run is replaced, never left saying MERGE", async () => {
+    const { repo, base } = project();
+    expect((await check(repo, ["--base", base])).code).toBe(0);
+    writeFileSync(join(repo.dir, "freeze.toml"), "version = [\n");
+    const r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(2);
+    expect(r.report.decision).toBe("REJECT");
+    expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain("❌ REJECT");
+  });
+
+  it("properties on with no results named is property_hold; their JUnit results count failures", async () => {
+    const props = '<testsuites><testsuite name="p" tests="2"><testcase classname="tests.props" name="test_p1"/><testcase classname="tests.props" name="test_p2"><failure message="boom"/></testcase></testsuite></testsuites>\n';
+    const { repo, base } = project("[fixtures]\nenabled = false\n", { "tests/properties/seeds/one.txt": "1\n" });
+    let r = await check(repo, ["--base", base]);
+    expect(r.report.reasons).toEqual(["property_hold"]);
+    expect((r.report.details as { message: string }[])[0]!.message).toBe("the property suite is on, but no results were given");
+    const withResults = project('[fixtures]\nenabled = false\n[properties]\nresults = ["props.xml"]\n', { "tests/properties/seeds/one.txt": "1\n", "props.xml": props });
+    r = await check(withResults.repo, ["--base", withResults.base]);
+    expect(r.code).toBe(1);
+    expect(r.report).toMatchObject({ reasons: ["property_hold"], property_failures: 1, properties: { enabled: true, result_files: ["props.xml"], tests: 2, failures: 1 } });
+  });
+
+  it("a named platform that this build lacks is exit 2, never a silent local run", async () => {
+    const { repo, base } = project();
+    const r = await check(repo, ["--base", base, "--platform", "buildkite"]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain("the buildkite platform is not available in this build");
+  });
+
+  it("colour on a terminal only, and never with NO_COLOR", async () => {
+    const { repo, base } = project();
+    let out = "";
+    const io = (env: Record<string, string>): CliIo => ({ stdout: (t) => (out += t), stderr: () => {}, now: () => NOW, cwd: repo.dir, env, isTTY: true });
+    await run(["check", "--base", base], io({}));
+    expect(out).toContain("\u001b[32m");
+    out = "";
+    await run(["check", "--base", base], io({ NO_COLOR: "1" }));
+    expect(out).not.toContain("\u001b[");
+  });
+});
+
+describe("proofgate check --run", () => {
+  const RUN_CONFIG = (proof: string) =>
+    `${OFF}\n[commands]\ncollect = "printf 'tests/test_a.py::test_one\\\\ntests/test_a.py::test_two\\\\n\\\\n2 tests collected in 0.01s\\\\n' > collected.txt"\nproof = "${proof}"\n`;
+
+  it("runs collect then proof, streams their output, hands the proof run the deselection, and judges what they wrote", async () => {
+    const proof = `echo proof-ran; cat \\"$PROOFGATE_FROZEN_IDS\\"; echo \\"$PYTEST_ADDOPTS\\"; cp cov80.json proven_coverage.json`;
+    const { repo, base } = project(RUN_CONFIG(proof), { "cov80.json": COVERAGE(80) });
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.err).toContain("proof-ran\ntests/test_a.py::test_two\n-p proofgate_frozen\n");
+    expect(r.err).toMatch(/▶ collect.*\n(.|\n)*✔ collect \(\d+\.\d s\)/);
+    expect(r.code).toBe(0);
+    expect(r.report.commands).toEqual([
+      { step: "collect", command: expect.stringContaining("printf"), exit_code: 0 },
+      { step: "proof", command: proof.replace(/\\"/g, '"'), exit_code: 0 },
+    ]);
+    const plugin = readFileSync(join(repo.dir, "proofgate-report", "pytest", "proofgate_frozen.py"), "utf8");
+    expect(plugin).toContain('"tests/test_a.py::test_two",');
+  });
+
+  it("a proof command that fails is tests_failed, even when its coverage looks fine", async () => {
+    const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json; exit 3"), { "cov80.json": COVERAGE(80) });
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(1);
+    expect(r.report.reasons).toEqual(["tests_failed"]);
+    expect(r.err).toContain("✘ proof exited with 3");
+  });
+
+  it("a file the step should have written but did not is exit 2: a report left from an earlier run is not evidence", async () => {
+    const { repo, base } = project(RUN_CONFIG("echo forgot to write the report"));
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    expect(r.report.errors).toEqual([
+      expect.objectContaining({ code: "file_missing", file: "proven_coverage.json", message: "[commands] proof (`echo forgot to write the report`) did not rewrite it: a file left from an earlier run is not evidence" }),
+    ]);
+  });
+
+  it("--run without [commands] is a usage error", async () => {
+    const { repo, base } = project();
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    expect(r.report.errors).toEqual([expect.objectContaining({ code: "usage", message: "--run was given, but the config names no [commands]" })]);
+  });
+});
+
