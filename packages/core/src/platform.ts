@@ -1,5 +1,6 @@
 import type { Finding, ReasonCode } from "./decide.js";
 import type { GateIssue, GateErrorCode } from "./errors.js";
+import { PyFloat } from "./python-json.js";
 import { renderText, type ReportView } from "./render.js";
 import type { Signal } from "./signals.js";
 
@@ -113,6 +114,8 @@ export function reportView(json: Record<string, unknown>): ReportView {
     today: str(json.today_utc),
     base: str(json.base),
     head: str(json.head),
+    provenCoverage: typeof json.proven_coverage_percent === "number" ? json.proven_coverage_percent : json.proven_coverage_percent instanceof PyFloat ? json.proven_coverage_percent.value : null,
+    minProven: typeof json.min_proven_coverage_percent === "number" ? json.min_proven_coverage_percent : json.min_proven_coverage_percent instanceof PyFloat ? json.min_proven_coverage_percent.value : null,
     signals: list(json.signals).map((s) => s as unknown as Signal),
     findings: list(json.details).map(
       (d): Finding => ({

@@ -9,6 +9,9 @@ export interface ReportView {
   today: string | null;
   base: string | null;
   head: string | null;
+  /** Proven coverage in percent; null when it was not computed. */
+  provenCoverage: number | null;
+  minProven: number | null;
   signals: Signal[];
   findings: Finding[];
   /** Why the gate could not evaluate (exit 2); then there is no table. */
@@ -62,6 +65,8 @@ export function renderText(view: ReportView, options: { color: boolean }): strin
   const verdict = view.decision === "MERGE" ? c.bold(c.green("MERGE")) : c.bold(c.red("REJECT"));
   const range = view.base || view.head ? `  ${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}` : "";
   out.push(`proofgate: ${verdict}${range}${view.today ? `  (${view.today} UTC)` : ""}`);
+  // One line in a fixed form, for CI coverage parsers (GitLab's `coverage:` regex).
+  if (view.provenCoverage !== null) out.push(`Proven coverage: ${view.provenCoverage.toFixed(2)}%${view.minProven !== null ? ` (floor ${view.minProven}%)` : ""}`);
   if (view.signals.length > 0) {
     const rows = view.signals.map((s) => [s.label, RESULT_WORD[s.result], safe(s.value), safe(s.policy)] as const);
     const head = ["Signal", "Result", "Value", "Policy"] as const;
