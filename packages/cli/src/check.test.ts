@@ -119,6 +119,27 @@ describe("proofgate check", () => {
     expect(r.report).toMatchObject({ reasons: ["property_hold"], property_failures: 1, properties: { enabled: true, result_files: ["props.xml"], tests: 2, failures: 1 } });
   });
 
+  it("the work tree must be the head it judges: another commit, or changed tracked files, is exit 2", async () => {
+    const { repo, base } = project();
+    const good = repo.commit("good", { "src.py": "x = 1\n" });
+    repo.git(["checkout", "-q", base]);
+    let r = await check(repo, ["--base", base, "--head", good]);
+    expect(r.code).toBe(2);
+    expect(r.report.errors).toEqual([expect.objectContaining({ code: "usage", message: expect.stringContaining(`but the patch's head is ${good.slice(0, 12)}`) })]);
+    repo.git(["checkout", "-q", "main"]);
+    writeFileSync(join(repo.dir, "freeze.toml"), LEDGER.replace("2026-12-20", "2027-12-20"));
+    r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(2);
+    expect(r.report.errors).toEqual([expect.objectContaining({ message: expect.stringContaining("differs from the commit it judges") })]);
+    expect((r.report.errors as { message: string }[])[0]!.message).toContain("freeze.toml");
+    // Artifacts the config names may be rewritten by CI: they are what the run produced.
+    repo.git(["checkout", "-q", "--", "freeze.toml"]);
+    writeFileSync(join(repo.dir, "proven_coverage.json"), COVERAGE(75));
+    r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(0);
+    expect(r.report.proven_coverage_percent).toBe(75);
+  });
+
   it("a named platform that this build lacks is exit 2, never a silent local run", async () => {
     const { repo, base } = project();
     const r = await check(repo, ["--base", base, "--platform", "buildkite"]);
@@ -172,6 +193,15 @@ describe("proofgate check --run", () => {
     expect(r.report.errors).toEqual([
       expect.objectContaining({ code: "file_missing", file: "proven_coverage.json", message: "[commands] proof (`echo forgot to write the report`) did not rewrite it: a file left from an earlier run is not evidence" }),
     ]);
+  });
+
+  it("with --run, an untracked file is exit 2: an uncommitted test would add coverage that head does not have", async () => {
+    const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json"), { "cov80.json": COVERAGE(80) });
+    writeFileSync(join(repo.dir, "test_extra.py"), "def test_x():\n    pass\n");
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    expect(r.report.errors).toEqual([expect.objectContaining({ message: expect.stringContaining("untracked files included, in 1 file(s): test_extra.py") })]);
+    expect(r.err).not.toContain("▶ collect");
   });
 
   it("--run without [commands] is a usage error", async () => {

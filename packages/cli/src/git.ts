@@ -447,3 +447,15 @@ export function listFilesAt(rev: string, dir: string, cwd: string): TreeEntry[] 
     return { path: pathText(record.subarray(tab + 1), context), mode, type, objectSha };
   });
 }
+
+/**
+ * Paths whose work-tree state differs from HEAD: tracked files modified, staged, deleted or renamed,
+ * and, with `untracked`, files git does not track and does not ignore. Repository-relative.
+ */
+export function workTreeChanges(cwd: string, options: { untracked: boolean }): string[] {
+  const out = gitExec(["status", "--porcelain=v1", "-z", `--untracked-files=${options.untracked ? "all" : "no"}`, "--no-renames"], cwd).stdout;
+  return splitNul(out)
+    .map((entry) => entry.toString("utf8"))
+    .filter((entry) => entry.length > 3)
+    .map((entry) => entry.slice(3));
+}

@@ -437,7 +437,7 @@ function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
       policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test`,
     },
     lease_authorship: {
-      value: judgedPatch ? `${plural(added, "lease")} added by an agent; ${plural(leaseChanges ?? 0, "loosening change")} in the range` : `${plural(added, "lease")} added by an agent (given)`,
+      value: judgedPatch ? `${plural(leaseChanges ?? 0, "loosening change")} in the range; ${plural(added, "lease")} added without a human's trailer` : `${plural(added, "lease")} added by an agent (given)`,
       policy: `lease changes by a human with ${trailer("freezeLease", "Freeze-Lease")}`,
     },
     fixture_digests: {
@@ -446,7 +446,7 @@ function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
       off: off?.fixtures === true,
     },
     property_hold: {
-      value: `${plural(ctx.propertyFailures, "failure")}${properties ? ` of ${plural(properties.tests, "case")}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")}, ${seedTouches} touched` : ""}`,
+      value: `${plural(ctx.propertyFailures, "failure")}${properties ? ` of ${plural(properties.tests, "case")}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
       policy: `0 failures; seeds non-empty, changed only with ${trailer("propertySeeds", "Property-Seeds")}`,
       off: off?.properties === true,
     },

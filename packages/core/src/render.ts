@@ -27,7 +27,6 @@ const RESULT_WORD: Record<SignalResult, string> = { pass: "pass", fail: "FAIL", 
  * `\xNN` instead.
  */
 export function terminalSafe(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
 }
 

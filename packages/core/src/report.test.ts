@@ -2,7 +2,7 @@
 // the decision table's rows, the terminal and Markdown renderings (and that text from the patch under
 // review cannot inject into them), and the platform contract's selection and context merge.
 import { readFileSync } from "node:fs";
-import Ajv2020 from "ajv/dist/2020.js";
+import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
 import { defaultConfig } from "./config.js";

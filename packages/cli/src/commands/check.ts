@@ -9,6 +9,7 @@ import {
   formatIssue,
   localPlatform,
   mergeContext,
+  normalizeRepoPath,
   parseJunitXml,
   renderMarkdown,
   renderText,
@@ -34,7 +35,7 @@ import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
 import { CONFIG_FILE, loadPatchEvidence } from "../patch-evidence.js";
 import { unlockedFixtures } from "../fixtures-check.js";
-import { detectCiProvider } from "../git.js";
+import { detectCiProvider, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
 
@@ -218,6 +219,8 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
     }
   }
 
+  if (!loaded.patch.shallow) requireWorkTreeAtHead(io.cwd, loaded.patch.head, config, settings, o.outDir);
+
   const commands: CommandOutcome[] = [];
   if (settings.run) {
     commands.push(...(await runConfiguredCommands({ io, config, base: loaded.patch.shallow ? undefined : loaded.patch.base, outDir: o.outDir, today: o.today, at })));
@@ -268,6 +271,39 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
 
 function displayPath(cwd: string, path: string): string {
   return relativeTo(cwd, resolve(path));
+}
+
+/**
+ * The gate reads the ledger, the fixtures and the artifacts from the work tree, and the patch from
+ * git: the two must be the same revision. A work tree at another commit, or with changes to tracked
+ * files, would let evidence from one tree judge another (tests that fail at head, a ledger that was
+ * never committed). The artifacts the config names and the report folder may differ; with `--run`,
+ * so may no untracked file (an uncommitted test would add coverage that head does not have).
+ */
+function requireWorkTreeAtHead(cwd: string, head: string, config: GateConfig, settings: CheckSettings, outDir: string): void {
+  const current = resolveCommit("HEAD", cwd);
+  if (current !== head) {
+    throw new GateError({
+      code: "usage",
+      message: `the work tree is at ${current ? current.slice(0, 12) : "no commit"}, but the patch's head is ${head.slice(0, 12)}: the gate judges the files it reads from the work tree as that head`,
+      fix: `check out ${head.slice(0, 12)} first (git checkout ${head}), or leave out --head`,
+    });
+  }
+  const artifacts = new Set(
+    [...config.universe.collected, ...config.coverage.reports, ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]), ...config.results.junit, ...config.properties.results]
+      .map((p) => normalizeRepoPath(p))
+      .filter((p): p is string => p !== undefined),
+  );
+  const out = relative(cwd, outDir);
+  const inOutDir = (p: string) => out !== "" && !out.startsWith("..") && (p === out || p.startsWith(`${out}/`));
+  const changed = workTreeChanges(cwd, { untracked: settings.run }).filter((p) => !artifacts.has(p) && !inOutDir(p));
+  if (changed.length > 0) {
+    throw new GateError({
+      code: "usage",
+      message: `the work tree differs from the commit it judges (${head.slice(0, 12)})${settings.run ? ", untracked files included," : ""} in ${changed.length} file(s): ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""}`,
+      fix: settings.run ? "commit or stash the changes, and delete or .gitignore untracked files (git status shows them)" : "commit or stash the changes (git status shows them)",
+    });
+  }
 }
 
 /** The work tree's config, when it has a valid one (for a truncated history, which has no base). */
