@@ -1,17 +1,13 @@
 #!/usr/bin/env bash
-# Re-records the demo's artifacts from real runs of Debian's pytest and coverage.py:
-#   collected.txt        pytest --collect-only -q
-#   proven_coverage.json the proof run, frozen tests deselected exactly by proofgate's plugin
-#   raw_coverage.json    the whole suite, frozen tests included (what a badge would show)
+# Re-records the demo's artifacts (apps/demo/recorded) from real runs of pytest and coverage.py
+# (/usr/bin/python3 with pytest-cov): runs the live demo, whose `proofgate check --run` on the
+# made-right head writes them through proofgate.toml's [commands], and keeps them:
+#   collected.txt         [commands] collect: pytest --collect-only -q
+#   proven_coverage.json  [commands] proof: the proof run, frozen tests deselected exactly (-p proofgate_frozen)
+#   proof-results.xml     [commands] proof: its JUnit
+#   property-results.xml  [commands] properties: the property suite on the base's seeds
+#   raw_coverage.json     the whole suite, frozen tests included (what a coverage badge would show)
+# JUnit's hostname attribute is replaced by "recorder". `pnpm demo` then judges from these files.
 set -euo pipefail
-cd "$(dirname "$0")/project"
-PY=/usr/bin/python3
-PROOFGATE="node ../../../packages/cli/dist/proofgate.js"
-plugin_dir=$(mktemp -d)
-trap 'rm -rf "$plugin_dir" .coverage' EXIT
-$PY -m pytest --collect-only -q -p no:cacheprovider > collected.txt
-$PROOFGATE deselect --format plugin --out "$plugin_dir/proofgate_frozen.py"
-PYTHONPATH="$plugin_dir" $PY -m pytest -q -p no:cacheprovider -p proofgate_frozen --cov=invoicing --cov-branch --cov-report=
-$PY -m coverage json -q -o proven_coverage.json
-$PY -m pytest -q -p no:cacheprovider --cov=invoicing --cov-branch --cov-report=
-$PY -m coverage json -q -o raw_coverage.json
+cd "$(dirname "$0")"
+node run.mjs --live --record recorded
