@@ -8,6 +8,7 @@ import {
   parseFixturesLock,
   parseLedger,
   pathMatcher,
+  protectedPaths,
   type Commit,
   type CommitPaths,
   type GateConfig,
@@ -70,7 +71,7 @@ export async function loadPatchEvidence(options: {
     head: range.head,
     commits: [],
     ledger: { file: ledgerFile, changes: [], rejectIfAgentAddsLease: true },
-    protect: { patterns: config.protect.paths, touching: [] },
+    protect: { patterns: protectedPaths(config), touching: [] },
   };
   if (!resolved.ok) return { patch: { ...empty, shallow: { message: resolved.issue.message, fix: resolved.issue.fix } }, policy, config, configSource, warnings };
 
@@ -90,7 +91,7 @@ export async function loadPatchEvidence(options: {
     ...empty,
     commits,
     ledger: { file: ledgerFile, changes: ledgerChanges.filter((c) => c.changes.length > 0), rejectIfAgentAddsLease: baseLedger?.rejectIfAgentAddsLease ?? true },
-    protect: { patterns: config.protect.paths, touching: touching(pathMatcher(config.protect.paths)) },
+    protect: { patterns: protectedPaths(config), touching: touching(pathMatcher(protectedPaths(config))) },
   };
   if (config.fixtures.enabled) {
     const lockAt = (rev: string) => {

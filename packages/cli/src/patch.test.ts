@@ -515,6 +515,15 @@ const SCENARIOS: Scenario[] = [
     details: [["protected_path", "both", ".github/workflows/x.yml"]],
     check: ({ report }) => expect(report.details![0]!.message).toMatch(/ and touches \.github\/workflows\/x\.yml, proofgate\.toml$/),
   },
+  {
+    name: "a base config whose [protect] paths leave itself out still protects proofgate.toml: an agent turning the fixtures off is caught",
+    base: { "proofgate.toml": '[protect]\npaths = [".github/workflows/**"]\n' },
+    patch: (repo) => ({
+      off: repo.commit("Fixtures are noisy\n", { "proofgate.toml": '[protect]\npaths = [".github/workflows/**"]\n\n[fixtures]\nenabled = false\n' }, BY_AGENT),
+    }),
+    reasons: ["protected_path"],
+    details: [["protected_path", "off", "proofgate.toml"]],
+  },
 ];
 
 /** Each scenario spawns a few dozen git processes: generous on a loaded machine. */

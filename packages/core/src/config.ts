@@ -27,6 +27,15 @@ export interface GateConfig {
 /** Paths a patch may not touch without `Gate-Change: human` (GATE.md 10). */
 export const DEFAULT_PROTECTED_PATHS = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"];
 
+/**
+ * The paths that are protected in fact: `[protect] paths`, and always the config itself. A team may
+ * protect more, but a config that stopped protecting itself would let the next agent patch rewrite
+ * the policy (turn a signal off, add an agent pattern's exception) and be judged by the old one.
+ */
+export function protectedPaths(config: Pick<GateConfig, "protect">): string[] {
+  return [...new Set(["proofgate.toml", ...config.protect.paths])];
+}
+
 /** The configuration when `proofgate.toml` is absent or empty. */
 export function defaultConfig(agentPatterns: readonly string[], file = "proofgate.toml"): GateConfig {
   return {
