@@ -116,7 +116,7 @@ describe("proofgate check", () => {
     const withResults = project('[fixtures]\nenabled = false\n[properties]\nresults = ["props.xml"]\n', { "tests/properties/seeds/one.txt": "1\n", "props.xml": props });
     r = await check(withResults.repo, ["--base", withResults.base]);
     expect(r.code).toBe(1);
-    expect(r.report).toMatchObject({ reasons: ["property_hold"], property_failures: 1, properties: { enabled: true, result_files: ["props.xml"], tests: 2, failures: 1 } });
+    expect(r.report).toMatchObject({ reasons: ["property_hold"], property_failures: 1, properties: { enabled: true, result_files: ["props.xml"], tests: 2, failures: 1, skipped: 0 } });
   });
 
   it("the work tree must be the head it judges: another commit, or changed tracked files, is exit 2", async () => {

@@ -139,10 +139,12 @@ export interface DecideInput {
 /** The property suite's results, read from the JUnit files `[properties] results` names. */
 export interface PropertyEvidence {
   resultFiles: string[];
-  /** Test cases in them. */
+  /** Test cases in them that ran (passed, failed or errored). */
   tests: number;
   /** Failed or errored test cases. */
   failures: number;
+  /** Skipped or xfailed cases: a property that did not run holds nothing. */
+  skipped: number;
 }
 
 /** A command `check --run` ran, and how it ended. */
@@ -266,7 +268,10 @@ const RULES: readonly Rule[] = [
     if (properties && properties.resultFiles.length === 0) {
       findings.push({ reason: "property_hold", message: "the property suite is on, but no results were given", fix: "name its JUnit XML in [properties] results of proofgate.toml, or turn it off there with enabled = false (a human change)" });
     } else if (properties && properties.tests === 0) {
-      findings.push({ reason: "property_hold", message: `the property results hold no test case: ${properties.resultFiles.join(", ")}`, file: properties.resultFiles[0], fix: "run the property suite so that it writes its results there (--junitxml)" });
+      findings.push({ reason: "property_hold", message: `the property results hold no case that ran: ${properties.resultFiles.join(", ")}`, file: properties.resultFiles[0], fix: "run the property suite so that it writes its results there (--junitxml)" });
+    }
+    if (properties && properties.skipped > 0) {
+      findings.push({ reason: "property_hold", message: `${properties.skipped} property case(s) were skipped: a property that does not run holds nothing`, file: properties.resultFiles[0], fix: "remove the skip or xfail marker; a property that must stop is a human decision, made in the suite" });
     }
     if (propertyFailures > 0) {
       findings.push({ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, file: properties?.resultFiles[0], fix: "fix the code, not the seeds: the seed corpus must predate the patch" });
@@ -397,7 +402,7 @@ export function decide(given: DecideInput): DecideReport {
     },
     accounting: accounting ? accountingJson(accounting, input.evidence?.maxUnledgeredSkips) : null,
     universe: { file: input.universe.file, collected: input.universe.ids.length, duplicates: input.universe.duplicates.length, collection_errors: input.universe.collectionErrors.length },
-    properties: input.off?.properties ? { enabled: false } : input.properties ? { enabled: true, result_files: input.properties.resultFiles, tests: input.properties.tests, failures: input.properties.failures } : null,
+    properties: input.off?.properties ? { enabled: false } : input.properties ? { enabled: true, result_files: input.properties.resultFiles, tests: input.properties.tests, failures: input.properties.failures, skipped: input.properties.skipped } : null,
     fixtures: { enabled: !input.off?.fixtures },
     commands: (input.commands ?? []).map((c) => ({ step: c.step, command: c.command, exit_code: c.exitCode })),
     details: findings.map(findingJson),
@@ -446,7 +451,7 @@ function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
       off: off?.fixtures === true,
     },
     property_hold: {
-      value: `${plural(ctx.propertyFailures, "failure")}${properties ? ` of ${plural(properties.tests, "case")}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
+      value: `${plural(ctx.propertyFailures, "failure")}${properties ? ` of ${plural(properties.tests, "case")}${properties.skipped ? `, ${properties.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
       policy: `0 failures; seeds non-empty, changed only with ${trailer("propertySeeds", "Property-Seeds")}`,
       off: off?.properties === true,
     },

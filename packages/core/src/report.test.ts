@@ -72,7 +72,7 @@ describe("the report JSON against its schema", () => {
   });
 
   it("a REJECT report with findings from git (commit, author, file, line) is valid", () => {
-    const report = decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50), properties: { resultFiles: ["props.xml"], tests: 4, failures: 1 }, commands: [{ step: "proof", command: "pytest", exitCode: 1 }] }));
+    const report = decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50), properties: { resultFiles: ["props.xml"], tests: 4, failures: 1, skipped: 0 }, commands: [{ step: "proof", command: "pytest", exitCode: 1 }] }));
     expect(report.reasons).toEqual(["agent_added_lease", "proven_coverage", "property_hold", "seed_rewrite", "tests_failed"]);
     expectValid(report.json);
     const added = report.findings.find((f) => f.reason === "agent_added_lease")!;
@@ -124,9 +124,13 @@ describe("the decision table", () => {
   });
 
   it("a property suite that is on but has no results, or results without a test case, fails property_hold", () => {
-    expect(decide(input({ properties: { resultFiles: [], tests: 0, failures: 0 } })).reasons).toEqual(["property_hold"]);
-    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 0, failures: 0 } })).reasons).toEqual(["property_hold"]);
-    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0 } })).reasons).toEqual([]);
+    expect(decide(input({ properties: { resultFiles: [], tests: 0, failures: 0, skipped: 0 } })).reasons).toEqual(["property_hold"]);
+    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 0, failures: 0, skipped: 0 } })).reasons).toEqual(["property_hold"]);
+    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 0 } })).reasons).toEqual([]);
+    // A skipped property holds nothing: skipping one is how a patch would freeze it without a lease.
+    const skipped = decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 1 } }));
+    expect(skipped.reasons).toEqual(["property_hold"]);
+    expect(skipped.findings[0]!.message).toBe("1 property case(s) were skipped: a property that does not run holds nothing");
     // Turned off, the same inputs are not judged.
     expect(decide(input({ off: { properties: true }, propertyFailures: 2 })).reasons).toEqual([]);
   });

@@ -322,6 +322,7 @@ function loadPropertyResults(paths: readonly string[], cwd: string, inputs: Inpu
   const warnings: GateIssue[] = [];
   let tests = 0;
   let failures = 0;
+  let skipped = 0;
   for (const path of paths) {
     const file = readInput(path, "the property suite's JUnit results", "[properties] results");
     inputs.push({ role: "properties", path: displayPath(cwd, path), sha256: file.sha256 });
@@ -329,10 +330,11 @@ function loadPropertyResults(paths: readonly string[], cwd: string, inputs: Inpu
     errors.push(...parsed.errors);
     warnings.push(...parsed.warnings);
     for (const r of parsed.results ?? []) {
-      tests += 1;
+      if (r.outcome === "skipped" || r.outcome === "xfail") skipped += 1;
+      else tests += 1;
       if (r.outcome === "failed" || r.outcome === "error") failures += 1;
     }
   }
   if (errors.length > 0) throw new GateError(errors);
-  return { evidence: { resultFiles: paths.map((p) => displayPath(cwd, p)), tests, failures }, warnings };
+  return { evidence: { resultFiles: paths.map((p) => displayPath(cwd, p)), tests, failures, skipped }, warnings };
 }
