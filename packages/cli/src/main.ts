@@ -20,7 +20,7 @@ function collectedOption(y: Argv, describe: string): Argv {
   return y.option("collected", { type: "string", describe, requiresArg: true });
 }
 function todayOption(y: Argv): Argv {
-  return y.option("today", { type: "string", describe: "judge as of this UTC date (YYYY-MM-DD), a preview: `decide` then cannot MERGE", requiresArg: true });
+  return y.option("today", { type: "string", describe: "judge as of this UTC date (YYYY-MM-DD), a preview: the answer then cannot be MERGE (clock_override)", requiresArg: true });
 }
 
 /**
@@ -66,7 +66,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example("proofgate check", "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate")
             .example("proofgate check --run", "one CI step: collect, run the proof and the property suite, then judge")
             .example("proofgate check --base origin/main --format json > verdict.json", "the JSON report on stdout, for a merge queue")
-            .epilog("The policy (paths, floor, patterns, trailers, commands) is the BASE revision's proofgate.toml: a patch cannot loosen its own judge. Every input that is missing, empty or unreadable is exit 2 with the report still written (decision REJECT).\n\n" + EPILOG),
+            .epilog("The policy (paths, floor, patterns, trailers, commands) is the BASE revision's proofgate.toml: a patch cannot loosen its own judge. The work tree must be the head it judges (checked out, no uncommitted change; with --run, no untracked file). Docs: docs/config.md, docs/reasons.md, docs/report.md.\n\nEvery input that is missing, empty or unreadable is exit 2 with the report still written (decision REJECT).\n\n" + EPILOG),
         async (a) => {
           code = await (await import("./commands/check.js")).runCheck(a, io);
         },
