@@ -126,6 +126,13 @@ describe("proofgate check", () => {
     let r = await check(repo, ["--base", base, "--head", good]);
     expect(r.code).toBe(2);
     expect(r.report.errors).toEqual([expect.objectContaining({ code: "usage", message: expect.stringContaining(`but the patch's head is ${good.slice(0, 12)}`) })]);
+    // A CI's test merge of the head into the target branch is that head as it would land.
+    repo.git(["checkout", "-q", "-b", "target", base]);
+    repo.commit("meanwhile on the target branch", { "other.py": "y = 2\n" });
+    repo.git(["merge", "-q", "--no-ff", "-m", "test merge", good]);
+    r = await check(repo, ["--base", base, "--head", good]);
+    expect(r.code).toBe(0);
+    expect(r.report).toMatchObject({ decision: "MERGE", head: good, commits: 1 });
     repo.git(["checkout", "-q", "main"]);
     writeFileSync(join(repo.dir, "freeze.toml"), LEDGER.replace("2026-12-20", "2027-12-20"));
     r = await check(repo, ["--base", base]);

@@ -459,3 +459,10 @@ export function workTreeChanges(cwd: string, options: { untracked: boolean }): s
     .filter((entry) => entry.length > 3)
     .map((entry) => entry.slice(3));
 }
+
+/** The parents of a commit (full object names), first parent first. */
+export function commitParents(sha: string, cwd: string): string[] {
+  refusesOption("commit", sha);
+  const out = runGit(["rev-list", "--parents", "-n", "1", "--end-of-options", sha], cwd).trim().split(" ");
+  return out.slice(1);
+}

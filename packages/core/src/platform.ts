@@ -48,6 +48,8 @@ export interface PublishTools {
   writeArtifact: (name: string, text: string) => string;
   /** A line for the log (stderr). */
   log: (line: string) => void;
+  /** The process's stdout (workflow commands, coverage lines). */
+  stdout: (text: string) => void;
   /** `--no-comment`: do not create or update a PR/MR comment. */
   comment: boolean;
 }

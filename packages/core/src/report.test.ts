@@ -209,7 +209,7 @@ describe("the platform contract", () => {
   it("local publishes the uncoloured table as report.txt", async () => {
     const written: Record<string, string> = {};
     const view = reportView(asWritten(decide(input()).json));
-    const outcome = await localPlatform.publish({ view, json: "{}", markdown: "", exitCode: 0 }, { provider: "local" }, { env: {}, log: () => {}, comment: true, writeArtifact: (name, text) => ((written[name] = text), `out/${name}`) });
+    const outcome = await localPlatform.publish({ view, json: "{}", markdown: "", exitCode: 0 }, { provider: "local" }, { env: {}, log: () => {}, stdout: () => {}, comment: true, writeArtifact: (name, text) => ((written[name] = text), `out/${name}`) });
     expect(outcome).toEqual({ published: ["out/report.txt"], failures: [] });
     expect(written["report.txt"]).toBe(renderText(view, { color: false }));
   });

@@ -35,7 +35,7 @@ import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
 import { CONFIG_FILE, loadPatchEvidence } from "../patch-evidence.js";
 import { unlockedFixtures } from "../fixtures-check.js";
-import { detectCiProvider, resolveCommit, workTreeChanges } from "../git.js";
+import { commitParents, detectCiProvider, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
 
@@ -149,7 +149,7 @@ async function emit(
     exitCode = 2;
   }
   try {
-    const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), comment: settings.comment });
+    const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), stdout: io.stdout, comment: settings.comment });
     for (const failure of outcome.failures) io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
   } catch (error) {
     io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${error instanceof Error ? error.message : String(error)} (the decision stands)\n`);
@@ -282,10 +282,13 @@ function displayPath(cwd: string, path: string): string {
  */
 function requireWorkTreeAtHead(cwd: string, head: string, config: GateConfig, settings: CheckSettings, outDir: string): void {
   const current = resolveCommit("HEAD", cwd);
-  if (current !== head) {
+  // A CI's test merge (GitHub's refs/pull/N/merge, GitLab's merged results) checks out a merge of the
+  // head into the target branch: its tests are the head's changes as they would land.
+  const testMerge = current !== undefined && current !== head && commitParents(current, cwd).includes(head);
+  if (current !== head && !testMerge) {
     throw new GateError({
       code: "usage",
-      message: `the work tree is at ${current ? current.slice(0, 12) : "no commit"}, but the patch's head is ${head.slice(0, 12)}: the gate judges the files it reads from the work tree as that head`,
+      message: `the work tree is at ${current ? current.slice(0, 12) : "no commit"}, but the patch's head is ${head.slice(0, 12)} (and the work tree is not a merge of it): the gate judges the files it reads from the work tree as that head`,
       fix: `check out ${head.slice(0, 12)} first (git checkout ${head}), or leave out --head`,
     });
   }
