@@ -222,7 +222,10 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   if (!loaded.patch.shallow) requireWorkTreeAtHead(io.cwd, loaded.patch.head, config, settings, o.outDir);
 
   const commands: CommandOutcome[] = [];
-  if (settings.run) {
+  if (settings.run && loaded.patch.shallow) {
+    // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
+    warnings.push({ code: "shallow_history", message: "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs" });
+  } else if (settings.run) {
     commands.push(...(await runConfiguredCommands({ io, config, base: loaded.patch.shallow ? undefined : loaded.patch.base, outDir: o.outDir, today: o.today, at })));
   }
 
