@@ -5,7 +5,7 @@
 // emptied or corrupted is REJECT (exit 1 with the right reason, or exit 2 naming the file), never MERGE.
 // Scenarios whose signal is history or config (not a run) reuse one real run's artifacts, to stay fast.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -16,6 +16,7 @@ import {
   TEST_A,
   check,
   config,
+  copyProject,
   git,
   lease,
   ledger,
@@ -444,5 +445,150 @@ describe("proofgate check: each reason code", () => {
     // stdout (--format json) is report.json's bytes.
     expect(r.stdout).toBe(r.json);
     s.also?.(p, r);
+  });
+});
+
+describe("proofgate check: the same inputs give the same bytes", () => {
+  it("twice in one checkout, and once in a copy at another path: report.json and report.md byte-identical", () => {
+    const p = reused({ patch: [agentCommit("CI\n", { ".github/workflows/ci.yml": "on: push\n" })] });
+    const first = check(p.dir, ["--format", "json"]);
+    const md1 = readFileSync(join(p.dir, "proofgate-report", "report.md"));
+    const second = check(p.dir, ["--format", "json"]);
+    const md2 = readFileSync(join(p.dir, "proofgate-report", "report.md"));
+    const copy = copyProject(p);
+    made.push(copy.dir);
+    const third = check(copy.dir, ["--format", "json"]);
+    const md3 = readFileSync(join(copy.dir, "proofgate-report", "report.md"));
+    expect(first.report.reasons).toEqual(["protected_path"]);
+    expect(Buffer.from(second.json)).toEqual(Buffer.from(first.json));
+    expect(Buffer.from(third.json)).toEqual(Buffer.from(first.json));
+    expect(md2).toEqual(md1);
+    expect(md3).toEqual(md1);
+    // The only date in it is today_utc (and the clock block that repeats it).
+    expect(first.json.match(/\d{4}-\d{2}-\d{2}T/g)).toBeNull();
+  });
+
+  it("an input error twice: the same bytes", () => {
+    const p = reused();
+    writeFileSync(join(p.dir, "freeze.toml"), "version = 1\n[[leases]\n");
+    const first = check(p.dir, ["--format", "json"]);
+    const second = check(p.dir, ["--format", "json"]);
+    expect(first.status).toBe(2);
+    expect(Buffer.from(second.json)).toEqual(Buffer.from(first.json));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Fail closed: every input deleted, emptied or corrupted. Never MERGE: exit 2 naming the file (stderr
+// and errors[].file), or exit 1 with the right reason; report.json is written either way, decision REJECT.
+
+interface FailCase {
+  name: string;
+  /** The project: the MERGE project's files and artifacts, unless said otherwise. */
+  build?: () => Project;
+  mutate?: (p: Project) => void;
+  run?: boolean;
+  args?: (p: Project) => string[];
+  /** Exit 2: the files errors[] names, in order. */
+  errorFiles?: (p: Project) => (string | null)[];
+  errorCodes?: string[];
+  /** Exit 1: the reasons. */
+  reasons?: string[];
+}
+
+const NOT_UTF8 = Buffer.from([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28]);
+const put = (path: string, content: string | Buffer) => (p: Project) => writeFileSync(join(p.dir, path), content);
+const del = (path: string) => (p: Project) => rmSync(join(p.dir, path), { force: true });
+const baseConfig = (p: Project) => `proofgate.toml at ${short(p.base)}`;
+
+const FAIL_CASES: FailCase[] = [
+  // The ledger (work tree).
+  { name: "ledger deleted", mutate: del("freeze.toml"), errorFiles: () => ["freeze.toml"], errorCodes: ["file_missing"] },
+  { name: "ledger emptied", mutate: put("freeze.toml", ""), errorFiles: () => ["freeze.toml"], errorCodes: ["file_empty"] },
+  { name: "ledger corrupted (bad TOML)", mutate: put("freeze.toml", "version = 1\n[[leases]\nnodeid = \n"), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_syntax"] },
+  { name: "ledger corrupted (not UTF-8)", mutate: put("freeze.toml", NOT_UTF8), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  { name: "ledger corrupted (a lease without owner)", mutate: put("freeze.toml", ledger().replace('owner = "ada"\n', "")), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_invalid"] },
+  { name: "ledger is a folder", mutate: (p) => { rmSync(join(p.dir, "freeze.toml")); spawnSync("mkdir", [join(p.dir, "freeze.toml")]); }, errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  // The config at the base.
+  { name: "config at base corrupted (bad TOML)", build: () => reused({ base: { "proofgate.toml": "[coverage\nmin_proven = 80\n" } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
+  { name: "config at base corrupted (unknown key)", build: () => reused({ base: { "proofgate.toml": config({ extra: "\n[results2]\nx = 1\n" }) } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
+  { name: "config at base corrupted (min_proven = 170)", build: () => reused({ base: { "proofgate.toml": config({ minProven: 170 }) } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
+  { name: "config at base corrupted (not UTF-8)", build: () => reused({ base: { "proofgate.toml": NOT_UTF8 } }), errorFiles: (p) => [`${p.base}:proofgate.toml`], errorCodes: ["file_unreadable"] },
+  // Deleted or emptied at the base: the defaults judge, and they name no property results: property_hold.
+  { name: "config at base deleted (defaults: no property results)", build: () => reused({ base: { "proofgate.toml": null } }), reasons: ["property_hold"] },
+  { name: "config at base emptied (defaults: no property results)", build: () => reused({ base: { "proofgate.toml": "" } }), reasons: ["property_hold"] },
+  { name: "config corrupted at head only: the base's judges; protected_path", build: () => reused({ patch: [agentCommit("Config\n", { "proofgate.toml": "[coverage\n" })] }), reasons: ["protected_path"] },
+  { name: "config at base has no [commands], with --run", build: () => reused({ base: { "proofgate.toml": config().replace(/\[commands\][^]*$/, "") } }), run: true, errorFiles: (p) => [baseConfig(p)], errorCodes: ["usage"] },
+  // The universe.
+  { name: "universe deleted", mutate: del("collected.txt"), errorFiles: () => ["collected.txt"], errorCodes: ["file_missing"] },
+  { name: "universe emptied", mutate: put("collected.txt", ""), errorFiles: () => ["collected.txt"], errorCodes: ["file_empty"] },
+  { name: "universe corrupted (not pytest output)", mutate: put("collected.txt", "hello world\nthis is not a test list\n"), errorFiles: () => ["collected.txt"] },
+  { name: "universe corrupted (not UTF-8)", mutate: put("collected.txt", NOT_UTF8), errorFiles: () => ["collected.txt"], errorCodes: ["file_unreadable"] },
+  { name: "universe truncated (summary says 9, 4 ids)", mutate: (p) => put("collected.txt", readFileSync(join(p.dir, "collected.txt"), "utf8").split("\n").slice(4).join("\n"))(p), errorFiles: () => ["collected.txt"] },
+  // Coverage.
+  { name: "coverage deleted", mutate: del("proven_coverage.json"), errorFiles: () => ["proven_coverage.json"], errorCodes: ["file_missing"] },
+  { name: "coverage emptied", mutate: put("proven_coverage.json", ""), errorFiles: () => ["proven_coverage.json"] },
+  { name: "coverage corrupted (truncated JSON)", mutate: (p) => put("proven_coverage.json", readFileSync(join(p.dir, "proven_coverage.json"), "utf8").slice(0, 200))(p), errorFiles: () => ["proven_coverage.json"] },
+  { name: "coverage corrupted ({} has no totals)", mutate: put("proven_coverage.json", "{}\n"), errorFiles: () => ["proven_coverage.json"] },
+  { name: "coverage corrupted (not UTF-8)", mutate: put("proven_coverage.json", NOT_UTF8), errorFiles: () => ["proven_coverage.json"] },
+  // Results.
+  { name: "results deleted", mutate: del("results.xml"), errorFiles: () => ["results.xml"], errorCodes: ["file_missing"] },
+  { name: "results emptied", mutate: put("results.xml", ""), errorFiles: () => ["results.xml"] },
+  { name: "results corrupted (truncated XML)", mutate: (p) => put("results.xml", readFileSync(join(p.dir, "results.xml"), "utf8").slice(0, 300))(p), errorFiles: () => ["results.xml"] },
+  { name: "results with no test case", mutate: put("results.xml", '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="0" tests="0"></testsuite></testsuites>'), errorFiles: () => ["results.xml"] },
+  // The property suite's results.
+  { name: "property results deleted", mutate: del("properties.xml"), errorFiles: () => ["properties.xml"], errorCodes: ["file_missing"] },
+  { name: "property results emptied", mutate: put("properties.xml", ""), errorFiles: () => ["properties.xml"] },
+  { name: "property results corrupted", mutate: put("properties.xml", "<testsuites><testsuite"), errorFiles: () => ["properties.xml"] },
+  { name: "property results with no test case", mutate: put("properties.xml", '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="0"></testsuite></testsuites>'), errorFiles: () => ["properties.xml"] },
+  // The fixtures lock (work tree).
+  { name: "fixtures lock deleted", mutate: del("fixtures.lock"), errorFiles: () => ["fixtures.lock"], errorCodes: ["file_missing"] },
+  { name: "fixtures lock emptied", mutate: put("fixtures.lock", ""), errorFiles: () => ["fixtures.lock"] },
+  { name: "fixtures lock corrupted", mutate: put("fixtures.lock", "not a digest  tests/fixtures/golden.txt\n"), errorFiles: () => ["fixtures.lock"] },
+  { name: "fixtures lock deleted by the agent's commit", build: () => reused({ patch: [agentCommit("No lock\n", { "fixtures.lock": null })] }), errorFiles: () => ["fixtures.lock"], errorCodes: ["file_missing"] },
+  { name: "a fixture deleted by the agent's commit", build: () => reused({ patch: [agentCommit("No golden\n", { "tests/fixtures/golden.txt": null })] }), errorFiles: () => ["tests/fixtures"] },
+  // The seeds.
+  { name: "seeds folder deleted by the agent's commit", build: () => reused({ patch: [agentCommit("No seeds\n", { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null })] }), reasons: ["seeds_empty", "seed_rewrite"] },
+  { name: "a seed emptied by the agent's commit", build: () => reused({ patch: [agentCommit("Empty seed\n", { "tests/properties/seeds/unicode.txt": "" })] }), reasons: ["seed_rewrite"] },
+  { name: "seeds folder replaced by a file by the agent's commit", build: () => reused({ patch: [agentCommit("Seeds file\n", { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null, "tests/properties/seeds": "x\n" })] }), reasons: ["seed_rewrite"] },
+  { name: "a seed at the base is a symlink (--run cannot materialize it)", build: () => project({ base: { "tests/properties/seeds/link.txt": { symlink: "ascii.txt" } } }), run: true, errorFiles: (p) => [`${p.base}:tests/properties/seeds/link.txt`], errorCodes: ["usage"] },
+  // Git.
+  { name: "--base is not an ancestor of head", mutate: (p) => { git(p.dir, ["checkout", "-q", "main"]); git(p.dir, ["commit", "-q", "--allow-empty", "-m", "Later on main"]); git(p.dir, ["checkout", "-q", "patch"]); }, args: () => ["--base", "main"], reasons: ["shallow_history"] },
+  { name: "--base names no commit", args: () => ["--base", "0123456789abcdef0123456789abcdef01234567"], reasons: ["shallow_history"] },
+  { name: "a --depth 1 clone", build: () => { const o = reused(); const dir = `${o.dir}-shallow`; made.push(dir); git(o.dir, ["clone", "-q", "--depth", "1", "--branch", "patch", `file://${o.dir}`, dir]); putArtifacts(artifacts, dir); return { ...o, dir }; }, reasons: ["shallow_history"] },
+  { name: "--head names no commit", args: (p) => ["--base", p.base, "--head", "no-such-branch"], errorFiles: () => [null], errorCodes: ["usage"] },
+  { name: "not a git repository", mutate: (p) => rmSync(join(p.dir, ".git"), { recursive: true, force: true }), errorFiles: () => [null], errorCodes: ["git_failed"] },
+  { name: "--today is not a date", args: (p) => ["--base", p.base, "--today", "2026-02-30"], errorFiles: () => [null], errorCodes: ["usage"] },
+  // --run: a step that leaves its outputs stale or unwritten.
+  { name: "--run: the proof step writes nothing", build: () => reused({ base: { "proofgate.toml": config({ proof: "true" }) } }), run: true, errorFiles: () => ["proven_coverage.json", "results.xml"], errorCodes: ["file_missing", "file_missing"] },
+  { name: "--run: the collect step writes nothing", build: () => reused({ base: { "proofgate.toml": config({ collect: "true" }) } }), run: true, errorFiles: () => ["collected.txt"], errorCodes: ["file_missing"] },
+  { name: "--run: the property step writes nothing", build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }), run: true, errorFiles: () => ["properties.xml"], errorCodes: ["file_missing"] },
+  { name: "--run: the proof run measures a package never imported (coverage.py writes no report)", build: () => project({ base: { "proofgate.toml": config({ proof: proofCommand({ cov: "not_imported" }) }) } }), run: true, errorFiles: () => ["proven_coverage.json"], errorCodes: ["file_missing"] },
+];
+
+describe("proofgate check fails closed", () => {
+  it.each(FAIL_CASES)("$name", (c) => {
+    const p = c.build ? c.build() : reused();
+    c.mutate?.(p);
+    const r = check(p.dir, [...(c.run ? ["--run"] : []), "--format", "json", ...(c.args ? c.args(p) : ["--base", p.base])]);
+    expect(r.report.decision, explain(r)).toBe("REJECT");
+    expect(r.status).not.toBe(0);
+    if (c.reasons) {
+      expectReject(r, c.reasons);
+      expect(r.report.errors).toEqual([]);
+      return;
+    }
+    expect(r.status, explain(r)).toBe(2);
+    expect(r.report.reasons).toEqual(["input_error"]);
+    expect(r.report.signals).toEqual([]);
+    const files = c.errorFiles!(p);
+    expect(r.report.errors.map((e) => e.file), explain(r)).toEqual(files);
+    if (c.errorCodes) expect(r.report.errors.map((e) => e.code)).toEqual(c.errorCodes);
+    for (const e of r.report.errors) {
+      expect(e.message.length).toBeGreaterThan(0);
+      // Said on stderr too, naming the file, one line per error; no stack trace.
+      expect(r.stderr).toContain(`proofgate: error: ${e.file ? `${e.file}${e.line ? `:${e.line}` : ""}: ` : ""}${e.message}`);
+    }
+    expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
   });
 });
