@@ -14,6 +14,7 @@ import {
   HUMAN,
   MERGE_PATCH,
   TEST_A,
+  TEST_PROPS,
   check,
   config,
   copyProject,
@@ -445,6 +446,39 @@ describe("proofgate check: each reason code", () => {
     // stdout (--format json) is report.json's bytes.
     expect(r.stdout).toBe(r.json);
     s.also?.(p, r);
+  });
+});
+
+// Found by this suite: the property suite's cases that did not run (skip, xfail) count as held. These
+// tests assert the contract (GATE.md 1 and 8: a suite that proved nothing is not a hold) and fail until
+// packages/cli/src/commands/check.ts (loadPropertyResults) or core's propertyHold rule counts only cases
+// that ran and passed.
+describe("proofgate check --run: a property suite that did not run is no hold", () => {
+  const PROPS_WITH = (marker: string): string => TEST_PROPS.replace("def test_roundtrip_on_seeds", `import pytest  # noqa: E402\n\n\n${marker}\ndef test_roundtrip_on_seeds`);
+  it.each([
+    { marker: '@pytest.mark.xfail(reason="wip")', what: "xfail" },
+    { marker: '@pytest.mark.skip(reason="wip")', what: "skip" },
+  ])("the agent breaks decode() and marks the property test $what: REJECT property_hold", ({ marker }) => {
+    const p = project({ patch: [agentCommit("Faster decode\n", { "pkg/calc.py": withMerge(BROKEN_DECODE), "tests/properties/test_props.py": PROPS_WITH(marker) })] });
+    const r = check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    // The suite's one case did not pass: it was skipped or xfailed.
+    expect(readFileSync(join(p.dir, "properties.xml"), "utf8")).toMatch(/<skipped /);
+    expect(r.report.decision, explain(r)).toBe("REJECT");
+    expectReject(r, ["property_hold"]);
+  });
+});
+
+describe("proofgate check --run in a shallow clone", () => {
+  it("runs none of the patch's [commands]: the policy is the base's, which the clone cannot read", () => {
+    const origin = reused({ patch: [agentCommit("Commands\n", { "proofgate.toml": config({ collect: `touch PATCH_COMMAND_RAN; ${config().match(/collect = "(.*)"/)![1]!.replace(/\\"/g, '"')}` }) })] });
+    const dir = `${origin.dir}-shallow`;
+    made.push(dir);
+    git(origin.dir, ["clone", "-q", "--depth", "1", "--branch", "patch", `file://${origin.dir}`, dir]);
+    putArtifacts(artifacts, dir);
+    const r = check(dir, ["--run", "--base", origin.base, "--format", "json"]);
+    expect(r.report.decision).toBe("REJECT");
+    expect(r.report.reasons).toContain("shallow_history");
+    expect(existsSync(join(dir, "PATCH_COMMAND_RAN")), "the patch's collect command ran").toBe(false);
   });
 });
 
