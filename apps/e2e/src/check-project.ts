@@ -4,7 +4,7 @@
 // coverage.py 6.5 of /usr/bin/python3. The base commit is a human's; the patch's commits are an agent's
 // unless a scenario says otherwise. Git never reads the machine's config (the approach of
 // packages/cli/src/git-scratch.ts, which the CLI package does not export).
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -336,19 +336,50 @@ export interface CheckRun {
   report: CheckReport;
 }
 
-/** `proofgate check --platform local --out-dir proofgate-report ...args` in `dir`; reads report.json. */
-export function check(dir: string, args: readonly string[] = []): CheckRun {
-  const out = join(dir, "proofgate-report");
-  rmSync(join(out, "report.json"), { force: true });
-  const r = spawnSync(process.execPath, [PROOFGATE, "check", "--platform", "local", "--out-dir", "proofgate-report", ...args], { cwd: dir, encoding: "utf8", env: cleanEnv(), timeout: 110_000 });
-  if (r.error) throw r.error;
-  let json = "";
+/** Checks running at once: CI has 2 cores, and each --run check is three pytest processes in a row. */
+const MAX_RUNNING = 3;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function slot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= MAX_RUNNING) await new Promise<void>((resolve) => waiting.push(resolve));
+  running++;
   try {
-    json = readFileSync(join(out, "report.json"), "utf8");
-  } catch {
-    throw new Error(`proofgate check wrote no report.json (exit ${r.status})\n${r.stdout}\n${r.stderr}`);
+    return await work();
+  } finally {
+    running--;
+    waiting.shift()?.();
   }
-  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, json, report: JSON.parse(json) as CheckReport };
+}
+
+/** `proofgate check --platform local --out-dir proofgate-report ...args` in `dir`; reads report.json. */
+export function check(dir: string, args: readonly string[] = []): Promise<CheckRun> {
+  return slot(
+    () =>
+      new Promise<CheckRun>((resolve, reject) => {
+        const out = join(dir, "proofgate-report");
+        rmSync(join(out, "report.json"), { force: true });
+        const child = spawn(process.execPath, [PROOFGATE, "check", "--platform", "local", "--out-dir", "proofgate-report", ...args], { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+        const stdout: Buffer[] = [];
+        const stderr: Buffer[] = [];
+        child.stdout.on("data", (b: Buffer) => stdout.push(b));
+        child.stderr.on("data", (b: Buffer) => stderr.push(b));
+        const timer = setTimeout(() => child.kill("SIGKILL"), 110_000);
+        child.on("error", reject);
+        child.on("close", (code) => {
+          clearTimeout(timer);
+          const run = { status: code ?? -1, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") };
+          let json: string;
+          try {
+            json = readFileSync(join(out, "report.json"), "utf8");
+          } catch {
+            reject(new Error(`proofgate check wrote no report.json (exit ${run.status})\n${run.stdout}\n${run.stderr}`));
+            return;
+          }
+          resolve({ ...run, json, report: JSON.parse(json) as CheckReport });
+        });
+      }),
+  );
 }
 
 /** A copy of a project's folder (work tree and .git) at another path. */

@@ -51,9 +51,9 @@ function reused(o: Parameters<typeof makeCheckProject>[0] = {}): Project {
   return p;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   mergeProject = project();
-  mergeRun = check(mergeProject.dir, ["--run"]);
+  mergeRun = await check(mergeProject.dir, ["--run"]);
   artifacts = saveArtifacts(mergeProject.dir);
   made.push(artifacts);
 });
@@ -86,7 +86,7 @@ function expectReject(r: CheckRun, reasons: string[]): void {
 }
 
 describe("proofgate check --run: MERGE", () => {
-  it("an agent's covered change: exit 0, MERGE, every row pass, the table printed, three reports written", () => {
+  it("an agent's covered change: exit 0, MERGE, every row pass, the table printed, three reports written", async () => {
     const r = mergeRun;
     expect(r.status, explain(r)).toBe(0);
     expect(r.report.decision).toBe("MERGE");
@@ -144,16 +144,16 @@ describe("proofgate check --run: MERGE", () => {
     for (const f of ["report.json", "report.md", "report.txt"]) expect(existsSync(join(mergeProject.dir, "proofgate-report", f)), f).toBe(true);
   });
 
-  it("a human's lease change with `Freeze-Lease: human` is allowed: MERGE (the lease rules can pass)", () => {
+  it("a human's lease change with `Freeze-Lease: human` is allowed: MERGE (the lease rules can pass)", async () => {
     const p = reused({ patch: [agentCommit("Renew the lease\n\nFreeze-Lease: human\n", { "freeze.toml": ledger({ expires: "2099-12-31" }).replace("flaky on CI", "flaky on CI, renewed") }, HUMAN)] });
-    const r = check(p.dir, ["--format", "json"]);
+    const r = await check(p.dir, ["--format", "json"]);
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
   });
 
-  it("--today equal to the machine's UTC date is no override: MERGE", () => {
+  it("--today equal to the machine's UTC date is no override: MERGE", async () => {
     const p = reused();
-    const r = check(p.dir, ["--format", "json", "--today", new Date().toISOString().slice(0, 10)]);
+    const r = await check(p.dir, ["--format", "json", "--today", new Date().toISOString().slice(0, 10)]);
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
   });
@@ -438,9 +438,9 @@ const SCENARIOS: Scenario[] = [
 ];
 
 describe("proofgate check: each reason code", () => {
-  it.each(SCENARIOS)("$name", (s) => {
+  it.concurrent.each(SCENARIOS)("$name", async (s) => {
     const p = s.build();
-    const r = check(p.dir, [...(s.run ? ["--run"] : []), "--base", p.base, "--format", "json", ...(s.args ?? [])]);
+    const r = await check(p.dir, [...(s.run ? ["--run"] : []), "--base", p.base, "--format", "json", ...(s.args ?? [])]);
     expectReject(r, s.reasons);
     if (s.findings) expect(where(r), explain(r)).toEqual(s.findings(p, r));
     // stdout (--format json) is report.json's bytes.
@@ -458,9 +458,9 @@ describe("proofgate check --run: a property suite that did not run is no hold", 
   it.each([
     { marker: '@pytest.mark.xfail(reason="wip")', what: "xfail" },
     { marker: '@pytest.mark.skip(reason="wip")', what: "skip" },
-  ])("the agent breaks decode() and marks the property test $what: REJECT property_hold", ({ marker }) => {
+  ])("the agent breaks decode() and marks the property test $what: REJECT property_hold", async ({ marker }) => {
     const p = project({ patch: [agentCommit("Faster decode\n", { "pkg/calc.py": withMerge(BROKEN_DECODE), "tests/properties/test_props.py": PROPS_WITH(marker) })] });
-    const r = check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
     // The suite's one case did not pass: it was skipped or xfailed.
     expect(readFileSync(join(p.dir, "properties.xml"), "utf8")).toMatch(/<skipped /);
     expect(r.report.decision, explain(r)).toBe("REJECT");
@@ -469,13 +469,13 @@ describe("proofgate check --run: a property suite that did not run is no hold", 
 });
 
 describe("proofgate check --run in a shallow clone", () => {
-  it("runs none of the patch's [commands]: the policy is the base's, which the clone cannot read", () => {
+  it("runs none of the patch's [commands]: the policy is the base's, which the clone cannot read", async () => {
     const origin = reused({ patch: [agentCommit("Commands\n", { "proofgate.toml": config({ collect: `touch PATCH_COMMAND_RAN; ${config().match(/collect = "(.*)"/)![1]!.replace(/\\"/g, '"')}` }) })] });
     const dir = `${origin.dir}-shallow`;
     made.push(dir);
     git(origin.dir, ["clone", "-q", "--depth", "1", "--branch", "patch", `file://${origin.dir}`, dir]);
     putArtifacts(artifacts, dir);
-    const r = check(dir, ["--run", "--base", origin.base, "--format", "json"]);
+    const r = await check(dir, ["--run", "--base", origin.base, "--format", "json"]);
     expect(r.report.decision).toBe("REJECT");
     expect(r.report.reasons).toContain("shallow_history");
     expect(existsSync(join(dir, "PATCH_COMMAND_RAN")), "the patch's collect command ran").toBe(false);
@@ -483,15 +483,15 @@ describe("proofgate check --run in a shallow clone", () => {
 });
 
 describe("proofgate check: the same inputs give the same bytes", () => {
-  it("twice in one checkout, and once in a copy at another path: report.json and report.md byte-identical", () => {
+  it("twice in one checkout, and once in a copy at another path: report.json and report.md byte-identical", async () => {
     const p = reused({ patch: [agentCommit("CI\n", { ".github/workflows/ci.yml": "on: push\n" })] });
-    const first = check(p.dir, ["--format", "json"]);
+    const first = await check(p.dir, ["--format", "json"]);
     const md1 = readFileSync(join(p.dir, "proofgate-report", "report.md"));
-    const second = check(p.dir, ["--format", "json"]);
+    const second = await check(p.dir, ["--format", "json"]);
     const md2 = readFileSync(join(p.dir, "proofgate-report", "report.md"));
     const copy = copyProject(p);
     made.push(copy.dir);
-    const third = check(copy.dir, ["--format", "json"]);
+    const third = await check(copy.dir, ["--format", "json"]);
     const md3 = readFileSync(join(copy.dir, "proofgate-report", "report.md"));
     expect(first.report.reasons).toEqual(["protected_path"]);
     expect(Buffer.from(second.json)).toEqual(Buffer.from(first.json));
@@ -502,11 +502,11 @@ describe("proofgate check: the same inputs give the same bytes", () => {
     expect(first.json.match(/\d{4}-\d{2}-\d{2}T/g)).toBeNull();
   });
 
-  it("an input error twice: the same bytes", () => {
+  it("an input error twice: the same bytes", async () => {
     const p = reused();
     writeFileSync(join(p.dir, "freeze.toml"), "version = 1\n[[leases]\n");
-    const first = check(p.dir, ["--format", "json"]);
-    const second = check(p.dir, ["--format", "json"]);
+    const first = await check(p.dir, ["--format", "json"]);
+    const second = await check(p.dir, ["--format", "json"]);
     expect(first.status).toBe(2);
     expect(Buffer.from(second.json)).toEqual(Buffer.from(first.json));
   });
@@ -601,10 +601,10 @@ const FAIL_CASES: FailCase[] = [
 ];
 
 describe("proofgate check fails closed", () => {
-  it.each(FAIL_CASES)("$name", (c) => {
+  it.concurrent.each(FAIL_CASES)("$name", async (c) => {
     const p = c.build ? c.build() : reused();
     c.mutate?.(p);
-    const r = check(p.dir, [...(c.run ? ["--run"] : []), "--format", "json", ...(c.args ? c.args(p) : ["--base", p.base])]);
+    const r = await check(p.dir, [...(c.run ? ["--run"] : []), "--format", "json", ...(c.args ? c.args(p) : ["--base", p.base])]);
     expect(r.report.decision, explain(r)).toBe("REJECT");
     expect(r.status).not.toBe(0);
     if (c.reasons) {
