@@ -151,6 +151,35 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.status).toBe(0);
   });
 
+  it("--run deselects exactly: a lease on test_total leaves test_total_slow in the proof run", async () => {
+    const p = project({
+      base: {
+        "tests/test_a.py": `${TEST_A}\n\ndef test_total_slow():\n    assert total([5] * 100) == 500\n`,
+        "freeze.toml": ledger({ max: 2, extra: lease("tests/test_a.py::test_total") }),
+      },
+    });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(r.report.accounting).toMatchObject({ collected: 10, proven: 8, frozen: 2, missing: 0 });
+    const results = readFileSync(join(p.dir, "results.xml"), "utf8");
+    expect(results).toContain('name="test_total_slow"');
+    expect(results).not.toMatch(/name="test_total"/);
+    expect(results).not.toMatch(/name="test_frozen"/);
+  });
+
+  it("fixtures and properties turned off at the base: MERGE, their rows explicitly off", async () => {
+    const p = reused({ base: { "proofgate.toml": config({ extra: "\n[fixtures]\nenabled = false\n" }).replace('[properties]\nresults = ["properties.xml"]', "[properties]\nenabled = false") } });
+    const r = await check(p.dir, ["--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual(["fixture_digests:off", "property_hold:off"]);
+    expect(r.report.warnings).toEqual([
+      `proofgate.toml at ${short(p.base)}:18: [fixtures] enabled = false: its signals are off, and every report says so`,
+      `proofgate.toml at ${short(p.base)}:10: [properties] enabled = false: its signals are off, and every report says so`,
+    ]);
+  });
+
   it("--today equal to the machine's UTC date is no override: MERGE", async () => {
     const p = reused();
     const r = await check(p.dir, ["--format", "json", "--today", new Date().toISOString().slice(0, 10)]);
