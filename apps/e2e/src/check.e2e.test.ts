@@ -251,6 +251,17 @@ const SCENARIOS: Scenario[] = [
     findings: (p) => [F("unknown_leases", "freeze.toml", 10), F("agent_added_lease", "freeze.toml", 10, p.commits[1]!)],
   },
   {
+    name: "agent_added_lease + agent_loosened_policy: the agent turns reject_if_agent_adds_lease off and adds a lease in one commit",
+    build: () =>
+      project({
+        base: { "freeze.toml": ledger({ max: 2 }) },
+        patch: [agentCommit("Freeze\n", { "freeze.toml": `reject_if_agent_adds_lease = false\n${ledger({ max: 2, extra: lease("tests/test_b.py::test_roundtrip") })}` })],
+      }),
+    run: true,
+    reasons: ["agent_added_lease", "agent_loosened_policy"],
+    findings: (p) => [F("agent_added_lease", "freeze.toml", 11, p.commits[1]!), F("agent_loosened_policy", "freeze.toml", null, p.commits[1]!)],
+  },
+  {
     name: "agent_extended_lease: the agent moves expires from 2098 to 2099",
     build: () => reused({ base: { "freeze.toml": ledger({ expires: "2098-12-31" }) }, patch: [agentCommit("Extend\n", { "freeze.toml": ledger({ expires: "2099-12-31" }) })] }),
     run: false,
@@ -467,7 +478,7 @@ const SCENARIOS: Scenario[] = [
 ];
 
 describe("proofgate check: each reason code", () => {
-  it.concurrent.each(SCENARIOS)("$name", async (s) => {
+  it.concurrent.each(SCENARIOS.map((s) => [s.name, s] as const))("%s", async (_name, s) => {
     const p = s.build();
     const r = await check(p.dir, [...(s.run ? ["--run"] : []), "--base", p.base, "--format", "json", ...(s.args ?? [])]);
     expectReject(r, s.reasons);
@@ -494,6 +505,16 @@ describe("proofgate check --run: a property suite that did not run is no hold", 
     expect(readFileSync(join(p.dir, "properties.xml"), "utf8")).toMatch(/<skipped /);
     expect(r.report.decision, explain(r)).toBe("REJECT");
     expectReject(r, ["property_hold"]);
+  });
+});
+
+describe("proofgate check --run runs the base's [commands]", () => {
+  it("an agent's proofgate.toml with other commands: the base's run, and protected_path", async () => {
+    const p = project({ patch: [agentCommit("Commands\n", { "proofgate.toml": config({ collect: `touch PATCH_COMMAND_RAN; ${config().match(/collect = "(.*)"/)![1]!.replace(/\\"/g, '"')}` }) })] });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expectReject(r, ["protected_path"]);
+    expect(where(r)).toEqual([F("protected_path", "proofgate.toml", null, p.commits[1]!)]);
+    expect(existsSync(join(p.dir, "PATCH_COMMAND_RAN")), "the patch's collect command ran").toBe(false);
   });
 });
 
@@ -630,7 +651,7 @@ const FAIL_CASES: FailCase[] = [
 ];
 
 describe("proofgate check fails closed", () => {
-  it.concurrent.each(FAIL_CASES)("$name", async (c) => {
+  it.concurrent.each(FAIL_CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const p = c.build ? c.build() : reused();
     c.mutate?.(p);
     const r = await check(p.dir, [...(c.run ? ["--run"] : []), "--format", "json", ...(c.args ? c.args(p) : ["--base", p.base])]);
