@@ -478,6 +478,16 @@ const SCENARIOS: Scenario[] = [
 ];
 
 describe("proofgate check: each reason code", () => {
+  it("the scenarios below and the fail-closed matrix reach every ReasonCode of packages/core/src/decide.ts", () => {
+    const source = readFileSync(new URL("../../../packages/core/src/decide.ts", import.meta.url), "utf8");
+    const union = /export type ReasonCode =([^;]+);/.exec(source)![1]!;
+    const codes = [...union.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]!).sort();
+    expect(codes.length).toBe(23);
+    const reached = new Set([...SCENARIOS.flatMap((s) => s.reasons), ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : []))]);
+    expect(codes.filter((c) => !reached.has(c))).toEqual([]);
+  });
+
+
   it.concurrent.each(SCENARIOS.map((s) => [s.name, s] as const))("%s", async (_name, s) => {
     const p = s.build();
     const r = await check(p.dir, [...(s.run ? ["--run"] : []), "--base", p.base, "--format", "json", ...(s.args ?? [])]);
