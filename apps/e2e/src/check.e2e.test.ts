@@ -5,7 +5,7 @@
 // emptied or corrupted is REJECT (exit 1 with the right reason, or exit 2 naming the file), never MERGE.
 // Scenarios whose signal is history or config (not a run) reuse one real run's artifacts, to stay fast.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -593,16 +593,24 @@ interface FailCase {
 const NOT_UTF8 = Buffer.from([0xff, 0xfe, 0x00, 0x41, 0xc3, 0x28]);
 const put = (path: string, content: string | Buffer) => (p: Project) => writeFileSync(join(p.dir, path), content);
 const del = (path: string) => (p: Project) => rmSync(join(p.dir, path), { force: true });
+/** The mutation, committed on the patch branch by the agent. */
+const committed = (mutate: (p: Project) => void) => (p: Project) => {
+  mutate(p);
+  git(p.dir, ["add", "-A"], AGENT);
+  git(p.dir, ["commit", "-q", "-m", "Change the ledger"], AGENT);
+};
 const baseConfig = (p: Project) => `proofgate.toml at ${short(p.base)}`;
 
 const FAIL_CASES: FailCase[] = [
-  // The ledger (work tree).
-  { name: "ledger deleted", mutate: del("freeze.toml"), errorFiles: () => ["freeze.toml"], errorCodes: ["file_missing"] },
-  { name: "ledger emptied", mutate: put("freeze.toml", ""), errorFiles: () => ["freeze.toml"], errorCodes: ["file_empty"] },
-  { name: "ledger corrupted (bad TOML)", mutate: put("freeze.toml", "version = 1\n[[leases]\nnodeid = \n"), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_syntax"] },
-  { name: "ledger corrupted (not UTF-8)", mutate: put("freeze.toml", NOT_UTF8), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
-  { name: "ledger corrupted (a lease without owner)", mutate: put("freeze.toml", ledger().replace('owner = "ada"\n', "")), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_invalid"] },
-  { name: "ledger is a folder", mutate: (p) => { rmSync(join(p.dir, "freeze.toml")); spawnSync("mkdir", [join(p.dir, "freeze.toml")]); }, errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  // The ledger, as the patch commits it (the work tree must be the head it judges).
+  { name: "ledger deleted", mutate: committed(del("freeze.toml")), errorFiles: () => ["freeze.toml"], errorCodes: ["file_missing"] },
+  { name: "ledger emptied", mutate: committed(put("freeze.toml", "")), errorFiles: () => ["freeze.toml"], errorCodes: ["file_empty"] },
+  { name: "ledger corrupted (bad TOML)", mutate: committed(put("freeze.toml", "version = 1\n[[leases]\nnodeid = \n")), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_syntax"] },
+  { name: "ledger corrupted (not UTF-8)", mutate: committed(put("freeze.toml", NOT_UTF8)), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  { name: "ledger corrupted (a lease without owner)", mutate: committed(put("freeze.toml", ledger().replace('owner = "ada"\n', ""))), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_invalid"] },
+  { name: "ledger is a folder", mutate: committed((p) => { rmSync(join(p.dir, "freeze.toml")); mkdirSync(join(p.dir, "freeze.toml")); writeFileSync(join(p.dir, "freeze.toml", "keep"), ""); }), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  // Not committed: the work tree is not the head it would be judged as.
+  { name: "ledger changed in the work tree only", mutate: put("freeze.toml", "version = 1\nmax_active_leases = 9\n"), errorFiles: () => ["freeze.toml"], errorCodes: ["work_tree_dirty"] },
   // The config at the base.
   { name: "config at base corrupted (bad TOML)", build: () => reused({ base: { "proofgate.toml": "[coverage\nmin_proven = 80\n" } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
   { name: "config at base corrupted (unknown key)", build: () => reused({ base: { "proofgate.toml": config({ extra: "\n[results2]\nx = 1\n" }) } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },

@@ -137,14 +137,23 @@ describe("proofgate check", () => {
     writeFileSync(join(repo.dir, "freeze.toml"), LEDGER.replace("2026-12-20", "2027-12-20"));
     r = await check(repo, ["--base", base]);
     expect(r.code).toBe(2);
-    expect(r.report.errors).toEqual([expect.objectContaining({ message: expect.stringContaining("differs from the commit it judges") })]);
-    expect((r.report.errors as { message: string }[])[0]!.message).toContain("freeze.toml");
+    expect(r.report.errors).toEqual([expect.objectContaining({ code: "work_tree_dirty", file: "freeze.toml", message: expect.stringContaining("has uncommitted changes: the gate judges commit") })]);
     // Artifacts the config names may be rewritten by CI: they are what the run produced.
     repo.git(["checkout", "-q", "--", "freeze.toml"]);
     writeFileSync(join(repo.dir, "proven_coverage.json"), COVERAGE(75));
     r = await check(repo, ["--base", base]);
     expect(r.code).toBe(0);
     expect(r.report.proven_coverage_percent).toBe(75);
+  });
+
+  it("a report that cannot be written turns a MERGE into exit 2, and what is printed says so", async () => {
+    const { repo, base } = project();
+    const r = await check(repo, ["--base", base, "--out-dir", "freeze.toml/report"]);
+    expect(r.code).toBe(2);
+    expect(r.out.split("\n")[0]).toMatch(/^proofgate: REJECT/);
+    expect(r.out).toContain("The gate could not evaluate (1 error):");
+    expect(r.err).toMatch(/proofgate: error: \S*freeze\.toml\/report\/report\.json: cannot write: ENOTDIR/);
+    expect(r.err).not.toContain("proofgate: wrote");
   });
 
   it("a named platform that this build lacks is exit 2, never a silent local run", async () => {
@@ -207,7 +216,7 @@ describe("proofgate check --run", () => {
     writeFileSync(join(repo.dir, "test_extra.py"), "def test_x():\n    pass\n");
     const r = await check(repo, ["--base", base, "--run"]);
     expect(r.code).toBe(2);
-    expect(r.report.errors).toEqual([expect.objectContaining({ message: expect.stringContaining("untracked files included, in 1 file(s): test_extra.py") })]);
+    expect(r.report.errors).toEqual([expect.objectContaining({ code: "work_tree_dirty", file: "test_extra.py", message: expect.stringContaining("is uncommitted or untracked") })]);
     expect(r.err).not.toContain("▶ collect");
   });
 

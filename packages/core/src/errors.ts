@@ -13,6 +13,7 @@ export type GateErrorCode =
   | "lock_invalid"
   | "fixtures_invalid"
   | "git_failed"
+  | "work_tree_dirty"
   | "shallow_history"
   | "usage"
   | "deselect_refused";

@@ -128,10 +128,6 @@ async function emit(
   at: { io: CliIo; env: Env; settings: CheckSettings; outDir: string; platform: Platform; context: CiContext },
 ): Promise<0 | 1 | 2> {
   const { io, env, settings, outDir, platform, context } = at;
-  const jsonText = `${toPythonJson(json)}\n`;
-  const view = reportView(json);
-  const markdown = renderMarkdown(view);
-  const report: PublishableReport = { view, json: jsonText, markdown, exitCode };
   const written: string[] = [];
   const writeArtifact = (name: string, text: string): string => {
     if (name.includes("/") || name.includes("\\") || name.startsWith(".")) throw new TypeError(`artifact name ${name} must be a plain file name`);
@@ -140,14 +136,28 @@ async function emit(
     written.push(path);
     return path;
   };
+  let jsonText = `${toPythonJson(json)}\n`;
+  let view = reportView(json);
+  let markdown = renderMarkdown(view);
   try {
     writeArtifact("report.json", jsonText);
     writeArtifact("report.md", markdown);
   } catch (error) {
-    // The out dir is not writable: the decision still stands on stdout, and the run cannot be MERGE.
-    for (const issue of GateError.isInstance(error) ? error.issues : [{ code: "file_unreadable" as const, message: String(error) }]) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+    // The report cannot be written: the gate could not do its job, so what is printed and published is
+    // that error (REJECT), never the MERGE a queue could not read back.
+    const issues: GateIssue[] = GateError.isInstance(error) ? [...error.issues] : [{ code: "file_unreadable", file: outDir, message: `cannot write the report: ${String(error)}` }];
+    for (const issue of issues) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+    const prior = Array.isArray(json.errors) ? (json.errors as GateIssue[]) : [];
+    json = errorReport(typeof json.today_utc === "string" ? (json.today_utc as IsoDate) : undefined, [...prior, ...issues], (json.inputs as InputDigest[] | undefined) ?? [], {
+      base: typeof json.base === "string" ? json.base : context.base,
+      head: typeof json.head === "string" ? json.head : context.head,
+    });
+    jsonText = `${toPythonJson(json)}\n`;
+    view = reportView(json);
+    markdown = renderMarkdown(view);
     exitCode = 2;
   }
+  const report: PublishableReport = { view, json: jsonText, markdown, exitCode };
   try {
     const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), stdout: io.stdout, comment: settings.comment });
     for (const failure of outcome.failures) io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
@@ -157,7 +167,7 @@ async function emit(
   if (settings.format === "json") io.stdout(jsonText);
   else if (settings.format === "markdown") io.stdout(markdown);
   else io.stdout(renderText(view, { color: colorWanted(io, env) }));
-  io.stderr(`proofgate: wrote ${written.map((p) => relativeTo(io.cwd, p)).join(", ")}\n`);
+  if (written.length > 0) io.stderr(`proofgate: wrote ${written.map((p) => relativeTo(io.cwd, p)).join(", ")}\n`);
   return exitCode;
 }
 
@@ -304,11 +314,15 @@ function requireWorkTreeAtHead(cwd: string, head: string, config: GateConfig, se
   const inOutDir = (p: string) => out !== "" && !out.startsWith("..") && (p === out || p.startsWith(`${out}/`));
   const changed = workTreeChanges(cwd, { untracked: settings.run }).filter((p) => !artifacts.has(p) && !inOutDir(p));
   if (changed.length > 0) {
-    throw new GateError({
-      code: "usage",
-      message: `the work tree differs from the commit it judges (${head.slice(0, 12)})${settings.run ? ", untracked files included," : ""} in ${changed.length} file(s): ${changed.slice(0, 8).join(", ")}${changed.length > 8 ? ", ..." : ""}`,
-      fix: settings.run ? "commit or stash the changes, and delete or .gitignore untracked files (git status shows them)" : "commit or stash the changes (git status shows them)",
-    });
+    const shown = changed.slice(0, 10);
+    throw new GateError(
+      shown.map((file, i) => ({
+        code: "work_tree_dirty" as const,
+        file,
+        message: `${settings.run ? "is uncommitted or untracked" : "has uncommitted changes"}: the gate judges commit ${head.slice(0, 12)}, and the work tree must be it${i === shown.length - 1 && changed.length > shown.length ? ` (and ${changed.length - shown.length} more file(s))` : ""}`,
+        fix: settings.run ? "commit or stash the changes, and delete or .gitignore untracked files (git status shows them)" : "commit or stash the changes (git status shows them)",
+      })),
+    );
   }
 }
 
