@@ -28,6 +28,7 @@ import {
   type Provider,
   type PublishableReport,
 } from "@proofgate/core";
+import { gitlabPlatform } from "@proofgate/gitlab";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverses, loadWorkTreeConfig, printWarnings } from "../inputs.js";
@@ -55,7 +56,7 @@ export interface CheckArgs {
 
 /** The platforms this build can publish to; the platform packages add theirs. */
 export function availablePlatforms(): Platform[] {
-  return [localPlatform];
+  return [gitlabPlatform, localPlatform];
 }
 
 interface CheckSettings {
