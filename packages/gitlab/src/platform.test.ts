@@ -151,6 +151,8 @@ describe("gitlabPlatform.publish", () => {
     const outcome = await platform.publish(mergeReport(), platform.context(env), { ...t, writeArtifact: () => { throw new Error("EACCES"); } });
     expect(outcome.failures).toEqual(["writing codequality.json: EACCES", "writing junit.xml: EACCES", "writing proofgate.env: EACCES"]);
     expect(server.seen).toHaveLength(1);
+    // A MERGE whose reports did not reach the out dir is not posted as success (the job cannot end clean).
+    expect(server.seen[0]!.body).toMatchObject({ state: "failed", description: "MERGE: proven 82.35% (floor 70.00%), 0 reasons; the report could not be written" });
   });
 
   it("outside a GitLab job (no CI_API_V4_URL): a failure line, no request", async () => {

@@ -122,15 +122,18 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       }
 
       const head = context.head!;
+      // The out dir that holds report.json holds these too: when they could not be written, the job
+      // does not end as a clean MERGE, so neither does the status.
+      const unwritten = outcome.failures.length > 0;
       await step(outcome, `commit status ${STATUS_NAME} on ${head.slice(0, 12)}`, async () => {
-        const merge = report.view.decision === "MERGE" && report.exitCode === 0;
+        const merge = report.view.decision === "MERGE" && report.exitCode === 0 && !unwritten;
         const coverage = report.view.provenCoverage;
         await api.setStatus({
           projectId,
           sha: head,
           state: merge ? "success" : "failed",
           name: STATUS_NAME,
-          description: statusDescription(report),
+          description: unwritten ? `${statusDescription(report)}; the report could not be written`.slice(0, 255) : statusDescription(report),
           targetUrl: pipeline.jobUrl !== undefined && pipeline.jobUrl.length <= 255 ? pipeline.jobUrl : undefined,
           coverage: coverage === null || !Number.isFinite(coverage) ? undefined : Number(coverage.toFixed(2)),
           // Only a pipeline that runs on the head itself can hold its status (not a merged-results one).
