@@ -29,6 +29,7 @@ import {
   type PublishableReport,
 } from "@proofgate/core";
 import { githubPlatform } from "@proofgate/github";
+import { gitlabPlatform } from "@proofgate/gitlab";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverses, loadWorkTreeConfig, printWarnings } from "../inputs.js";
@@ -56,7 +57,7 @@ export interface CheckArgs {
 
 /** The platforms this build can publish to; the platform packages add theirs. */
 export function availablePlatforms(): Platform[] {
-  return [githubPlatform, localPlatform];
+  return [githubPlatform, gitlabPlatform, localPlatform];
 }
 
 interface CheckSettings {

@@ -1,0 +1,68 @@
+// Reports for the tests: a MERGE, a REJECT whose findings carry hostile text from the patch, and a
+// run that could not evaluate. Built with core's own signal table and renderings.
+import { buildSignals, renderMarkdown, type Finding, type PublishableReport, type ReportView, type SignalId, type SignalMeasure } from "@proofgate/core";
+
+export const HEAD = "a".repeat(40);
+export const BASE = "b".repeat(40);
+export const MERGE_COMMIT = "c".repeat(40);
+
+const pass = (value: string, policy: string): SignalMeasure => ({ value, policy });
+
+function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<SignalId, SignalMeasure> {
+  return {
+    proven_coverage: pass("82.35% (lines 85.00%)", ">= 70%"),
+    freeze_budget: pass("1 active of 2", "<= 2"),
+    lease_authorship: pass("no lease added", "human trailer"),
+    fixture_digests: { value: "fixtures off", policy: "[fixtures] enabled", off: true },
+    property_hold: { value: "no results given", policy: "0 failures", notMeasured: true },
+    test_evidence: pass("120 proven", "0 failed, 0 missing"),
+    protected_paths: pass("none touched", "Gate-Change: human"),
+    history: pass("3 commits", "reaches base"),
+    universe: pass("121 collected", "no collection errors"),
+    clock: pass("2026-03-01", "the machine's clock"),
+    ...over,
+  };
+}
+
+function report(view: ReportView, exitCode: 0 | 1 | 2): PublishableReport {
+  return { view, json: "{}\n", markdown: renderMarkdown(view), exitCode };
+}
+
+/** Every signal passes. */
+export function mergeReport(): PublishableReport {
+  return report({ decision: "MERGE", reasons: [], today: "2026-03-01", base: BASE, head: HEAD, provenCoverage: 82.3456, minProven: 70, signals: buildSignals(measures(), []), findings: [], errors: [], warnings: [] }, 0);
+}
+
+/** Text a patch controls: markup, a mention, a line break, a terminal escape, a bidi override. */
+export const HOSTILE = "tests/test_x.py::test_a[<img src=x onerror=alert(1)> @all\n**bold** \u001b[2J \u202eevil]";
+
+/** Two reasons: proven coverage below the floor, and an agent's lease with hostile text. */
+export function rejectReport(): PublishableReport {
+  const findings: Finding[] = [
+    { reason: "proven_coverage", message: "proven coverage 65.20% is below the floor 70%", fix: "add tests that are not frozen" },
+    { reason: "agent_added_lease", message: `lease ${HOSTILE} was added by an agent`, file: "freeze.toml", line: 12, commit: "d".repeat(40), author: "bot[bot] <bot@example.com>", fix: "have a human add it with Freeze-Lease: human" },
+    { reason: "agent_added_lease", message: "lease tests/test_y.py::test_b was added by an agent", file: "../../etc/passwd", line: 0, fix: "have a human add it" },
+  ];
+  const signals = buildSignals(measures({ proven_coverage: pass("65.20%", ">= 70%") }), ["proven_coverage", "agent_added_lease"]);
+  return report({ decision: "REJECT", reasons: ["agent_added_lease", "proven_coverage"], today: "2026-03-01", base: BASE, head: HEAD, provenCoverage: 65.2, minProven: 70, signals, findings, errors: [], warnings: [`universe: ${HOSTILE}`] }, 1);
+}
+
+/** The gate could not evaluate (exit 2): no table, no coverage. */
+export function errorReportFixture(): PublishableReport {
+  return report(
+    {
+      decision: "REJECT",
+      reasons: ["input_error"],
+      today: "2026-03-01",
+      base: null,
+      head: HEAD,
+      provenCoverage: null,
+      minProven: null,
+      signals: [],
+      findings: [],
+      errors: [{ code: "ledger_syntax", message: `freeze.toml is not TOML: ${HOSTILE}`, file: "freeze.toml", line: 3, fix: "fix the syntax" }],
+      warnings: [],
+    },
+    2,
+  );
+}
