@@ -19,8 +19,12 @@ export const REPORT_FILES = Object.freeze({
   dotenv: `${REPORT_DIR}/proofgate.env`,
 });
 
-/** The regex for GitLab's `coverage:` keyword; the gate prints `Proven coverage: NN.NN%` (GATE.md 9). */
-export const GITLAB_COVERAGE_REGEX = String.raw`/Proven coverage: \d+\.\d+%/`;
+/**
+ * The regex for GitLab's `coverage:` keyword; the gate prints `Proven coverage: NN.NN%` (GATE.md 9).
+ * Anchored to the gate's own line: GitLab takes the last match in the job log, and the patch's tests
+ * write to the same log (a test printing "Proven coverage: 100.00%" must not set the number).
+ */
+export const GITLAB_COVERAGE_REGEX = String.raw`/^(?:proofgate: gitlab: )?Proven coverage: \d+\.\d+%/`;
 
 /**
  * The command that runs proofgate where it is not installed. Not `npx proofgate`: that fetches the

@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DEFAULT_AGENT_PATTERNS, GateError, parseCollectOnly, parseConfig, parseJunitXml, parseLedger, universeFromJunit, type GateConfig, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
+import { DEFAULT_AGENT_PATTERNS, GateError, terminalSafe, parseCollectOnly, parseConfig, parseJunitXml, parseLedger, universeFromJunit, type GateConfig, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
 import { orThrow, readInput, type CliIo, type InputFile } from "./io.js";
 
 /** A parsed input and the file it came from. */
@@ -69,7 +69,8 @@ export function loadUniverses(paths: readonly string[]): Loaded<Universe> & { fi
 
 /** Prints warnings on stderr, one line each. */
 export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
-  for (const w of warnings) io.stderr(`proofgate: warning: ${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}\n`);
+  // Warnings quote the patch's own text (test ids, file names): shown inert, as in the report.
+  for (const w of warnings) io.stderr(`proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`);
 }
 
 /** The work tree's `proofgate.toml` (defaults when there is none). For paths a command works on; the gate's policy comes from the base revision. */

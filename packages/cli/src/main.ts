@@ -1,5 +1,5 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, REASON_ORDER, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
+import { GateError, REASON_ORDER, terminalSafe, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
 import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "./check-options.js";
 import { runDecide } from "./commands/decide.js";
@@ -224,7 +224,7 @@ function reportFailure(error: unknown, command: string | undefined, argv: string
   const issues: GateIssue[] = GateError.isInstance(error)
     ? [...error.issues]
     : [{ code: "usage", message: `internal error: ${error instanceof Error ? error.message : String(error)}`, fix: "report this at the proofgate issue tracker, with the command line" }];
-  for (const issue of issues) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+  for (const issue of issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
   if (process.env.PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   if (command === "decide") {
     let today: string | undefined;
@@ -244,7 +244,7 @@ function reportFailure(error: unknown, command: string | undefined, argv: string
       try {
         writeAtomic(out, report);
       } catch (writeError) {
-        if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) for (const issue of writeError.issues) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
+        if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) for (const issue of writeError.issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
       }
     }
   }

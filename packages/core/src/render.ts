@@ -23,11 +23,16 @@ const RESULT_WORD: Record<SignalResult, string> = { pass: "pass", fail: "FAIL", 
 
 /**
  * Text from the patch under review (test ids, file names, commit authors) may hold control
- * characters: an escape sequence could repaint the terminal and hide a REJECT. They are shown as
- * `\xNN` instead.
+ * characters (an escape sequence could repaint the terminal and hide a REJECT) or CI log commands
+ * (`##[...]`, a line starting `::`). They are shown as `\xNN` instead.
  */
 export function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  return text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
+    // CI logs read commands from output lines: GitHub's `::cmd::` at a line's start and `##[cmd]`
+    // anywhere. Text from the patch must not start one.
+    .replace(/##\[/g, "\\x23#[")
+    .replace(/^(\s*)::/, "$1\\x3a:");
 }
 
 /** ANSI colours, or none (`NO_COLOR`, not a terminal). */

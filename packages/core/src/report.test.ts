@@ -167,6 +167,10 @@ describe("renderings", () => {
     const evil = "t.py::test_x\u001b[2J\u001b[32mMERGE\r\n| ok | <img src=x onerror=alert(1)> @admins [link](http://x)";
     expect(terminalSafe(evil)).not.toMatch(/[\u0000-\u001f]/);
     expect(terminalSafe("a\u202eb")).toBe("a\\x202eb");
+    // GitHub reads `##[cmd]` anywhere in a line and `::cmd::` at its start (after white space).
+    expect(terminalSafe("tests/t.py::test_x[##[stop-commands]]")).toBe("tests/t.py::test_x[\\x23#[stop-commands]]");
+    expect(terminalSafe("  ::error::pwned")).toBe("  \\x3a:error::pwned");
+    expect(terminalSafe("tests/t.py::test_x")).toBe("tests/t.py::test_x");
     const md = markdownSafe(evil);
     expect(md).not.toContain("<img");
     expect(md).not.toContain("\n");

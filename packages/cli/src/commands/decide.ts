@@ -1,4 +1,4 @@
-import { GateError, classifyLeases, decide, toPythonJson, type InputDigest } from "@proofgate/core";
+import { GateError, classifyLeases, decide, terminalSafe, toPythonJson, type InputDigest } from "@proofgate/core";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
 import { resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
@@ -99,7 +99,7 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   if (out !== undefined) writeAtomic(out, json);
   io.stdout(json);
   for (const f of report.findings) {
-    io.stderr(`proofgate: ${f.reason}: ${f.file ? `${f.file}${f.line ? `:${f.line}` : ""}: ` : ""}${f.message}. Fix: ${f.fix}\n`);
+    io.stderr(`proofgate: ${f.reason}: ${terminalSafe(`${f.file ? `${f.file}${f.line ? `:${f.line}` : ""}: ` : ""}${f.message}. Fix: ${f.fix}`)}\n`);
   }
   return report.decision === "MERGE" ? 0 : 1;
 }

@@ -253,7 +253,7 @@ describe("proofgate init: the CI snippet", () => {
       lines: [
         '    GIT_DEPTH: "0" #',
         '    - if: $CI_PIPELINE_SOURCE == "merge_request_event"',
-        String.raw`  coverage: '/Proven coverage: \d+\.\d+%/'`,
+        String.raw`  coverage: '/^(?:proofgate: gitlab: )?Proven coverage: \d+\.\d+%/'`,
         "      junit: proofgate-report/",
         "      codequality: proofgate-report/",
         "      dotenv: proofgate-report/",
@@ -289,8 +289,11 @@ describe("proofgate init: the CI snippet", () => {
   });
 
   it("GitLab's coverage regex matches the line the gate prints", () => {
-    const regex = new RegExp(GITLAB_COVERAGE_REGEX.slice(1, -1));
+    const regex = new RegExp(GITLAB_COVERAGE_REGEX.slice(1, -1), "m");
     expect(regex.exec("decision REJECT\nProven coverage: 68.42%\n")?.[0]).toBe("Proven coverage: 68.42%");
+    expect(regex.exec("proofgate: gitlab: Proven coverage: 68.42%\n")?.[0]).toBe("proofgate: gitlab: Proven coverage: 68.42%");
+    // A test's own output that merely contains the words does not match.
+    expect(regex.exec("tests/test_x.py::test_y PASSED  Proven coverage: 100.00%\n")).toBeNull();
     expect(ciSnippet("gitlab").text).toContain(`coverage: '${GITLAB_COVERAGE_REGEX}'`);
   });
 
