@@ -38,6 +38,7 @@ import { unlockedFixtures } from "../fixtures-check.js";
 import { commitParents, detectCiProvider, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
+import { buildkitePlatform } from "@proofgate/buildkite";
 
 
 /** Options of `proofgate check`. */
@@ -55,7 +56,7 @@ export interface CheckArgs {
 
 /** The platforms this build can publish to; the platform packages add theirs. */
 export function availablePlatforms(): Platform[] {
-  return [localPlatform];
+  return [buildkitePlatform, localPlatform];
 }
 
 interface CheckSettings {
@@ -147,6 +148,7 @@ async function emit(
     // The out dir is not writable: the decision still stands on stdout, and the run cannot be MERGE.
     for (const issue of GateError.isInstance(error) ? error.issues : [{ code: "file_unreadable" as const, message: String(error) }]) io.stderr(`proofgate: error: ${formatIssue(issue)}\n`);
     exitCode = 2;
+    report.exitCode = 2; // the platform must not publish a MERGE this run does not return
   }
   try {
     const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), stdout: io.stdout, comment: settings.comment });
@@ -234,7 +236,8 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   const coverage = await loadProvenCoverage({
     reports: config.coverage.reports.map(at),
     contexts: config.coverage.contexts === undefined ? undefined : at(config.coverage.contexts),
-    shards: config.coverage.shards,
+    // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
+    shards: context.shards === undefined ? config.coverage.shards : Math.max(context.shards, config.coverage.shards ?? 0),
     frozen: active.map((l) => l.nodeid),
     root: io.cwd,
   });
