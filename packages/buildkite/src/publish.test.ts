@@ -56,7 +56,8 @@ function tools(env: Env): PublishTools & { logged: string[] } {
 
 const AGENT_ENV = { BUILDKITE: "true", BUILDKITE_AGENT_ACCESS_TOKEN: "agent-token", BUILDKITE_JOB_ID: "0190-job" };
 
-describe("publish through buildkite-agent", () => {
+// Real processes (the stand-in agent is a Node script): slow on a loaded machine.
+describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
   it("REJECT: annotate --style error --context proofgate with the Markdown on stdin, then the two meta-data keys", async () => {
     const agent = stubAgent();
     const r = report(view());
@@ -157,7 +158,7 @@ async function restServer(status: number, reply: string): Promise<{ url: string;
 
 const REST_ENV = { BUILDKITE: "true", BUILDKITE_ORGANIZATION_SLUG: "acme", BUILDKITE_PIPELINE_SLUG: "widgets ci", BUILDKITE_BUILD_NUMBER: "42" };
 
-describe("publish without an agent", () => {
+describe("publish without an agent", { timeout: 30_000 }, () => {
   it("a token: POST the annotation to the REST API (replaced by context); meta-data is noted as not set", async () => {
     const api = await restServer(201, '{"id":"x"}');
     const empty = mkdtempSync(join(tmpdir(), "proofgate-bk-noagent-"));

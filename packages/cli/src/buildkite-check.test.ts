@@ -191,7 +191,8 @@ const cases: Case[] = [
   },
 ];
 
-describe("proofgate check on Buildkite", () => {
+// Each case clones a repository and runs git and the agent a dozen times: slow on a loaded machine.
+describe("proofgate check on Buildkite", { timeout: 60_000 }, () => {
   it.each(cases)("$name", async (c) => {
     const s = scenario(c.config, c.files);
     const agent = stubAgent();
