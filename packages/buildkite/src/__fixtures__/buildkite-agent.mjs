@@ -3,7 +3,14 @@
 // (https://buildkite.com/docs/agent/cli/reference/annotate, .../meta-data), refuses anything else as
 // the real agent does (exit 1, a message on stderr), and appends what it received, argv and stdin, as
 // one JSON line to $STUB_AGENT_LOG. $STUB_AGENT_FAIL=<command> makes that command fail after recording.
-import { appendFileSync, readFileSync } from "node:fs";
+import { appendFileSync } from "node:fs";
+
+// Read stdin as a stream: readFileSync(0) on a pipe throws EAGAIN when the writer is slow.
+const readStdin = async () => {
+  const chunks = [];
+  for await (const chunk of process.stdin) chunks.push(chunk);
+  return Buffer.concat(chunks).toString("utf8");
+};
 
 const argv = process.argv.slice(2);
 const fail = (message) => {
@@ -48,11 +55,11 @@ if (name === "annotate") {
   if (flags["--context"] !== undefined && flags["--context"].length > 100) fail("the context is longer than 100 characters");
   if (flags["--priority"] !== undefined && !/^([1-9]|10)$/.test(flags["--priority"])) fail("priority must be 1 to 10");
   if (flags["--scope"] !== undefined && !["build", "job"].includes(flags["--scope"])) fail("scope must be build or job");
-  if (args.length === 0 && !process.stdin.isTTY) stdin = readFileSync(0, "utf8");
+  if (args.length === 0 && !process.stdin.isTTY) stdin = await readStdin();
   const body = args[0] ?? stdin ?? "";
   if (Buffer.byteLength(body, "utf8") > 1024 * 1024) fail("the annotation body is larger than 1 MiB");
 } else {
-  const value = args[1] ?? (process.stdin.isTTY ? "" : (stdin = readFileSync(0, "utf8")));
+  const value = args[1] ?? (process.stdin.isTTY ? "" : (stdin = await readStdin()));
   if (args[0].trim() === "") fail("the key is empty");
   if (value.trim() === "") fail("the value is empty or only whitespace");
 }
