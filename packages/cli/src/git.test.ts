@@ -134,6 +134,16 @@ describe("resolveRange", () => {
     expect(error.issues[0]!.fix).toContain("--base");
   });
 
+  it("a named target branch that the clone lacks (a CI's PR base): the fix says how to fetch it", () => {
+    const repo = track(scratchRepo());
+    repo.git(["checkout", "-q", "-b", "topic"]);
+    repo.commit("only\n", { a: "1\n" });
+    const error = gateError(() => resolveRange({ cwd: repo.dir, defaultBranch: "release/2.x" }));
+    expect(error.code).toBe("usage");
+    expect(error.issues[0]!.message).toBe("no base: --base was not given and no default branch exists (tried origin/release/2.x, release/2.x)");
+    expect(error.issues[0]!.fix).toBe("fetch the target branch first: git fetch origin release/2.x, or pass the base with --base <commit or branch>");
+  });
+
   it("a head that does not exist is a usage error; an option-like ref is refused", () => {
     const { repo } = shared();
     expect(gateError(() => resolveRange({ head: "no-such-branch", cwd: repo.dir })).code).toBe("usage");
@@ -182,6 +192,8 @@ describe("resolveRange", () => {
     it("--depth 1, no --base and no default branch fetched: shallow_history, not a usage error", () => {
       const dir = clone("--depth", "1", "--branch", "feature");
       expect(expectShallow(resolveRange({ cwd: dir })).message).toContain("no default branch");
+      const named = expectShallow(resolveRange({ cwd: dir, defaultBranch: "develop", provider: "buildkite" }));
+      expect(named.fix).toBe(`fetch the target branch first: git fetch origin develop; ${shallowHistoryFix("buildkite")}`);
     });
 
     it("--depth 1 of every branch: no merge-base reachable, shallow_history", () => {

@@ -228,10 +228,10 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
   if (options.base !== undefined) refusesOption("--base", options.base);
   const shallow = isShallowRepository(cwd);
   const provider = options.provider ?? detectCiProvider();
-  const truncated = (message: string): RangeResolution => ({
+  const truncated = (message: string, fetchFirst?: string): RangeResolution => ({
     ok: false,
     shallow,
-    issue: { code: "shallow_history", message, fix: shallowHistoryFix(provider) },
+    issue: { code: "shallow_history", message, fix: `${fetchFirst ? `${fetchFirst}; ` : ""}${shallowHistoryFix(provider)}` },
   });
   const cloneIs = shallow ? "this clone is shallow" : "this clone is not shallow";
 
@@ -266,8 +266,11 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
     }
     if (!found) {
       const tried = candidates.join(", ");
-      if (shallow) return truncated(`no default branch to take the merge-base with (tried ${tried}) in this shallow clone`);
-      throw new GateError({ code: "usage", message: `no base: --base was not given and no default branch exists (tried ${tried})`, fix: "pass the base with --base <commit or branch>, e.g. --base origin/main" });
+      // A CI names the target branch, but the clone may not have it (Buildkite fetches only the PR's head).
+      const branch = d ? d.replace(/^origin\//, "") : undefined;
+      const fetch = branch && !branch.startsWith("refs/") ? `fetch the target branch first: ${describe(["fetch", "origin", branch])}` : undefined;
+      if (shallow) return truncated(`no default branch to take the merge-base with (tried ${tried}) in this shallow clone`, fetch);
+      throw new GateError({ code: "usage", message: `no base: --base was not given and no default branch exists (tried ${tried})`, fix: fetch ? `${fetch}, or pass the base with --base <commit or branch>` : "pass the base with --base <commit or branch>, e.g. --base origin/main" });
     }
     baseRef = found.ref;
     baseSource = "merge-base";

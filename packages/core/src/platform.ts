@@ -16,7 +16,7 @@ export type Env = Readonly<Record<string, string | undefined>>;
 /** One normalised context from any CI (GATE.md 9). Every field but `provider` may be unknown. */
 export interface CiContext {
   provider: Provider;
-  /** `owner/name` (GitHub), the project path (GitLab), the pipeline slug (Buildkite). */
+  /** `owner/name` (GitHub), the project path (GitLab), `owner/name` from the clone URL (Buildkite). */
   repo?: string | undefined;
   /** The patch's base revision. */
   base?: string | undefined;
@@ -28,6 +28,11 @@ export interface CiContext {
   buildUrl?: string | undefined;
   /** The branch the patch targets. */
   targetBranch?: string | undefined;
+  /**
+   * The coverage shards the CI declares (its parallel jobs). `check` expects the larger of this and
+   * the config's `[coverage] shards`: the environment can add shards to wait for, never remove them.
+   */
+  shards?: number | undefined;
 }
 
 /** The report as a platform publishes it: the view for renderings, and the JSON text as written. */
@@ -98,7 +103,7 @@ export function selectPlatform(name: Provider | "auto", env: Env, available: rea
 /** Merges context sources field by field: a flag beats the environment, which beats git. */
 export function mergeContext(provider: Provider, ...sources: readonly Partial<CiContext>[]): CiContext {
   const out: CiContext = { provider };
-  for (const key of ["repo", "base", "head", "change", "buildUrl", "targetBranch"] as const) {
+  for (const key of ["repo", "base", "head", "change", "buildUrl", "targetBranch", "shards"] as const) {
     const found = sources.find((s) => s[key] !== undefined && s[key] !== "")?.[key];
     if (found !== undefined) (out as unknown as Record<string, unknown>)[key] = found;
   }

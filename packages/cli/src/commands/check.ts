@@ -41,6 +41,7 @@ import { unlockedFixtures } from "../fixtures-check.js";
 import { commitParents, detectCiProvider, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
+import { buildkitePlatform } from "@proofgate/buildkite";
 
 
 /** Options of `proofgate check`. */
@@ -58,7 +59,7 @@ export interface CheckArgs {
 
 /** The platforms this build can publish to; the platform packages add theirs. */
 export function availablePlatforms(): Platform[] {
-  return [githubPlatform, gitlabPlatform, localPlatform];
+  return [githubPlatform, gitlabPlatform, buildkitePlatform, localPlatform];
 }
 
 interface CheckSettings {
@@ -250,7 +251,8 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   const coverage = await loadProvenCoverage({
     reports: config.coverage.reports.map(at),
     contexts: config.coverage.contexts === undefined ? undefined : at(config.coverage.contexts),
-    shards: config.coverage.shards,
+    // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
+    shards: context.shards === undefined ? config.coverage.shards : Math.max(context.shards, config.coverage.shards ?? 0),
     frozen: active.map((l) => l.nodeid),
     root: io.cwd,
   });

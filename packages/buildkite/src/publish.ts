@@ -1,0 +1,118 @@
+// The report on Buildkite: one annotation (context `proofgate`, so a re-run replaces it; style by
+// decision) and two meta-data keys for later steps. Through `buildkite-agent`; where the job has no
+// agent, the annotation goes through the REST API when a token is given, else a one-line note.
+// Every step's failure is reported and none changes the decision or the exit code (GATE.md 9).
+import type { PublishOutcome, PublishTools, PublishableReport } from "@proofgate/core";
+import { agentRunner, describeAgentFailure, type AgentRunner } from "./agent.js";
+import { createAnnotation, restSettings } from "./rest.js";
+
+/** The annotation's context: one per build, replaced on every run. */
+export const ANNOTATION_CONTEXT = "proofgate";
+
+/** Buildkite's limit on an annotation body, in bytes. */
+export const MAX_ANNOTATION_BYTES = 1024 * 1024;
+
+/** The meta-data keys proofgate sets. */
+export const META_DATA_KEYS = { decision: "proofgate:decision", provenCoverage: "proofgate:proven_coverage" } as const;
+
+/** Injected for tests: the agent runner and fetch. Default: the real binary on the job's PATH, global fetch. */
+export interface BuildkitePublishOptions {
+  runAgent?: AgentRunner | undefined;
+  fetch?: typeof fetch | undefined;
+}
+
+/**
+ * What the build may show: MERGE only when the report says MERGE and the gate exits 0. A MERGE
+ * report with another exit code (the report could not be written) is not a MERGE anywhere.
+ */
+export function publishedDecision(report: Pick<PublishableReport, "view" | "exitCode">): "MERGE" | "REJECT" {
+  return report.exitCode === 0 && report.view.decision === "MERGE" ? "MERGE" : "REJECT";
+}
+
+/** The meta-data value of proven coverage: two decimals, or `none` when it was not measured (a value cannot be empty). */
+export function provenCoverageValue(provenCoverage: number | null): string {
+  return provenCoverage === null || !Number.isFinite(provenCoverage) ? "none" : provenCoverage.toFixed(2);
+}
+
+const TRIM_NOTE = "\n\n> **This annotation was trimmed** to fit Buildkite's 1 MiB limit. The whole report is `report.md` (and `report.json`) in proofgate's out dir.\n";
+
+/**
+ * The Markdown cut to at most `maxBytes` of UTF-8, at a line end, with a note saying so; a
+ * `<details>` block left open by the cut is closed. The head of the report (the decision and the
+ * table) comes first, so it survives the cut.
+ */
+export function fitAnnotation(markdown: string, maxBytes = MAX_ANNOTATION_BYTES): { body: string; trimmed: boolean } {
+  const bytes = Buffer.from(markdown, "utf8");
+  if (bytes.length <= maxBytes) return { body: markdown, trimmed: false };
+  const closing = "\n</details>";
+  const budget = maxBytes - Buffer.byteLength(TRIM_NOTE) - Buffer.byteLength(closing);
+  let end = bytes.lastIndexOf(0x0a, budget - 1);
+  if (end <= 0) {
+    // One line longer than the budget: cut at a character boundary (never inside a UTF-8 sequence).
+    end = Math.max(0, budget);
+    while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
+  }
+  let kept = bytes.subarray(0, end).toString("utf8");
+  const opened = kept.split("<details>").length - 1;
+  const closed = kept.split("</details>").length - 1;
+  if (opened > closed) kept += closing;
+  return { body: `${kept}${TRIM_NOTE}`, trimmed: true };
+}
+
+/** The annotation body: the report's Markdown, with a first line when its MERGE is not the run's answer. */
+function annotationBody(report: PublishableReport): string {
+  if (report.view.decision === "MERGE" && report.exitCode !== 0) {
+    return `> **proofgate exited ${report.exitCode}: this run is not a MERGE.** The job log says why.\n\n${report.markdown}`;
+  }
+  return report.markdown;
+}
+
+/** Publishes the report to the Buildkite build this job belongs to. Never throws for a publishing failure. */
+export async function publishToBuildkite(report: PublishableReport, tools: PublishTools, options: BuildkitePublishOptions = {}): Promise<PublishOutcome> {
+  const run = options.runAgent ?? agentRunner(tools.env);
+  const outcome: PublishOutcome = { published: [], failures: [] };
+  const decision = publishedDecision(report);
+  const style = decision === "MERGE" ? "success" : "error";
+  const { body, trimmed } = fitAnnotation(annotationBody(report));
+  if (trimmed) tools.log(`the annotation was trimmed to Buildkite's 1 MiB limit; the whole report is report.md`);
+
+  const annotated = await run(["annotate", "--style", style, "--context", ANNOTATION_CONTEXT], body);
+  if (annotated.missing) {
+    await publishWithoutAgent(body, style, tools, options, outcome);
+    return outcome;
+  }
+  if (annotated.code === 0 && annotated.signal === null && annotated.error === undefined) outcome.published.push(`annotation ${ANNOTATION_CONTEXT} (${style})`);
+  else outcome.failures.push(`buildkite-agent annotate ${describeAgentFailure(annotated)}`);
+
+  const values: [string, string][] = [
+    [META_DATA_KEYS.decision, decision],
+    [META_DATA_KEYS.provenCoverage, provenCoverageValue(report.view.provenCoverage)],
+  ];
+  for (const [key, value] of values) {
+    const set = await run(["meta-data", "set", key, value]);
+    if (set.missing) outcome.failures.push(`buildkite-agent meta-data set ${key}: buildkite-agent is no longer on PATH`);
+    else if (set.code === 0 && set.signal === null && set.error === undefined) outcome.published.push(`meta-data ${key}=${value}`);
+    else outcome.failures.push(`buildkite-agent meta-data set ${key} ${describeAgentFailure(set)}`);
+  }
+  return outcome;
+}
+
+/** No agent in this job: the annotation through the REST API when a token is given, else a note. Meta-data needs the agent. */
+async function publishWithoutAgent(body: string, style: "success" | "error", tools: PublishTools, options: BuildkitePublishOptions, outcome: PublishOutcome): Promise<void> {
+  const settings = restSettings(tools.env);
+  if (!settings.ok && !settings.tokenGiven) {
+    tools.log(`buildkite-agent is not on PATH and ${settings.why}: no annotation or meta-data was published (the report is report.md in the out dir)`);
+    return;
+  }
+  if (!settings.ok) {
+    outcome.failures.push(`buildkite-agent is not on PATH, and the REST fallback cannot run: ${settings.why}`);
+    return;
+  }
+  try {
+    const url = await createAnnotation(settings, { body, style, context: ANNOTATION_CONTEXT }, options.fetch ?? fetch);
+    outcome.published.push(`annotation ${ANNOTATION_CONTEXT} (${style}) via ${url}`);
+  } catch (error) {
+    outcome.failures.push(`the REST annotation failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  tools.log(`buildkite-agent is not on PATH: meta-data ${META_DATA_KEYS.decision} and ${META_DATA_KEYS.provenCoverage} were not set (only the agent can set meta-data)`);
+}
