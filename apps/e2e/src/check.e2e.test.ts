@@ -606,7 +606,8 @@ const FAIL_CASES: FailCase[] = [
   { name: "ledger deleted", mutate: committed(del("freeze.toml")), errorFiles: () => ["freeze.toml"], errorCodes: ["file_missing"] },
   { name: "ledger emptied", mutate: committed(put("freeze.toml", "")), errorFiles: () => ["freeze.toml"], errorCodes: ["file_empty"] },
   { name: "ledger corrupted (bad TOML)", mutate: committed(put("freeze.toml", "version = 1\n[[leases]\nnodeid = \n")), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_syntax"] },
-  { name: "ledger corrupted (not UTF-8)", mutate: committed(put("freeze.toml", NOT_UTF8)), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  // Read from git first (the ledger diff, commit by commit): the error names the commit's copy.
+  { name: "ledger corrupted (not UTF-8)", mutate: committed(put("freeze.toml", NOT_UTF8)), errorFiles: (p) => [`${git(p.dir, ["rev-parse", "HEAD"]).trim()}:freeze.toml`], errorCodes: ["file_unreadable"] },
   { name: "ledger corrupted (a lease without owner)", mutate: committed(put("freeze.toml", ledger().replace('owner = "ada"\n', ""))), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_invalid"] },
   { name: "ledger is a folder", mutate: committed((p) => { rmSync(join(p.dir, "freeze.toml")); mkdirSync(join(p.dir, "freeze.toml")); writeFileSync(join(p.dir, "freeze.toml", "keep"), ""); }), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
   // Not committed: the work tree is not the head it would be judged as.
