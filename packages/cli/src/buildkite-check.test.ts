@@ -245,10 +245,12 @@ describe("proofgate check on Buildkite", { timeout: 60_000 }, () => {
     const agent = stubAgent();
     const r = await check(s.clone, buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }), ["--out-dir", "blocked"]);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.out)).toMatchObject({ decision: "MERGE" });
+    // The report that could not be written said MERGE; what is printed and published is the error.
+    expect(JSON.parse(r.out)).toMatchObject({ decision: "REJECT", reasons: ["input_error"] });
     const calls = agent.calls();
     expect(calls[0]!.argv).toEqual(["annotate", "--style", "error", "--context", "proofgate"]);
-    expect(calls[0]!.stdin).toMatch(/^> \*\*proofgate exited 2: this run is not a MERGE\.\*\*/);
+    expect(calls[0]!.stdin).toMatch(/^### proofgate: ❌ REJECT\n/);
+    expect(calls[0]!.stdin).toMatch(/#### The gate could not evaluate \(1\)\n\n- \S*blocked\/report\.json: cannot write: EEXIST/);
     expect(calls[1]!.argv).toEqual(["meta-data", "set", "proofgate:decision", "REJECT"]);
   });
 });
