@@ -2,9 +2,10 @@ import { lstatSync, readdirSync, statSync, type Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { posix } from "node:path";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import { compareUtf8, fixturePathProblem, type FixtureDigest, type GateIssue } from "@proofgate/core";
-import type { HashReply, HashRequest, HashWorkerData } from "./hash-worker.js";
+import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
+import { HASH_WORKER_URL, hashWorkers } from "./hash-workers.js";
 
 /** How the fixture tree is walked and hashed. */
 export interface HashFixturesOptions {
@@ -52,18 +53,18 @@ class HashPool {
   private failure: Error | undefined;
   private settle: (() => void) | undefined;
   private stopping = false;
-  /** Every file found so far, in walk order, and its digest ("" until hashed or when it failed). */
+  /** Every file found so far, in walk order. */
   readonly files: string[] = [];
-  readonly digests: string[] = [];
+  /** The hex digests of `files`, 64 characters each, per answered batch: its first file's index and its text. */
+  readonly digests: { start: number; hex: string }[] = [];
   readonly errors: GateIssue[] = [];
 
   constructor(
     url: URL,
-    data: HashWorkerData,
+    private readonly job: HashJob,
     threads: number,
   ) {
-    for (let t = 0; t < threads; t++) {
-      const worker = new Worker(url, { workerData: data });
+    for (const worker of hashWorkers(url, threads)) {
       this.workers.push(worker);
       this.load.set(worker, 0);
       worker.on("message", (reply: HashReply) => this.onReply(worker, reply));
@@ -106,6 +107,13 @@ class HashPool {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
+  /** Each file's digest, in the order of `files`. */
+  digestList(): string[] {
+    const out = new Array<string>(this.files.length);
+    for (const { start, hex } of this.digests) for (let i = 0; i * 64 < hex.length; i++) out[start + i] = hex.slice(i * 64, i * 64 + 64);
+    return out;
+  }
+
   private pump(): void {
     for (const worker of this.workers) {
       // Two batches in flight per worker, so a worker never waits for the main thread between batches.
@@ -115,7 +123,8 @@ class HashPool {
         // last batches are small and the workers finish together.
         const size = this.walkDone ? Math.max(1, Math.min(256, Math.floor(queued / (this.workers.length * 4)))) : Math.min(256, queued);
         if (!this.walkDone && size < 32 && this.inFlight.size >= this.workers.length) return; // wait for more files
-        const request: HashRequest = { id: this.nextId++, paths: this.files.slice(this.dispatched, this.dispatched + size) };
+        const paths = this.files.slice(this.dispatched, this.dispatched + size).join(PATH_SEPARATOR);
+        const request: HashRequest = { id: this.nextId++, job: this.job, paths };
         this.inFlight.set(request.id, { start: this.dispatched, worker });
         this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
         this.dispatched += size;
@@ -129,7 +138,7 @@ class HashPool {
     if (!batch) return;
     this.inFlight.delete(reply.id);
     this.load.set(worker, (this.load.get(worker) ?? 1) - 1);
-    for (let i = 0; i < reply.digests.length; i++) this.digests[batch.start + i] = reply.digests[i]!;
+    this.digests.push({ start: batch.start, hex: reply.hex });
     for (const e of reply.errors) this.errors.push(hashIssue(this.files[batch.start + e.index]!, e.code));
     this.pump();
     if (this.walkDone && this.inFlight.size === 0 && this.dispatched >= this.files.length) this.settle?.();
@@ -150,6 +159,8 @@ function hashIssue(file: string, code: string): GateIssue {
 // A name that needs a closer look: a backslash, newline or CR (refused unless allowed), or U+FFFD
 // (what readdir gives for bytes that are not UTF-8).
 const SUSPECT_NAME = /[\\\n\r\uFFFD]/;
+/** Half of a UTF-16 surrogate pair: a character above U+FFFF, where UTF-16 and UTF-8 order differ. */
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * Walks the fixture paths (files or folders, relative to `root`) and hashes every file with sha256 in
@@ -172,7 +183,7 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     errors.push({ code, file: file === "" ? "." : /[\u0000-\u001f\u007f]/.test(file) ? JSON.stringify(file).slice(1, -1) : file, message, fix });
   };
   const pool = new HashPool(
-    options.workerUrl ?? new URL("./hash-worker.js", import.meta.url),
+    options.workerUrl ?? HASH_WORKER_URL,
     { root, follow: options.allowSymlinks === true, bufferSize: options.bufferSize ?? 1024 * 1024 },
     Math.max(1, options.threads ?? availableParallelism()),
   );
@@ -189,16 +200,21 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     else if (errors.length === 0) pool.add([rel]);
   };
 
-  const visitLink = (rel: string, into?: string[]): void => {
-    if (!options.allowSymlinks) return fail(rel, "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)", SYMLINK_FIX);
+  /** Whether a symlink may be hashed (as its target, a file); otherwise an error names it. */
+  const linkToFile = (rel: string): boolean => {
+    if (!options.allowSymlinks) {
+      fail(rel, "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)", SYMLINK_FIX);
+      return false;
+    }
     let target;
     try {
       target = statSync(abs(rel));
     } catch (error) {
-      return fail(rel, `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "fix or remove the symlink");
+      fail(rel, `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "fix or remove the symlink");
+      return false;
     }
-    if (!target.isFile()) return fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
-    take(rel, into);
+    if (!target.isFile()) fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
+    return target.isFile();
   };
 
   /** A name that may not be locked: why, or undefined. */
@@ -209,43 +225,62 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     return problem ? `${problem}: \`sha256sum\` escapes such a name, and it is easy to forge in a listing` : undefined;
   };
 
-  const walk = async (start: string): Promise<void> => {
-    const stack = [start];
-    while (stack.length > 0) {
-      const dir = stack.pop()!;
-      let dirents: Dirent[];
-      try {
-        dirents = await readdir(abs(dir), { withFileTypes: true });
-      } catch (error) {
-        fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
+  /**
+   * Walks a folder depth-first in the byte order of the paths: a folder's entries sorted by name, a
+   * subfolder's name with its `/` (so `a.txt` comes before `a/`, as in the lock), and each subfolder
+   * walked where it sorts. The files then reach the pool in the lock's order, so it needs no sort.
+   */
+  const walk = async (dir: string): Promise<void> => {
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(abs(dir), { withFileTypes: true });
+    } catch (error) {
+      fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
+      return;
+    }
+    let invalid: Set<string> | undefined;
+    // readdir decodes names as UTF-8; bytes that are not UTF-8 come back as U+FFFD and cannot be locked.
+    const notUtf8 = (): Set<string> =>
+      (invalid ??= new Set(
+        readdirSync(abs(dir), { encoding: "buffer" })
+          .filter((b) => !Buffer.from(b.toString("utf8"), "utf8").equals(b))
+          .map((b) => b.toString("utf8")),
+      ));
+    const prefix = dir === "" ? "" : `${dir}/`;
+    /** The names to take in: a file's name, or a folder's name and `/`. */
+    const keys: string[] = [];
+    let astral = false;
+    for (const d of dirents) {
+      const rel = prefix + d.name;
+      if (SUSPECT_NAME.test(d.name)) {
+        const problem = badName(d.name, notUtf8);
+        if (problem) {
+          fail(rel, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
+          continue;
+        }
+      }
+      if (d.isFile() || (d.isSymbolicLink() && linkToFile(rel))) keys.push(d.name);
+      else if (d.isDirectory()) {
+        if (d.name !== ".git") keys.push(`${d.name}/`);
+      } else if (!d.isSymbolicLink()) fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+      else continue;
+      astral ||= SURROGATE.test(d.name);
+    }
+    // The native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
+    if (astral) keys.sort(compareUtf8);
+    else keys.sort();
+    let batch: string[] = [];
+    for (const key of keys) {
+      if (!key.endsWith("/")) {
+        take(prefix + key, batch);
         continue;
       }
-      let invalid: Set<string> | undefined;
-      // readdir decodes names as UTF-8; bytes that are not UTF-8 come back as U+FFFD and cannot be locked.
-      const notUtf8 = (): Set<string> =>
-        (invalid ??= new Set(
-          readdirSync(abs(dir), { encoding: "buffer" })
-            .filter((b) => !Buffer.from(b.toString("utf8"), "utf8").equals(b))
-            .map((b) => b.toString("utf8")),
-        ));
-      const batch: string[] = [];
-      for (const d of dirents) {
-        const rel = dir === "" ? d.name : `${dir}/${d.name}`;
-        if (SUSPECT_NAME.test(d.name)) {
-          const problem = badName(d.name, notUtf8);
-          if (problem) {
-            fail(rel, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
-            continue;
-          }
-        }
-        if (d.isFile()) take(rel, batch);
-        else if (d.isDirectory()) {
-          if (d.name !== ".git") stack.push(rel);
-        } else if (d.isSymbolicLink()) visitLink(rel, batch);
-        else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
-      }
+      // The files before a subfolder go to the pool before the subfolder's own.
       if (errors.length === 0 && batch.length > 0) pool.add(batch);
+      batch = [];
+      await walk(prefix + key.slice(0, -1));
     }
+    if (errors.length === 0 && batch.length > 0) pool.add(batch);
   };
 
   try {
@@ -283,7 +318,9 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       }
       if (stat.isDirectory()) await walk(rel);
       else if (stat.isFile()) take(rel);
-      else if (stat.isSymbolicLink()) visitLink(rel);
+      else if (stat.isSymbolicLink()) {
+        if (linkToFile(rel)) take(rel);
+      }
       else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
     }
     if (errors.length > 0) {
@@ -296,15 +333,20 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     throw error;
   }
   if (pool.errors.length > 0) return { entries: [], errors: pool.errors };
-  return { entries: sortedEntries(pool.files, pool.digests), errors: [] };
+  return { entries: sortedEntries(pool.files, pool.digestList()), errors: [] };
 }
 
-/** The entries in UTF-8 byte order of the path. */
+/**
+ * The entries in UTF-8 byte order of the path. The walk gives them in that order already, but for one
+ * fixture path at a time: several paths are sorted together here.
+ */
 function sortedEntries(files: readonly string[], digests: readonly string[]): FixtureDigest[] {
-  // Native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
-  const astral = files.some((f) => /[\uD800-\uDFFF]/.test(f));
+  // Native comparison is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
+  const astral = files.some((f) => SURROGATE.test(f));
+  const before = astral ? (a: string, b: string): boolean => compareUtf8(a, b) < 0 : (a: string, b: string): boolean => a < b;
+  let sorted = true;
+  for (let i = 1; i < files.length && sorted; i++) sorted = before(files[i - 1]!, files[i]!);
   const order = files.map((_f, i) => i);
-  if (astral) order.sort((a, b) => compareUtf8(files[a]!, files[b]!));
-  else order.sort((a, b) => (files[a]! < files[b]! ? -1 : 1));
+  if (!sorted) order.sort((a, b) => (before(files[a]!, files[b]!) ? -1 : 1));
   return order.map((i) => ({ sha256: digests[i]!, path: files[i]! }));
 }
