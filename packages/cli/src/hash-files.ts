@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { posix } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { compareUtf8, fixturePathProblem, type FixtureDigest, type GateIssue } from "@proofgate/core";
+import { compareUtf8, fixturePathProblem, formatFixturesLock, type FixtureDigest, type GateIssue } from "@proofgate/core";
 import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
 import { HASH_WORKER_URL, hashWorkers } from "./hash-workers.js";
 
@@ -25,7 +25,12 @@ export interface HashFixturesOptions {
 
 /** The tree's digests, in UTF-8 byte order of the path, or what kept a file from being hashed. */
 export interface HashFixturesResult {
-  entries: FixtureDigest[];
+  /** The digests in UTF-8 byte order of the path; built on first use (not needed to write a new lock). */
+  readonly entries: FixtureDigest[];
+  /** How many files were hashed: `entries.length`. */
+  files: number;
+  /** The lock of `entries` (`formatFixturesLock`) in UTF-8. */
+  lock: Buffer;
   errors: GateIssue[];
 }
 
@@ -42,6 +47,13 @@ export function normalizeFixturePath(path: string): { path: string } | { problem
   return problem ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` } : { path: normal };
 }
 
+/** A batch as the pool keeps it: the index of its first file, and the worker's answer. */
+interface HashedBatch {
+  start: number;
+  hex: string;
+  lines: Uint8Array;
+}
+
 /** A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. */
 class HashPool {
   private readonly workers: Worker[] = [];
@@ -55,8 +67,8 @@ class HashPool {
   private stopping = false;
   /** Every file found so far, in walk order. */
   readonly files: string[] = [];
-  /** The hex digests of `files`, 64 characters each, per answered batch: its first file's index and its text. */
-  readonly digests: { start: number; hex: string }[] = [];
+  /** The answered batches: the index of the first file, the hex digests and the lock lines. */
+  readonly batches: HashedBatch[] = [];
   readonly errors: GateIssue[] = [];
 
   constructor(
@@ -107,13 +119,6 @@ class HashPool {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
-  /** Each file's digest, in the order of `files`. */
-  digestList(): string[] {
-    const out = new Array<string>(this.files.length);
-    for (const { start, hex } of this.digests) for (let i = 0; i * 64 < hex.length; i++) out[start + i] = hex.slice(i * 64, i * 64 + 64);
-    return out;
-  }
-
   private pump(): void {
     for (const worker of this.workers) {
       // Two batches in flight per worker, so a worker never waits for the main thread between batches.
@@ -138,7 +143,7 @@ class HashPool {
     if (!batch) return;
     this.inFlight.delete(reply.id);
     this.load.set(worker, (this.load.get(worker) ?? 1) - 1);
-    this.digests.push({ start: batch.start, hex: reply.hex });
+    this.batches.push({ start: batch.start, hex: reply.hex, lines: reply.lines });
     for (const e of reply.errors) this.errors.push(hashIssue(this.files[batch.start + e.index]!, e.code));
     this.pump();
     if (this.walkDone && this.inFlight.size === 0 && this.dispatched >= this.files.length) this.settle?.();
@@ -325,28 +330,55 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     }
     if (errors.length > 0) {
       await pool.abort();
-      return { entries: [], errors };
+      return failed(errors);
     }
     await pool.finish();
   } catch (error) {
     await pool.abort();
     throw error;
   }
-  if (pool.errors.length > 0) return { entries: [], errors: pool.errors };
-  return { entries: sortedEntries(pool.files, pool.digestList()), errors: [] };
+  if (pool.errors.length > 0) return failed(pool.errors);
+  return hashedTree(pool.files, pool.batches);
+}
+
+function failed(errors: GateIssue[]): HashFixturesResult {
+  return { entries: [], files: 0, lock: Buffer.alloc(0), errors };
 }
 
 /**
- * The entries in UTF-8 byte order of the path. The walk gives them in that order already, but for one
- * fixture path at a time: several paths are sorted together here.
+ * The tree as the lock lists it. The walk gives the files in the lock's order, one fixture path at a
+ * time: then the lock is the batches' lines one after the other. Several paths are sorted together,
+ * and their lock formatted here.
  */
-function sortedEntries(files: readonly string[], digests: readonly string[]): FixtureDigest[] {
+function hashedTree(files: readonly string[], batches: readonly HashedBatch[]): HashFixturesResult {
+  const ordered = [...batches].sort((a, b) => a.start - b.start);
+  const digests = (): string[] => {
+    const out = new Array<string>(files.length);
+    for (const { start, hex } of ordered) for (let i = 0; i * 64 < hex.length; i++) out[start + i] = hex.slice(i * 64, i * 64 + 64);
+    return out;
+  };
   // Native comparison is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
   const astral = files.some((f) => SURROGATE.test(f));
   const before = astral ? (a: string, b: string): boolean => compareUtf8(a, b) < 0 : (a: string, b: string): boolean => a < b;
   let sorted = true;
   for (let i = 1; i < files.length && sorted; i++) sorted = before(files[i - 1]!, files[i]!);
-  const order = files.map((_f, i) => i);
-  if (!sorted) order.sort((a, b) => (before(files[a]!, files[b]!) ? -1 : 1));
-  return order.map((i) => ({ sha256: digests[i]!, path: files[i]! }));
+  if (!sorted) {
+    const sha256 = digests();
+    const order = files.map((_f, i) => i).sort((a, b) => (before(files[a]!, files[b]!) ? -1 : 1));
+    const entries = order.map((i) => ({ sha256: sha256[i]!, path: files[i]! }));
+    return { entries, files: files.length, lock: Buffer.from(formatFixturesLock(entries), "utf8"), errors: [] };
+  }
+  let entries: FixtureDigest[] | undefined;
+  return {
+    get entries() {
+      if (!entries) {
+        const sha256 = digests();
+        entries = files.map((path, i) => ({ sha256: sha256[i]!, path }));
+      }
+      return entries;
+    },
+    files: files.length,
+    lock: Buffer.concat(ordered.map((b) => b.lines)),
+    errors: [],
+  };
 }

@@ -21,10 +21,16 @@ export interface HashRequest {
   paths: string;
 }
 
-/** A batch's answer: the hex digests of its paths, 64 characters each, in order (64 spaces for a file that failed). */
+/** A batch's answer. */
 export interface HashReply {
   id: number;
+  /** The hex digests of its paths, 64 characters each, in order (64 spaces for a file that failed). */
   hex: string;
+  /**
+   * Its lines of the lock (`fixtureLockLine`), in UTF-8: when the batches are in the lock's order, the
+   * lock is their lines one after the other, and the main thread formats nothing.
+   */
+  lines: Uint8Array;
   errors: { index: number; code: string; message: string }[];
 }
 

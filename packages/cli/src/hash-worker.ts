@@ -4,6 +4,8 @@
 import * as crypto from "node:crypto";
 import { closeSync, constants, openSync, readSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
+// The lock format alone, not the whole of core: a worker evaluates every module it imports as it starts.
+import { fixtureLockLine } from "@proofgate/core/fixtures-lock";
 import { NO_DIGEST, PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
 
 let buffer = Buffer.alloc(0);
@@ -50,17 +52,20 @@ parentPort?.on("message", (request: HashRequest) => {
   const next = request.job;
   if (next.root !== job?.root || next.follow !== job.follow || next.bufferSize !== job.bufferSize) setUp(next);
   const paths = request.paths.split(PATH_SEPARATOR);
-  const reply: HashReply = { id: request.id, hex: "", errors: [] };
+  const errors: HashReply["errors"] = [];
   let hex = "";
+  let lines = "";
   for (let i = 0; i < paths.length; i++) {
     try {
-      hex += hashFile(paths[i]!);
+      const digest = hashFile(paths[i]!);
+      hex += digest;
+      lines += fixtureLockLine(digest, paths[i]!);
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
       hex += NO_DIGEST;
-      reply.errors.push({ index: i, code: e.code ?? "EIO", message: e.message });
+      errors.push({ index: i, code: e.code ?? "EIO", message: e.message });
     }
   }
-  reply.hex = hex;
+  const reply: HashReply = { id: request.id, hex, lines: Buffer.from(lines, "utf8"), errors };
   parentPort?.postMessage(reply);
 });

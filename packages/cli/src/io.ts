@@ -73,7 +73,7 @@ export function asText(input: InputBytes, what: string): InputFile {
 }
 
 /** Writes a file whole or not at all: a temp file in the same folder, then a rename. */
-export function writeAtomic(path: string, text: string): void {
+export function writeAtomic(path: string, text: string | Uint8Array): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
