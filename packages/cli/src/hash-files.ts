@@ -3,7 +3,7 @@ import { readdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { posix } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { compareUtf8, fixturePathProblem, formatFixturesLock, type FixtureDigest, type GateIssue } from "@proofgate/core";
+import { compareUtf8, fixturePathProblem, formatFixturesLock, sortFixtureEntries, type FixtureDigest, type GateIssue } from "@proofgate/core";
 import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
 import { HASH_WORKER_URL, hashWorkers } from "./hash-workers.js";
 
@@ -194,6 +194,8 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
   );
   // One walk lists each file once; several fixture paths may overlap (tests/fixtures and tests/fixtures/a).
   const seen = paths.length > 1 ? new Set<string>() : undefined;
+  let inOrder = true;
+  let last: string | undefined;
   /** Queues a file for hashing, once; `into` collects a folder's files so they go to the pool together. */
   const take = (rel: string, into?: string[]): void => {
     if (exclude.size > 0 && exclude.has(rel)) return;
@@ -201,6 +203,9 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       if (seen.has(rel)) return;
       seen.add(rel);
     }
+    // The files reach the pool in the order taken: one fixture path's walk gives the lock's order.
+    inOrder &&= last === undefined || compareUtf8(last, rel) < 0;
+    last = rel;
     if (into) into.push(rel);
     else if (errors.length === 0) pool.add([rel]);
   };
@@ -264,12 +269,14 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
           continue;
         }
       }
-      if (d.isFile() || (d.isSymbolicLink() && linkToFile(rel))) keys.push(d.name);
-      else if (d.isDirectory()) {
-        if (d.name !== ".git") keys.push(`${d.name}/`);
-      } else if (!d.isSymbolicLink()) fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
-      else continue;
-      astral ||= SURROGATE.test(d.name);
+      let key: string | undefined;
+      if (d.isFile()) key = d.name;
+      else if (d.isDirectory()) key = d.name === ".git" ? undefined : `${d.name}/`;
+      else if (d.isSymbolicLink()) key = linkToFile(rel) ? d.name : undefined;
+      else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+      if (key === undefined) continue;
+      keys.push(key);
+      astral ||= SURROGATE.test(key);
     }
     // The native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
     if (astral) keys.sort(compareUtf8);
@@ -338,7 +345,7 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     throw error;
   }
   if (pool.errors.length > 0) return failed(pool.errors);
-  return hashedTree(pool.files, pool.batches);
+  return hashedTree(pool.files, pool.batches, inOrder);
 }
 
 function failed(errors: GateIssue[]): HashFixturesResult {
@@ -346,36 +353,26 @@ function failed(errors: GateIssue[]): HashFixturesResult {
 }
 
 /**
- * The tree as the lock lists it. The walk gives the files in the lock's order, one fixture path at a
- * time: then the lock is the batches' lines one after the other. Several paths are sorted together,
- * and their lock formatted here.
+ * The tree as the lock lists it. When the files came in the lock's order (`inOrder`: the walk of one
+ * fixture path gives it), the lock is the batches' lines one after the other. Several paths are sorted
+ * together, and their lock formatted here.
  */
-function hashedTree(files: readonly string[], batches: readonly HashedBatch[]): HashFixturesResult {
+function hashedTree(files: readonly string[], batches: readonly HashedBatch[], inOrder: boolean): HashFixturesResult {
   const ordered = [...batches].sort((a, b) => a.start - b.start);
-  const digests = (): string[] => {
-    const out = new Array<string>(files.length);
-    for (const { start, hex } of ordered) for (let i = 0; i * 64 < hex.length; i++) out[start + i] = hex.slice(i * 64, i * 64 + 64);
-    return out;
+  /** The entries in the order the files came. */
+  const unsorted = (): FixtureDigest[] => {
+    const sha256 = new Array<string>(files.length);
+    for (const { start, hex } of ordered) for (let i = 0; i * 64 < hex.length; i++) sha256[start + i] = hex.slice(i * 64, i * 64 + 64);
+    return files.map((path, i) => ({ sha256: sha256[i]!, path }));
   };
-  // Native comparison is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
-  const astral = files.some((f) => SURROGATE.test(f));
-  const before = astral ? (a: string, b: string): boolean => compareUtf8(a, b) < 0 : (a: string, b: string): boolean => a < b;
-  let sorted = true;
-  for (let i = 1; i < files.length && sorted; i++) sorted = before(files[i - 1]!, files[i]!);
-  if (!sorted) {
-    const sha256 = digests();
-    const order = files.map((_f, i) => i).sort((a, b) => (before(files[a]!, files[b]!) ? -1 : 1));
-    const entries = order.map((i) => ({ sha256: sha256[i]!, path: files[i]! }));
+  if (!inOrder) {
+    const entries = sortFixtureEntries(unsorted());
     return { entries, files: files.length, lock: Buffer.from(formatFixturesLock(entries), "utf8"), errors: [] };
   }
   let entries: FixtureDigest[] | undefined;
   return {
     get entries() {
-      if (!entries) {
-        const sha256 = digests();
-        entries = files.map((path, i) => ({ sha256: sha256[i]!, path }));
-      }
-      return entries;
+      return (entries ??= unsorted());
     },
     files: files.length,
     lock: Buffer.concat(ordered.map((b) => b.lines)),
