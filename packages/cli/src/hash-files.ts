@@ -47,27 +47,35 @@ export function normalizeFixturePath(path: string): { path: string } | { problem
   return problem ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` } : { path: normal };
 }
 
-/** A batch as the pool keeps it: the index of its first file, and the worker's answer. */
+/** A batch as the pool keeps it: its files (joined as sent), and the worker's answer once it came. */
 interface HashedBatch {
-  start: number;
-  hex: string;
-  lines: Uint8Array;
+  paths: string;
+  size: number;
+  digests?: Uint8Array;
+  lines?: Uint8Array;
 }
 
-/** A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. */
+/** The files of a batch, as sent. */
+const batchFiles = (batch: HashedBatch): string[] => batch.paths.split(PATH_SEPARATOR);
+
+/**
+ * A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. A file's path
+ * lives on in its batch's one string, not as 100,000 strings: the main thread's heap stays small, and
+ * so does the garbage collection that competes with the workers for the cores.
+ */
 class HashPool {
   private readonly workers: Worker[] = [];
-  private readonly inFlight = new Map<number, { start: number; worker: Worker }>();
+  private readonly inFlight = new Map<number, { batch: HashedBatch; worker: Worker }>();
   private readonly load = new Map<Worker, number>();
   private nextId = 0;
-  private dispatched = 0;
+  /** Files found and not yet sent, from `head` on. */
+  private queue: string[] = [];
+  private head = 0;
   private walkDone = false;
   private failure: Error | undefined;
   private settle: (() => void) | undefined;
   private stopping = false;
-  /** Every file found so far, in walk order. */
-  readonly files: string[] = [];
-  /** The answered batches: the index of the first file, the hex digests and the lock lines. */
+  /** Every batch sent, in walk order. */
   readonly batches: HashedBatch[] = [];
   readonly errors: GateIssue[] = [];
 
@@ -95,7 +103,7 @@ class HashPool {
 
   /** Queues files found by the walk and hands work to idle workers. */
   add(files: readonly string[]): void {
-    for (const f of files) this.files.push(f);
+    for (const f of files) this.queue.push(f);
     this.pump();
   }
 
@@ -103,7 +111,7 @@ class HashPool {
   async finish(): Promise<void> {
     this.walkDone = true;
     this.pump();
-    if (!this.failure && (this.inFlight.size > 0 || this.dispatched < this.files.length)) {
+    if (!this.failure && (this.inFlight.size > 0 || this.head < this.queue.length)) {
       await new Promise<void>((resolve) => {
         this.settle = resolve;
       });
@@ -122,31 +130,40 @@ class HashPool {
   private pump(): void {
     for (const worker of this.workers) {
       // Two batches in flight per worker, so a worker never waits for the main thread between batches.
-      while ((this.load.get(worker) ?? 0) < 2 && this.dispatched < this.files.length) {
-        const queued = this.files.length - this.dispatched;
+      while ((this.load.get(worker) ?? 0) < 2 && this.head < this.queue.length) {
+        const queued = this.queue.length - this.head;
         // While the walk runs, batches of up to 256 files; then guided: a share of what is left, so the
         // last batches are small and the workers finish together.
         const size = this.walkDone ? Math.max(1, Math.min(256, Math.floor(queued / (this.workers.length * 4)))) : Math.min(256, queued);
         if (!this.walkDone && size < 32 && this.inFlight.size >= this.workers.length) return; // wait for more files
-        const paths = this.files.slice(this.dispatched, this.dispatched + size).join(PATH_SEPARATOR);
-        const request: HashRequest = { id: this.nextId++, job: this.job, paths };
-        this.inFlight.set(request.id, { start: this.dispatched, worker });
+        const batch: HashedBatch = { paths: this.queue.slice(this.head, this.head + size).join(PATH_SEPARATOR), size };
+        this.head += size;
+        if (this.head === this.queue.length) {
+          this.queue = [];
+          this.head = 0;
+        }
+        const request: HashRequest = { id: this.nextId++, job: this.job, paths: batch.paths };
+        this.batches.push(batch);
+        this.inFlight.set(request.id, { batch, worker });
         this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
-        this.dispatched += size;
         worker.postMessage(request);
       }
     }
   }
 
   private onReply(worker: Worker, reply: HashReply): void {
-    const batch = this.inFlight.get(reply.id);
-    if (!batch) return;
+    const sent = this.inFlight.get(reply.id);
+    if (!sent) return;
     this.inFlight.delete(reply.id);
     this.load.set(worker, (this.load.get(worker) ?? 1) - 1);
-    this.batches.push({ start: batch.start, hex: reply.hex, lines: reply.lines });
-    for (const e of reply.errors) this.errors.push(hashIssue(this.files[batch.start + e.index]!, e.code));
+    sent.batch.digests = reply.digests;
+    sent.batch.lines = reply.lines;
+    if (reply.errors.length > 0) {
+      const files = batchFiles(sent.batch);
+      for (const e of reply.errors) this.errors.push(hashIssue(files[e.index]!, e.code));
+    }
     this.pump();
-    if (this.walkDone && this.inFlight.size === 0 && this.dispatched >= this.files.length) this.settle?.();
+    if (this.walkDone && this.inFlight.size === 0 && this.head >= this.queue.length) this.settle?.();
   }
 }
 
@@ -196,6 +213,7 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
   const seen = paths.length > 1 ? new Set<string>() : undefined;
   let inOrder = true;
   let last: string | undefined;
+  let lastAstral = false;
   /** Queues a file for hashing, once; `into` collects a folder's files so they go to the pool together. */
   const take = (rel: string, into?: string[]): void => {
     if (exclude.size > 0 && exclude.has(rel)) return;
@@ -204,8 +222,11 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       seen.add(rel);
     }
     // The files reach the pool in the order taken: one fixture path's walk gives the lock's order.
-    inOrder &&= last === undefined || compareUtf8(last, rel) < 0;
+    // `<` is UTF-16 order, UTF-8 byte order too unless a path has a character above U+FFFF.
+    const astral = SURROGATE.test(rel);
+    inOrder &&= last === undefined || (astral || lastAstral ? compareUtf8(last, rel) < 0 : last < rel);
     last = rel;
+    lastAstral = astral;
     if (into) into.push(rel);
     else if (errors.length === 0) pool.add([rel]);
   };
@@ -261,19 +282,18 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     const keys: string[] = [];
     let astral = false;
     for (const d of dirents) {
-      const rel = prefix + d.name;
       if (SUSPECT_NAME.test(d.name)) {
         const problem = badName(d.name, notUtf8);
         if (problem) {
-          fail(rel, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
+          fail(prefix + d.name, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
           continue;
         }
       }
       let key: string | undefined;
       if (d.isFile()) key = d.name;
       else if (d.isDirectory()) key = d.name === ".git" ? undefined : `${d.name}/`;
-      else if (d.isSymbolicLink()) key = linkToFile(rel) ? d.name : undefined;
-      else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+      else if (d.isSymbolicLink()) key = linkToFile(prefix + d.name) ? d.name : undefined;
+      else fail(prefix + d.name, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
       if (key === undefined) continue;
       keys.push(key);
       astral ||= SURROGATE.test(key);
@@ -345,7 +365,7 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     throw error;
   }
   if (pool.errors.length > 0) return failed(pool.errors);
-  return hashedTree(pool.files, pool.batches, inOrder);
+  return hashedTree(pool.batches, inOrder);
 }
 
 function failed(errors: GateIssue[]): HashFixturesResult {
@@ -357,25 +377,25 @@ function failed(errors: GateIssue[]): HashFixturesResult {
  * fixture path gives it), the lock is the batches' lines one after the other. Several paths are sorted
  * together, and their lock formatted here.
  */
-function hashedTree(files: readonly string[], batches: readonly HashedBatch[], inOrder: boolean): HashFixturesResult {
-  const ordered = [...batches].sort((a, b) => a.start - b.start);
+function hashedTree(batches: readonly HashedBatch[], inOrder: boolean): HashFixturesResult {
+  const files = batches.reduce((n, b) => n + b.size, 0);
   /** The entries in the order the files came. */
-  const unsorted = (): FixtureDigest[] => {
-    const sha256 = new Array<string>(files.length);
-    for (const { start, hex } of ordered) for (let i = 0; i * 64 < hex.length; i++) sha256[start + i] = hex.slice(i * 64, i * 64 + 64);
-    return files.map((path, i) => ({ sha256: sha256[i]!, path }));
-  };
+  const unsorted = (): FixtureDigest[] =>
+    batches.flatMap((batch) => {
+      const digests = Buffer.from(batch.digests!.buffer, batch.digests!.byteOffset, batch.digests!.byteLength);
+      return batchFiles(batch).map((path, i) => ({ sha256: digests.toString("hex", i * 32, i * 32 + 32), path }));
+    });
   if (!inOrder) {
     const entries = sortFixtureEntries(unsorted());
-    return { entries, files: files.length, lock: Buffer.from(formatFixturesLock(entries), "utf8"), errors: [] };
+    return { entries, files, lock: Buffer.from(formatFixturesLock(entries), "utf8"), errors: [] };
   }
   let entries: FixtureDigest[] | undefined;
   return {
     get entries() {
       return (entries ??= unsorted());
     },
-    files: files.length,
-    lock: Buffer.concat(ordered.map((b) => b.lines)),
+    files,
+    lock: Buffer.concat(batches.map((b) => b.lines!)),
     errors: [],
   };
 }

@@ -24,8 +24,8 @@ export interface HashRequest {
 /** A batch's answer. */
 export interface HashReply {
   id: number;
-  /** The hex digests of its paths, 64 characters each, in order (64 spaces for a file that failed). */
-  hex: string;
+  /** The sha256 of its paths, 32 bytes each, in order (zeros for a file that failed). */
+  digests: Uint8Array;
   /**
    * Its lines of the lock (`fixtureLockLine`), in UTF-8: when the batches are in the lock's order, the
    * lock is their lines one after the other, and the main thread formats nothing.
@@ -36,5 +36,3 @@ export interface HashReply {
 
 /** The NUL that joins a batch's paths. */
 export const PATH_SEPARATOR = "\0";
-/** The digest text of a file that could not be hashed. */
-export const NO_DIGEST = " ".repeat(64);

@@ -6,7 +6,7 @@ import { closeSync, constants, openSync, readSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 // The lock format alone, not the whole of core: a worker evaluates every module it imports as it starts.
 import { fixtureLockLine } from "@proofgate/core/fixtures-lock";
-import { NO_DIGEST, PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
+import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
 
 let buffer = Buffer.alloc(0);
 let flags = 0;
@@ -53,19 +53,18 @@ parentPort?.on("message", (request: HashRequest) => {
   if (next.root !== job?.root || next.follow !== job.follow || next.bufferSize !== job.bufferSize) setUp(next);
   const paths = request.paths.split(PATH_SEPARATOR);
   const errors: HashReply["errors"] = [];
-  let hex = "";
+  const digests = Buffer.alloc(paths.length * 32);
   let lines = "";
   for (let i = 0; i < paths.length; i++) {
     try {
-      const digest = hashFile(paths[i]!);
-      hex += digest;
-      lines += fixtureLockLine(digest, paths[i]!);
+      const hex = hashFile(paths[i]!);
+      digests.write(hex, i * 32, 32, "hex");
+      lines += fixtureLockLine(hex, paths[i]!);
     } catch (error) {
       const e = error as NodeJS.ErrnoException;
-      hex += NO_DIGEST;
       errors.push({ index: i, code: e.code ?? "EIO", message: e.message });
     }
   }
-  const reply: HashReply = { id: request.id, hex, lines: Buffer.from(lines, "utf8"), errors };
+  const reply: HashReply = { id: request.id, digests, lines: Buffer.from(lines, "utf8"), errors };
   parentPort?.postMessage(reply);
 });
