@@ -29,8 +29,8 @@ export interface HashFixturesResult {
   readonly entries: FixtureDigest[];
   /** How many files were hashed: `entries.length`. */
   files: number;
-  /** The lock of `entries` (`formatFixturesLock`) in UTF-8. */
-  lock: Buffer;
+  /** The lock of `entries` (`formatFixturesLock`) in UTF-8, in pieces (a batch's lines each). */
+  lock: Uint8Array[];
   errors: GateIssue[];
 }
 
@@ -369,7 +369,7 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
 }
 
 function failed(errors: GateIssue[]): HashFixturesResult {
-  return { entries: [], files: 0, lock: Buffer.alloc(0), errors };
+  return { entries: [], files: 0, lock: [], errors };
 }
 
 /**
@@ -387,7 +387,7 @@ function hashedTree(batches: readonly HashedBatch[], inOrder: boolean): HashFixt
     });
   if (!inOrder) {
     const entries = sortFixtureEntries(unsorted());
-    return { entries, files, lock: Buffer.from(formatFixturesLock(entries), "utf8"), errors: [] };
+    return { entries, files, lock: [Buffer.from(formatFixturesLock(entries), "utf8")], errors: [] };
   }
   let entries: FixtureDigest[] | undefined;
   return {
@@ -395,7 +395,7 @@ function hashedTree(batches: readonly HashedBatch[], inOrder: boolean): HashFixt
       return (entries ??= unsorted());
     },
     files,
-    lock: Buffer.concat(batches.map((b) => b.lines!)),
+    lock: batches.map((b) => b.lines!),
     errors: [],
   };
 }

@@ -141,7 +141,7 @@ export async function lockFixtures(settings: LockSettings, check: boolean, io: C
   const tree = await hashTree(io.cwd, settings, lock.rel);
   printWarnings(io, warnings);
   if (tree.errors.length > 0) throw new GateError(tree.errors);
-  if (read.bytes?.equals(tree.lock)) {
+  if (read.bytes?.equals(Buffer.concat(tree.lock))) {
     io.stdout(`${settings.lock} is up to date (${tree.files} file(s))\n`);
     return 0;
   }
