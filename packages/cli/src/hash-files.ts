@@ -138,8 +138,9 @@ class HashPool {
         if (!this.walkDone && size < 32 && this.inFlight.size >= this.workers.length) return; // wait for more files
         const batch: HashedBatch = { paths: this.queue.slice(this.head, this.head + size).join(PATH_SEPARATOR), size };
         this.head += size;
-        if (this.head === this.queue.length) {
-          this.queue = [];
+        // Let go of the files sent: the walk usually runs ahead, and the queue would hold every path.
+        if (this.head * 2 >= this.queue.length) {
+          this.queue = this.queue.slice(this.head);
           this.head = 0;
         }
         const request: HashRequest = { id: this.nextId++, job: this.job, paths: batch.paths };
