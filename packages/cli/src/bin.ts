@@ -1,4 +1,4 @@
-import { VERSION } from "./version.js";
+import { commandName, VERSION } from "./version.js";
 
 const argv = process.argv.slice(2);
 // A reader that stops early (`proofgate ledger list | head`) closes the pipe: that ends the output,
@@ -12,6 +12,8 @@ if (argv.length === 1 && argv[0] === "--version") {
   // The fast path: a version probe loads neither yargs nor the policy code.
   process.stdout.write(`${VERSION}\n`);
 } else {
+  // `lock` hashes in worker threads, which take longer to start than yargs: start them first.
+  if (commandName(argv) === "lock") (await import("./hash-workers.js")).startHashWorkers();
   const { run } = await import("./main.js");
   process.exitCode = await run(argv, {
     stdout: (text) => process.stdout.write(text),

@@ -2,9 +2,10 @@ import { lstatSync, readdirSync, statSync, type Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { posix } from "node:path";
-import { Worker } from "node:worker_threads";
-import { compareUtf8, fixturePathProblem, type FixtureDigest, type GateIssue } from "@proofgate/core";
-import type { HashReply, HashRequest, HashWorkerData } from "./hash-worker.js";
+import type { Worker } from "node:worker_threads";
+import { compareUtf8, fixturePathProblem, formatFixturesLock, sortFixtureEntries, type FixtureDigest, type GateIssue } from "@proofgate/core";
+import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
+import { HASH_WORKER_URL, hashWorkers } from "./hash-workers.js";
 
 /** How the fixture tree is walked and hashed. */
 export interface HashFixturesOptions {
@@ -24,7 +25,12 @@ export interface HashFixturesOptions {
 
 /** The tree's digests, in UTF-8 byte order of the path, or what kept a file from being hashed. */
 export interface HashFixturesResult {
-  entries: FixtureDigest[];
+  /** The digests in UTF-8 byte order of the path; built on first use (not needed to write a new lock). */
+  readonly entries: FixtureDigest[];
+  /** How many files were hashed: `entries.length`. */
+  files: number;
+  /** The lock of `entries` (`formatFixturesLock`) in UTF-8, in pieces (a batch's lines each). */
+  lock: Uint8Array[];
   errors: GateIssue[];
 }
 
@@ -41,29 +47,44 @@ export function normalizeFixturePath(path: string): { path: string } | { problem
   return problem ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` } : { path: normal };
 }
 
-/** A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. */
+/** A batch as the pool keeps it: its files (joined as sent), and the worker's answer once it came. */
+interface HashedBatch {
+  paths: string;
+  size: number;
+  digests?: Uint8Array;
+  lines?: Uint8Array;
+}
+
+/** The files of a batch, as sent. */
+const batchFiles = (batch: HashedBatch): string[] => batch.paths.split(PATH_SEPARATOR);
+
+/**
+ * A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. A file's path
+ * lives on in its batch's one string, not as 100,000 strings: the main thread's heap stays small, and
+ * so does the garbage collection that competes with the workers for the cores.
+ */
 class HashPool {
   private readonly workers: Worker[] = [];
-  private readonly inFlight = new Map<number, { start: number; worker: Worker }>();
+  private readonly inFlight = new Map<number, { batch: HashedBatch; worker: Worker }>();
   private readonly load = new Map<Worker, number>();
   private nextId = 0;
-  private dispatched = 0;
+  /** Files found and not yet sent, from `head` on. */
+  private queue: string[] = [];
+  private head = 0;
   private walkDone = false;
   private failure: Error | undefined;
   private settle: (() => void) | undefined;
   private stopping = false;
-  /** Every file found so far, in walk order, and its digest ("" until hashed or when it failed). */
-  readonly files: string[] = [];
-  readonly digests: string[] = [];
+  /** Every batch sent, in walk order. */
+  readonly batches: HashedBatch[] = [];
   readonly errors: GateIssue[] = [];
 
   constructor(
     url: URL,
-    data: HashWorkerData,
+    private readonly job: HashJob,
     threads: number,
   ) {
-    for (let t = 0; t < threads; t++) {
-      const worker = new Worker(url, { workerData: data });
+    for (const worker of hashWorkers(url, threads)) {
       this.workers.push(worker);
       this.load.set(worker, 0);
       worker.on("message", (reply: HashReply) => this.onReply(worker, reply));
@@ -82,7 +103,7 @@ class HashPool {
 
   /** Queues files found by the walk and hands work to idle workers. */
   add(files: readonly string[]): void {
-    for (const f of files) this.files.push(f);
+    for (const f of files) this.queue.push(f);
     this.pump();
   }
 
@@ -90,7 +111,7 @@ class HashPool {
   async finish(): Promise<void> {
     this.walkDone = true;
     this.pump();
-    if (!this.failure && (this.inFlight.size > 0 || this.dispatched < this.files.length)) {
+    if (!this.failure && (this.inFlight.size > 0 || this.head < this.queue.length)) {
       await new Promise<void>((resolve) => {
         this.settle = resolve;
       });
@@ -109,30 +130,41 @@ class HashPool {
   private pump(): void {
     for (const worker of this.workers) {
       // Two batches in flight per worker, so a worker never waits for the main thread between batches.
-      while ((this.load.get(worker) ?? 0) < 2 && this.dispatched < this.files.length) {
-        const queued = this.files.length - this.dispatched;
+      while ((this.load.get(worker) ?? 0) < 2 && this.head < this.queue.length) {
+        const queued = this.queue.length - this.head;
         // While the walk runs, batches of up to 256 files; then guided: a share of what is left, so the
         // last batches are small and the workers finish together.
         const size = this.walkDone ? Math.max(1, Math.min(256, Math.floor(queued / (this.workers.length * 4)))) : Math.min(256, queued);
         if (!this.walkDone && size < 32 && this.inFlight.size >= this.workers.length) return; // wait for more files
-        const request: HashRequest = { id: this.nextId++, paths: this.files.slice(this.dispatched, this.dispatched + size) };
-        this.inFlight.set(request.id, { start: this.dispatched, worker });
+        const batch: HashedBatch = { paths: this.queue.slice(this.head, this.head + size).join(PATH_SEPARATOR), size };
+        this.head += size;
+        // Let go of the files sent: the walk usually runs ahead, and the queue would hold every path.
+        if (this.head * 2 >= this.queue.length) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
+        const request: HashRequest = { id: this.nextId++, job: this.job, paths: batch.paths };
+        this.batches.push(batch);
+        this.inFlight.set(request.id, { batch, worker });
         this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
-        this.dispatched += size;
         worker.postMessage(request);
       }
     }
   }
 
   private onReply(worker: Worker, reply: HashReply): void {
-    const batch = this.inFlight.get(reply.id);
-    if (!batch) return;
+    const sent = this.inFlight.get(reply.id);
+    if (!sent) return;
     this.inFlight.delete(reply.id);
     this.load.set(worker, (this.load.get(worker) ?? 1) - 1);
-    for (let i = 0; i < reply.digests.length; i++) this.digests[batch.start + i] = reply.digests[i]!;
-    for (const e of reply.errors) this.errors.push(hashIssue(this.files[batch.start + e.index]!, e.code));
+    sent.batch.digests = reply.digests;
+    sent.batch.lines = reply.lines;
+    if (reply.errors.length > 0) {
+      const files = batchFiles(sent.batch);
+      for (const e of reply.errors) this.errors.push(hashIssue(files[e.index]!, e.code));
+    }
     this.pump();
-    if (this.walkDone && this.inFlight.size === 0 && this.dispatched >= this.files.length) this.settle?.();
+    if (this.walkDone && this.inFlight.size === 0 && this.head >= this.queue.length) this.settle?.();
   }
 }
 
@@ -150,6 +182,8 @@ function hashIssue(file: string, code: string): GateIssue {
 // A name that needs a closer look: a backslash, newline or CR (refused unless allowed), or U+FFFD
 // (what readdir gives for bytes that are not UTF-8).
 const SUSPECT_NAME = /[\\\n\r\uFFFD]/;
+/** Half of a UTF-16 surrogate pair: a character above U+FFFF, where UTF-16 and UTF-8 order differ. */
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * Walks the fixture paths (files or folders, relative to `root`) and hashes every file with sha256 in
@@ -172,12 +206,15 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     errors.push({ code, file: file === "" ? "." : /[\u0000-\u001f\u007f]/.test(file) ? JSON.stringify(file).slice(1, -1) : file, message, fix });
   };
   const pool = new HashPool(
-    options.workerUrl ?? new URL("./hash-worker.js", import.meta.url),
+    options.workerUrl ?? HASH_WORKER_URL,
     { root, follow: options.allowSymlinks === true, bufferSize: options.bufferSize ?? 1024 * 1024 },
     Math.max(1, options.threads ?? availableParallelism()),
   );
   // One walk lists each file once; several fixture paths may overlap (tests/fixtures and tests/fixtures/a).
   const seen = paths.length > 1 ? new Set<string>() : undefined;
+  let inOrder = true;
+  let last: string | undefined;
+  let lastAstral = false;
   /** Queues a file for hashing, once; `into` collects a folder's files so they go to the pool together. */
   const take = (rel: string, into?: string[]): void => {
     if (exclude.size > 0 && exclude.has(rel)) return;
@@ -185,20 +222,31 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       if (seen.has(rel)) return;
       seen.add(rel);
     }
+    // The files reach the pool in the order taken: one fixture path's walk gives the lock's order.
+    // `<` is UTF-16 order, UTF-8 byte order too unless a path has a character above U+FFFF.
+    const astral = SURROGATE.test(rel);
+    inOrder &&= last === undefined || (astral || lastAstral ? compareUtf8(last, rel) < 0 : last < rel);
+    last = rel;
+    lastAstral = astral;
     if (into) into.push(rel);
     else if (errors.length === 0) pool.add([rel]);
   };
 
-  const visitLink = (rel: string, into?: string[]): void => {
-    if (!options.allowSymlinks) return fail(rel, "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)", SYMLINK_FIX);
+  /** Whether a symlink may be hashed (as its target, a file); otherwise an error names it. */
+  const linkToFile = (rel: string): boolean => {
+    if (!options.allowSymlinks) {
+      fail(rel, "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)", SYMLINK_FIX);
+      return false;
+    }
     let target;
     try {
       target = statSync(abs(rel));
     } catch (error) {
-      return fail(rel, `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "fix or remove the symlink");
+      fail(rel, `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "fix or remove the symlink");
+      return false;
     }
-    if (!target.isFile()) return fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
-    take(rel, into);
+    if (!target.isFile()) fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
+    return target.isFile();
   };
 
   /** A name that may not be locked: why, or undefined. */
@@ -209,43 +257,63 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     return problem ? `${problem}: \`sha256sum\` escapes such a name, and it is easy to forge in a listing` : undefined;
   };
 
-  const walk = async (start: string): Promise<void> => {
-    const stack = [start];
-    while (stack.length > 0) {
-      const dir = stack.pop()!;
-      let dirents: Dirent[];
-      try {
-        dirents = await readdir(abs(dir), { withFileTypes: true });
-      } catch (error) {
-        fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
+  /**
+   * Walks a folder depth-first in the byte order of the paths: a folder's entries sorted by name, a
+   * subfolder's name with its `/` (so `a.txt` comes before `a/`, as in the lock), and each subfolder
+   * walked where it sorts. The files then reach the pool in the lock's order, so it needs no sort.
+   */
+  const walk = async (dir: string): Promise<void> => {
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(abs(dir), { withFileTypes: true });
+    } catch (error) {
+      fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
+      return;
+    }
+    let invalid: Set<string> | undefined;
+    // readdir decodes names as UTF-8; bytes that are not UTF-8 come back as U+FFFD and cannot be locked.
+    const notUtf8 = (): Set<string> =>
+      (invalid ??= new Set(
+        readdirSync(abs(dir), { encoding: "buffer" })
+          .filter((b) => !Buffer.from(b.toString("utf8"), "utf8").equals(b))
+          .map((b) => b.toString("utf8")),
+      ));
+    const prefix = dir === "" ? "" : `${dir}/`;
+    /** The names to take in: a file's name, or a folder's name and `/`. */
+    const keys: string[] = [];
+    let astral = false;
+    for (const d of dirents) {
+      if (SUSPECT_NAME.test(d.name)) {
+        const problem = badName(d.name, notUtf8);
+        if (problem) {
+          fail(prefix + d.name, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
+          continue;
+        }
+      }
+      let key: string | undefined;
+      if (d.isFile()) key = d.name;
+      else if (d.isDirectory()) key = d.name === ".git" ? undefined : `${d.name}/`;
+      else if (d.isSymbolicLink()) key = linkToFile(prefix + d.name) ? d.name : undefined;
+      else fail(prefix + d.name, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+      if (key === undefined) continue;
+      keys.push(key);
+      astral ||= SURROGATE.test(key);
+    }
+    // The native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
+    if (astral) keys.sort(compareUtf8);
+    else keys.sort();
+    let batch: string[] = [];
+    for (const key of keys) {
+      if (!key.endsWith("/")) {
+        take(prefix + key, batch);
         continue;
       }
-      let invalid: Set<string> | undefined;
-      // readdir decodes names as UTF-8; bytes that are not UTF-8 come back as U+FFFD and cannot be locked.
-      const notUtf8 = (): Set<string> =>
-        (invalid ??= new Set(
-          readdirSync(abs(dir), { encoding: "buffer" })
-            .filter((b) => !Buffer.from(b.toString("utf8"), "utf8").equals(b))
-            .map((b) => b.toString("utf8")),
-        ));
-      const batch: string[] = [];
-      for (const d of dirents) {
-        const rel = dir === "" ? d.name : `${dir}/${d.name}`;
-        if (SUSPECT_NAME.test(d.name)) {
-          const problem = badName(d.name, notUtf8);
-          if (problem) {
-            fail(rel, problem, problem.includes("UTF-8") ? "rename it with a UTF-8 name" : SPECIAL_FIX);
-            continue;
-          }
-        }
-        if (d.isFile()) take(rel, batch);
-        else if (d.isDirectory()) {
-          if (d.name !== ".git") stack.push(rel);
-        } else if (d.isSymbolicLink()) visitLink(rel, batch);
-        else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
-      }
+      // The files before a subfolder go to the pool before the subfolder's own.
       if (errors.length === 0 && batch.length > 0) pool.add(batch);
+      batch = [];
+      await walk(prefix + key.slice(0, -1));
     }
+    if (errors.length === 0 && batch.length > 0) pool.add(batch);
   };
 
   try {
@@ -283,28 +351,52 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       }
       if (stat.isDirectory()) await walk(rel);
       else if (stat.isFile()) take(rel);
-      else if (stat.isSymbolicLink()) visitLink(rel);
+      else if (stat.isSymbolicLink()) {
+        if (linkToFile(rel)) take(rel);
+      }
       else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
     }
     if (errors.length > 0) {
       await pool.abort();
-      return { entries: [], errors };
+      return failed(errors);
     }
     await pool.finish();
   } catch (error) {
     await pool.abort();
     throw error;
   }
-  if (pool.errors.length > 0) return { entries: [], errors: pool.errors };
-  return { entries: sortedEntries(pool.files, pool.digests), errors: [] };
+  if (pool.errors.length > 0) return failed(pool.errors);
+  return hashedTree(pool.batches, inOrder);
 }
 
-/** The entries in UTF-8 byte order of the path. */
-function sortedEntries(files: readonly string[], digests: readonly string[]): FixtureDigest[] {
-  // Native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
-  const astral = files.some((f) => /[\uD800-\uDFFF]/.test(f));
-  const order = files.map((_f, i) => i);
-  if (astral) order.sort((a, b) => compareUtf8(files[a]!, files[b]!));
-  else order.sort((a, b) => (files[a]! < files[b]! ? -1 : 1));
-  return order.map((i) => ({ sha256: digests[i]!, path: files[i]! }));
+function failed(errors: GateIssue[]): HashFixturesResult {
+  return { entries: [], files: 0, lock: [], errors };
+}
+
+/**
+ * The tree as the lock lists it. When the files came in the lock's order (`inOrder`: the walk of one
+ * fixture path gives it), the lock is the batches' lines one after the other. Several paths are sorted
+ * together, and their lock formatted here.
+ */
+function hashedTree(batches: readonly HashedBatch[], inOrder: boolean): HashFixturesResult {
+  const files = batches.reduce((n, b) => n + b.size, 0);
+  /** The entries in the order the files came. */
+  const unsorted = (): FixtureDigest[] =>
+    batches.flatMap((batch) => {
+      const digests = Buffer.from(batch.digests!.buffer, batch.digests!.byteOffset, batch.digests!.byteLength);
+      return batchFiles(batch).map((path, i) => ({ sha256: digests.toString("hex", i * 32, i * 32 + 32), path }));
+    });
+  if (!inOrder) {
+    const entries = sortFixtureEntries(unsorted());
+    return { entries, files, lock: [Buffer.from(formatFixturesLock(entries), "utf8")], errors: [] };
+  }
+  let entries: FixtureDigest[] | undefined;
+  return {
+    get entries() {
+      return (entries ??= unsorted());
+    },
+    files,
+    lock: batches.map((b) => b.lines!),
+    errors: [],
+  };
 }

@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
-import { linkSync, readFileSync, renameSync, unlinkSync, writeFileSync, mkdirSync } from "node:fs";
+import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writevSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
 import { GateError, parseIsoDate, utcDateOf, type GateIssue, type IsoDate } from "@proofgate/core";
 
@@ -76,12 +76,16 @@ export function asText(input: InputBytes, what: string): InputFile {
   };
 }
 
-/** Writes a file whole or not at all: a temp file in the same folder, then a rename. */
-export function writeAtomic(path: string, text: string): void {
+/**
+ * Writes a file whole or not at all: a temp file in the same folder, then a rename. Bytes given in
+ * pieces are written as they are, with writev (no copy into one buffer).
+ */
+export function writeAtomic(path: string, content: string | readonly Uint8Array[]): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
     const temp = join(dirname(path), `.${basename(path)}.${process.pid}.tmp`);
-    writeFileSync(temp, text);
+    if (typeof content === "string") writeFileSync(temp, content);
+    else writePieces(temp, content);
     renameSync(temp, path);
   } catch (error) {
     throw new GateError({ code: "file_unreadable", file: path, message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, fix: "check that the folder exists and is writable" });
@@ -125,6 +129,21 @@ export function writeNew(path: string, text: string): boolean {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw fail(error);
+  }
+}
+
+function writePieces(path: string, pieces: readonly Uint8Array[]): void {
+  const fd = openSync(path, "w");
+  try {
+    // writev takes at most IOV_MAX (1024 on Linux) pieces, and may write fewer bytes than asked.
+    for (let i = 0; i < pieces.length; i += 1024) {
+      const group = pieces.slice(i, i + 1024);
+      const total = group.reduce((n, p) => n + p.byteLength, 0);
+      const written = writevSync(fd, group);
+      if (written < total) writeFileSync(fd, Buffer.concat(group).subarray(written));
+    }
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -6,7 +6,7 @@ import { runDecide } from "./commands/decide.js";
 import { runLedgerExpiring, runLedgerLint, runLedgerList } from "./commands/ledger.js";
 import { resolveToday, writeAtomic, type CliIo } from "./io.js";
 import { loadWorkTreeConfig } from "./inputs.js";
-import { VERSION } from "./version.js";
+import { commandName, VERSION } from "./version.js";
 
 export type { CliIo } from "./io.js";
 
@@ -29,7 +29,7 @@ function todayOption(y: Argv): Argv {
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   let code = 0;
-  const command = argv.find((a) => !a.startsWith("-"));
+  const command = commandName(argv);
   try {
     const parser = yargs(argv)
       .scriptName("proofgate")

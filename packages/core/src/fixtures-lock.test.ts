@@ -7,6 +7,7 @@ import {
   fixtureDeltaCount,
   fixturePathProblem,
   formatFixturesLock,
+  fixtureLockLine,
   parseFixturesLock,
   type FixtureDigest,
 } from "./fixtures-lock.js";
@@ -82,6 +83,13 @@ describe("formatFixturesLock / parseFixturesLock", () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it("is its entries' fixtureLockLine, one after the other (the hash workers write the lock a batch at a time)", () => {
+    const sorted = [...entries, { sha256: C, path: "f/a\\b" }, { sha256: D, path: "f/n\nl" }].sort((x, y) => byteOrder(x.path, y.path));
+    expect(formatFixturesLock(sorted)).toBe(sorted.map((e) => fixtureLockLine(e.sha256, e.path)).join(""));
+    expect(fixtureLockLine(A, "tests/fixtures/Zebra")).toBe(`${A}  tests/fixtures/Zebra\n`);
+    expect(fixtureLockLine(D, "f/n\nl")).toBe(`\\${D}  f/n\\nl\n`);
   });
 
   it("escapes a backslash, newline or carriage return as sha256sum does, and reads it back only when allowed", () => {

@@ -120,6 +120,14 @@ export function sortFixtureEntries<T extends FixtureDigest>(entries: readonly T[
 }
 
 /**
+ * One line of `fixtures.lock`: `<sha256>  <path>\n`, or `sha256sum`'s escaped form `\\<sha256>  <escaped
+ * path>\n` for a name with a backslash, newline or carriage return. No checks: see `formatFixturesLock`.
+ */
+export function fixtureLockLine(sha256: string, path: string): string {
+  return SPECIAL.test(path) ? `\\${sha256}  ${escapeName(path)}\n` : `${sha256}  ${path}\n`;
+}
+
+/**
  * Renders `fixtures.lock`: `<sha256>  <path>\n` per file, sorted by the UTF-8 byte order of the path,
  * so `sha256sum -c fixtures.lock` verifies it. A name with a backslash, newline or carriage return
  * (only there when allowed) gets `sha256sum`'s escaped form. Throws on a duplicate path or a digest
@@ -137,7 +145,7 @@ export function formatFixturesLock(entries: readonly FixtureDigest[]): string {
     if (sha256.length !== 64) throw new Error(`formatFixturesLock: ${JSON.stringify(sha256)} is not a sha256 hex digest (${path})`);
     if (path === previous) throw new Error(`formatFixturesLock: duplicate path ${JSON.stringify(path)}`);
     previous = path;
-    lines[i] = SPECIAL.test(path) ? `\\${sha256}  ${escapeName(path)}\n` : `${sha256}  ${path}\n`;
+    lines[i] = fixtureLockLine(sha256, path);
   }
   return lines.join("");
 }

@@ -36,7 +36,7 @@ export { readIstanbulFinal } from "./coverage/istanbul-final-reader.js";
 export { readIstanbulSummary } from "./coverage/istanbul-summary-reader.js";
 export { mergeCoverageShards, CoverageShardMerger } from "./coverage/merge-shards.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
-export { parseFixturesLock, formatFixturesLock, diffFixturesLocks, compareLockToTree, fixtureDeltaCount, fixturePathProblem, compareUtf8, sortFixtureEntries, type FixtureLockEntry, type FixtureDigest, type FixturePathOptions, type FixturesLockParseResult, type FixturesLockDiff, type LockTreeComparison } from "./fixtures-lock.js";
+export { parseFixturesLock, formatFixturesLock, fixtureLockLine, diffFixturesLocks, compareLockToTree, fixtureDeltaCount, fixturePathProblem, compareUtf8, sortFixtureEntries, type FixtureLockEntry, type FixtureDigest, type FixturePathOptions, type FixturesLockParseResult, type FixturesLockDiff, type LockTreeComparison } from "./fixtures-lock.js";
 export { DEFAULT_AGENT_PATTERNS, CO_AUTHOR_TRAILER_KEYS, formatIdentity, matchAgentPattern, isAgentIdentity, coAuthors, classifyCommit, hasHumanTrailer, type Identity, type Trailer, type Commit, type CommitClass } from "./authorship.js";
 export { parseConfig, defaultConfig, normalizeRepoPath, protectedPaths, DEFAULT_PROTECTED_PATHS, type GateConfig, type TrailerKeys, type ConfigParseResult } from "./config.js";
 export { diffLedgers, looseningKey, describeLoosening, type LedgerLoosening } from "./ledger-diff.js";

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../io.js";
+import { startHashWorkers } from "../hash-workers.js";
 import { checkFixtureLock, lockFixtures } from "./lock.js";
 
 // `proofgate lock` as users run it: the built bundle (dist/proofgate.js, with dist/hash-worker.js beside
@@ -97,6 +98,33 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(check.stdout.trimEnd().split("\n")).toHaveLength(11);
     expect(check.stdout).toContain("tests/fixtures/  two leading spaces: OK");
     expect(check.stdout).toContain("tests/fixtures/日本語/ファイル.csv: OK");
+  });
+
+  it("walks in the lock's byte order where a folder's name sorts against its neighbours' (a-, a.txt, a/, a0)", () => {
+    // '-' (0x2D) and '.' (0x2E) sort before the '/' (0x2F) of a folder, '0' (0x30) after it.
+    for (const name of ["a-", "a.txt", "a/x", "a/y/z", "a/y.txt", "a0/b", "b", "\uFF5E/x", "\u{1F600}/x", "\u{1F600}.x"]) write(`tests/fixtures/${name}`, `${name}\n`);
+    // Enough files for several batches, in folders that sort between the others.
+    for (let i = 0; i < 600; i++) write(`tests/fixtures/a/many/f${i}`, `${i}\n`);
+    const r = proofgate("lock");
+    expect(r.code).toBe(0);
+    const lock = readFileSync(join(repo, "fixtures.lock"), "utf8");
+    expect(lock).toBe(articlePipeline());
+    // Several fixture paths, given out of order and overlapping, give the same lock.
+    unlinkSync(join(repo, "fixtures.lock"));
+    expect(proofgate("lock", "--paths", "tests/fixtures/a0", "tests/fixtures/a/many", "tests/fixtures").code).toBe(0);
+    expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(lock);
+  });
+
+  it("--help and a usage error of `lock` are as before: its workers start early, but never hold the process", () => {
+    const help = proofgate("lock", "--help");
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe("");
+    expect(help.stdout).toContain("proofgate lock");
+    expect(help.stdout).toContain("--check");
+    const bad = proofgate("lock", "--bogus");
+    expect(bad).toEqual({ code: 2, stdout: "", stderr: "proofgate: error: Unknown argument: bogus. Fix: see proofgate --help\n" });
+    expect(proofgate("lock", "--lock").code).toBe(2);
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
   });
 
   it("leaves an up-to-date lock alone, and --check passes", () => {
@@ -318,6 +346,20 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
     expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toContain("  tests/fixtures/link.txt\n");
     symlinkSync("..", join(repo, "tests/fixtures/up"));
     await expect(lockFixtures(settings, true, memoryIo())).rejects.toMatchObject({ issues: [expect.objectContaining({ file: "tests/fixtures/up" })] });
+  });
+
+  it("takes over workers started early (startHashWorkers); one that cannot start is an error, not a hang", async () => {
+    writeTree();
+    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: WORKER, threads: 1 } };
+    // Two started, one taken: the other is stopped. Started for another script: not used.
+    startHashWorkers(WORKER, 2);
+    startHashWorkers(new URL("./no-such-worker.js", WORKER), 1);
+    expect(await lockFixtures(settings, false, memoryIo())).toBe(0);
+    expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(articlePipeline());
+    const missing = new URL("./no-such-worker.js", WORKER);
+    // Failed before the pool takes it (then a fresh one fails too) or after: the failure is reported.
+    startHashWorkers(missing, 1);
+    await expect(lockFixtures({ ...settings, hash: { workerUrl: missing } }, true, memoryIo())).rejects.toThrow(/hash worker/);
   });
 
   it("a worker script that cannot start is an error, not a hang", async () => {

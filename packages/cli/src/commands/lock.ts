@@ -1,7 +1,7 @@
 import { isAbsolute, join, relative, sep } from "node:path";
-import { compareLockToTree, formatFixturesLock, GateError, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type GateConfig, type GateIssue, type LockTreeComparison } from "@proofgate/core";
+import { compareLockToTree, GateError, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type GateConfig, type GateIssue, type LockTreeComparison } from "@proofgate/core";
 import { listFlag, stringFlag } from "../flags.js";
-import { hashFixtures, type HashFixturesOptions } from "../hash-files.js";
+import { hashFixtures, type HashFixturesOptions, type HashFixturesResult } from "../hash-files.js";
 import { printWarnings } from "../inputs.js";
 import { asText, readInputBytes, writeAtomic, type CliIo } from "../io.js";
 
@@ -61,18 +61,19 @@ function lockPaths(root: string, lock: string): { abs: string; rel: string } {
  * Hashes the tree; every walk or read problem is a GateError (exit 2), and so is a tree with no file.
  * `noFiles`: no file was found and nothing else went wrong (the paths are missing or empty).
  */
-async function hashTree(root: string, settings: LockSettings, lockRel: string): Promise<{ entries: FixtureDigest[]; errors: GateIssue[]; noFiles: boolean }> {
+async function hashTree(root: string, settings: LockSettings, lockRel: string): Promise<HashFixturesResult & { noFiles: boolean }> {
   const tree = await hashFixtures(root, settings.paths, {
     allowSymlinks: settings.allowSymlinks,
     allowSpecialNames: settings.allowSpecialNames,
     exclude: [lockRel],
     ...settings.hash,
   });
-  const noFiles = tree.entries.length === 0 && tree.errors.every((e) => e.code === "file_missing");
-  if (tree.errors.length === 0 && tree.entries.length === 0) {
+  const noFiles = tree.files === 0 && tree.errors.every((e) => e.code === "file_missing");
+  if (tree.errors.length === 0 && tree.files === 0) {
     tree.errors.push({ code: "fixtures_invalid", file: settings.paths.join(", "), message: "the fixture paths hold no file, and an empty lock verifies nothing (`sha256sum -c` refuses it)", fix: "add the golden files, or point [fixtures] paths (or --paths) at them" });
   }
-  return { ...tree, noFiles };
+  // Object.assign keeps the result's lazy `entries` (a spread would build them).
+  return Object.assign(tree, { noFiles });
 }
 
 /** The lock text `proofgate lock` would write for the tree under `root`, or the tree's problems. */
@@ -89,13 +90,13 @@ export interface FixtureLockText {
 export async function fixtureLockText(root: string, settings: LockSettings): Promise<FixtureLockText> {
   const tree = await hashTree(root, settings, lockPaths(root, settings.lock).rel);
   if (tree.errors.length > 0) return { files: 0, errors: tree.errors, noFiles: tree.noFiles };
-  return { text: formatFixturesLock(tree.entries), files: tree.entries.length, errors: [], noFiles: false };
+  return { text: Buffer.concat(tree.lock).toString("utf8"), files: tree.files, errors: [], noFiles: false };
 }
 
-/** The lock read for `lock` or `--check`: its entries and text, or nothing when it is missing. */
+/** The lock read for `lock` or `--check`: its entries and bytes, or nothing when it is missing. */
 interface ReadLock {
   entries?: FixtureDigest[] | undefined;
-  text?: string | undefined;
+  bytes?: Buffer | undefined;
   /** Missing, unreadable or malformed. */
   errors: GateIssue[];
   warnings: GateIssue[];
@@ -103,9 +104,9 @@ interface ReadLock {
 
 function readLock(abs: string, settings: LockSettings): ReadLock {
   try {
-    const text = asText(readInputBytes(abs, "the fixture lock", "--lock"), "the fixture lock").text;
-    const parsed = parseFixturesLock(text, settings.lock, { allowSpecialNames: settings.allowSpecialNames });
-    return { entries: parsed.entries, text, errors: parsed.errors, warnings: parsed.warnings };
+    const input = readInputBytes(abs, "the fixture lock", "--lock");
+    const parsed = parseFixturesLock(asText(input, "the fixture lock").text, settings.lock, { allowSpecialNames: settings.allowSpecialNames });
+    return { entries: parsed.entries, bytes: input.bytes, errors: parsed.errors, warnings: parsed.warnings };
   } catch (error) {
     if (!GateError.isInstance(error)) throw error;
     const fix = (i: GateIssue): string | undefined => (i.code === "file_missing" ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)" : i.fix);
@@ -131,7 +132,7 @@ export async function checkFixtureLock(root: string, settings: LockSettings): Pr
   const tree = await hashTree(root, settings, lock.rel);
   const problems = [...read.errors, ...tree.errors];
   if (problems.length > 0) throw new GateError(problems);
-  return { comparison: compareLockToTree(read.entries ?? [], tree.entries), files: tree.entries.length, warnings: read.warnings };
+  return { comparison: compareLockToTree(read.entries ?? [], tree.entries), files: tree.files, warnings: read.warnings };
 }
 
 /**
@@ -162,18 +163,17 @@ export async function lockFixtures(settings: LockSettings, check: boolean, io: C
   const tree = await hashTree(io.cwd, settings, lock.rel);
   printWarnings(io, warnings);
   if (tree.errors.length > 0) throw new GateError(tree.errors);
-  const text = formatFixturesLock(tree.entries);
-  if (text === read.text) {
-    io.stdout(`${settings.lock} is up to date (${tree.entries.length} file(s))\n`);
+  if (read.bytes?.equals(Buffer.concat(tree.lock))) {
+    io.stdout(`${settings.lock} is up to date (${tree.files} file(s))\n`);
     return 0;
   }
-  writeAtomic(lock.abs, text);
+  writeAtomic(lock.abs, tree.lock);
   if (missing) {
-    io.stdout(`wrote ${settings.lock}: ${tree.entries.length} file(s), a new lock\n`);
+    io.stdout(`wrote ${settings.lock}: ${tree.files} file(s), a new lock\n`);
     return 0;
   }
   const diff = compareLockToTree(read.entries ?? [], tree.entries);
-  io.stdout(`wrote ${settings.lock}: ${tree.entries.length} file(s) (${counts(diff)})\n${listing(diff)}`);
+  io.stdout(`wrote ${settings.lock}: ${tree.files} file(s) (${counts(diff)})\n${listing(diff)}`);
   return 0;
 }
 
