@@ -166,6 +166,31 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     await expect(runCheck({ base, platform: "buildkite" }, io, [localPlatform])).rejects.toThrow("the buildkite platform is not available in this build");
   });
 
+  it("a platform's base that is the target branch's tip (GitHub's pull_request.base.sha) is judged from the merge-base; a --base flag is taken as given", async () => {
+    const { repo, base } = project();
+    repo.git(["checkout", "-q", "-b", "feature"]);
+    const head = repo.commit("the patch", { "src.py": "x = 1\n" });
+    repo.git(["checkout", "-q", "main"]);
+    const tip = repo.commit("main moved on", { "other.py": "y = 2\n" });
+    repo.git(["checkout", "-q", "feature"]);
+    const ciLike = { ...localPlatform, provider: "github" as const, detect: () => true, context: () => ({ provider: "github" as const, base: tip, head }) };
+    let err = "";
+    let out = "";
+    const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env: {}, isTTY: false };
+    const previous = process.cwd();
+    process.chdir(repo.dir);
+    try {
+      expect(await runCheck({ format: "json" }, io, [ciLike])).toBe(0);
+      expect(JSON.parse(out)).toMatchObject({ decision: "MERGE", base, head, commits: 1 });
+      expect(err).toContain(`the github base ${tip.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${base.slice(0, 12)}`);
+      out = "";
+      expect(await runCheck({ format: "json", base: tip }, io, [ciLike])).toBe(1);
+      expect(JSON.parse(out).reasons).toEqual(["shallow_history"]);
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
   it("colour on a terminal only, and never with NO_COLOR", async () => {
     const { repo, base } = project();
     let out = "";

@@ -469,3 +469,12 @@ export function commitParents(sha: string, cwd: string): string[] {
   const out = runGit(["rev-list", "--parents", "-n", "1", "--end-of-options", sha], cwd).trim().split(" ");
   return out.slice(1);
 }
+
+/** The merge-base of two commits, or undefined when they share no history (in this clone). */
+export function mergeBase(a: string, b: string, cwd: string): string | undefined {
+  refusesOption("commit", a);
+  refusesOption("commit", b);
+  const out = gitExec(["merge-base", "--end-of-options", a, b], cwd, { okCodes: [0, 1] });
+  const sha = out.stdout.toString("utf8").trim().split("\n")[0] ?? "";
+  return out.status === 0 && sha !== "" ? sha : undefined;
+}

@@ -38,7 +38,7 @@ import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
 import { CONFIG_FILE, loadPatchEvidence } from "../patch-evidence.js";
 import { unlockedFixtures } from "../fixtures-check.js";
-import { commitParents, detectCiProvider, resolveCommit, workTreeChanges } from "../git.js";
+import { commitParents, detectCiProvider, isAncestor, mergeBase, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
 import { buildkitePlatform } from "@proofgate/buildkite";
@@ -214,7 +214,7 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   const provider = context.provider === "local" ? detectCiProvider(o.env as NodeJS.ProcessEnv) : context.provider;
   const loaded = await loadPatchEvidence({
     cwd: io.cwd,
-    base: context.base,
+    base: platformBase(context, settings, io),
     head: context.head,
     defaultBranch: context.targetBranch,
     provider,
@@ -289,6 +289,23 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
 
 function displayPath(cwd: string, path: string): string {
   return relativeTo(cwd, resolve(path));
+}
+
+/**
+ * The base as the platform gives it. GitHub's `pull_request.base.sha` is the target branch's tip when
+ * the event fired, not where the branch left it: once the target moved on, it is no ancestor of the
+ * head, and the patch's own commits start at their merge-base. A `--base` flag is taken as given.
+ */
+function platformBase(context: CiContext, settings: CheckSettings, io: CliIo): string | undefined {
+  const base = context.base;
+  if (settings.base !== undefined || base === undefined) return base;
+  const baseSha = resolveCommit(base, io.cwd);
+  const headSha = resolveCommit(context.head ?? "HEAD", io.cwd);
+  if (baseSha === undefined || headSha === undefined || isAncestor(baseSha, headSha, io.cwd)) return base;
+  const fork = mergeBase(baseSha, headSha, io.cwd);
+  if (fork === undefined) return base;
+  io.stderr(`proofgate: the ${context.provider} base ${baseSha.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${fork.slice(0, 12)}\n`);
+  return fork;
 }
 
 /**
