@@ -1,5 +1,6 @@
 // `proofgate check` in-process on scripted git repositories (no Python: artifacts are written by the
 // test, and `--run` commands are small shell commands). The real pytest runs are in apps/e2e.
+import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
@@ -157,6 +158,17 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(r.out).toContain("The gate could not evaluate (1 error):");
     expect(r.err).toMatch(/proofgate: error: \S*freeze\.toml\/report\/report\.json: cannot write: ENOTDIR/);
     expect(r.err).not.toContain("proofgate: wrote");
+  });
+
+  it("with fixtures on, the lock they were checked against is among the inputs, with its digest", async () => {
+    const golden = "expected output\n";
+    const lock = `${createHash("sha256").update(golden).digest("hex")}  tests/fixtures/golden.txt\n`;
+    const { repo, base } = project("[properties]\nenabled = false\n", { "tests/fixtures/golden.txt": golden, "fixtures.lock": lock });
+    repo.commit("a human change", { "src.py": "x = 1\n" });
+    const r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(0);
+    expect(r.report.inputs).toContainEqual({ role: "fixtures_lock", path: "fixtures.lock", sha256: createHash("sha256").update(lock).digest("hex") });
+    expect(r.out).toMatch(/Fixture digests +pass +delta 0; 0 file\(s\) differ from the lock/);
   });
 
   it("a named platform that this build lacks is a usage error (exit 2), never a silent local run", async () => {

@@ -80,7 +80,7 @@ export type Decision = "MERGE" | "REJECT";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {
-  role: "config" | "ledger" | "universe" | "coverage" | "contexts" | "results" | "properties";
+  role: "config" | "ledger" | "universe" | "coverage" | "contexts" | "results" | "properties" | "fixtures_lock";
   path: string;
   sha256: string;
 }

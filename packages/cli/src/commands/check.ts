@@ -32,7 +32,7 @@ import {
 import { githubPlatform } from "@proofgate/github";
 import { gitlabPlatform } from "@proofgate/gitlab";
 import { optionalFlag, stringFlag } from "../flags.js";
-import { readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
+import { readInput, readInputBytes, resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverses, loadWorkTreeConfig, printWarnings } from "../inputs.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
@@ -260,6 +260,10 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   inputs.push(...coverageRoles);
   const results = config.results.junit.length > 0 ? loadResults(config.results.junit.map(at), universe.value) : undefined;
   for (const f of results?.files ?? []) inputs.push({ role: "results", path: displayPath(io.cwd, f.path), sha256: f.sha256 });
+  if (config.fixtures.enabled && !loaded.patch.shallow) {
+    // The lock the fixtures were checked against (fixtures_unlocked read it already; a missing one stopped the run).
+    inputs.push({ role: "fixtures_lock", path: config.fixtures.lock, sha256: readInputBytes(at(config.fixtures.lock), "the fixture lock", "[fixtures] lock").sha256 });
+  }
   const properties = config.properties.enabled ? loadPropertyResults(config.properties.results.map(at), io.cwd, inputs) : undefined;
 
   warnings.push(...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(properties?.warnings ?? []));
