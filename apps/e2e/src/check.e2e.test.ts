@@ -134,6 +134,7 @@ describe("proofgate check --run: MERGE", () => {
       "universe:collected.txt",
       "coverage:proven_coverage.json",
       "results:results.xml",
+      "fixtures_lock:fixtures.lock",
       "properties:properties.xml",
     ]);
     expect(r.report.warnings).toEqual([]);
