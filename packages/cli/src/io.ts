@@ -76,6 +76,13 @@ export function asText(input: InputBytes, what: string): InputFile {
   };
 }
 
+/** Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org); `FORCE_COLOR` forces it. */
+export function colorWanted(io: CliIo, env: Readonly<Record<string, string | undefined>> = io.env ?? process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0") return true;
+  return io.isTTY === true && env.TERM !== "dumb";
+}
+
 /**
  * Writes a file whole or not at all: a temp file in the same folder, then a rename. Bytes given in
  * pieces are written as they are, with writev (no copy into one buffer).

@@ -3,7 +3,7 @@ import { chmodSync, existsSync, readdirSync, rmSync, statSync, lstatSync } from 
 import { constants } from "node:os";
 import { delimiter, join } from "node:path";
 import { GateError, palette, planDeselection, renderDeselectPlugin, type CommandOutcome, type GateConfig, type IsoDate } from "@proofgate/core";
-import { writeAtomic, type CliIo } from "./io.js";
+import { colorWanted, writeAtomic, type CliIo } from "./io.js";
 import { loadLedger, loadUniverses } from "./inputs.js";
 import { runSeedsMaterialize } from "./commands/seeds.js";
 
@@ -11,8 +11,8 @@ import { runSeedsMaterialize } from "./commands/seeds.js";
 export interface RunCommandsOptions {
   io: CliIo;
   config: GateConfig;
-  /** The patch's base: the property suite runs on the seeds as they were there. Undefined when the history is truncated. */
-  base: string | undefined;
+  /** The patch's base: the property suite runs on the seeds as they were there. */
+  base: string;
   /** The report folder: the deselection plugin and the base's seeds are written under it. */
   outDir: string;
   today: IsoDate;
@@ -82,10 +82,6 @@ function proofEnvironment(o: RunCommandsOptions): Record<string, string> {
 
 /** The property suite's environment: the seeds as they were at the base, read-only. */
 function seedsEnvironment(o: RunCommandsOptions): Record<string, string> {
-  if (o.base === undefined) {
-    o.io.stderr("proofgate: warning: the history does not reach the base, so the property suite runs on the work tree's seeds\n");
-    return {};
-  }
   const dir = join(o.outDir, "seeds");
   removeReadOnlyTree(dir);
   runSeedsMaterialize({ ref: o.base, out: dir, seeds: o.config.properties.seeds }, { ...o.io, stdout: o.io.stderr });
@@ -117,7 +113,7 @@ function stamp(path: string): Stamp {
 
 async function runStep(o: RunCommandsOptions, step: CommandOutcome["step"], command: string, env: NodeJS.ProcessEnv, outputs: readonly string[]): Promise<CommandOutcome> {
   const { io } = o;
-  const c = palette(io.isTTY === true && !(io.env ?? process.env).NO_COLOR);
+  const c = palette(colorWanted(io));
   const before = outputs.map((p) => stamp(o.at(p)));
   io.stderr(`proofgate: ${c.bold(`▶ ${step}`)}: ${command}\n`);
   const started = Date.now();

@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
@@ -29,10 +28,11 @@ import {
   type Provider,
   type PublishableReport,
 } from "@proofgate/core";
+import { buildkitePlatform } from "@proofgate/buildkite";
 import { githubPlatform } from "@proofgate/github";
 import { gitlabPlatform } from "@proofgate/gitlab";
 import { optionalFlag, stringFlag } from "../flags.js";
-import { readInput, readInputBytes, resolveToday, writeAtomic, type CliIo } from "../io.js";
+import { colorWanted, readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverses, loadWorkTreeConfig, printWarnings } from "../inputs.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
@@ -41,8 +41,6 @@ import { unlockedFixtures } from "../fixtures-check.js";
 import { commitParents, detectCiProvider, isAncestor, mergeBase, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
-import { buildkitePlatform } from "@proofgate/buildkite";
-
 
 /** Options of `proofgate check`. */
 export interface CheckArgs {
@@ -175,13 +173,6 @@ async function emit(
   return exitCode;
 }
 
-/** Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org); `FORCE_COLOR` forces it. */
-export function colorWanted(io: CliIo, env: Env): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0") return true;
-  return io.isTTY === true && env.TERM !== "dumb";
-}
-
 function readOptionalFile(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
@@ -212,13 +203,18 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   // Paths in the config are relative to the repository root (io.cwd); read them from this process's folder.
   const at = (path: string): string => (isAbsolute(path) ? path : relative(process.cwd(), resolve(io.cwd, path)) || ".");
   const provider = context.provider === "local" ? detectCiProvider(o.env as NodeJS.ProcessEnv) : context.provider;
+  let fixtureLock: InputDigest | undefined;
   const loaded = await loadPatchEvidence({
     cwd: io.cwd,
     base: platformBase(context, settings, io),
     head: context.head,
     defaultBranch: context.targetBranch,
     provider,
-    unlocked: (config) => unlockedFixtures(config, io),
+    unlocked: async (config) => {
+      const { delta, lockSha256 } = await unlockedFixtures(config, io);
+      fixtureLock = { role: "fixtures_lock", path: config.fixtures.lock, sha256: lockSha256 };
+      return delta;
+    },
   });
   const warnings: GateIssue[] = [...loaded.warnings];
   // The judge is the base's config. A truncated history has no base: its paths then come from the work
@@ -227,8 +223,7 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   if (loaded.configSource) inputs.push({ role: "config", path: loaded.configSource.path, sha256: loaded.configSource.sha256 });
   const workTree = join(io.cwd, CONFIG_FILE);
   if (!loaded.patch.shallow && existsSync(workTree)) {
-    const text = readInput(at(CONFIG_FILE), "the config", CONFIG_FILE).text;
-    if (createHash("sha256").update(text).digest("hex") !== loaded.configSource?.sha256) {
+    if (readInput(at(CONFIG_FILE), "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
       warnings.push({ code: "config_invalid", file: CONFIG_FILE, message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge` });
     }
   }
@@ -240,7 +235,7 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
     // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
     warnings.push({ code: "shallow_history", message: "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs" });
   } else if (settings.run) {
-    commands.push(...(await runConfiguredCommands({ io, config, base: loaded.patch.shallow ? undefined : loaded.patch.base, outDir: o.outDir, today: o.today, at })));
+    commands.push(...(await runConfiguredCommands({ io, config, base: loaded.patch.base, outDir: o.outDir, today: o.today, at })));
   }
 
   const ledger = loadLedger(at(config.ledger.path));
@@ -260,10 +255,8 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   inputs.push(...coverageRoles);
   const results = config.results.junit.length > 0 ? loadResults(config.results.junit.map(at), universe.value) : undefined;
   for (const f of results?.files ?? []) inputs.push({ role: "results", path: displayPath(io.cwd, f.path), sha256: f.sha256 });
-  if (config.fixtures.enabled && !loaded.patch.shallow) {
-    // The lock the fixtures were checked against (fixtures_unlocked read it already; a missing one stopped the run).
-    inputs.push({ role: "fixtures_lock", path: config.fixtures.lock, sha256: readInputBytes(at(config.fixtures.lock), "the fixture lock", "[fixtures] lock").sha256 });
-  }
+  // The lock the fixtures were checked against (fixtures_unlocked), read once there.
+  if (fixtureLock) inputs.push(fixtureLock);
   const properties = config.properties.enabled ? loadPropertyResults(config.properties.results.map(at), io.cwd, inputs) : undefined;
 
   warnings.push(...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(properties?.warnings ?? []));

@@ -68,7 +68,7 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   });
   const resultPaths = listFlag("results", args.results);
   const results = resultPaths.length > 0 ? loadResults(resultPaths, universe.value) : undefined;
-  const patch = fromGit ? await loadPatchEvidence({ cwd: io.cwd, base, head, unlocked: (config) => unlockedFixtures(config, io) }) : undefined;
+  const patch = fromGit ? await loadPatchEvidence({ cwd: io.cwd, base, head, unlocked: async (config) => (await unlockedFixtures(config, io)).delta }) : undefined;
   const warnings = [...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(patch?.warnings ?? [])];
   printWarnings(io, warnings);
 

@@ -96,6 +96,8 @@ export async function fixtureLockText(root: string, settings: LockSettings): Pro
 /** The lock read for `lock` or `--check`: its entries and bytes, or nothing when it is missing. */
 interface ReadLock {
   entries?: FixtureDigest[] | undefined;
+  /** The lock file's sha256 (hashed on first use). */
+  readonly sha256?: string | undefined;
   bytes?: Buffer | undefined;
   /** Missing, unreadable or malformed. */
   errors: GateIssue[];
@@ -106,7 +108,15 @@ function readLock(abs: string, settings: LockSettings): ReadLock {
   try {
     const input = readInputBytes(abs, "the fixture lock", "--lock");
     const parsed = parseFixturesLock(asText(input, "the fixture lock").text, settings.lock, { allowSpecialNames: settings.allowSpecialNames });
-    return { entries: parsed.entries, bytes: input.bytes, errors: parsed.errors, warnings: parsed.warnings };
+    return {
+      entries: parsed.entries,
+      bytes: input.bytes,
+      get sha256() {
+        return input.sha256;
+      },
+      errors: parsed.errors,
+      warnings: parsed.warnings,
+    };
   } catch (error) {
     if (!GateError.isInstance(error)) throw error;
     const fix = (i: GateIssue): string | undefined => (i.code === "file_missing" ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)" : i.fix);
@@ -118,6 +128,8 @@ function readLock(abs: string, settings: LockSettings): ReadLock {
 export interface FixtureLockCheck {
   comparison: LockTreeComparison;
   files: number;
+  /** The sha256 of the lock compared, for a report's inputs. */
+  lockSha256: string;
   warnings: GateIssue[];
 }
 
@@ -132,7 +144,7 @@ export async function checkFixtureLock(root: string, settings: LockSettings): Pr
   const tree = await hashTree(root, settings, lock.rel);
   const problems = [...read.errors, ...tree.errors];
   if (problems.length > 0) throw new GateError(problems);
-  return { comparison: compareLockToTree(read.entries ?? [], tree.entries), files: tree.files, warnings: read.warnings };
+  return { comparison: compareLockToTree(read.entries ?? [], tree.entries), files: tree.files, lockSha256: read.sha256!, warnings: read.warnings };
 }
 
 /**
