@@ -1,10 +1,10 @@
 import { lstatSync, readdirSync, statSync, type Dirent } from "node:fs";
-import { readdir } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { posix } from "node:path";
 import type { Worker } from "node:worker_threads";
-import { compareUtf8, fixturePathProblem, formatFixturesLock, sortFixtureEntries, type FixtureDigest, type GateIssue } from "@proofgate/core";
-import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
+import type { GateIssue } from "@proofgate/core/errors";
+import { compareUtf8, fixturePathProblem, formatFixturesLock, sortFixtureEntries, type FixtureDigest } from "@proofgate/core/fixtures-lock";
+import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest, type PathGroup } from "./hash-protocol.js";
 import { HASH_WORKER_URL, hashWorkers } from "./hash-workers.js";
 
 /** How the fixture tree is walked and hashed. */
@@ -47,31 +47,45 @@ export function normalizeFixturePath(path: string): { path: string } | { problem
   return problem ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` } : { path: normal };
 }
 
-/** A batch as the pool keeps it: its files (joined as sent), and the worker's answer once it came. */
+/** A batch as the pool keeps it: its files (as sent), and the worker's answer once it came. */
 interface HashedBatch {
-  paths: string;
+  groups: PathGroup[];
   size: number;
   digests?: Uint8Array;
   lines?: Uint8Array;
 }
 
-/** The files of a batch, as sent. */
-const batchFiles = (batch: HashedBatch): string[] => batch.paths.split(PATH_SEPARATOR);
+/** The files of a batch, as repo-relative paths. */
+const batchFiles = (batch: HashedBatch): string[] => batch.groups.flatMap((g) => g.names.split(PATH_SEPARATOR).map((name) => g.folder + name));
+
+/** A folder's run of files queued for hashing: `names` from `from` on are not sent yet. */
+interface QueuedRun {
+  folder: string;
+  names: readonly string[];
+  from: number;
+}
+
+/** How many files the walk may find ahead of the workers: a few batches each. */
+const ROOM = 2048;
 
 /**
- * A pool of hash workers fed with batches of repo-relative paths; see `hashFixtures`. A file's path
- * lives on in its batch's one string, not as 100,000 strings: the main thread's heap stays small, and
- * so does the garbage collection that competes with the workers for the cores.
+ * A pool of hash workers fed with batches of files; see `hashFixtures`. The files come as runs of one
+ * folder each, and travel as the folder and its names joined in one string: the main thread neither
+ * builds 100,000 path strings nor keeps them, so its heap stays small, and so does the garbage
+ * collection that competes with the workers for the cores.
  */
 class HashPool {
   private readonly workers: Worker[] = [];
   private readonly inFlight = new Map<number, { batch: HashedBatch; worker: Worker }>();
   private readonly load = new Map<Worker, number>();
   private nextId = 0;
-  /** Files found and not yet sent, from `head` on. */
-  private queue: string[] = [];
+  /** Runs found and not yet sent in full, from `head` on; `queued` files in all. */
+  private queue: QueuedRun[] = [];
   private head = 0;
+  private queued = 0;
   private walkDone = false;
+  /** The walk, waiting for the queue to run low (`room`). */
+  private wake: (() => void) | undefined;
   private failure: Error | undefined;
   private settle: (() => void) | undefined;
   private stopping = false;
@@ -90,28 +104,43 @@ class HashPool {
       worker.on("message", (reply: HashReply) => this.onReply(worker, reply));
       worker.on("error", (error) => {
         this.failure ??= new Error(`a hash worker failed (${url.href}): ${error.message}`, { cause: error });
-        this.settle?.();
+        this.stalled();
       });
       // A worker that exits before the pool stops it would leave its batches unanswered: fail, never hang.
       worker.on("exit", (code) => {
         if (this.stopping) return;
         this.failure ??= new Error(`a hash worker exited early with code ${code} (${url.href})`);
-        this.settle?.();
+        this.stalled();
       });
     }
   }
 
-  /** Queues files found by the walk and hands work to idle workers. */
-  add(files: readonly string[]): void {
-    for (const f of files) this.queue.push(f);
+  /** Queues a folder's files (`folder` is "" or ends in `/`) and hands work to idle workers. */
+  add(folder: string, names: readonly string[]): void {
+    if (names.length === 0) return;
+    this.queue.push({ folder, names, from: 0 });
+    this.queued += names.length;
     this.pump();
+  }
+
+  /**
+   * Resolves once fewer than `ROOM` files wait to be sent (at once if they do already). The walk reads
+   * a folder only then: it stays a few batches ahead of the workers instead of listing the whole tree
+   * first, so the main thread holds few names, and its garbage collection, which competes with the
+   * workers for the cores, has little to copy.
+   */
+  room(): Promise<void> {
+    if (this.queued < ROOM || this.failure) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.wake = resolve;
+    });
   }
 
   /** The walk is over: hash what is left, then stop the workers. */
   async finish(): Promise<void> {
     this.walkDone = true;
     this.pump();
-    if (!this.failure && (this.inFlight.size > 0 || this.head < this.queue.length)) {
+    if (!this.failure && (this.inFlight.size > 0 || this.queued > 0)) {
       await new Promise<void>((resolve) => {
         this.settle = resolve;
       });
@@ -127,23 +156,45 @@ class HashPool {
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 
+  /** A worker failed: nothing waits for it any more (the walk goes on to its end, `finish` throws). */
+  private stalled(): void {
+    this.settle?.();
+    const wake = this.wake;
+    this.wake = undefined;
+    wake?.();
+  }
+
+  /** The next `size` queued files, as runs of one folder each. */
+  private take(size: number): PathGroup[] {
+    const groups: PathGroup[] = [];
+    for (let left = size; left > 0; ) {
+      const run = this.queue[this.head]!;
+      const n = Math.min(left, run.names.length - run.from);
+      const names = n === run.names.length ? run.names : run.names.slice(run.from, run.from + n);
+      groups.push({ folder: run.folder, names: names.join(PATH_SEPARATOR) });
+      run.from += n;
+      left -= n;
+      if (run.from === run.names.length) this.head++;
+    }
+    this.queued -= size;
+    // Let go of the runs sent: the walk usually runs ahead, and the queue would hold every name.
+    if (this.head * 2 >= this.queue.length) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return groups;
+  }
+
   private pump(): void {
     for (const worker of this.workers) {
       // Two batches in flight per worker, so a worker never waits for the main thread between batches.
-      while ((this.load.get(worker) ?? 0) < 2 && this.head < this.queue.length) {
-        const queued = this.queue.length - this.head;
+      while ((this.load.get(worker) ?? 0) < 2 && this.queued > 0) {
         // While the walk runs, batches of up to 256 files; then guided: a share of what is left, so the
         // last batches are small and the workers finish together.
-        const size = this.walkDone ? Math.max(1, Math.min(256, Math.floor(queued / (this.workers.length * 4)))) : Math.min(256, queued);
+        const size = this.walkDone ? Math.max(1, Math.min(256, Math.floor(this.queued / (this.workers.length * 4)))) : Math.min(256, this.queued);
         if (!this.walkDone && size < 32 && this.inFlight.size >= this.workers.length) return; // wait for more files
-        const batch: HashedBatch = { paths: this.queue.slice(this.head, this.head + size).join(PATH_SEPARATOR), size };
-        this.head += size;
-        // Let go of the files sent: the walk usually runs ahead, and the queue would hold every path.
-        if (this.head * 2 >= this.queue.length) {
-          this.queue = this.queue.slice(this.head);
-          this.head = 0;
-        }
-        const request: HashRequest = { id: this.nextId++, job: this.job, paths: batch.paths };
+        const batch: HashedBatch = { groups: this.take(size), size };
+        const request: HashRequest = { id: this.nextId++, job: this.job, groups: batch.groups };
         this.batches.push(batch);
         this.inFlight.set(request.id, { batch, worker });
         this.load.set(worker, (this.load.get(worker) ?? 0) + 1);
@@ -164,7 +215,12 @@ class HashPool {
       for (const e of reply.errors) this.errors.push(hashIssue(files[e.index]!, e.code));
     }
     this.pump();
-    if (this.walkDone && this.inFlight.size === 0 && this.head >= this.queue.length) this.settle?.();
+    if (this.wake && this.queued < ROOM) {
+      const wake = this.wake;
+      this.wake = undefined;
+      wake();
+    }
+    if (this.walkDone && this.inFlight.size === 0 && this.queued === 0) this.settle?.();
   }
 }
 
@@ -212,24 +268,34 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
   );
   // One walk lists each file once; several fixture paths may overlap (tests/fixtures and tests/fixtures/a).
   const seen = paths.length > 1 ? new Set<string>() : undefined;
+  // The lock itself may lie under a fixture path: the folders to look for it in.
+  const excludedIn = new Set([...exclude].map((rel) => rel.slice(0, rel.lastIndexOf("/") + 1)));
   let inOrder = true;
   let last: string | undefined;
   let lastAstral = false;
-  /** Queues a file for hashing, once; `into` collects a folder's files so they go to the pool together. */
-  const take = (rel: string, into?: string[]): void => {
-    if (exclude.size > 0 && exclude.has(rel)) return;
-    if (seen) {
-      if (seen.has(rel)) return;
-      seen.add(rel);
+  /**
+   * Queues a run of files of one folder (`folder` is "" or ends in `/`), each once, in the order given.
+   * A run is sorted (a folder's sorted names, or one path); the runs reach the pool in the order taken,
+   * so comparing where they meet tells whether the files came in the lock's order (one fixture path's
+   * walk gives it). `<` is UTF-16 order, UTF-8 byte order too unless a path has a character above U+FFFF.
+   */
+  const take = (folder: string, run: readonly string[]): void => {
+    let names = run;
+    if (excludedIn.has(folder) || seen) {
+      names = run.filter((name) => {
+        const rel = folder + name;
+        if (exclude.has(rel) || seen?.has(rel)) return false;
+        seen?.add(rel);
+        return true;
+      });
     }
-    // The files reach the pool in the order taken: one fixture path's walk gives the lock's order.
-    // `<` is UTF-16 order, UTF-8 byte order too unless a path has a character above U+FFFF.
-    const astral = SURROGATE.test(rel);
-    inOrder &&= last === undefined || (astral || lastAstral ? compareUtf8(last, rel) < 0 : last < rel);
-    last = rel;
-    lastAstral = astral;
-    if (into) into.push(rel);
-    else if (errors.length === 0) pool.add([rel]);
+    if (names.length === 0) return;
+    const first = folder + names[0]!;
+    const firstAstral = SURROGATE.test(first);
+    inOrder &&= last === undefined || (firstAstral || lastAstral ? compareUtf8(last, first) < 0 : last < first);
+    last = folder + names[names.length - 1]!;
+    lastAstral = SURROGATE.test(last);
+    if (errors.length === 0) pool.add(folder, names);
   };
 
   /** Whether a symlink may be hashed (as its target, a file); otherwise an error names it. */
@@ -263,9 +329,12 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
    * walked where it sorts. The files then reach the pool in the lock's order, so it needs no sort.
    */
   const walk = async (dir: string): Promise<void> => {
+    await pool.room();
     let dirents: Dirent[];
     try {
-      dirents = await readdir(abs(dir), { withFileTypes: true });
+      // Synchronous: while the workers keep the cores busy, a readdir on libuv's thread pool waits for a
+      // core twice (there and back); the walk waits in `room` instead, where the workers need it to.
+      dirents = readdirSync(abs(dir), { withFileTypes: true });
     } catch (error) {
       fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
       return;
@@ -302,18 +371,16 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     // The native sort is UTF-16 order, which is UTF-8 byte order unless a name has a character above U+FFFF.
     if (astral) keys.sort(compareUtf8);
     else keys.sort();
-    let batch: string[] = [];
-    for (const key of keys) {
-      if (!key.endsWith("/")) {
-        take(prefix + key, batch);
-        continue;
-      }
-      // The files before a subfolder go to the pool before the subfolder's own.
-      if (errors.length === 0 && batch.length > 0) pool.add(batch);
-      batch = [];
+    // The files before a subfolder go to the pool before the subfolder's own.
+    let from = 0;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      if (!key.endsWith("/")) continue;
+      if (i > from) take(prefix, keys.slice(from, i));
+      from = i + 1;
       await walk(prefix + key.slice(0, -1));
     }
-    if (errors.length === 0 && batch.length > 0) pool.add(batch);
+    if (from < keys.length) take(prefix, from === 0 ? keys : keys.slice(from));
   };
 
   try {
@@ -350,9 +417,9 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
         continue;
       }
       if (stat.isDirectory()) await walk(rel);
-      else if (stat.isFile()) take(rel);
+      else if (stat.isFile()) take("", [rel]);
       else if (stat.isSymbolicLink()) {
-        if (linkToFile(rel)) take(rel);
+        if (linkToFile(rel)) take("", [rel]);
       }
       else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
     }

@@ -11,28 +11,39 @@ export interface HashJob {
 }
 
 /**
- * One batch: the paths to hash, relative to the root, joined with NUL (no file name holds one): one
- * string is cheaper to send and receive than an array of strings. The job travels with every batch, so
- * a worker can start before the job is known (`startHashWorkers`).
+ * Files of one folder, as a batch carries them: the folder's path relative to the root ("" for the
+ * root, else ending in `/`) and the rest of each file's path, joined with NUL (no file name holds
+ * one). The main thread never builds a file's whole path: one string per folder run is cheaper to
+ * make, send and receive than a string per file.
+ */
+export interface PathGroup {
+  folder: string;
+  names: string;
+}
+
+/**
+ * One batch: its files, in order, as runs of one folder each. The job travels with every batch, so a
+ * worker can start before the job is known (`startHashWorkers`).
  */
 export interface HashRequest {
   id: number;
   job: HashJob;
-  paths: string;
+  groups: PathGroup[];
 }
 
 /** A batch's answer. */
 export interface HashReply {
   id: number;
-  /** The sha256 of its paths, 32 bytes each, in order (zeros for a file that failed). */
+  /** The sha256 of its files, 32 bytes each, in order (zeros for a file that failed). */
   digests: Uint8Array;
   /**
    * Its lines of the lock (`fixtureLockLine`), in UTF-8: when the batches are in the lock's order, the
    * lock is their lines one after the other, and the main thread formats nothing.
    */
   lines: Uint8Array;
+  /** The files that could not be hashed, by their index in the batch. */
   errors: { index: number; code: string; message: string }[];
 }
 
-/** The NUL that joins a batch's paths. */
+/** The NUL that joins a group's names. */
 export const PATH_SEPARATOR = "\0";

@@ -51,18 +51,23 @@ function hashFile(path: string): string {
 parentPort?.on("message", (request: HashRequest) => {
   const next = request.job;
   if (next.root !== job?.root || next.follow !== job.follow || next.bufferSize !== job.bufferSize) setUp(next);
-  const paths = request.paths.split(PATH_SEPARATOR);
+  const groups = request.groups.map((g) => ({ folder: g.folder, names: g.names.split(PATH_SEPARATOR) }));
   const errors: HashReply["errors"] = [];
-  const digests = Buffer.alloc(paths.length * 32);
+  const digests = Buffer.alloc(groups.reduce((n, g) => n + g.names.length, 0) * 32);
   let lines = "";
-  for (let i = 0; i < paths.length; i++) {
-    try {
-      const hex = hashFile(paths[i]!);
-      digests.write(hex, i * 32, 32, "hex");
-      lines += fixtureLockLine(hex, paths[i]!);
-    } catch (error) {
-      const e = error as NodeJS.ErrnoException;
-      errors.push({ index: i, code: e.code ?? "EIO", message: e.message });
+  let i = 0;
+  for (const { folder, names } of groups) {
+    for (const name of names) {
+      const path = folder + name;
+      try {
+        const hex = hashFile(path);
+        digests.write(hex, i * 32, 32, "hex");
+        lines += fixtureLockLine(hex, path);
+      } catch (error) {
+        const e = error as NodeJS.ErrnoException;
+        errors.push({ index: i, code: e.code ?? "EIO", message: e.message });
+      }
+      i++;
     }
   }
   const reply: HashReply = { id: request.id, digests, lines: Buffer.from(lines, "utf8"), errors };

@@ -287,7 +287,11 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
   });
 
   it("hashes many files across batches and big files in streams, as sha256sum does", () => {
+    // Folders of ~430 files, one flat folder bigger than the walk's lead over the workers (2,048 files),
+    // and 600 folders of one file each (a batch then carries many folders).
     for (let i = 0; i < 3000; i++) write(`tests/fixtures/many/${i % 7}/f${i}.txt`, `file ${i}\n`.repeat(i % 50));
+    for (let i = 0; i < 2500; i++) write(`tests/fixtures/flat/f${i}`, `${i}`);
+    for (let i = 0; i < 600; i++) write(`tests/fixtures/tiny/${i}/x.txt`, `tiny ${i}\n`);
     const big = Buffer.alloc(24 * 1024 * 1024 + 12345);
     for (let i = 0; i < big.length; i += 4096) big[i] = (i / 4096) & 0xff;
     write("tests/fixtures/big.bin", big);
