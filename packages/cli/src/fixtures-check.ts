@@ -1,5 +1,5 @@
 import type { GateConfig, LockDelta } from "@proofgate/core";
-import { printWarnings } from "./inputs.js";
+import { printWarnings } from "./messages.js";
 import { checkFixtureLock, settingsFromConfig } from "./commands/lock.js";
 import type { CliIo } from "./io.js";
 

@@ -1,4 +1,4 @@
-import { GateError } from "@proofgate/core";
+import { GateError } from "@proofgate/core/errors";
 
 function single(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;

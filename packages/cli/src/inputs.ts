@@ -1,7 +1,5 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { DEFAULT_AGENT_PATTERNS, GateError, terminalSafe, parseCollectOnly, parseConfig, parseJunitXml, parseLedger, universeFromJunit, type GateConfig, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
-import { orThrow, readInput, type CliIo, type InputFile } from "./io.js";
+import { GateError, parseCollectOnly, parseJunitXml, parseLedger, universeFromJunit, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
+import { orThrow, readInput, type InputFile } from "./io.js";
 
 /** A parsed input and the file it came from. */
 export interface Loaded<T> {
@@ -68,16 +66,3 @@ export function loadUniverses(paths: readonly string[]): Loaded<Universe> & { fi
 }
 
 /** Prints warnings on stderr, one line each. */
-export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
-  // Warnings quote the patch's own text (test ids, file names): shown inert, as in the report.
-  for (const w of warnings) io.stderr(`proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`);
-}
-
-/** The work tree's `proofgate.toml` (defaults when there is none). For paths a command works on; the gate's policy comes from the base revision. */
-export function loadWorkTreeConfig(cwd: string): GateConfig {
-  const path = join(cwd, "proofgate.toml");
-  const text = existsSync(path) ? readInput(path, "the config", "proofgate.toml").text : "";
-  const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
-  if (!parsed.config) throw new GateError(parsed.errors);
-  return parsed.config;
-}

@@ -2,7 +2,9 @@ import { isUtf8 } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
 import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writevSync } from "node:fs";
 import { dirname, basename, join } from "node:path";
-import { GateError, parseIsoDate, utcDateOf, type GateIssue, type IsoDate } from "@proofgate/core";
+// Core by module, not through its index: `proofgate lock` loads this without the rest of core (lock-entry.ts).
+import { parseIsoDate, utcDateOf, type IsoDate } from "@proofgate/core/dates";
+import { GateError, type GateIssue } from "@proofgate/core/errors";
 
 /** The process's streams and clock, injected so tests run the CLI in-process. */
 export interface CliIo {

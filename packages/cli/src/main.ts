@@ -1,11 +1,8 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, REASON_ORDER, terminalSafe, errorReport, formatIssue, toPythonJson, type GateIssue } from "@proofgate/core";
-import { DESELECT_FORMATS, runDeselect } from "./commands/deselect.js";
-import { CHECK_FORMATS, CHECK_PLATFORMS } from "./check-options.js";
-import { runDecide } from "./commands/decide.js";
-import { runLedgerExpiring, runLedgerLint, runLedgerList } from "./commands/ledger.js";
+import { GateError, REASON_ORDER, terminalSafe, errorReport, formatIssue, toPythonJson } from "@proofgate/core";
+import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
+import { printFailure } from "./messages.js";
 import { resolveToday, writeAtomic, type CliIo } from "./io.js";
-import { loadWorkTreeConfig } from "./inputs.js";
 import { commandName, VERSION } from "./version.js";
 
 export type { CliIo } from "./io.js";
@@ -47,8 +44,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example("proofgate deselect --format plugin --out .proofgate/proofgate_frozen.py", "an exact deselection; then PYTHONPATH=.proofgate python -m pytest -p proofgate_frozen")
             .example("coverage json --contexts=\"$(proofgate deselect --format contexts-regex)\"", "single-run proven coverage from a --cov-context=test run")
             .epilog("Refuses (exit 2) when a lease expired, names no collected test, or the active leases exceed the budget: the same checks as the article's script.\n\n" + EPILOG),
-        (a) => {
-          code = runDeselect(a, io);
+        async (a) => {
+          code = (await import("./commands/deselect.js")).runDeselect(a, io);
         },
       )
       .command(
@@ -95,7 +92,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example("proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml", "LCOV shards of two parallel jobs, with the proof run's JUnit results")
             .epilog(`Reasons, in order: ${REASON_ORDER.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG),
         async (a) => {
-          code = await runDecide(a, io);
+          code = await (await import("./commands/decide.js")).runDecide(a, io);
         },
       )
       .command(
@@ -140,7 +137,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example("proofgate lock --check", "in CI: exit 1 when a golden file differs from the lock")
             .epilog("Symlinks, and names with a newline, carriage return or backslash, are errors (exit 2).\n\n" + EPILOG),
         async (a) => {
-          const { runLock, settingsFromConfig } = await import("./commands/lock.js");
+          const [{ runLock, settingsFromConfig }, { loadWorkTreeConfig }] = await Promise.all([import("./commands/lock.js"), import("./config-file.js")]);
           code = await runLock(a, io, settingsFromConfig(loadWorkTreeConfig(io.cwd)));
         },
       )
@@ -168,16 +165,16 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             "lint",
             "Validate the ledger; with --collected, also check every lease names a collected test",
             (z) => todayOption(collectedOption(ledgerOption(z), "`pytest --collect-only -q` output to check lease ids against")),
-            (a) => {
-              code = runLedgerLint(a, io);
+            async (a) => {
+              code = (await import("./commands/ledger.js")).runLedgerLint(a, io);
             },
           )
           .command(
             "list",
             "A table of every lease: nodeid, owner, expires, days left, state",
             (z) => todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test")).option("format", { choices: ["text", "json"], default: "text" }),
-            (a) => {
-              code = runLedgerList(a, io);
+            async (a) => {
+              code = (await import("./commands/ledger.js")).runLedgerList(a, io);
             },
           )
           .command(
@@ -187,8 +184,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test"))
                 .option("within", { type: "string", default: "14d", describe: "window: 14d, 2w or a number of days", requiresArg: true })
                 .option("format", { choices: ["text", "json"], default: "text" }),
-            (a) => {
-              code = runLedgerExpiring(a, io);
+            async (a) => {
+              code = (await import("./commands/ledger.js")).runLedgerExpiring(a, io);
             },
           )
           .demandCommand(1, "name a subcommand: lint, list or expiring")
@@ -221,11 +218,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 }
 
 function reportFailure(error: unknown, command: string | undefined, argv: string[], io: CliIo): number {
-  const issues: GateIssue[] = GateError.isInstance(error)
-    ? [...error.issues]
-    : [{ code: "usage", message: `internal error: ${error instanceof Error ? error.message : String(error)}`, fix: "report this at the proofgate issue tracker, with the command line" }];
-  for (const issue of issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
-  if (process.env.PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  const issues = printFailure(error, io);
   if (command === "decide") {
     let today: string | undefined;
     try {

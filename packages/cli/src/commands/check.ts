@@ -33,14 +33,16 @@ import { githubPlatform } from "@proofgate/github";
 import { gitlabPlatform } from "@proofgate/gitlab";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { colorWanted, readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
-import { loadLedger, loadUniverses, loadWorkTreeConfig, printWarnings } from "../inputs.js";
+import { loadLedger, loadUniverses } from "../inputs.js";
+import { loadWorkTreeConfig } from "../config-file.js";
+import { printWarnings } from "../messages.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
 import { CONFIG_FILE, loadPatchEvidence } from "../patch-evidence.js";
 import { unlockedFixtures } from "../fixtures-check.js";
 import { commitParents, detectCiProvider, isAncestor, mergeBase, resolveCommit, workTreeChanges } from "../git.js";
 import { runConfiguredCommands } from "../run-commands.js";
-import { CHECK_FORMATS, CHECK_PLATFORMS } from "../check-options.js";
+import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
 
 /** Options of `proofgate check`. */
 export interface CheckArgs {

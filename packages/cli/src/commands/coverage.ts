@@ -1,7 +1,8 @@
 import { classifyLeases, findUnknownLeases, toPythonJson, PyFloat, GateError, type GateIssue, type ProvenCoverage } from "@proofgate/core";
 import { listFlag, optionalFlag, optionalIntFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadLedger, loadUniverse } from "../inputs.js";
+import { printWarnings } from "../messages.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 
 /** Options of `proofgate coverage`, as yargs hands them over. */

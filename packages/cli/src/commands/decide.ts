@@ -1,7 +1,8 @@
 import { GateError, classifyLeases, decide, terminalSafe, toPythonJson, type InputDigest } from "@proofgate/core";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
 import { resolveToday, writeAtomic, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadLedger, loadUniverse } from "../inputs.js";
+import { printWarnings } from "../messages.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
 import { loadPatchEvidence } from "../patch-evidence.js";

@@ -9,12 +9,13 @@ import {
   type GateIssue,
 } from "@proofgate/core";
 import { basename, dirname, resolve } from "node:path";
+import { DESELECT_FORMATS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, writeAtomic, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadLedger, loadUniverse } from "../inputs.js";
+import { printWarnings } from "../messages.js";
 
 /** The formats `deselect` writes. */
-export const DESELECT_FORMATS = ["args", "plugin", "json", "contexts-regex"] as const;
 
 /** Options of `proofgate deselect`, as yargs hands them over. */
 export interface DeselectArgs {

@@ -4,7 +4,7 @@ import { DEFAULT_AGENT_PATTERNS, defaultConfig, GateError, utcDateOf, type GateC
 import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
 import { stringFlag } from "../flags.js";
 import { detectCiProvider, type CiProvider } from "../git.js";
-import { loadWorkTreeConfig } from "../inputs.js";
+import { loadWorkTreeConfig } from "../config-file.js";
 import { writeNew, type CliIo } from "../io.js";
 import { fixtureLockText, settingsFromConfig, type LockSettings } from "./lock.js";
 

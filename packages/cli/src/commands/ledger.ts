@@ -1,7 +1,8 @@
 import { classifyLeases, daysBetween, findUnknownLeases, type Lease } from "@proofgate/core";
 import { daysFlag, optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse, printWarnings } from "../inputs.js";
+import { loadLedger, loadUniverse } from "../inputs.js";
+import { printWarnings } from "../messages.js";
 
 /** Options shared by the `ledger` subcommands. */
 export interface LedgerArgs {

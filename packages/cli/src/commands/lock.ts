@@ -1,8 +1,11 @@
 import { isAbsolute, join, relative, sep } from "node:path";
-import { compareLockToTree, GateError, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type GateConfig, type GateIssue, type LockTreeComparison } from "@proofgate/core";
+// Core by module, not through its index: the lock path loads no more of core than it uses (lock-entry.ts).
+import type { GateConfig } from "@proofgate/core/config";
+import { GateError, type GateIssue } from "@proofgate/core/errors";
+import { compareLockToTree, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type LockTreeComparison } from "@proofgate/core/fixtures-lock";
 import { listFlag, stringFlag } from "../flags.js";
 import { hashFixtures, type HashFixturesOptions, type HashFixturesResult } from "../hash-files.js";
-import { printWarnings } from "../inputs.js";
+import { printWarnings } from "../messages.js";
 import { asText, readInputBytes, writeAtomic, type CliIo } from "../io.js";
 
 /** Options of `proofgate lock`, as yargs hands them over. */

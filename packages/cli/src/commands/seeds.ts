@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 import { GateError } from "@proofgate/core";
 import { listFlag, stringFlag } from "../flags.js";
 import type { CliIo } from "../io.js";
-import { loadWorkTreeConfig } from "../inputs.js";
+import { loadWorkTreeConfig } from "../config-file.js";
 import { listFilesAt, readBlobAt, resolveCommit } from "../git.js";
 
 /** Options of `proofgate seeds materialize`. */

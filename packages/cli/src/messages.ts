@@ -1,0 +1,25 @@
+// What the CLI prints about problems: the errors that end a command (exit 2) and the warnings that do
+// not. Light imports only (core's errors and render modules): `proofgate lock` loads it without the rest
+// of core (lock-entry.ts).
+import { GateError, formatIssue, type GateIssue } from "@proofgate/core/errors";
+import { terminalSafe } from "@proofgate/core/render";
+import type { CliIo } from "./io.js";
+
+/**
+ * A command's failure as the CLI reports it: one `proofgate: error:` line per problem (a GateError's
+ * issues, or the internal error), and the stack when PROOFGATE_DEBUG is set. Returns the issues; the
+ * exit code is 2.
+ */
+export function printFailure(error: unknown, io: CliIo): GateIssue[] {
+  const issues: GateIssue[] = GateError.isInstance(error)
+    ? [...error.issues]
+    : [{ code: "usage", message: `internal error: ${error instanceof Error ? error.message : String(error)}`, fix: "report this at the proofgate issue tracker, with the command line" }];
+  for (const issue of issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
+  if ((io.env ?? process.env).PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  return issues;
+}
+
+/** Warnings on stderr, one line each. They quote the patch's own text (test ids, file names): shown inert, as in the report. */
+export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
+  for (const w of warnings) io.stderr(`proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`);
+}
