@@ -17,11 +17,12 @@ interface Started {
 const started: Started[] = [];
 
 /**
- * Starts `threads` hash workers ahead of the pool. They do not keep the process alive: when the
- * command never hashes (`--help`, a usage error), the process exits as if they were not there.
+ * Starts `count` hash workers ahead of the pool: by default one per core but one, the main thread
+ * hashes too (hash-files.ts). They do not keep the process alive: when the command never hashes
+ * (`--help`, a usage error), the process exits as if they were not there.
  */
-export function startHashWorkers(url: URL = HASH_WORKER_URL, threads: number = availableParallelism()): void {
-  for (let t = 0; t < threads; t++) {
+export function startHashWorkers(url: URL = HASH_WORKER_URL, count: number = availableParallelism() - 1): void {
+  for (let t = 0; t < count; t++) {
     const entry: Started = { url: url.href, worker: new Worker(url), dead: false };
     // Until the pool takes it, a failure only marks it; the pool then starts a fresh one, and sees why.
     const dead = (): void => {
@@ -33,17 +34,17 @@ export function startHashWorkers(url: URL = HASH_WORKER_URL, threads: number = a
 }
 
 /**
- * `threads` workers running `url`: the ones started early for that script, then new ones. Workers
+ * `count` workers running `url`: the ones started early for that script, then new ones. Workers
  * started early and not needed are stopped.
  */
-export function hashWorkers(url: URL, threads: number): Worker[] {
+export function hashWorkers(url: URL, count: number): Worker[] {
   const workers: Worker[] = [];
   for (const entry of started.splice(0)) {
-    if (!entry.dead && entry.url === url.href && workers.length < threads) {
+    if (!entry.dead && entry.url === url.href && workers.length < count) {
       entry.worker.ref();
       workers.push(entry.worker);
     } else void entry.worker.terminate();
   }
-  while (workers.length < threads) workers.push(new Worker(url));
+  while (workers.length < count) workers.push(new Worker(url));
   return workers;
 }

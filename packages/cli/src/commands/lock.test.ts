@@ -354,7 +354,8 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
 
   it("takes over workers started early (startHashWorkers); one that cannot start is an error, not a hang", async () => {
     writeTree();
-    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: WORKER, threads: 1 } };
+    // Two hashing threads: the main thread and one worker.
+    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: WORKER, threads: 2 } };
     // Two started, one taken: the other is stopped. Started for another script: not used.
     startHashWorkers(WORKER, 2);
     startHashWorkers(new URL("./no-such-worker.js", WORKER), 1);
@@ -364,6 +365,14 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
     // Failed before the pool takes it (then a fresh one fails too) or after: the failure is reported.
     startHashWorkers(missing, 1);
     await expect(lockFixtures({ ...settings, hash: { workerUrl: missing } }, true, memoryIo())).rejects.toThrow(/hash worker/);
+  });
+
+  it("with one thread the main thread hashes alone: no worker starts, and the lock is the same", async () => {
+    for (let i = 0; i < 700; i++) write(`tests/fixtures/many/${i % 3}/f${i}.txt`, `file ${i}\n`);
+    writeTree();
+    const noWorker = new URL("./no-such-worker.js", WORKER);
+    expect(await lockFixtures({ paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: noWorker, threads: 1 } }, false, memoryIo())).toBe(0);
+    expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(articlePipeline());
   });
 
   it("a worker script that cannot start is an error, not a hang", async () => {
