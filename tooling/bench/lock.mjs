@@ -14,7 +14,9 @@
 // Before any timing, both tools run once and their locks must list the same paths with the same digests
 // (and, in the C.UTF-8 or C locale, be byte-identical). Then whole processes are timed by wall clock,
 // interleaved (A, B, then B, A, ...), and the median is reported; peak RSS of proofgate comes from
-// `/usr/bin/time -f %M`. The page cache is warm: the trees were just written and fit in memory.
+// `/usr/bin/time -f %M`. The page cache is warm: the trees were just written and fit in memory. They are
+// flushed to disk (`sync`) before any run, so the kernel's writeback of the generator's dirty pages does
+// not compete with the timed runs.
 // Output: a Markdown report on stdout and JSON under tooling/bench/results/ (gitignored).
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -155,6 +157,8 @@ try {
   for (const name of options.only ? [options.only] : ["big", "small"]) {
     const t0 = Date.now();
     const tree = generate(dir, name);
+    const synced = run(["sync"], {});
+    if (synced.status !== 0) fail(`sync exited ${synced.status}: ${synced.stderr}`);
     process.stderr.write(`bench lock: ${name}: ${tree.files} files, ${(tree.bytes / 2 ** 20).toFixed(0)} MiB generated in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
     const same = parity(tree);
     const samples = bench(tree, options.runs);
