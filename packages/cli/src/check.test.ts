@@ -203,6 +203,32 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     }
   });
 
+  it("a platform's workflow commands go to stderr when stdout carries the report (--format json, markdown)", async () => {
+    const { repo, base } = project();
+    // As GitHub's publish writes annotations: workflow commands, which the runner reads on stdout and stderr.
+    const annotating = { ...localPlatform, provider: "github" as const, detect: () => true, context: () => ({ provider: "github" as const }), publish: async (_r: unknown, _c: unknown, tools: { stdout: (t: string) => void }) => (tools.stdout("::warning title=proofgate::a note\n"), { published: [], failures: [] }) };
+    const previous = process.cwd();
+    process.chdir(repo.dir);
+    try {
+      for (const format of ["json", "markdown", "text"]) {
+        let out = "";
+        let err = "";
+        const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env: {}, isTTY: false };
+        expect(await runCheck({ format, base }, io, [annotating])).toBe(0);
+        if (format === "text") {
+          expect(out).toContain("::warning title=proofgate::a note\n");
+          expect(err).not.toContain("::warning");
+        } else {
+          expect(out).not.toContain("::warning");
+          expect(err).toContain("::warning title=proofgate::a note\n");
+          if (format === "json") expect(JSON.parse(out)).toMatchObject({ decision: "MERGE" });
+        }
+      }
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
   it("colour on a terminal only, and never with NO_COLOR", async () => {
     const { repo, base } = project();
     let out = "";

@@ -53,7 +53,10 @@ export interface PublishTools {
   writeArtifact: (name: string, text: string) => string;
   /** A line for the log (stderr). */
   log: (line: string) => void;
-  /** The process's stdout (workflow commands, coverage lines). */
+  /**
+   * Where the CI reads commands from (GitHub's workflow commands): the process's stdout, or its stderr
+   * when stdout carries the report (`check --format json` or `markdown`).
+   */
   stdout: (text: string) => void;
   /** `--no-comment`: do not create or update a PR/MR comment. */
   comment: boolean;

@@ -163,7 +163,10 @@ async function emit(
   }
   const report: PublishableReport = { view, json: jsonText, markdown, exitCode };
   try {
-    const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), stdout: io.stdout, comment: settings.comment });
+    // Workflow commands go to stdout, unless stdout carries the report itself (--format json or markdown):
+    // then to stderr, which GitHub's runner reads commands from too, so a merge queue gets clean JSON.
+    const commands = settings.format === "text" ? io.stdout : io.stderr;
+    const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), stdout: commands, comment: settings.comment });
     for (const failure of outcome.failures) io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
   } catch (error) {
     io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${error instanceof Error ? error.message : String(error)} (the decision stands)\n`);
