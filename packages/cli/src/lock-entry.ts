@@ -1,6 +1,7 @@
 // `proofgate lock` without yargs. The lock is a hot path (a pre-commit hook, every CI run) whose work on
-// many small files is short, so the ~50 ms that loading yargs and the whole CLI costs is a good part of
-// it. bin.ts asks this module first: a command line in one of the plain forms below runs here; any other
+// many small files is short, and loading yargs and the whole CLI (about 90 ms while the hash workers
+// start beside it) is a good part of it (BENCHMARKS.md, issue 4). The modules it loads import core by
+// module, not through its index. bin.ts asks this module first: a plain command line runs here; any other
 // (--help, an unknown or repeated flag, `--no-check`, a value that starts with `-`, ...) returns
 // undefined and goes to yargs, which gives the same answer for the plain forms (tested in
 // lock-entry.test.ts) and the usual usage errors for the rest.
