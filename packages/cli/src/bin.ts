@@ -1,3 +1,4 @@
+import { plainLockArgs } from "./lock-args.js";
 import { commandName, VERSION } from "./version.js";
 import type { CliIo } from "./io.js";
 
@@ -21,12 +22,13 @@ if (argv.length === 1 && argv[0] === "--version") {
   // The fast path: a version probe loads neither yargs nor the policy code.
   process.stdout.write(`${VERSION}\n`);
 } else {
-  let code: number | undefined;
-  if (commandName(argv) === "lock") {
-    // `lock` hashes in worker threads, which take longer to start than the command line takes to read:
-    // start them first. A plain command line then runs without yargs (lock-entry.ts).
+  // A plain `lock` command line runs without yargs (lock-entry.ts). Its hash workers take longer to start
+  // than the command takes to load: start them first. Any other command line goes to yargs.
+  const lock = commandName(argv) === "lock" ? plainLockArgs(argv) : undefined;
+  if (lock) {
     (await import("./hash-workers.js")).startHashWorkers();
-    code = await (await import("./lock-entry.js")).runPlainLock(argv, io);
+    process.exitCode = await (await import("./lock-entry.js")).runPlainLock(lock, io);
+  } else {
+    process.exitCode = await (await import("./main.js")).run(argv, io);
   }
-  process.exitCode = code ?? (await (await import("./main.js")).run(argv, io));
 }

@@ -115,7 +115,7 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(lock);
   });
 
-  it("--help and a usage error of `lock` are as before: its workers start early, but never hold the process", () => {
+  it("--help and a usage error of `lock` are as before (yargs answers them; no hash worker starts)", () => {
     const help = proofgate("lock", "--help");
     expect(help.code).toBe(0);
     expect(help.stderr).toBe("");
