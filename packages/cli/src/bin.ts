@@ -1,5 +1,5 @@
 import { plainLockArgs } from "./lock-args.js";
-import { commandName, VERSION } from "./version.js";
+import { VERSION } from "./version.js";
 import type { CliIo } from "./io.js";
 
 const argv = process.argv.slice(2);
@@ -24,7 +24,7 @@ if (argv.length === 1 && argv[0] === "--version") {
 } else {
   // A plain `lock` command line runs without yargs (lock-entry.ts). Its hash workers take longer to start
   // than the command takes to load: start them first. Any other command line goes to yargs.
-  const lock = commandName(argv) === "lock" ? plainLockArgs(argv) : undefined;
+  const lock = plainLockArgs(argv);
   if (lock) {
     (await import("./hash-workers.js")).startHashWorkers();
     process.exitCode = await (await import("./lock-entry.js")).runPlainLock(lock, io);

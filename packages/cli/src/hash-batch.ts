@@ -2,7 +2,7 @@
 // whatever the file sizes. A hash worker does it for each request (hash-worker.ts), and the main thread
 // for the batches it takes itself (hash-files.ts).
 import * as crypto from "node:crypto";
-import { closeSync, constants, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 // The lock format alone, not the whole of core: a worker evaluates every module it imports as it starts.
 import { fixtureLockLine } from "@proofgate/core/fixtures-lock";
 import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest } from "./hash-protocol.js";
@@ -15,7 +15,7 @@ let job: HashJob | undefined;
 function setUp(next: HashJob): void {
   job = next;
   if (buffer.length !== next.bufferSize) buffer = Buffer.allocUnsafe(next.bufferSize);
-  // O_NONBLOCK: a FIFO swapped in after the walk fails instead of blocking; regular files ignore it.
+  // O_NONBLOCK: opening a FIFO swapped in after the walk does not block (regular files ignore it); see hashFile.
   flags = constants.O_RDONLY | constants.O_NONBLOCK | (next.follow ? 0 : constants.O_NOFOLLOW);
 }
 
@@ -29,6 +29,9 @@ function hashFile(path: string): string {
   const fd = openSync(prefix + path, flags);
   try {
     let n = readSync(fd, buffer, 0, buffer.length, null);
+    // Nothing read: an empty file, or a FIFO swapped in after the walk with no writer (one with a writer
+    // and no data fails with EAGAIN). One fstat tells them apart, for empty files only.
+    if (n === 0 && !fstatSync(fd).isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREG" });
     // A short read of a regular file is its end (Linux, macOS): skip the read that would return 0,
     // one syscall per small file. A file that grows meanwhile is hashed as it was; --check sees it.
     if (n < buffer.length && oneShot) return oneShot("sha256", buffer.subarray(0, n), "hex");

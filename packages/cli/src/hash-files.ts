@@ -274,7 +274,7 @@ function hashIssue(file: string, code: string): GateIssue {
   const message =
     code === "ENOENT"
       ? "disappeared while proofgate hashed the fixtures"
-      : code === "EAGAIN" || code === "EISDIR"
+      : code === "EAGAIN" || code === "EISDIR" || code === "ENOTREG"
         ? "is not a regular file any more (it changed while proofgate hashed the fixtures)"
         : `cannot be read: ${code}`;
   return { code: "file_unreadable", file, message, fix: "check the file and run again" };
@@ -313,8 +313,9 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
   );
   // One walk lists each file once; several fixture paths may overlap (tests/fixtures and tests/fixtures/a).
   const seen = paths.length > 1 ? new Set<string>() : undefined;
-  // The lock itself may lie under a fixture path: the folders to look for it in.
-  const excludedIn = new Set([...exclude].map((rel) => rel.slice(0, rel.lastIndexOf("/") + 1)));
+  // The lock itself may lie under a fixture path: the folders to look for it in, and the root, where a
+  // fixture path that is a file is taken whole (`take("", [path])`).
+  const excludedIn = new Set(exclude.size === 0 ? [] : ["", ...[...exclude].map((rel) => rel.slice(0, rel.lastIndexOf("/") + 1))]);
   let inOrder = true;
   let last: string | undefined;
   let lastAstral = false;

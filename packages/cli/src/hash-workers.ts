@@ -18,8 +18,9 @@ const started: Started[] = [];
 
 /**
  * Starts `count` hash workers ahead of the pool: by default one per core but one, the main thread
- * hashes too (hash-files.ts). They do not keep the process alive: when the command never hashes
- * (`--help`, a usage error), the process exits as if they were not there.
+ * hashes too (hash-files.ts). bin.ts starts them for a plain `lock` command line only. They do not keep
+ * the process alive: when the command ends before it hashes (a bad proofgate.toml, `--check` without a
+ * lock), the process exits as if they were not there.
  */
 export function startHashWorkers(url: URL = HASH_WORKER_URL, count: number = availableParallelism() - 1): void {
   for (let t = 0; t < count; t++) {

@@ -64,5 +64,3 @@ export function loadUniverses(paths: readonly string[]): Loaded<Universe> & { fi
   };
   return { value: universe, file: loaded[0]!.file, files: loaded.map((l) => l.file), warnings: loaded.flatMap((l) => l.warnings) };
 }
-
-/** Prints warnings on stderr, one line each. */

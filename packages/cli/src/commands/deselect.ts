@@ -15,8 +15,6 @@ import { resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverse } from "../inputs.js";
 import { printWarnings } from "../messages.js";
 
-/** The formats `deselect` writes. */
-
 /** Options of `proofgate deselect`, as yargs hands them over. */
 export interface DeselectArgs {
   [flag: string]: unknown;

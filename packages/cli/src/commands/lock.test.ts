@@ -251,6 +251,13 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(lock.trimEnd().split("\n").map((l) => l.slice(66))).toEqual(["data/two.txt", "golden/one.txt", "tests/fixtures/nested/a/b/c/deep.txt"]);
     expect(sha256sumCheck("golden/golden.lock").code).toBe(0);
     expect(proofgate("lock", "--paths", "golden", "data/two.txt", "tests/fixtures/nested", "--lock", "golden/golden.lock", "--check").code).toBe(0);
+    // A single fixture path that is the lock itself, in a folder or at the root: still never hashed.
+    for (const lockPath of ["golden/golden.lock", "root.lock"]) {
+      write(lockPath, "seed\n");
+      const self = proofgate("lock", "--paths", lockPath, "--lock", lockPath);
+      expect(self.code).toBe(2);
+      expect(self.stderr).toContain("the fixture paths hold no file");
+    }
   });
 
   it("takes [fixtures] paths and lock from proofgate.toml; flags still win; a bad config is exit 2 at its line", () => {
