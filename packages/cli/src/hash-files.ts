@@ -66,6 +66,9 @@ interface QueuedRun {
   from: number;
 }
 
+/** The folder of a repo-relative path as a batch names it: "" for the root, else ending in `/`. */
+const folderOf = (rel: string): string => rel.slice(0, rel.lastIndexOf("/") + 1);
+
 /** How many files the walk may find ahead of the workers: a few batches each. */
 const ROOM = 2048;
 
@@ -164,6 +167,11 @@ class HashPool {
   /** A worker failed: nothing waits for it any more (the walk goes on to its end, `finish` throws). */
   private stalled(): void {
     this.settle?.();
+    this.wakeWalk();
+  }
+
+  /** Lets the walk go on (`room`). */
+  private wakeWalk(): void {
     const wake = this.wake;
     this.wake = undefined;
     wake?.();
@@ -260,11 +268,7 @@ class HashPool {
   /** After a batch's answer: more work out, the walk woken when there is room, the end when all is done. */
   private answered(): void {
     this.pump();
-    if (this.wake && this.queued < ROOM) {
-      const wake = this.wake;
-      this.wake = undefined;
-      wake();
-    }
+    if (this.queued < ROOM) this.wakeWalk();
     if (this.walkDone && this.inFlight.size === 0 && this.queued === 0) this.settle?.();
   }
 }
@@ -313,15 +317,14 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
   );
   // One walk lists each file once; several fixture paths may overlap (tests/fixtures and tests/fixtures/a).
   const seen = paths.length > 1 ? new Set<string>() : undefined;
-  // The lock itself may lie under a fixture path: the folders to look for it in, and the root, where a
-  // fixture path that is a file is taken whole (`take("", [path])`).
-  const excludedIn = new Set(exclude.size === 0 ? [] : ["", ...[...exclude].map((rel) => rel.slice(0, rel.lastIndexOf("/") + 1))]);
+  // The lock itself may lie under a fixture path: the folders to look for it in.
+  const excludedIn = new Set([...exclude].map((rel) => folderOf(rel)));
   let inOrder = true;
   let last: string | undefined;
   let lastAstral = false;
   /**
    * Queues a run of files of one folder (`folder` is "" or ends in `/`), each once, in the order given.
-   * A run is sorted (a folder's sorted names, or one path); the runs reach the pool in the order taken,
+   * A run is sorted (a folder's sorted names, or one file); the runs reach the pool in the order taken,
    * so comparing where they meet tells whether the files came in the lock's order (one fixture path's
    * walk gives it). `<` is UTF-16 order, UTF-8 byte order too unless a path has a character above U+FFFF.
    */
@@ -342,6 +345,12 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     last = folder + names[names.length - 1]!;
     lastAstral = SURROGATE.test(last);
     if (errors.length === 0) pool.add(folder, names);
+  };
+
+  /** Queues a fixture path that is a file: a run of one in its folder. */
+  const takeFile = (rel: string): void => {
+    const folder = folderOf(rel);
+    take(folder, [rel.slice(folder.length)]);
   };
 
   /** Whether a symlink may be hashed (as its target, a file); otherwise an error names it. */
@@ -463,9 +472,9 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
         continue;
       }
       if (stat.isDirectory()) await walk(rel);
-      else if (stat.isFile()) take("", [rel]);
+      else if (stat.isFile()) takeFile(rel);
       else if (stat.isSymbolicLink()) {
-        if (linkToFile(rel)) take("", [rel]);
+        if (linkToFile(rel)) takeFile(rel);
       }
       else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
     }
