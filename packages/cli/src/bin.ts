@@ -27,7 +27,7 @@ if (argv.length === 1 && argv[0] === "--version") {
   const lock = plainLockArgs(argv);
   if (lock) {
     (await import("./hash-workers.js")).startHashWorkers();
-    process.exitCode = await (await import("./lock-entry.js")).runPlainLock(lock, io);
+    process.exitCode = await (await import("./lock-entry.js")).runLockCommand(lock, io);
   } else {
     process.exitCode = await (await import("./main.js")).run(argv, io);
   }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import type * as HashFiles from "./hash-files.js";
 import type { HashFixturesOptions } from "./hash-files.js";
 import { plainLockArgs } from "./lock-args.js";
-import { runPlainLock } from "./lock-entry.js";
+import { runLockCommand } from "./lock-entry.js";
 import { run, type CliIo } from "./main.js";
 
 // In-process the TypeScript worker does not exist: hash with the built one (as lock.test.ts does).
@@ -106,7 +106,7 @@ async function answer(repo: string, argv: string[], via: "plain" | "yargs"): Pro
   const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), now: () => new Date("2026-12-02T12:00:00Z"), cwd, env: {}, isTTY: false };
   const plain = plainLockArgs(argv);
   expect(plain, "a plain command line").toBeDefined();
-  const code = via === "plain" ? await runPlainLock(plain!, io) : await run(argv, io);
+  const code = via === "plain" ? await runLockCommand(plain!, io) : await run(argv, io);
   // The temp folder's name differs between the two runs: compare the messages without it.
   return { code, stdout: stdout.replaceAll(cwd, "<repo>"), stderr: stderr.replaceAll(cwd, "<repo>"), files: snapshot(cwd) };
 }
@@ -125,7 +125,7 @@ const TREE = {
   "tests/other/e.txt": "e\n",
 };
 
-describe("runPlainLock answers as yargs does", () => {
+describe("runLockCommand answers as yargs does", () => {
   /** `locked`: the repo has the lock `proofgate lock` writes for its files. */
   const cases: { name: string; files: Record<string, string>; argv: string[]; locked?: boolean }[] = [
     { name: "a new lock", files: TREE, argv: ["lock"] },

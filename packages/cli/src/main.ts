@@ -1,7 +1,7 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, REASON_ORDER, terminalSafe, errorReport, formatIssue, toPythonJson } from "@proofgate/core";
+import { GateError, REASON_ORDER, errorReport, toPythonJson } from "@proofgate/core";
 import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
-import { printFailure } from "./messages.js";
+import { printFailure, printIssues } from "./messages.js";
 import { resolveToday, writeAtomic, type CliIo } from "./io.js";
 import { commandName, VERSION } from "./version.js";
 
@@ -137,8 +137,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example("proofgate lock --check", "in CI: exit 1 when a golden file differs from the lock")
             .epilog("Symlinks, and names with a newline, carriage return or backslash, are errors (exit 2).\n\n" + EPILOG),
         async (a) => {
-          const [{ runLock, settingsFromConfig }, { loadWorkTreeConfig }] = await Promise.all([import("./commands/lock.js"), import("./config-file.js")]);
-          code = await runLock(a, io, settingsFromConfig(loadWorkTreeConfig(io.cwd)));
+          code = await (await import("./lock-entry.js")).runLockCommand(a, io);
         },
       )
       .command("seeds", "The property suite's seed corpus", (y) =>
@@ -237,7 +236,7 @@ function reportFailure(error: unknown, command: string | undefined, argv: string
       try {
         writeAtomic(out, report);
       } catch (writeError) {
-        if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) for (const issue of writeError.issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
+        if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) printIssues(io, writeError.issues);
       }
     }
   }

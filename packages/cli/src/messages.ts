@@ -14,9 +14,14 @@ export function printFailure(error: unknown, io: CliIo): GateIssue[] {
   const issues: GateIssue[] = GateError.isInstance(error)
     ? [...error.issues]
     : [{ code: "usage", message: `internal error: ${error instanceof Error ? error.message : String(error)}`, fix: "report this at the proofgate issue tracker, with the command line" }];
-  for (const issue of issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
+  printIssues(io, issues);
   if ((io.env ?? process.env).PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return issues;
+}
+
+/** Problems on stderr, one `proofgate: error:` line each, shown inert (they may quote the patch's text). */
+export function printIssues(io: CliIo, issues: readonly GateIssue[]): void {
+  for (const issue of issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
 }
 
 /** Warnings on stderr, one line each. They quote the patch's own text (test ids, file names): shown inert, as in the report. */

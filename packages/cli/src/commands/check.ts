@@ -2,11 +2,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
   GateError,
-  terminalSafe,
   classifyLeases,
   decide,
   errorReport,
-  formatIssue,
   localPlatform,
   mergeContext,
   normalizeRepoPath,
@@ -35,7 +33,7 @@ import { optionalFlag, stringFlag } from "../flags.js";
 import { colorWanted, readInput, resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverses } from "../inputs.js";
 import { loadWorkTreeConfig } from "../config-file.js";
-import { printWarnings } from "../messages.js";
+import { printIssues, printWarnings } from "../messages.js";
 import { loadProvenCoverage } from "../proven-coverage.js";
 import { loadResults } from "../results.js";
 import { CONFIG_FILE, loadPatchEvidence } from "../patch-evidence.js";
@@ -118,7 +116,7 @@ export async function runCheck(args: CheckArgs, io: CliIo, platforms: readonly P
   } catch (error) {
     if (!GateError.isInstance(error)) throw error;
     // The text table lists the errors itself; the other formats keep stdout machine-readable.
-    if (settings.format !== "text") for (const issue of error.issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
+    if (settings.format !== "text") printIssues(io, error.issues);
     jsonReport = errorReport(today, error.issues, inputs, { base: context.base, head: context.head });
     exitCode = 2;
   }
@@ -150,7 +148,7 @@ async function emit(
     // The report cannot be written: the gate could not do its job, so what is printed and published is
     // that error (REJECT), never the MERGE a queue could not read back.
     const issues: GateIssue[] = GateError.isInstance(error) ? [...error.issues] : [{ code: "file_unreadable", file: outDir, message: `cannot write the report: ${String(error)}` }];
-    for (const issue of issues) io.stderr(`proofgate: error: ${terminalSafe(formatIssue(issue))}\n`);
+    printIssues(io, issues);
     const prior = Array.isArray(json.errors) ? (json.errors as GateIssue[]) : [];
     json = errorReport(typeof json.today_utc === "string" ? (json.today_utc as IsoDate) : undefined, [...prior, ...issues], (json.inputs as InputDigest[] | undefined) ?? [], {
       base: typeof json.base === "string" ? json.base : context.base,
