@@ -16,13 +16,29 @@ export default tseslint.config(
     files: ["packages/core/src/**/*.ts"],
     ignores: ["**/*.test.ts"],
     rules: {
-      "no-restricted-globals": ["error", { name: "process", message: "core is pure: the caller passes env, paths and today" }],
+      "no-restricted-globals": [
+        "error",
+        { name: "process", message: "core is pure: the caller passes env, paths and today" },
+      ],
       "no-restricted-syntax": [
         "error",
-        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "core never reads the clock: take `today` as an argument" },
-        { selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']", message: "core never reads the clock: take `today` as an argument" },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "core never reads the clock: take `today` as an argument",
+        },
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: "core never reads the clock: take `today` as an argument",
+        },
       ],
-      "no-restricted-imports": ["error", { patterns: [{ group: ["node:*", "fs", "path", "child_process"], message: "core does no I/O: read files in the caller" }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["node:*", "fs", "path", "child_process"], message: "core does no I/O: read files in the caller" },
+          ],
+        },
+      ],
     },
   },
 );

@@ -64,7 +64,12 @@ export const STEPS = [
     subject: "Render JPY amounts without decimals",
     body: "The yen has no minor unit.",
     apply(dir) {
-      edit(dir, "src/invoicing/render.py", '    return f"{amount:.2f} {currency}"', '    places = 0 if currency == "JPY" else 2\n    return f"{amount:.{places}f} {currency}"');
+      edit(
+        dir,
+        "src/invoicing/render.py",
+        '    return f"{amount:.2f} {currency}"',
+        '    places = 0 if currency == "JPY" else 2\n    return f"{amount:.{places}f} {currency}"',
+      );
     },
   },
   {

@@ -12,7 +12,18 @@
 //   --keep                keep the throwaway repository and print where it is.
 // Exits 0 when every scenario ends as it should, 1 otherwise, 2 when it cannot run.
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -44,7 +55,9 @@ if (live) {
   if (probe.status !== 0) {
     const why = probe.error ? probe.error.message : probe.stderr.trim().split("\n").pop();
     console.error(`demo:live runs pytest and coverage.py with ${PY}, which cannot import them (${why}).`);
-    console.error("Install them (Debian/Ubuntu: apt-get install python3-pytest python3-pytest-cov python3-coverage), or run `pnpm demo`, which needs no Python.");
+    console.error(
+      "Install them (Debian/Ubuntu: apt-get install python3-pytest python3-pytest-cov python3-coverage), or run `pnpm demo`, which needs no Python.",
+    );
     process.exit(2);
   }
 } else {
@@ -75,7 +88,14 @@ function git(args, { who = HUMAN, input } = {}) {
     cwd: work,
     input,
     encoding: "utf8",
-    env: { ...process.env, ...ISOLATED, GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email },
+    env: {
+      ...process.env,
+      ...ISOLATED,
+      GIT_AUTHOR_NAME: who.name,
+      GIT_AUTHOR_EMAIL: who.email,
+      GIT_COMMITTER_NAME: who.name,
+      GIT_COMMITTER_EMAIL: who.email,
+    },
   });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.error?.message ?? r.stderr}`);
   return r.stdout.trim();
@@ -90,14 +110,24 @@ function commit(who, subject, body, trailer) {
 function proofgate(args) {
   console.log(`\n${bold(`$ proofgate ${args.join(" ")}`)}`);
   const env = { ...process.env, ...ISOLATED, ...(color ? { FORCE_COLOR: "1" } : {}) };
-  const r = spawnSync(process.execPath, [cli, ...args], { cwd: work, encoding: "utf8", env, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    cwd: work,
+    encoding: "utf8",
+    env,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (r.error) throw r.error;
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
 /** The patch's commits, oldest first: who wrote each, what it says, its trailers. */
 function showLog(base) {
-  const lines = git(["log", "--reverse", "--format=%h%x09%an%x09%s%x09%(trailers:only,unfold,separator=%x2C )", `${base}..HEAD`]).split("\n");
+  const lines = git([
+    "log",
+    "--reverse",
+    "--format=%h%x09%an%x09%s%x09%(trailers:only,unfold,separator=%x2C )",
+    `${base}..HEAD`,
+  ]).split("\n");
   for (const line of lines) {
     const [sha, author, subject, trailers] = line.split("\t");
     const tag = author.includes("[bot]") ? red("agent") : green("human");
@@ -145,11 +175,19 @@ try {
   console.log(bold("proofgate demo: may an agent's patch merge?"));
   console.log(`A throwaway git repository (${work}) with a small Python project: a freeze ledger,`);
   console.log("golden fixtures pinned by fixtures.lock, a property suite with a seed corpus, and proofgate.toml.");
-  console.log(live ? "Live: `proofgate check --run` runs pytest and coverage.py itself." : "Evidence: artifacts recorded from real pytest and coverage.py runs (apps/demo/recorded); `pnpm demo:live` runs them.");
+  console.log(
+    live
+      ? "Live: `proofgate check --run` runs pytest and coverage.py itself."
+      : "Evidence: artifacts recorded from real pytest and coverage.py runs (apps/demo/recorded); `pnpm demo:live` runs them.",
+  );
 
   git(["init", "-q", "-b", "main", "."]);
   writeBase(work);
-  commit(HUMAN, "invoicing: the base", "Two frozen tests, two golden invoices, five property seeds, and the gate's policy.");
+  commit(
+    HUMAN,
+    "invoicing: the base",
+    "Two frozen tests, two golden invoices, five property seeds, and the gate's policy.",
+  );
   const base = git(["rev-parse", "HEAD"]);
   console.log(`\nbase ${base.slice(0, 12)} (main), committed by ${HUMAN.name}`);
 
@@ -160,16 +198,27 @@ try {
   commitPatch("agent-patch", base, () => ({ who: AGENT }));
   let r = check(base);
   const expected = ["agent_added_lease", "fixture_digest", "seed_rewrite"];
-  expect(`REJECT (exit 1) for ${expected.join(", ")}`, r.code === 1 && r.report.decision === "REJECT" && r.report.reasons.join() === expected.join());
-  console.log(dim("  agent_added_lease: an agent froze a test; fixture_digest: an agent changed a golden file and its lock;"));
-  console.log(dim("  seed_rewrite: an agent deleted a property seed. None of these is a failing test: each is a change to"));
-  console.log(dim("  what the tests prove, so it needs a human's say-so. (The new lease stays within max_active_leases = 3.)"));
+  expect(
+    `REJECT (exit 1) for ${expected.join(", ")}`,
+    r.code === 1 && r.report.decision === "REJECT" && r.report.reasons.join() === expected.join(),
+  );
+  console.log(
+    dim("  agent_added_lease: an agent froze a test; fixture_digest: an agent changed a golden file and its lock;"),
+  );
+  console.log(
+    dim("  seed_rewrite: an agent deleted a property seed. None of these is a failing test: each is a change to"),
+  );
+  console.log(
+    dim("  what the tests prove, so it needs a human's say-so. (The new lease stays within max_active_leases = 3.)"),
+  );
 
   // 2. The same changes, made right.
   console.log(`\n${bold("== 2. The same changes, made right")}`);
   console.log("The agent still writes the code; a human commits the lease, the golden file and the seed deletion,");
   console.log("each with the trailer that says a human approved it:");
-  commitPatch("made-right", base, (step) => (step.trailer ? { who: HUMAN, trailer: `${step.trailer}: human` } : { who: AGENT }));
+  commitPatch("made-right", base, (step) =>
+    step.trailer ? { who: HUMAN, trailer: `${step.trailer}: human` } : { who: AGENT },
+  );
   const sameTree = git(["rev-parse", "made-right^{tree}"]) === git(["rev-parse", "agent-patch^{tree}"]);
   expect("both heads have the same files", sameTree);
   r = check(base);
@@ -182,7 +231,11 @@ try {
     mkdirSync(to, { recursive: true });
     rawCoverage();
     // JUnit's hostname attribute is the recording machine's name: not evidence, and not for the repository.
-    for (const name of [...ARTIFACTS, RAW]) writeFileSync(join(to, name), readFileSync(join(work, name), "utf8").replace(/ hostname="[^"]*"/g, ' hostname="recorder"'));
+    for (const name of [...ARTIFACTS, RAW])
+      writeFileSync(
+        join(to, name),
+        readFileSync(join(work, name), "utf8").replace(/ hostname="[^"]*"/g, ' hostname="recorder"'),
+      );
     console.log(`\nrecorded ${[...ARTIFACTS, RAW].join(", ")} into ${to}`);
   }
 
@@ -214,9 +267,13 @@ try {
 
 /** The whole suite's coverage, frozen tests included: what a badge would show (live only: starts Python). */
 function rawCoverage() {
-  for (const args of [["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=invoicing", "--cov-branch", "--cov-report="], ["-m", "coverage", "json", "-q", "-o", RAW]]) {
+  for (const args of [
+    ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=invoicing", "--cov-branch", "--cov-report="],
+    ["-m", "coverage", "json", "-q", "-o", RAW],
+  ]) {
     const r = spawnSync(PY, args, { cwd: work, encoding: "utf8" });
-    if (r.status !== 0) throw new Error(`the whole-suite coverage run failed: ${PY} ${args.join(" ")}\n${r.stdout}${r.stderr}`);
+    if (r.status !== 0)
+      throw new Error(`the whole-suite coverage run failed: ${PY} ${args.join(" ")}\n${r.stdout}${r.stderr}`);
   }
 }
 

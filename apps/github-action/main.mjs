@@ -8,9 +8,14 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 // A release copies the CLI bundle beside this file; in the monorepo it is packages/cli/dist after `pnpm build`.
-const bundle = [join(here, "dist", "proofgate.js"), join(here, "..", "..", "packages", "cli", "dist", "proofgate.js")].find((p) => existsSync(p));
+const bundle = [
+  join(here, "dist", "proofgate.js"),
+  join(here, "..", "..", "packages", "cli", "dist", "proofgate.js"),
+].find((p) => existsSync(p));
 if (!bundle) {
-  process.stderr.write("proofgate: error: the CLI bundle is missing (dist/proofgate.js beside the action, or packages/cli/dist/proofgate.js): build it with pnpm build\n");
+  process.stderr.write(
+    "proofgate: error: the CLI bundle is missing (dist/proofgate.js beside the action, or packages/cli/dist/proofgate.js): build it with pnpm build\n",
+  );
   process.exit(2);
 }
 
@@ -22,7 +27,15 @@ const flag = (name) => {
   process.exit(2);
 };
 
-const args = ["check", "--platform", "github", "--out-dir", input("out-dir") || "proofgate-report", "--format", input("format") || "text"];
+const args = [
+  "check",
+  "--platform",
+  "github",
+  "--out-dir",
+  input("out-dir") || "proofgate-report",
+  "--format",
+  input("format") || "text",
+];
 if (flag("run")) args.push("--run");
 if (input("comment") !== "" && !flag("comment")) args.push("--no-comment");
 if (input("base")) args.push("--base", input("base"));
@@ -32,5 +45,9 @@ const cwd = resolve(process.env.GITHUB_WORKSPACE ?? ".", input("working-director
 const env = { ...process.env };
 if (input("token")) env.GITHUB_TOKEN = input("token");
 const result = spawnSync(process.execPath, [bundle, ...args], { cwd, env, stdio: "inherit" });
-if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `report=${join(cwd, input("out-dir") || "proofgate-report", "report.json")}\n`);
+if (process.env.GITHUB_OUTPUT)
+  appendFileSync(
+    process.env.GITHUB_OUTPUT,
+    `report=${join(cwd, input("out-dir") || "proofgate-report", "report.json")}\n`,
+  );
 process.exit(result.status ?? 2);

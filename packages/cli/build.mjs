@@ -19,7 +19,9 @@ await build({
   target: "node20",
   minifySyntax: true,
   legalComments: "none",
-  banner: { js: "import { createRequire as __proofgateRequire } from 'node:module';\nconst require = __proofgateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __proofgateRequire } from 'node:module';\nconst require = __proofgateRequire(import.meta.url);",
+  },
   // sql.js's Node glue reads `__dirname`, which an ES module lacks (Node >= 20.11 has import.meta.dirname).
   // yargs lays out its help text with string-width on every command run (not only for --help); the
   // same measure from fast-string-width costs a fraction of its Intl.Segmenter start-up.

@@ -33,17 +33,21 @@ export function makeFail(prefix) {
 }
 
 /** An option parser that keeps a whole number >= min, or fails with `--name must be a whole number >= min<why>`. */
-export const wholeNumber = (min, why = "") => (value, { flag, fail }) => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) fail(`${flag} must be a whole number >= ${min}${why}`);
-  return n;
-};
+export const wholeNumber =
+  (min, why = "") =>
+  (value, { flag, fail }) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) fail(`${flag} must be a whole number >= ${min}${why}`);
+    return n;
+  };
 
 /** An option parser that keeps one of the given words, or fails with `--name takes a or b`. */
-export const oneOf = (...choices) => (value, { flag, fail }) => {
-  if (!choices.includes(value)) fail(`${flag} takes ${choices.join(" or ")}`);
-  return value;
-};
+export const oneOf =
+  (...choices) =>
+  (value, { flag, fail }) => {
+    if (!choices.includes(value)) fail(`${flag} takes ${choices.join(" or ")}`);
+    return value;
+  };
 
 /** An option parser that makes a path absolute (against the working directory). */
 export const absolutePath = (value) => resolve(value);
@@ -102,7 +106,10 @@ export function run(cmd, { cwd, env, time, stdio = ["ignore", "pipe", "pipe"], m
   const result = spawnSync(argv[0], argv.slice(1), { cwd, env, encoding: "utf8", maxBuffer, stdio });
   const ms = elapsed();
   if (result.error) throw result.error;
-  const fields = time && existsSync(time.out) ? readFileSync(time.out, "utf8").trim().split("\n").pop().split(" ").map(Number) : null;
+  const fields =
+    time && existsSync(time.out)
+      ? readFileSync(time.out, "utf8").trim().split("\n").pop().split(" ").map(Number)
+      : null;
   return { ms, status: result.status, stdout: result.stdout, stderr: result.stderr, fields };
 }
 
@@ -146,12 +153,22 @@ export function median(values) {
 
 /** { samples_ms, median_ms, min_ms, max_ms } of a list of timings. */
 export function stats(samples) {
-  return { samples_ms: samples, median_ms: median(samples), min_ms: Math.min(...samples), max_ms: Math.max(...samples) };
+  return {
+    samples_ms: samples,
+    median_ms: median(samples),
+    min_ms: Math.min(...samples),
+    max_ms: Math.max(...samples),
+  };
 }
 
 /** The four coverage counts of a coverage.py JSON `totals` or a proofgate JSON report (the same field names). */
 export function coverageCounts(report) {
-  return { statements: report.num_statements, covered_lines: report.covered_lines, branches: report.num_branches, covered_branches: report.covered_branches };
+  return {
+    statements: report.num_statements,
+    covered_lines: report.covered_lines,
+    branches: report.num_branches,
+    covered_branches: report.covered_branches,
+  };
 }
 
 /** The first key of `expected` whose value `got` does not have, or undefined when all agree. */
@@ -203,7 +220,12 @@ function commandLine(script) {
  */
 export function publish({ tag, script, prefix, startedAt, markdown, data, latest, note = "" }) {
   process.stdout.write(`${markdown.join("\n")}\n`);
-  const file = writeResults(prefix, startedAt, { started_at: startedAt.toISOString(), command: commandLine(script), ...data }, { latest });
+  const file = writeResults(
+    prefix,
+    startedAt,
+    { started_at: startedAt.toISOString(), command: commandLine(script), ...data },
+    { latest },
+  );
   process.stderr.write(`${tag}: wrote ${fromRoot(file)}${note}\n`);
 }
 

@@ -22,7 +22,20 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg, release, tmpdir, totalmem } from "node:os";
 import { dirname, join } from "node:path";
-import { absolutePath, hasGnuTime, interleave, makeFail, median, oneOf, parseOptions, root, run, table, wholeNumber, writeResults } from "./lib.mjs";
+import {
+  absolutePath,
+  hasGnuTime,
+  interleave,
+  makeFail,
+  median,
+  oneOf,
+  parseOptions,
+  root,
+  run,
+  table,
+  wholeNumber,
+  writeResults,
+} from "./lib.mjs";
 
 const BUNDLE = join(root, "packages/cli/dist/proofgate.js");
 const PIPELINE = "find tests/fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixtures.lock";
@@ -103,7 +116,11 @@ function generate(dir, name) {
 
 const members = {
   pipeline: (repo) => ({ cmd: ["bash", "-c", PIPELINE], cwd: repo, lock: join(repo, "fixtures.lock") }),
-  proofgate: (repo) => ({ cmd: [process.execPath, BUNDLE, "lock", "--lock", "proofgate.lock"], cwd: repo, lock: join(repo, "proofgate.lock") }),
+  proofgate: (repo) => ({
+    cmd: [process.execPath, BUNDLE, "lock", "--lock", "proofgate.lock"],
+    cwd: repo,
+    lock: join(repo, "proofgate.lock"),
+  }),
 };
 
 /**
@@ -128,19 +145,32 @@ function parity(tree) {
   runOnce("proofgate", tree.repo);
   const ref = readFileSync(members.pipeline(tree.repo).lock, "utf8");
   const pg = readFileSync(members.proofgate(tree.repo).lock, "utf8");
-  const asMap = (text) => new Map(text.trimEnd().split("\n").map((l) => [l.slice(66), l.slice(0, 64)]));
+  const asMap = (text) =>
+    new Map(
+      text
+        .trimEnd()
+        .split("\n")
+        .map((l) => [l.slice(66), l.slice(0, 64)]),
+    );
   const a = asMap(ref);
   const b = asMap(pg);
-  if (a.size !== tree.files || b.size !== tree.files) fail(`${tree.name}: expected ${tree.files} lines, the pipeline wrote ${a.size} and proofgate ${b.size}`);
-  for (const [path, digest] of a) if (b.get(path) !== digest) fail(`${tree.name}: digests differ for ${path}: ${digest} (sha256sum) vs ${b.get(path)} (proofgate)`);
+  if (a.size !== tree.files || b.size !== tree.files)
+    fail(`${tree.name}: expected ${tree.files} lines, the pipeline wrote ${a.size} and proofgate ${b.size}`);
+  for (const [path, digest] of a)
+    if (b.get(path) !== digest)
+      fail(`${tree.name}: digests differ for ${path}: ${digest} (sha256sum) vs ${b.get(path)} (proofgate)`);
   return { sameDigests: true, byteIdentical: ref === pg };
 }
 
 function bench(tree, runs) {
-  const [pipeline, proofgate] = interleave([() => runOnce("pipeline", tree.repo), () => runOnce("proofgate", tree.repo)], runs, {
-    alternate: true,
-    afterRun: () => process.stderr.write("."),
-  });
+  const [pipeline, proofgate] = interleave(
+    [() => runOnce("pipeline", tree.repo), () => runOnce("proofgate", tree.repo)],
+    runs,
+    {
+      alternate: true,
+      afterRun: () => process.stderr.write("."),
+    },
+  );
   process.stderr.write("\n");
   return { pipeline, proofgate };
 }
@@ -159,7 +189,9 @@ try {
     const tree = generate(dir, name);
     const synced = run(["sync"], {});
     if (synced.status !== 0) fail(`sync exited ${synced.status}: ${synced.stderr}`);
-    process.stderr.write(`bench lock: ${name}: ${tree.files} files, ${(tree.bytes / 2 ** 20).toFixed(0)} MiB generated in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+    process.stderr.write(
+      `bench lock: ${name}: ${tree.files} files, ${(tree.bytes / 2 ** 20).toFixed(0)} MiB generated in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`,
+    );
     const same = parity(tree);
     const samples = bench(tree, options.runs);
     const pick = (member, key) => samples[member].map((x) => x[key]);
@@ -179,7 +211,9 @@ try {
     };
     result.speedup = result.pipelineMs / result.proofgateMs;
     results.push(result);
-    process.stderr.write(`bench lock: ${name}: pipeline ${result.pipelineMs.toFixed(0)} ms, proofgate ${result.proofgateMs.toFixed(0)} ms (${result.speedup.toFixed(2)}x), peak RSS ${result.peakRssMiB?.toFixed(1)} MiB\n`);
+    process.stderr.write(
+      `bench lock: ${name}: pipeline ${result.pipelineMs.toFixed(0)} ms, proofgate ${result.proofgateMs.toFixed(0)} ms (${result.speedup.toFixed(2)}x), peak RSS ${result.peakRssMiB?.toFixed(1)} MiB\n`,
+    );
     if (!options.keep) rmSync(tree.repo, { recursive: true, force: true });
   }
 } finally {
@@ -195,25 +229,57 @@ const label = { big: "1 GiB in 10,000 files", small: "100,000 files of 2 KiB" };
 let md = `## lock: run of ${started.toISOString().slice(0, 16)}Z, ${options.runs} interleaved runs after one warm-up${options.runs < 5 ? " (fewer than 5: see the note)" : ""}\n\n`;
 md += `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / GiB).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore[0].toFixed(2)} before, ${loadAfter[0].toFixed(2)} after.\n\n`;
 const lines = (rows) => `${rows.join("\n")}\n`;
-md += lines(table(
-  ["Tree", "Pipeline (find, sort -z, xargs sha256sum)", "proofgate lock", "Speedup", "Target >= 2x", "Peak RSS", "Target <= 256 MiB", "Same digests"],
-  results.map((r) => [
-    label[r.name],
-    fmtMs(r.samples.pipeline),
-    fmtMs(r.samples.proofgate),
-    `${r.speedup.toFixed(2)}x`,
-    r.speedup >= TARGET_SPEEDUP ? "met" : "**not met**",
-    r.peakRssMiB === undefined ? "n/a" : `${r.peakRssMiB.toFixed(1)} MiB`,
-    r.peakRssMiB === undefined ? "n/a" : r.peakRssMiB <= TARGET_RSS_MIB ? "met" : "**not met**",
-    `yes${r.byteIdentical ? ", byte-identical lock" : ""}`,
-  ]),
-));
+md += lines(
+  table(
+    [
+      "Tree",
+      "Pipeline (find, sort -z, xargs sha256sum)",
+      "proofgate lock",
+      "Speedup",
+      "Target >= 2x",
+      "Peak RSS",
+      "Target <= 256 MiB",
+      "Same digests",
+    ],
+    results.map((r) => [
+      label[r.name],
+      fmtMs(r.samples.pipeline),
+      fmtMs(r.samples.proofgate),
+      `${r.speedup.toFixed(2)}x`,
+      r.speedup >= TARGET_SPEEDUP ? "met" : "**not met**",
+      r.peakRssMiB === undefined ? "n/a" : `${r.peakRssMiB.toFixed(1)} MiB`,
+      r.peakRssMiB === undefined ? "n/a" : r.peakRssMiB <= TARGET_RSS_MIB ? "met" : "**not met**",
+      `yes${r.byteIdentical ? ", byte-identical lock" : ""}`,
+    ]),
+  ),
+);
 if (hasGnuTime) {
-  md += "\nCPU time (user + sys, children included), median of the same runs; less sensitive to load than wall clock:\n\n";
-  md += lines(table(
-    ["Tree", "Pipeline CPU", "proofgate CPU", "proofgate CPU / pipeline CPU"],
-    results.map((r) => [label[r.name], fmtMs(r.samples.pipeline, "cpuMs"), fmtMs(r.samples.proofgate, "cpuMs"), (r.proofgateCpuMs / r.pipelineCpuMs).toFixed(2)]),
-  ));
+  md +=
+    "\nCPU time (user + sys, children included), median of the same runs; less sensitive to load than wall clock:\n\n";
+  md += lines(
+    table(
+      ["Tree", "Pipeline CPU", "proofgate CPU", "proofgate CPU / pipeline CPU"],
+      results.map((r) => [
+        label[r.name],
+        fmtMs(r.samples.pipeline, "cpuMs"),
+        fmtMs(r.samples.proofgate, "cpuMs"),
+        (r.proofgateCpuMs / r.pipelineCpuMs).toFixed(2),
+      ]),
+    ),
+  );
 }
 process.stdout.write(md);
-writeResults("lock", started, { started: started.toISOString(), runs: options.runs, loadBefore, loadAfter, cores: availableParallelism(), node: process.version, results }, { newline: false });
+writeResults(
+  "lock",
+  started,
+  {
+    started: started.toISOString(),
+    runs: options.runs,
+    loadBefore,
+    loadAfter,
+    cores: availableParallelism(),
+    node: process.version,
+    results,
+  },
+  { newline: false },
+);

@@ -18,7 +18,25 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { createInterface } from "node:readline";
-import { absolutePath, benchDir as here, clock, fromRoot, interleave, machineInfo, machineLine, makeFail, median, parseOptions, peakRss, publish, root, run, stats, table, wholeNumber } from "./lib.mjs";
+import {
+  absolutePath,
+  benchDir as here,
+  clock,
+  fromRoot,
+  interleave,
+  machineInfo,
+  machineLine,
+  makeFail,
+  median,
+  parseOptions,
+  peakRss,
+  publish,
+  root,
+  run,
+  stats,
+  table,
+  wholeNumber,
+} from "./lib.mjs";
 
 const COLLECTED = 100_000;
 const LEASES = 1_000;
@@ -89,15 +107,40 @@ function writeInputs(dir) {
   let covered = 0;
   for (const [path, n, c] of fileCounts) {
     const pct = (100 * c) / n;
-    files[path] = { executed_lines: [], summary: { covered_lines: c, num_statements: n, percent_covered: pct, percent_covered_display: String(Math.round(pct)), missing_lines: n - c, excluded_lines: 0 }, missing_lines: [], excluded_lines: [] };
+    files[path] = {
+      executed_lines: [],
+      summary: {
+        covered_lines: c,
+        num_statements: n,
+        percent_covered: pct,
+        percent_covered_display: String(Math.round(pct)),
+        missing_lines: n - c,
+        excluded_lines: 0,
+      },
+      missing_lines: [],
+      excluded_lines: [],
+    };
     statements += n;
     covered += c;
   }
   const percent = (100 * covered) / statements;
   const report = {
-    meta: { format: 3, version: "7.6.1", timestamp: "2026-01-15T12:00:00.000000", branch_coverage: false, show_contexts: false },
+    meta: {
+      format: 3,
+      version: "7.6.1",
+      timestamp: "2026-01-15T12:00:00.000000",
+      branch_coverage: false,
+      show_contexts: false,
+    },
     files,
-    totals: { covered_lines: covered, num_statements: statements, percent_covered: percent, percent_covered_display: String(Math.round(percent)), missing_lines: statements - covered, excluded_lines: 0 },
+    totals: {
+      covered_lines: covered,
+      num_statements: statements,
+      percent_covered: percent,
+      percent_covered_display: String(Math.round(percent)),
+      missing_lines: statements - covered,
+      excluded_lines: 0,
+    },
   };
   const coverage = join(dir, "coverage.json");
   writeFileSync(coverage, `${JSON.stringify(report, null, 2)}\n`);
@@ -111,18 +154,30 @@ function writeInputs(dir) {
  * must exit with the code the parity check saw, so a run that broke is never counted.
  */
 function timeGroup(name, members, runs) {
-  const samples = interleave(members.map((m) => (when) => {
-    const result = run(m.cmd, { env: m.env });
-    check(m, result, when);
-    return result.ms;
-  }), runs);
-  process.stderr.write(`bench: ${name}: ${members.map((m, i) => `${m.label} ${median(samples[i]).toFixed(1)} ms`).join(", ")}\n`);
-  return members.map((m, i) => ({ label: m.label, command: m.cmd.map(shortPath).join(" "), env: m.envNote ?? null, ...stats(samples[i]) }));
+  const samples = interleave(
+    members.map((m) => (when) => {
+      const result = run(m.cmd, { env: m.env });
+      check(m, result, when);
+      return result.ms;
+    }),
+    runs,
+  );
+  process.stderr.write(
+    `bench: ${name}: ${members.map((m, i) => `${m.label} ${median(samples[i]).toFixed(1)} ms`).join(", ")}\n`,
+  );
+  return members.map((m, i) => ({
+    label: m.label,
+    command: m.cmd.map(shortPath).join(" "),
+    env: m.envNote ?? null,
+    ...stats(samples[i]),
+  }));
 }
 
 function check(member, result, when) {
   if (result.status !== member.status) {
-    fail(`${member.label} (${when}) exited ${result.status}, expected ${member.status}:\n${result.stderr.slice(0, 2000)}`);
+    fail(
+      `${member.label} (${when}) exited ${result.status}, expected ${member.status}:\n${result.stderr.slice(0, 2000)}`,
+    );
   }
 }
 
@@ -136,32 +191,48 @@ function shortPath(p) {
 function parity(ref, pg, inputs) {
   const deselectRef = run(ref.deselect);
   const deselectPg = run(pg.deselect);
-  if (deselectRef.status !== 0) fail(`the reference script's emit-deselect exited ${deselectRef.status}:\n${deselectRef.stderr}`);
-  if (deselectPg.status !== deselectRef.status) fail(`proofgate deselect exited ${deselectPg.status}, the script ${deselectRef.status}:\n${deselectPg.stderr}`);
+  if (deselectRef.status !== 0)
+    fail(`the reference script's emit-deselect exited ${deselectRef.status}:\n${deselectRef.stderr}`);
+  if (deselectPg.status !== deselectRef.status)
+    fail(`proofgate deselect exited ${deselectPg.status}, the script ${deselectRef.status}:\n${deselectPg.stderr}`);
   if (deselectPg.stdout !== deselectRef.stdout) {
     const a = deselectRef.stdout.split("\n");
     const b = deselectPg.stdout.split("\n");
     const at = a.findIndex((line, i) => line !== b[i]);
-    fail(`deselect output differs at line ${at + 1}: script ${JSON.stringify(a[at])}, proofgate ${JSON.stringify(b[at])}`);
+    fail(
+      `deselect output differs at line ${at + 1}: script ${JSON.stringify(a[at])}, proofgate ${JSON.stringify(b[at])}`,
+    );
   }
   const lines = deselectRef.stdout.trimEnd().split("\n");
   const expected = inputs.leased.map((id) => `--deselect=${id}`);
-  if (lines.length !== LEASES || lines.some((l, i) => l !== expected[i])) fail(`the script printed ${lines.length} deselect lines, not the ${LEASES} leases`);
-  if (deselectPg.stderr.trim() !== "") fail(`proofgate deselect wrote to stderr on clean inputs:\n${deselectPg.stderr}`);
+  if (lines.length !== LEASES || lines.some((l, i) => l !== expected[i]))
+    fail(`the script printed ${lines.length} deselect lines, not the ${LEASES} leases`);
+  if (deselectPg.stderr.trim() !== "")
+    fail(`proofgate deselect wrote to stderr on clean inputs:\n${deselectPg.stderr}`);
 
   const decideRef = run(ref.decide);
   const decidePg = run(pg.decide);
-  if (decidePg.status !== decideRef.status) fail(`decide exit codes differ: script ${decideRef.status}, proofgate ${decidePg.status}\n${decidePg.stderr}`);
+  if (decidePg.status !== decideRef.status)
+    fail(`decide exit codes differ: script ${decideRef.status}, proofgate ${decidePg.status}\n${decidePg.stderr}`);
   const a = JSON.parse(decideRef.stdout);
   const b = JSON.parse(decidePg.stdout);
   for (const key of Object.keys(a)) {
-    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) fail(`decide reports differ on ${key}: script ${JSON.stringify(a[key])}, proofgate ${JSON.stringify(b[key])}`);
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key]))
+      fail(`decide reports differ on ${key}: script ${JSON.stringify(a[key])}, proofgate ${JSON.stringify(b[key])}`);
   }
-  if (a.decision !== "MERGE" || a.collected_tests !== COLLECTED || a.active_leases !== LEASES) fail(`the script's decide is not the intended MERGE on ${COLLECTED} ids and ${LEASES} leases: ${decideRef.stdout}`);
+  if (a.decision !== "MERGE" || a.collected_tests !== COLLECTED || a.active_leases !== LEASES)
+    fail(`the script's decide is not the intended MERGE on ${COLLECTED} ids and ${LEASES} leases: ${decideRef.stdout}`);
   // The script's keys are a prefix of proofgate's report, which must also print them first, in order.
   const head = Object.keys(b).slice(0, Object.keys(a).length);
-  if (JSON.stringify(head) !== JSON.stringify(Object.keys(a))) fail(`proofgate's report does not start with the script's keys: ${head.join(", ")}`);
-  return { deselect_lines: lines.length, deselect_status: deselectRef.status, decide_status: decideRef.status, decision: a.decision, proven_coverage_percent: a.proven_coverage_percent };
+  if (JSON.stringify(head) !== JSON.stringify(Object.keys(a)))
+    fail(`proofgate's report does not start with the script's keys: ${head.join(", ")}`);
+  return {
+    deselect_lines: lines.length,
+    deselect_status: deselectRef.status,
+    decide_status: decideRef.status,
+    decision: a.decision,
+    proven_coverage_percent: a.proven_coverage_percent,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------- in-process
@@ -179,7 +250,10 @@ async function inProcess(options, inputs, runs, expectedText) {
     const elapsed = clock();
     const ledger = core.parseLedger(readFileSync(inputs.freeze, "utf8"), inputs.freeze);
     const universe = core.parseCollectOnly(readFileSync(inputs.collected, "utf8"), inputs.collected);
-    if (!ledger.ledger || !universe.universe) fail(`core rejected the generated inputs: ${JSON.stringify([...ledger.errors, ...universe.errors]).slice(0, 500)}`);
+    if (!ledger.ledger || !universe.universe)
+      fail(
+        `core rejected the generated inputs: ${JSON.stringify([...ledger.errors, ...universe.errors]).slice(0, 500)}`,
+      );
     const plan = core.planDeselection(ledger.ledger, universe.universe, today);
     if (plan.refusal) fail(`core refused the generated inputs: ${plan.refusal}`);
     const text = core.renderDeselectArgs(plan);
@@ -188,7 +262,11 @@ async function inProcess(options, inputs, runs, expectedText) {
     return ms;
   };
 
-  const driver = spawn(options.python, [join(here, "inprocess.py"), options.reference, inputs.freeze, inputs.collected], { stdio: ["pipe", "pipe", "pipe"] });
+  const driver = spawn(
+    options.python,
+    [join(here, "inprocess.py"), options.reference, inputs.freeze, inputs.collected],
+    { stdio: ["pipe", "pipe", "pipe"] },
+  );
   let stderr = "";
   driver.stderr.on("data", (chunk) => (stderr += chunk));
   const replies = createInterface({ input: driver.stdout })[Symbol.asyncIterator]();
@@ -227,8 +305,10 @@ async function main() {
   const options = parseOptions("run.mjs", OPTIONS, fail);
   const cli = join(root, "packages/cli/dist/proofgate.js");
   if (!existsSync(cli)) fail("packages/cli/dist/proofgate.js is missing: run `pnpm build` first");
-  if (!existsSync(options.reference)) fail(`the reference script ${options.reference} is missing (pass --reference PATH)`);
-  if (!existsSync(options.python)) fail(`${options.python} is missing (pass --python PATH; it needs Python 3.11+ for tomllib)`);
+  if (!existsSync(options.reference))
+    fail(`the reference script ${options.reference} is missing (pass --reference PATH)`);
+  if (!existsSync(options.python))
+    fail(`${options.python} is missing (pass --python PATH; it needs Python 3.11+ for tomllib)`);
 
   const startedAt = new Date();
   const loadBefore = loadavg();
@@ -248,32 +328,62 @@ async function main() {
     };
 
     const same = parity(ref, pg, inputs);
-    process.stderr.write(`bench: parity ok: ${same.deselect_lines} identical --deselect lines; decide ${same.decision} (exit ${same.decide_status}) from both\n`);
+    process.stderr.write(
+      `bench: parity ok: ${same.deselect_lines} identical --deselect lines; decide ${same.decision} (exit ${same.decide_status}) from both\n`,
+    );
 
     const withoutCa = { ...process.env };
     delete withoutCa.NODE_EXTRA_CA_CERTS;
     const caSet = process.env.NODE_EXTRA_CA_CERTS !== undefined;
 
     const groups = {
-      deselect: timeGroup("deselect", [
-        { label: "script emit-deselect", cmd: ref.deselect, status: 0 },
-        { label: "proofgate deselect", cmd: pg.deselect, status: 0 },
-      ], options.runs),
-      decide: timeGroup("decide", [
-        { label: "script decide", cmd: ref.decide, status: same.decide_status },
-        { label: "proofgate decide", cmd: pg.decide, status: same.decide_status },
-      ], options.runs),
-      cold: timeGroup("cold start", [
-        { label: "proofgate --version", cmd: [node, cli, "--version"], status: 0 },
-        { label: "node -e 0", cmd: [node, "-e", "0"], status: 0 },
-        { label: "python3 -c pass", cmd: [options.python, "-c", "pass"], status: 0 },
-      ], options.runs),
+      deselect: timeGroup(
+        "deselect",
+        [
+          { label: "script emit-deselect", cmd: ref.deselect, status: 0 },
+          { label: "proofgate deselect", cmd: pg.deselect, status: 0 },
+        ],
+        options.runs,
+      ),
+      decide: timeGroup(
+        "decide",
+        [
+          { label: "script decide", cmd: ref.decide, status: same.decide_status },
+          { label: "proofgate decide", cmd: pg.decide, status: same.decide_status },
+        ],
+        options.runs,
+      ),
+      cold: timeGroup(
+        "cold start",
+        [
+          { label: "proofgate --version", cmd: [node, cli, "--version"], status: 0 },
+          { label: "node -e 0", cmd: [node, "-e", "0"], status: 0 },
+          { label: "python3 -c pass", cmd: [options.python, "-c", "pass"], status: 0 },
+        ],
+        options.runs,
+      ),
     };
     if (caSet) {
-      groups.coldWithoutCa = timeGroup("cold start, NODE_EXTRA_CA_CERTS unset", [
-        { label: "proofgate --version", cmd: [node, cli, "--version"], status: 0, env: withoutCa, envNote: "NODE_EXTRA_CA_CERTS unset" },
-        { label: "node -e 0", cmd: [node, "-e", "0"], status: 0, env: withoutCa, envNote: "NODE_EXTRA_CA_CERTS unset" },
-      ], options.runs);
+      groups.coldWithoutCa = timeGroup(
+        "cold start, NODE_EXTRA_CA_CERTS unset",
+        [
+          {
+            label: "proofgate --version",
+            cmd: [node, cli, "--version"],
+            status: 0,
+            env: withoutCa,
+            envNote: "NODE_EXTRA_CA_CERTS unset",
+          },
+          {
+            label: "node -e 0",
+            cmd: [node, "-e", "0"],
+            status: 0,
+            env: withoutCa,
+            envNote: "NODE_EXTRA_CA_CERTS unset",
+          },
+        ],
+        options.runs,
+      );
     }
 
     const deselectText = run(ref.deselect).stdout;
@@ -296,7 +406,9 @@ async function main() {
       deselect_speedup: sd.median_ms / pd.median_ms,
       decide_speedup: sdc.median_ms / pdc.median_ms,
       cold_start_ratio: pv.median_ms / n0.median_ms,
-      cold_start_ratio_without_ca: groups.coldWithoutCa ? groups.coldWithoutCa[0].median_ms / groups.coldWithoutCa[1].median_ms : null,
+      cold_start_ratio_without_ca: groups.coldWithoutCa
+        ? groups.coldWithoutCa[0].median_ms / groups.coldWithoutCa[1].median_ms
+        : null,
       in_process_deselect_speedup: inProc.script.median_ms / inProc.proofgate.median_ms,
       in_process_first_iteration_speedup: inProc.script.first_ms / inProc.proofgate.first_ms,
     };
@@ -312,51 +424,144 @@ async function main() {
 
     const md = [];
     md.push(`## proofgate benchmark (${startedAt.toISOString()})`, "");
-    md.push(`Inputs: ${COLLECTED.toLocaleString("en")} collected ids (\`pytest --collect-only -q\` shape), ${LEASES.toLocaleString("en")} leases (max_active_leases = ${LEASES}), coverage.py JSON format 3 (${same.proven_coverage_percent.toFixed(2)}% proven, floor 80).`);
-    md.push(machineLine(machine, { also: [machine.python], notes: [`NODE_EXTRA_CA_CERTS ${machine.node_extra_ca_certs}`] }));
-    md.push(`Parity checked before timing: ${same.deselect_lines} identical \`--deselect=\` lines (exit ${same.deselect_status}); \`decide\` ${same.decision}, exit ${same.decide_status}, same values for every key of the script's report.`);
-    md.push(`Whole-process wall clock, median (min-max) of ${options.runs} interleaved runs after one warm-up; ratio = reference median / proofgate median (speed-up) or proofgate median / \`node -e 0\` median (cold start).`, "");
+    md.push(
+      `Inputs: ${COLLECTED.toLocaleString("en")} collected ids (\`pytest --collect-only -q\` shape), ${LEASES.toLocaleString("en")} leases (max_active_leases = ${LEASES}), coverage.py JSON format 3 (${same.proven_coverage_percent.toFixed(2)}% proven, floor 80).`,
+    );
+    md.push(
+      machineLine(machine, { also: [machine.python], notes: [`NODE_EXTRA_CA_CERTS ${machine.node_extra_ca_certs}`] }),
+    );
+    md.push(
+      `Parity checked before timing: ${same.deselect_lines} identical \`--deselect=\` lines (exit ${same.deselect_status}); \`decide\` ${same.decision}, exit ${same.decide_status}, same values for every key of the script's report.`,
+    );
+    md.push(
+      `Whole-process wall clock, median (min-max) of ${options.runs} interleaved runs after one warm-up; ratio = reference median / proofgate median (speed-up) or proofgate median / \`node -e 0\` median (cold start).`,
+      "",
+    );
     const wallRows = [
-      ["deselect, wall", `script emit-deselect ${cell(sd)}`, cell(pd), speed(results.deselect_speedup), `>= ${TARGET_SPEEDUP}x faster`, yes(targets.deselect_wall_5x)],
-      ["decide, wall", `script decide ${cell(sdc)}`, cell(pdc), speed(results.decide_speedup), `>= ${TARGET_SPEEDUP}x faster`, yes(targets.decide_wall_5x)],
-      ["--version cold start, wall", `node -e 0 ${cell(n0)}`, cell(pv), `${ratio(results.cold_start_ratio)} node -e 0`, `<= ${TARGET_COLD_START}x node -e 0`, yes(targets.version_cold_start_2x)],
+      [
+        "deselect, wall",
+        `script emit-deselect ${cell(sd)}`,
+        cell(pd),
+        speed(results.deselect_speedup),
+        `>= ${TARGET_SPEEDUP}x faster`,
+        yes(targets.deselect_wall_5x),
+      ],
+      [
+        "decide, wall",
+        `script decide ${cell(sdc)}`,
+        cell(pdc),
+        speed(results.decide_speedup),
+        `>= ${TARGET_SPEEDUP}x faster`,
+        yes(targets.decide_wall_5x),
+      ],
+      [
+        "--version cold start, wall",
+        `node -e 0 ${cell(n0)}`,
+        cell(pv),
+        `${ratio(results.cold_start_ratio)} node -e 0`,
+        `<= ${TARGET_COLD_START}x node -e 0`,
+        yes(targets.version_cold_start_2x),
+      ],
     ];
     if (groups.coldWithoutCa) {
       const [pvx, n0x] = groups.coldWithoutCa;
-      wallRows.push(["--version cold start, wall, NODE_EXTRA_CA_CERTS unset (info)", `node -e 0 ${cell(n0x)}`, cell(pvx), `${ratio(results.cold_start_ratio_without_ca)} node -e 0`, "(info)", results.cold_start_ratio_without_ca <= TARGET_COLD_START ? "within 2x" : "over 2x"]);
+      wallRows.push([
+        "--version cold start, wall, NODE_EXTRA_CA_CERTS unset (info)",
+        `node -e 0 ${cell(n0x)}`,
+        cell(pvx),
+        `${ratio(results.cold_start_ratio_without_ca)} node -e 0`,
+        "(info)",
+        results.cold_start_ratio_without_ca <= TARGET_COLD_START ? "within 2x" : "over 2x",
+      ]);
     }
-    wallRows.push(["interpreter start-up alone (info)", `python3 -c pass ${cell(py0)}`, `node -e 0 ${cell(n0)}`, "", "", ""]);
+    wallRows.push([
+      "interpreter start-up alone (info)",
+      `python3 -c pass ${cell(py0)}`,
+      `node -e 0 ${cell(n0)}`,
+      "",
+      "",
+      "",
+    ]);
     md.push(...table(["Benchmark", "Reference / baseline", "proofgate", "Ratio", "Target", "Result"], wallRows), "");
-    md.push("In-process work only (no interpreter start-up, no module loading; **not** the wall-clock result): parse the ledger and the collected ids, classify, check, render the `--deselect=` lines, files read inside the timed region.");
-    md.push(`proofgate: core's parseLedger + parseCollectOnly + planDeselection + renderDeselectArgs in one Node process. Script: its load_freeze + parse_collected + classify + unknown/budget checks + lines, imported by tooling/bench/inprocess.py in one Python process. Iterations interleaved (proofgate, script, ...); median of ${options.runs} after a first (cold) iteration.`, "");
-    md.push(...table(["In-process", "Script", "proofgate", "Ratio (script / proofgate)"], [
-      ["deselect work, median", f1(inProc.script.median_ms), f1(inProc.proofgate.median_ms), speed(results.in_process_deselect_speedup)],
-      ["deselect work, first iteration (cold JIT)", f1(inProc.script.first_ms), f1(inProc.proofgate.first_ms), speed(results.in_process_first_iteration_speedup)],
-    ]), "");
+    md.push(
+      "In-process work only (no interpreter start-up, no module loading; **not** the wall-clock result): parse the ledger and the collected ids, classify, check, render the `--deselect=` lines, files read inside the timed region.",
+    );
+    md.push(
+      `proofgate: core's parseLedger + parseCollectOnly + planDeselection + renderDeselectArgs in one Node process. Script: its load_freeze + parse_collected + classify + unknown/budget checks + lines, imported by tooling/bench/inprocess.py in one Python process. Iterations interleaved (proofgate, script, ...); median of ${options.runs} after a first (cold) iteration.`,
+      "",
+    );
+    md.push(
+      ...table(
+        ["In-process", "Script", "proofgate", "Ratio (script / proofgate)"],
+        [
+          [
+            "deselect work, median",
+            f1(inProc.script.median_ms),
+            f1(inProc.proofgate.median_ms),
+            speed(results.in_process_deselect_speedup),
+          ],
+          [
+            "deselect work, first iteration (cold JIT)",
+            f1(inProc.script.first_ms),
+            f1(inProc.proofgate.first_ms),
+            speed(results.in_process_first_iteration_speedup),
+          ],
+        ],
+      ),
+      "",
+    );
     if (Object.values(rss).some((v) => v !== null)) {
-      md.push(...table(["Peak RSS (GNU time %M, one run)", "MiB"], Object.entries(rss).map(([label, kib]) => [label, kib === null ? "n/a" : (kib / 1024).toFixed(1)])), "");
+      md.push(
+        ...table(
+          ["Peak RSS (GNU time %M, one run)", "MiB"],
+          Object.entries(rss).map(([label, kib]) => [label, kib === null ? "n/a" : (kib / 1024).toFixed(1)]),
+        ),
+        "",
+      );
     } else {
       md.push("Peak RSS: skipped (/usr/bin/time is not available).", "");
     }
     md.push("Targets:");
-    md.push(`- deselect >= ${TARGET_SPEEDUP}x faster (wall): ${targets.deselect_wall_5x ? "MET" : "NOT MET"} (${speed(results.deselect_speedup)})`);
-    md.push(`- decide >= ${TARGET_SPEEDUP}x faster (wall): ${targets.decide_wall_5x ? "MET" : "NOT MET"} (${speed(results.decide_speedup)})`);
-    md.push(`- --version cold start <= ${TARGET_COLD_START}x node -e 0: ${targets.version_cold_start_2x ? "MET" : "NOT MET"} (${ratio(results.cold_start_ratio)})`);
+    md.push(
+      `- deselect >= ${TARGET_SPEEDUP}x faster (wall): ${targets.deselect_wall_5x ? "MET" : "NOT MET"} (${speed(results.deselect_speedup)})`,
+    );
+    md.push(
+      `- decide >= ${TARGET_SPEEDUP}x faster (wall): ${targets.decide_wall_5x ? "MET" : "NOT MET"} (${speed(results.decide_speedup)})`,
+    );
+    md.push(
+      `- --version cold start <= ${TARGET_COLD_START}x node -e 0: ${targets.version_cold_start_2x ? "MET" : "NOT MET"} (${ratio(results.cold_start_ratio)})`,
+    );
     const wallFloor = sd.median_ms / n0.median_ms;
     if (!targets.deselect_wall_5x || !targets.decide_wall_5x) {
-      md.push(`- Bound: even a proofgate that did nothing after Node started would be at most ${ratio(wallFloor)} faster than the script's emit-deselect here (script ${f1(sd.median_ms)} / node -e 0 ${f1(n0.median_ms)}).`);
+      md.push(
+        `- Bound: even a proofgate that did nothing after Node started would be at most ${ratio(wallFloor)} faster than the script's emit-deselect here (script ${f1(sd.median_ms)} / node -e 0 ${f1(n0.median_ms)}).`,
+      );
     }
-    publish({ tag: "bench", script: "run.mjs", prefix: "bench", latest: "latest.json", startedAt, markdown: md, note: options.keep ? `; inputs kept in ${tempDir}` : "", data: {
-      runs: options.runs,
-      machine,
-      inputs: { collected_ids: COLLECTED, leases: LEASES, max_active_leases: LEASES, coverage_percent: same.proven_coverage_percent },
-      parity: same,
-      wall: groups,
-      in_process: inProc,
-      peak_rss_kib: rss,
-      results,
-      targets,
-    } });
+    publish({
+      tag: "bench",
+      script: "run.mjs",
+      prefix: "bench",
+      latest: "latest.json",
+      startedAt,
+      markdown: md,
+      note: options.keep ? `; inputs kept in ${tempDir}` : "",
+      data: {
+        runs: options.runs,
+        machine,
+        inputs: {
+          collected_ids: COLLECTED,
+          leases: LEASES,
+          max_active_leases: LEASES,
+          coverage_percent: same.proven_coverage_percent,
+        },
+        parity: same,
+        wall: groups,
+        in_process: inProc,
+        peak_rss_kib: rss,
+        results,
+        targets,
+      },
+    });
   } finally {
     if (!options.keep) rmSync(tempDir, { recursive: true, force: true });
   }

@@ -34,9 +34,19 @@ export interface PatchCommit {
 /** Environment for git, pytest and proofgate: nothing from the caller's shell, CI or git config steers them. */
 export function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   const kept = Object.entries(process.env).filter(
-    ([k, v]) => v !== undefined && !/^(PYTHON|PYTEST_|COVERAGE_|GIT_|GITHUB_|GITLAB_|BUILDKITE|CI$|CI_|NO_COLOR|FORCE_COLOR)/.test(k),
+    ([k, v]) =>
+      v !== undefined &&
+      !/^(PYTHON|PYTEST_|COVERAGE_|GIT_|GITHUB_|GITLAB_|BUILDKITE|CI$|CI_|NO_COLOR|FORCE_COLOR)/.test(k),
   ) as [string, string][];
-  return { ...Object.fromEntries(kept), GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0", PYTHONDONTWRITEBYTECODE: "1", LC_ALL: "C", ...extra };
+  return {
+    ...Object.fromEntries(kept),
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_TERMINAL_PROMPT: "0",
+    PYTHONDONTWRITEBYTECODE: "1",
+    LC_ALL: "C",
+    ...extra,
+  };
 }
 
 let clock = 1_750_000_000;
@@ -48,7 +58,14 @@ export function git(cwd: string, args: readonly string[], who: Identity = HUMAN)
     cwd,
     encoding: "utf8",
     timeout: 60_000,
-    env: cleanEnv({ GIT_AUTHOR_NAME: who.name, GIT_AUTHOR_EMAIL: who.email, GIT_AUTHOR_DATE: date, GIT_COMMITTER_NAME: who.name, GIT_COMMITTER_EMAIL: who.email, GIT_COMMITTER_DATE: date }),
+    env: cleanEnv({
+      GIT_AUTHOR_NAME: who.name,
+      GIT_AUTHOR_EMAIL: who.email,
+      GIT_AUTHOR_DATE: date,
+      GIT_COMMITTER_NAME: who.name,
+      GIT_COMMITTER_EMAIL: who.email,
+      GIT_COMMITTER_DATE: date,
+    }),
   });
   if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed in ${cwd}: ${r.error ?? r.stderr}`);
   return r.stdout;
@@ -179,7 +196,16 @@ export const proofCommand = (o: { cov?: string; pytestArgs?: string; prefix?: st
   `${o.prefix ?? ""}${PY} -m pytest -p no:cacheprovider -q tests --ignore=tests/properties --cov=${o.cov ?? "pkg"} --cov-branch --cov-report= -o junit_family=xunit1 --junitxml=results.xml${o.pytestArgs ? ` ${o.pytestArgs}` : ""}; s=$?; ${PY} -m coverage json -q -o proven_coverage.json; exit $s`;
 export const PROPERTIES = `${PY} -m pytest -p no:cacheprovider -q tests/properties -o junit_family=xunit1 --junitxml=properties.xml`;
 
-export const config = (o: { minProven?: number; shards?: number; proof?: string; collect?: string; properties?: string; extra?: string } = {}): string => `[coverage]
+export const config = (
+  o: {
+    minProven?: number;
+    shards?: number;
+    proof?: string;
+    collect?: string;
+    properties?: string;
+    extra?: string;
+  } = {},
+): string => `[coverage]
 reports = ["proven_coverage.json"]
 min_proven = ${o.minProven ?? 80}
 ${o.shards === undefined ? "" : `shards = ${o.shards}\n`}
@@ -196,11 +222,15 @@ proof = ${JSON.stringify(o.proof ?? proofCommand())}
 properties = ${JSON.stringify(o.properties ?? PROPERTIES)}
 ${o.extra ?? ""}`;
 
-export const SEEDS = { "tests/properties/seeds/ascii.txt": "hello\n", "tests/properties/seeds/unicode.txt": "héllo €\n" };
+export const SEEDS = {
+  "tests/properties/seeds/ascii.txt": "hello\n",
+  "tests/properties/seeds/unicode.txt": "héllo €\n",
+};
 
 export function baseFiles(): Record<string, FileChange> {
   return {
-    ".gitignore": "collected.txt\nproven_coverage.json\nresults.xml\nproperties.xml\n.coverage\nproofgate-report/\n__pycache__/\n",
+    ".gitignore":
+      "collected.txt\nproven_coverage.json\nresults.xml\nproperties.xml\n.coverage\nproofgate-report/\n__pycache__/\n",
     "pkg/__init__.py": "",
     "pkg/calc.py": CALC,
     "tests/test_a.py": TEST_A,
@@ -259,7 +289,9 @@ export function applyFiles(dir: string, files: Record<string, FileChange>): void
  * A repository: the base (a human's commit of baseFiles() with `base` applied) on `main`, then on
  * branch `patch` the MERGE_PATCH commit (unless `mergePatch: false`) and `patch`'s commits.
  */
-export function makeCheckProject(o: { base?: Record<string, FileChange>; patch?: PatchCommit[]; mergePatch?: boolean } = {}): Project {
+export function makeCheckProject(
+  o: { base?: Record<string, FileChange>; patch?: PatchCommit[]; mergePatch?: boolean } = {},
+): Project {
   const dir = mkdtempSync(join(tmpdir(), "proofgate-check-"));
   git(dir, ["init", "-q", "-b", "main", "."]);
   applyFiles(dir, { ...baseFiles(), ...o.base });
@@ -359,7 +391,11 @@ export function check(dir: string, args: readonly string[] = []): Promise<CheckR
       new Promise<CheckRun>((resolve, reject) => {
         const out = join(dir, "proofgate-report");
         rmSync(join(out, "report.json"), { force: true });
-        const child = spawn(process.execPath, [PROOFGATE, "check", "--platform", "local", "--out-dir", "proofgate-report", ...args], { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn(
+          process.execPath,
+          [PROOFGATE, "check", "--platform", "local", "--out-dir", "proofgate-report", ...args],
+          { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
+        );
         const stdout: Buffer[] = [];
         const stderr: Buffer[] = [];
         child.stdout.on("data", (b: Buffer) => stdout.push(b));
@@ -368,12 +404,18 @@ export function check(dir: string, args: readonly string[] = []): Promise<CheckR
         child.on("error", reject);
         child.on("close", (code) => {
           clearTimeout(timer);
-          const run = { status: code ?? -1, stdout: Buffer.concat(stdout).toString("utf8"), stderr: Buffer.concat(stderr).toString("utf8") };
+          const run = {
+            status: code ?? -1,
+            stdout: Buffer.concat(stdout).toString("utf8"),
+            stderr: Buffer.concat(stderr).toString("utf8"),
+          };
           let json: string;
           try {
             json = readFileSync(join(out, "report.json"), "utf8");
           } catch {
-            reject(new Error(`proofgate check wrote no report.json (exit ${run.status})\n${run.stdout}\n${run.stderr}`));
+            reject(
+              new Error(`proofgate check wrote no report.json (exit ${run.status})\n${run.stdout}\n${run.stderr}`),
+            );
             return;
           }
           resolve({ ...run, json, report: JSON.parse(json) as CheckReport });

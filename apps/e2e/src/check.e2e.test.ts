@@ -67,10 +67,15 @@ afterAll(() => {
 });
 
 const short = (sha: string): string => sha.slice(0, 12);
-const agentCommit = (message: string, files: Record<string, FileChange>, who = AGENT): PatchCommit => ({ message, files, who });
+const agentCommit = (message: string, files: Record<string, FileChange>, who = AGENT): PatchCommit => ({
+  message,
+  files,
+  who,
+});
 
 /** The findings as (reason, file, line, commit): what a reader and a merge queue act on. */
-const where = (r: CheckRun): Pick<Finding, "reason" | "file" | "line" | "commit">[] => r.report.details.map(({ reason, file, line, commit }) => ({ reason, file, line, commit }));
+const where = (r: CheckRun): Pick<Finding, "reason" | "file" | "line" | "commit">[] =>
+  r.report.details.map(({ reason, file, line, commit }) => ({ reason, file, line, commit }));
 
 function explain(r: CheckRun): string {
   return `exit ${r.status}\nreasons ${JSON.stringify(r.report.reasons)}\n${JSON.stringify(r.report.details, null, 1)}\n${JSON.stringify(r.report.errors, null, 1)}\n${r.stderr.slice(-4000)}`;
@@ -117,11 +122,27 @@ describe("proofgate check --run: MERGE", () => {
       agent_added_leases: 0,
     });
     // The frozen test was deselected exactly: 8 proven, 1 frozen, in the JUnit results.
-    expect(r.report.accounting).toMatchObject({ collected: 9, proven: 8, frozen: 1, skipped: 0, failed: 0, missing: 0 });
+    expect(r.report.accounting).toMatchObject({
+      collected: 9,
+      proven: 8,
+      frozen: 1,
+      skipped: 0,
+      failed: 0,
+      missing: 0,
+    });
     expect(readFileSync(join(mergeProject.dir, "results.xml"), "utf8")).not.toContain('name="test_frozen"');
     // coverage.py's own totals, from the proof run without the frozen test.
-    const totals = (JSON.parse(readFileSync(join(mergeProject.dir, "proven_coverage.json"), "utf8")) as { totals: Record<string, number> }).totals;
-    expect(r.report.coverage).toMatchObject({ num_statements: totals.num_statements, covered_lines: totals.covered_lines, num_branches: totals.num_branches, covered_branches: totals.covered_branches });
+    const totals = (
+      JSON.parse(readFileSync(join(mergeProject.dir, "proven_coverage.json"), "utf8")) as {
+        totals: Record<string, number>;
+      }
+    ).totals;
+    expect(r.report.coverage).toMatchObject({
+      num_statements: totals.num_statements,
+      covered_lines: totals.covered_lines,
+      num_branches: totals.num_branches,
+      covered_branches: totals.covered_branches,
+    });
     expect(r.report.proven_coverage_percent).toBe(totals.percent_covered);
     expect(r.report.commands).toEqual([
       expect.objectContaining({ step: "collect", exit_code: 0 }),
@@ -141,12 +162,32 @@ describe("proofgate check --run: MERGE", () => {
     // The decision table on stdout, top to bottom in the article's order.
     expect(r.stdout).toMatch(/^proofgate: MERGE /);
     const rows = r.stdout.split("\n").filter((l) => /^\S.*\s(pass|fail|off|not_measured)\s/.test(l));
-    expect(rows.map((l) => l.split(/\s{2,}/)[0])).toEqual(["Proven coverage", "Freeze budget", "Lease authorship", "Fixture digests", "Property hold", "Test evidence", "Protected paths", "History", "Test universe", "Clock"]);
-    for (const f of ["report.json", "report.md", "report.txt"]) expect(existsSync(join(mergeProject.dir, "proofgate-report", f)), f).toBe(true);
+    expect(rows.map((l) => l.split(/\s{2,}/)[0])).toEqual([
+      "Proven coverage",
+      "Freeze budget",
+      "Lease authorship",
+      "Fixture digests",
+      "Property hold",
+      "Test evidence",
+      "Protected paths",
+      "History",
+      "Test universe",
+      "Clock",
+    ]);
+    for (const f of ["report.json", "report.md", "report.txt"])
+      expect(existsSync(join(mergeProject.dir, "proofgate-report", f)), f).toBe(true);
   });
 
   it("a human's lease change with `Freeze-Lease: human` is allowed: MERGE (the lease rules can pass)", async () => {
-    const p = reused({ patch: [agentCommit("Renew the lease\n\nFreeze-Lease: human\n", { "freeze.toml": ledger({ expires: "2099-12-31" }).replace("flaky on CI", "flaky on CI, renewed") }, HUMAN)] });
+    const p = reused({
+      patch: [
+        agentCommit(
+          "Renew the lease\n\nFreeze-Lease: human\n",
+          { "freeze.toml": ledger({ expires: "2099-12-31" }).replace("flaky on CI", "flaky on CI, renewed") },
+          HUMAN,
+        ),
+      ],
+    });
     const r = await check(p.dir, ["--format", "json"]);
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
@@ -170,11 +211,21 @@ describe("proofgate check --run: MERGE", () => {
   });
 
   it("fixtures and properties turned off at the base: MERGE, their rows explicitly off", async () => {
-    const p = reused({ base: { "proofgate.toml": config({ extra: "\n[fixtures]\nenabled = false\n" }).replace('[properties]\nresults = ["properties.xml"]', "[properties]\nenabled = false") } });
+    const p = reused({
+      base: {
+        "proofgate.toml": config({ extra: "\n[fixtures]\nenabled = false\n" }).replace(
+          '[properties]\nresults = ["properties.xml"]',
+          "[properties]\nenabled = false",
+        ),
+      },
+    });
     const r = await check(p.dir, ["--base", p.base, "--format", "json"]);
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
-    expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual(["fixture_digests:off", "property_hold:off"]);
+    expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual([
+      "fixture_digests:off",
+      "property_hold:off",
+    ]);
     expect(r.report.warnings).toEqual([
       `proofgate.toml at ${short(p.base)}:18: [fixtures] enabled = false: its signals are off, and every report says so`,
       `proofgate.toml at ${short(p.base)}:10: [properties] enabled = false: its signals are off, and every report says so`,
@@ -201,9 +252,17 @@ interface Scenario {
   also?: (p: Project, r: CheckRun) => void;
 }
 
-const F = (reason: string, file: string | null, line: number | null = null, commit: string | null = null) => ({ reason, file, line, commit });
+const F = (reason: string, file: string | null, line: number | null = null, commit: string | null = null) => ({
+  reason,
+  file,
+  line,
+  commit,
+});
 const anyLine = expect.any(Number) as unknown as number;
-const BROKEN_DECODE = CALC.replace('bytes.fromhex(data).decode("utf-8")', 'bytes.fromhex(data).decode("ascii", errors="replace")');
+const BROKEN_DECODE = CALC.replace(
+  'bytes.fromhex(data).decode("utf-8")',
+  'bytes.fromhex(data).decode("ascii", errors="replace")',
+);
 const withMerge = (calc: string): string => MERGE_PATCH.files["pkg/calc.py"]!.toString().replace(CALC, calc);
 
 const SCENARIOS: Scenario[] = [
@@ -224,18 +283,32 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "unknown_leases: a lease on test_param[one], close ids named; the proof run still deselects exactly",
-    build: () => project({ base: { "freeze.toml": ledger({ max: 2, extra: lease("tests/test_a.py::test_param[one]") }) } }),
+    build: () =>
+      project({ base: { "freeze.toml": ledger({ max: 2, extra: lease("tests/test_a.py::test_param[one]") }) } }),
     run: true,
     reasons: ["unknown_leases"],
     findings: () => [F("unknown_leases", "freeze.toml", 10)],
     also: (_p, r) => {
-      expect(r.report.ledger!.unknown).toEqual([expect.objectContaining({ nodeid: "tests/test_a.py::test_param[one]", close_ids: ["tests/test_a.py::test_param[1]", "tests/test_a.py::test_param[2]"] })]);
+      expect(r.report.ledger!.unknown).toEqual([
+        expect.objectContaining({
+          nodeid: "tests/test_a.py::test_param[one]",
+          close_ids: ["tests/test_a.py::test_param[1]", "tests/test_a.py::test_param[2]"],
+        }),
+      ]);
       expect(r.report.accounting).toMatchObject({ proven: 8, frozen: 1, missing: 0 });
     },
   },
   {
     name: "agent_added_lease: the agent freezes test_roundtrip (--run deselects it)",
-    build: () => project({ base: { "freeze.toml": ledger({ max: 2 }) }, patch: [agentCommit("Freeze a test\n", { "freeze.toml": ledger({ max: 2, extra: lease("tests/test_b.py::test_roundtrip") }) })] }),
+    build: () =>
+      project({
+        base: { "freeze.toml": ledger({ max: 2 }) },
+        patch: [
+          agentCommit("Freeze a test\n", {
+            "freeze.toml": ledger({ max: 2, extra: lease("tests/test_b.py::test_roundtrip") }),
+          }),
+        ],
+      }),
     run: true,
     reasons: ["agent_added_lease"],
     findings: (p) => [F("agent_added_lease", "freeze.toml", 10, p.commits[1]!)],
@@ -246,7 +319,15 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "agent_added_lease: an agent commit carrying `Freeze-Lease: human` is still an agent's",
-    build: () => reused({ base: { "freeze.toml": ledger({ max: 2 }) }, patch: [agentCommit("Freeze a test\n\nFreeze-Lease: human\n", { "freeze.toml": ledger({ max: 2, extra: lease("tests/test_a.py::test_param[9]") }) })] }),
+    build: () =>
+      reused({
+        base: { "freeze.toml": ledger({ max: 2 }) },
+        patch: [
+          agentCommit("Freeze a test\n\nFreeze-Lease: human\n", {
+            "freeze.toml": ledger({ max: 2, extra: lease("tests/test_a.py::test_param[9]") }),
+          }),
+        ],
+      }),
     run: false,
     reasons: ["unknown_leases", "agent_added_lease"],
     findings: (p) => [F("unknown_leases", "freeze.toml", 10), F("agent_added_lease", "freeze.toml", 10, p.commits[1]!)],
@@ -256,15 +337,26 @@ const SCENARIOS: Scenario[] = [
     build: () =>
       project({
         base: { "freeze.toml": ledger({ max: 2 }) },
-        patch: [agentCommit("Freeze\n", { "freeze.toml": `reject_if_agent_adds_lease = false\n${ledger({ max: 2, extra: lease("tests/test_b.py::test_roundtrip") })}` })],
+        patch: [
+          agentCommit("Freeze\n", {
+            "freeze.toml": `reject_if_agent_adds_lease = false\n${ledger({ max: 2, extra: lease("tests/test_b.py::test_roundtrip") })}`,
+          }),
+        ],
       }),
     run: true,
     reasons: ["agent_added_lease", "agent_loosened_policy"],
-    findings: (p) => [F("agent_added_lease", "freeze.toml", 11, p.commits[1]!), F("agent_loosened_policy", "freeze.toml", null, p.commits[1]!)],
+    findings: (p) => [
+      F("agent_added_lease", "freeze.toml", 11, p.commits[1]!),
+      F("agent_loosened_policy", "freeze.toml", null, p.commits[1]!),
+    ],
   },
   {
     name: "agent_extended_lease: the agent moves expires from 2098 to 2099",
-    build: () => reused({ base: { "freeze.toml": ledger({ expires: "2098-12-31" }) }, patch: [agentCommit("Extend\n", { "freeze.toml": ledger({ expires: "2099-12-31" }) })] }),
+    build: () =>
+      reused({
+        base: { "freeze.toml": ledger({ expires: "2098-12-31" }) },
+        patch: [agentCommit("Extend\n", { "freeze.toml": ledger({ expires: "2099-12-31" }) })],
+      }),
     run: false,
     reasons: ["agent_extended_lease"],
     findings: (p) => [F("agent_extended_lease", "freeze.toml", 4, p.commits[1]!)],
@@ -280,7 +372,11 @@ const SCENARIOS: Scenario[] = [
     name: "agent_loosened_policy: the agent turns reject_if_expired off (in a later commit of three)",
     build: () =>
       reused({
-        patch: [agentCommit("Harmless\n", { "README.md": "hi\n" }), agentCommit("Policy\n", { "freeze.toml": `reject_if_expired = false\n${ledger()}` }), agentCommit("More\n", { "README.md": "hello\n" })],
+        patch: [
+          agentCommit("Harmless\n", { "README.md": "hi\n" }),
+          agentCommit("Policy\n", { "freeze.toml": `reject_if_expired = false\n${ledger()}` }),
+          agentCommit("More\n", { "README.md": "hello\n" }),
+        ],
       }),
     run: false,
     reasons: ["agent_loosened_policy"],
@@ -332,7 +428,15 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "fixture_digest: the agent changes a golden file and its lock",
-    build: () => reused({ patch: [agentCommit("Golden and lock\n", { "tests/fixtures/golden.txt": "changed\n", "fixtures.lock": lockOf({ "tests/fixtures/golden.txt": "changed\n" }) })] }),
+    build: () =>
+      reused({
+        patch: [
+          agentCommit("Golden and lock\n", {
+            "tests/fixtures/golden.txt": "changed\n",
+            "fixtures.lock": lockOf({ "tests/fixtures/golden.txt": "changed\n" }),
+          }),
+        ],
+      }),
     run: false,
     reasons: ["fixture_digest"],
     findings: (p) => [F("fixture_digest", "fixtures.lock", null, p.commits[1]!)],
@@ -348,24 +452,48 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "property_hold + seed_rewrite: the agent also deletes the seed that fails; the suite still runs the base's seeds",
-    build: () => project({ patch: [agentCommit("Faster decode, fewer seeds\n", { "pkg/calc.py": withMerge(BROKEN_DECODE), "tests/properties/seeds/unicode.txt": null })] }),
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Faster decode, fewer seeds\n", {
+            "pkg/calc.py": withMerge(BROKEN_DECODE),
+            "tests/properties/seeds/unicode.txt": null,
+          }),
+        ],
+      }),
     run: true,
     reasons: ["property_hold", "seed_rewrite"],
-    findings: (p) => [F("property_hold", null), F("property_hold", "properties.xml"), F("seed_rewrite", "tests/properties/seeds/unicode.txt", null, p.commits[1]!)],
+    findings: (p) => [
+      F("property_hold", null),
+      F("property_hold", "properties.xml"),
+      F("seed_rewrite", "tests/properties/seeds/unicode.txt", null, p.commits[1]!),
+    ],
   },
   {
     name: "seeds_empty: the base has no seed files",
-    build: () => project({ base: { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null } }),
+    build: () =>
+      project({ base: { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null } }),
     run: true,
     reasons: ["seeds_empty"],
     findings: () => [F("seeds_empty", "tests/properties/seeds")],
   },
   {
     name: "seeds_empty + seed_rewrite: the agent deletes every seed",
-    build: () => reused({ patch: [agentCommit("Drop seeds\n", { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null })] }),
+    build: () =>
+      reused({
+        patch: [
+          agentCommit("Drop seeds\n", {
+            "tests/properties/seeds/ascii.txt": null,
+            "tests/properties/seeds/unicode.txt": null,
+          }),
+        ],
+      }),
     run: false,
     reasons: ["seeds_empty", "seed_rewrite"],
-    findings: (p) => [F("seeds_empty", "tests/properties/seeds"), F("seed_rewrite", "tests/properties/seeds/ascii.txt", null, p.commits[1]!)],
+    findings: (p) => [
+      F("seeds_empty", "tests/properties/seeds"),
+      F("seed_rewrite", "tests/properties/seeds/ascii.txt", null, p.commits[1]!),
+    ],
   },
   {
     name: "seed_rewrite: the agent adds a seed",
@@ -376,7 +504,14 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "tests_failed: the agent breaks the discount",
-    build: () => project({ patch: [agentCommit("Discount\n", { "pkg/calc.py": withMerge(CALC.replace("(100 - discount) / 100", "(100 - discount) / 10")) })] }),
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Discount\n", {
+            "pkg/calc.py": withMerge(CALC.replace("(100 - discount) / 100", "(100 - discount) / 10")),
+          }),
+        ],
+      }),
     run: true,
     reasons: ["tests_failed"],
     findings: () => [F("tests_failed", null), F("tests_failed", "results.xml", anyLine)],
@@ -387,19 +522,36 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "missing_evidence: the base's proof command leaves a collected test out",
-    build: () => project({ base: { "proofgate.toml": config({ proof: proofCommand({ pytestArgs: "--deselect tests/test_a.py::test_total" }) }) } }),
+    build: () =>
+      project({
+        base: {
+          "proofgate.toml": config({ proof: proofCommand({ pytestArgs: "--deselect tests/test_a.py::test_total" }) }),
+        },
+      }),
     run: true,
     reasons: ["missing_evidence"],
     // The finding names the universe, which holds the test that has no result.
     findings: () => [F("missing_evidence", "collected.txt")],
     also: (_p, r) => {
       expect(r.report.accounting).toMatchObject({ proven: 7, frozen: 1, missing: 1 });
-      expect(r.report.details[0]!.message).toBe("1 collected test(s) have no result in results.xml: tests/test_a.py::test_total");
+      expect(r.report.details[0]!.message).toBe(
+        "1 collected test(s) have no result in results.xml: tests/test_a.py::test_total",
+      );
     },
   },
   {
     name: "skip_budget: the agent skips a test (max_unledgered_skips = 0)",
-    build: () => project({ patch: [agentCommit("Skip\n", { "tests/test_a.py": TEST_A.replace("def test_negative", '@pytest.mark.skip(reason="later")\ndef test_negative') })] }),
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Skip\n", {
+            "tests/test_a.py": TEST_A.replace(
+              "def test_negative",
+              '@pytest.mark.skip(reason="later")\ndef test_negative',
+            ),
+          }),
+        ],
+      }),
     run: true,
     reasons: ["skip_budget"],
     findings: () => [F("skip_budget", "results.xml", anyLine)],
@@ -407,7 +559,8 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "frozen_in_proof_run: the base's proof command drops proofgate's PYTEST_ADDOPTS",
-    build: () => project({ base: { "proofgate.toml": config({ proof: proofCommand({ prefix: "PYTEST_ADDOPTS= " }) }) } }),
+    build: () =>
+      project({ base: { "proofgate.toml": config({ proof: proofCommand({ prefix: "PYTEST_ADDOPTS= " }) }) } }),
     run: true,
     reasons: ["frozen_in_proof_run"],
     findings: () => [F("frozen_in_proof_run", "results.xml", anyLine)],
@@ -446,7 +599,14 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "collection_errors: the agent adds a test module that cannot be imported (the whole run is interrupted)",
-    build: () => project({ patch: [agentCommit("New test\n", { "tests/test_c.py": "import not_installed_module\n\n\ndef test_c():\n    pass\n" })] }),
+    build: () =>
+      project({
+        patch: [
+          agentCommit("New test\n", {
+            "tests/test_c.py": "import not_installed_module\n\n\ndef test_c():\n    pass\n",
+          }),
+        ],
+      }),
     run: true,
     reasons: ["proven_coverage", "tests_failed", "missing_evidence", "collection_errors"],
     findings: () => [
@@ -474,7 +634,11 @@ const SCENARIOS: Scenario[] = [
     run: false,
     args: ["--today", "2100-01-01"],
     reasons: ["expired_leases", "missing_evidence", "clock_override"],
-    findings: () => [F("expired_leases", "freeze.toml", 4), F("missing_evidence", "collected.txt"), F("clock_override", null)],
+    findings: () => [
+      F("expired_leases", "freeze.toml", 4),
+      F("missing_evidence", "collected.txt"),
+      F("clock_override", null),
+    ],
   },
 ];
 
@@ -484,14 +648,23 @@ describe("proofgate check: each reason code", () => {
     const union = /export type ReasonCode =([^;]+);/.exec(source)![1]!;
     const codes = [...union.matchAll(/"([a-z_]+)"/g)].map((m) => m[1]!).sort();
     expect(codes.length).toBe(23);
-    const reached = new Set([...SCENARIOS.flatMap((s) => s.reasons), ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : []))]);
+    const reached = new Set([
+      ...SCENARIOS.flatMap((s) => s.reasons),
+      ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),
+    ]);
     expect(codes.filter((c) => !reached.has(c))).toEqual([]);
   });
 
-
   it.concurrent.each(SCENARIOS.map((s) => [s.name, s] as const))("%s", async (_name, s) => {
     const p = s.build();
-    const r = await check(p.dir, [...(s.run ? ["--run"] : []), "--base", p.base, "--format", "json", ...(s.args ?? [])]);
+    const r = await check(p.dir, [
+      ...(s.run ? ["--run"] : []),
+      "--base",
+      p.base,
+      "--format",
+      "json",
+      ...(s.args ?? []),
+    ]);
     expectReject(r, s.reasons);
     if (s.findings) expect(where(r), explain(r)).toEqual(s.findings(p, r));
     // stdout (--format json) is report.json's bytes.
@@ -505,12 +678,23 @@ describe("proofgate check: each reason code", () => {
 // packages/cli/src/commands/check.ts (loadPropertyResults) or core's propertyHold rule counts only cases
 // that ran and passed.
 describe("proofgate check --run: a property suite that did not run is no hold", () => {
-  const PROPS_WITH = (marker: string): string => TEST_PROPS.replace("def test_roundtrip_on_seeds", `import pytest  # noqa: E402\n\n\n${marker}\ndef test_roundtrip_on_seeds`);
+  const PROPS_WITH = (marker: string): string =>
+    TEST_PROPS.replace(
+      "def test_roundtrip_on_seeds",
+      `import pytest  # noqa: E402\n\n\n${marker}\ndef test_roundtrip_on_seeds`,
+    );
   it.each([
     { marker: '@pytest.mark.xfail(reason="wip")', what: "xfail" },
     { marker: '@pytest.mark.skip(reason="wip")', what: "skip" },
   ])("the agent breaks decode() and marks the property test $what: REJECT property_hold", async ({ marker }) => {
-    const p = project({ patch: [agentCommit("Faster decode\n", { "pkg/calc.py": withMerge(BROKEN_DECODE), "tests/properties/test_props.py": PROPS_WITH(marker) })] });
+    const p = project({
+      patch: [
+        agentCommit("Faster decode\n", {
+          "pkg/calc.py": withMerge(BROKEN_DECODE),
+          "tests/properties/test_props.py": PROPS_WITH(marker),
+        }),
+      ],
+    });
     const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
     // The suite's one case did not pass: it was skipped or xfailed.
     expect(readFileSync(join(p.dir, "properties.xml"), "utf8")).toMatch(/<skipped /);
@@ -521,7 +705,17 @@ describe("proofgate check --run: a property suite that did not run is no hold", 
 
 describe("proofgate check --run runs the base's [commands]", () => {
   it("an agent's proofgate.toml with other commands: the base's run, and protected_path", async () => {
-    const p = project({ patch: [agentCommit("Commands\n", { "proofgate.toml": config({ collect: `touch PATCH_COMMAND_RAN; ${config().match(/collect = "(.*)"/)![1]!.replace(/\\"/g, '"')}` }) })] });
+    const p = project({
+      patch: [
+        agentCommit("Commands\n", {
+          "proofgate.toml": config({
+            collect: `touch PATCH_COMMAND_RAN; ${config()
+              .match(/collect = "(.*)"/)![1]!
+              .replace(/\\"/g, '"')}`,
+          }),
+        }),
+      ],
+    });
     const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
     expectReject(r, ["protected_path"]);
     expect(where(r)).toEqual([F("protected_path", "proofgate.toml", null, p.commits[1]!)]);
@@ -531,7 +725,17 @@ describe("proofgate check --run runs the base's [commands]", () => {
 
 describe("proofgate check --run in a shallow clone", () => {
   it("runs none of the patch's [commands]: the policy is the base's, which the clone cannot read", async () => {
-    const origin = reused({ patch: [agentCommit("Commands\n", { "proofgate.toml": config({ collect: `touch PATCH_COMMAND_RAN; ${config().match(/collect = "(.*)"/)![1]!.replace(/\\"/g, '"')}` }) })] });
+    const origin = reused({
+      patch: [
+        agentCommit("Commands\n", {
+          "proofgate.toml": config({
+            collect: `touch PATCH_COMMAND_RAN; ${config()
+              .match(/collect = "(.*)"/)![1]!
+              .replace(/\\"/g, '"')}`,
+          }),
+        }),
+      ],
+    });
     const dir = `${origin.dir}-shallow`;
     made.push(dir);
     git(origin.dir, ["clone", "-q", "--depth", "1", "--branch", "patch", `file://${origin.dir}`, dir]);
@@ -604,77 +808,349 @@ const baseConfig = (p: Project) => `proofgate.toml at ${short(p.base)}`;
 
 const FAIL_CASES: FailCase[] = [
   // The ledger, as the patch commits it (the work tree must be the head it judges).
-  { name: "ledger deleted", mutate: committed(del("freeze.toml")), errorFiles: () => ["freeze.toml"], errorCodes: ["file_missing"] },
-  { name: "ledger emptied", mutate: committed(put("freeze.toml", "")), errorFiles: () => ["freeze.toml"], errorCodes: ["file_empty"] },
-  { name: "ledger corrupted (bad TOML)", mutate: committed(put("freeze.toml", "version = 1\n[[leases]\nnodeid = \n")), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_syntax"] },
+  {
+    name: "ledger deleted",
+    mutate: committed(del("freeze.toml")),
+    errorFiles: () => ["freeze.toml"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "ledger emptied",
+    mutate: committed(put("freeze.toml", "")),
+    errorFiles: () => ["freeze.toml"],
+    errorCodes: ["file_empty"],
+  },
+  {
+    name: "ledger corrupted (bad TOML)",
+    mutate: committed(put("freeze.toml", "version = 1\n[[leases]\nnodeid = \n")),
+    errorFiles: () => ["freeze.toml"],
+    errorCodes: ["ledger_syntax"],
+  },
   // Read from git first (the ledger diff, commit by commit): the error names the commit's copy.
-  { name: "ledger corrupted (not UTF-8)", mutate: committed(put("freeze.toml", NOT_UTF8)), errorFiles: (p) => [`${git(p.dir, ["rev-parse", "HEAD"]).trim()}:freeze.toml`], errorCodes: ["file_unreadable"] },
-  { name: "ledger corrupted (a lease without owner)", mutate: committed(put("freeze.toml", ledger().replace('owner = "ada"\n', ""))), errorFiles: () => ["freeze.toml"], errorCodes: ["ledger_invalid"] },
-  { name: "ledger is a folder", mutate: committed((p) => { rmSync(join(p.dir, "freeze.toml")); mkdirSync(join(p.dir, "freeze.toml")); writeFileSync(join(p.dir, "freeze.toml", "keep"), ""); }), errorFiles: () => ["freeze.toml"], errorCodes: ["file_unreadable"] },
+  {
+    name: "ledger corrupted (not UTF-8)",
+    mutate: committed(put("freeze.toml", NOT_UTF8)),
+    errorFiles: (p) => [`${git(p.dir, ["rev-parse", "HEAD"]).trim()}:freeze.toml`],
+    errorCodes: ["file_unreadable"],
+  },
+  {
+    name: "ledger corrupted (a lease without owner)",
+    mutate: committed(put("freeze.toml", ledger().replace('owner = "ada"\n', ""))),
+    errorFiles: () => ["freeze.toml"],
+    errorCodes: ["ledger_invalid"],
+  },
+  {
+    name: "ledger is a folder",
+    mutate: committed((p) => {
+      rmSync(join(p.dir, "freeze.toml"));
+      mkdirSync(join(p.dir, "freeze.toml"));
+      writeFileSync(join(p.dir, "freeze.toml", "keep"), "");
+    }),
+    errorFiles: () => ["freeze.toml"],
+    errorCodes: ["file_unreadable"],
+  },
   // Not committed: the work tree is not the head it would be judged as.
-  { name: "ledger changed in the work tree only", mutate: put("freeze.toml", "version = 1\nmax_active_leases = 9\n"), errorFiles: () => ["freeze.toml"], errorCodes: ["work_tree_dirty"] },
+  {
+    name: "ledger changed in the work tree only",
+    mutate: put("freeze.toml", "version = 1\nmax_active_leases = 9\n"),
+    errorFiles: () => ["freeze.toml"],
+    errorCodes: ["work_tree_dirty"],
+  },
   // The config at the base.
-  { name: "config at base corrupted (bad TOML)", build: () => reused({ base: { "proofgate.toml": "[coverage\nmin_proven = 80\n" } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
-  { name: "config at base corrupted (unknown key)", build: () => reused({ base: { "proofgate.toml": config({ extra: "\n[results2]\nx = 1\n" }) } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
-  { name: "config at base corrupted (min_proven = 170)", build: () => reused({ base: { "proofgate.toml": config({ minProven: 170 }) } }), errorFiles: (p) => [baseConfig(p)], errorCodes: ["config_invalid"] },
-  { name: "config at base corrupted (not UTF-8)", build: () => reused({ base: { "proofgate.toml": NOT_UTF8 } }), errorFiles: (p) => [`${p.base}:proofgate.toml`], errorCodes: ["file_unreadable"] },
+  {
+    name: "config at base corrupted (bad TOML)",
+    build: () => reused({ base: { "proofgate.toml": "[coverage\nmin_proven = 80\n" } }),
+    errorFiles: (p) => [baseConfig(p)],
+    errorCodes: ["config_invalid"],
+  },
+  {
+    name: "config at base corrupted (unknown key)",
+    build: () => reused({ base: { "proofgate.toml": config({ extra: "\n[results2]\nx = 1\n" }) } }),
+    errorFiles: (p) => [baseConfig(p)],
+    errorCodes: ["config_invalid"],
+  },
+  {
+    name: "config at base corrupted (min_proven = 170)",
+    build: () => reused({ base: { "proofgate.toml": config({ minProven: 170 }) } }),
+    errorFiles: (p) => [baseConfig(p)],
+    errorCodes: ["config_invalid"],
+  },
+  {
+    name: "config at base corrupted (not UTF-8)",
+    build: () => reused({ base: { "proofgate.toml": NOT_UTF8 } }),
+    errorFiles: (p) => [`${p.base}:proofgate.toml`],
+    errorCodes: ["file_unreadable"],
+  },
   // Deleted or emptied at the base: the defaults judge, and they name no property results: property_hold.
-  { name: "config at base deleted (defaults: no property results)", build: () => reused({ base: { "proofgate.toml": null } }), reasons: ["property_hold"] },
-  { name: "config at base emptied (defaults: no property results)", build: () => reused({ base: { "proofgate.toml": "" } }), reasons: ["property_hold"] },
-  { name: "config corrupted at head only: the base's judges; protected_path", build: () => reused({ patch: [agentCommit("Config\n", { "proofgate.toml": "[coverage\n" })] }), reasons: ["protected_path"] },
-  { name: "config at base has no [commands], with --run", build: () => reused({ base: { "proofgate.toml": config().replace(/\[commands\][^]*$/, "") } }), run: true, errorFiles: (p) => [baseConfig(p)], errorCodes: ["usage"] },
+  {
+    name: "config at base deleted (defaults: no property results)",
+    build: () => reused({ base: { "proofgate.toml": null } }),
+    reasons: ["property_hold"],
+  },
+  {
+    name: "config at base emptied (defaults: no property results)",
+    build: () => reused({ base: { "proofgate.toml": "" } }),
+    reasons: ["property_hold"],
+  },
+  {
+    name: "config corrupted at head only: the base's judges; protected_path",
+    build: () => reused({ patch: [agentCommit("Config\n", { "proofgate.toml": "[coverage\n" })] }),
+    reasons: ["protected_path"],
+  },
+  {
+    name: "config at base has no [commands], with --run",
+    build: () => reused({ base: { "proofgate.toml": config().replace(/\[commands\][^]*$/, "") } }),
+    run: true,
+    errorFiles: (p) => [baseConfig(p)],
+    errorCodes: ["usage"],
+  },
   // The universe.
-  { name: "universe deleted", mutate: del("collected.txt"), errorFiles: () => ["collected.txt"], errorCodes: ["file_missing"] },
-  { name: "universe emptied", mutate: put("collected.txt", ""), errorFiles: () => ["collected.txt"], errorCodes: ["file_empty"] },
-  { name: "universe corrupted (not pytest output)", mutate: put("collected.txt", "hello world\nthis is not a test list\n"), errorFiles: () => ["collected.txt"] },
-  { name: "universe corrupted (not UTF-8)", mutate: put("collected.txt", NOT_UTF8), errorFiles: () => ["collected.txt"], errorCodes: ["file_unreadable"] },
-  { name: "universe truncated (summary says 9, 4 ids)", mutate: (p) => put("collected.txt", readFileSync(join(p.dir, "collected.txt"), "utf8").split("\n").slice(4).join("\n"))(p), errorFiles: () => ["collected.txt"] },
+  {
+    name: "universe deleted",
+    mutate: del("collected.txt"),
+    errorFiles: () => ["collected.txt"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "universe emptied",
+    mutate: put("collected.txt", ""),
+    errorFiles: () => ["collected.txt"],
+    errorCodes: ["file_empty"],
+  },
+  {
+    name: "universe corrupted (not pytest output)",
+    mutate: put("collected.txt", "hello world\nthis is not a test list\n"),
+    errorFiles: () => ["collected.txt"],
+  },
+  {
+    name: "universe corrupted (not UTF-8)",
+    mutate: put("collected.txt", NOT_UTF8),
+    errorFiles: () => ["collected.txt"],
+    errorCodes: ["file_unreadable"],
+  },
+  {
+    name: "universe truncated (summary says 9, 4 ids)",
+    mutate: (p) =>
+      put("collected.txt", readFileSync(join(p.dir, "collected.txt"), "utf8").split("\n").slice(4).join("\n"))(p),
+    errorFiles: () => ["collected.txt"],
+  },
   // Coverage.
-  { name: "coverage deleted", mutate: del("proven_coverage.json"), errorFiles: () => ["proven_coverage.json"], errorCodes: ["file_missing"] },
+  {
+    name: "coverage deleted",
+    mutate: del("proven_coverage.json"),
+    errorFiles: () => ["proven_coverage.json"],
+    errorCodes: ["file_missing"],
+  },
   { name: "coverage emptied", mutate: put("proven_coverage.json", ""), errorFiles: () => ["proven_coverage.json"] },
-  { name: "coverage corrupted (truncated JSON)", mutate: (p) => put("proven_coverage.json", readFileSync(join(p.dir, "proven_coverage.json"), "utf8").slice(0, 200))(p), errorFiles: () => ["proven_coverage.json"] },
-  { name: "coverage corrupted ({} has no totals)", mutate: put("proven_coverage.json", "{}\n"), errorFiles: () => ["proven_coverage.json"] },
-  { name: "coverage corrupted (not UTF-8)", mutate: put("proven_coverage.json", NOT_UTF8), errorFiles: () => ["proven_coverage.json"] },
+  {
+    name: "coverage corrupted (truncated JSON)",
+    mutate: (p) =>
+      put("proven_coverage.json", readFileSync(join(p.dir, "proven_coverage.json"), "utf8").slice(0, 200))(p),
+    errorFiles: () => ["proven_coverage.json"],
+  },
+  {
+    name: "coverage corrupted ({} has no totals)",
+    mutate: put("proven_coverage.json", "{}\n"),
+    errorFiles: () => ["proven_coverage.json"],
+  },
+  {
+    name: "coverage corrupted (not UTF-8)",
+    mutate: put("proven_coverage.json", NOT_UTF8),
+    errorFiles: () => ["proven_coverage.json"],
+  },
   // Results.
-  { name: "results deleted", mutate: del("results.xml"), errorFiles: () => ["results.xml"], errorCodes: ["file_missing"] },
+  {
+    name: "results deleted",
+    mutate: del("results.xml"),
+    errorFiles: () => ["results.xml"],
+    errorCodes: ["file_missing"],
+  },
   { name: "results emptied", mutate: put("results.xml", ""), errorFiles: () => ["results.xml"] },
-  { name: "results corrupted (truncated XML)", mutate: (p) => put("results.xml", readFileSync(join(p.dir, "results.xml"), "utf8").slice(0, 300))(p), errorFiles: () => ["results.xml"] },
-  { name: "results with no test case", mutate: put("results.xml", '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="0" tests="0"></testsuite></testsuites>'), errorFiles: () => ["results.xml"] },
+  {
+    name: "results corrupted (truncated XML)",
+    mutate: (p) => put("results.xml", readFileSync(join(p.dir, "results.xml"), "utf8").slice(0, 300))(p),
+    errorFiles: () => ["results.xml"],
+  },
+  {
+    name: "results with no test case",
+    mutate: put(
+      "results.xml",
+      '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" errors="0" failures="0" skipped="0" tests="0"></testsuite></testsuites>',
+    ),
+    errorFiles: () => ["results.xml"],
+  },
   // The property suite's results.
-  { name: "property results deleted", mutate: del("properties.xml"), errorFiles: () => ["properties.xml"], errorCodes: ["file_missing"] },
+  {
+    name: "property results deleted",
+    mutate: del("properties.xml"),
+    errorFiles: () => ["properties.xml"],
+    errorCodes: ["file_missing"],
+  },
   { name: "property results emptied", mutate: put("properties.xml", ""), errorFiles: () => ["properties.xml"] },
-  { name: "property results corrupted", mutate: put("properties.xml", "<testsuites><testsuite"), errorFiles: () => ["properties.xml"] },
-  { name: "property results with no test case", mutate: put("properties.xml", '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="0"></testsuite></testsuites>'), errorFiles: () => ["properties.xml"] },
+  {
+    name: "property results corrupted",
+    mutate: put("properties.xml", "<testsuites><testsuite"),
+    errorFiles: () => ["properties.xml"],
+  },
+  {
+    name: "property results with no test case",
+    mutate: put(
+      "properties.xml",
+      '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest" tests="0"></testsuite></testsuites>',
+    ),
+    errorFiles: () => ["properties.xml"],
+  },
   // The fixtures lock (work tree).
-  { name: "fixtures lock deleted", mutate: del("fixtures.lock"), errorFiles: () => ["fixtures.lock"], errorCodes: ["file_missing"] },
+  {
+    name: "fixtures lock deleted",
+    mutate: del("fixtures.lock"),
+    errorFiles: () => ["fixtures.lock"],
+    errorCodes: ["file_missing"],
+  },
   { name: "fixtures lock emptied", mutate: put("fixtures.lock", ""), errorFiles: () => ["fixtures.lock"] },
-  { name: "fixtures lock corrupted", mutate: put("fixtures.lock", "not a digest  tests/fixtures/golden.txt\n"), errorFiles: () => ["fixtures.lock"] },
-  { name: "fixtures lock deleted by the agent's commit", build: () => reused({ patch: [agentCommit("No lock\n", { "fixtures.lock": null })] }), errorFiles: () => ["fixtures.lock"], errorCodes: ["file_missing"] },
-  { name: "a fixture deleted by the agent's commit", build: () => reused({ patch: [agentCommit("No golden\n", { "tests/fixtures/golden.txt": null })] }), errorFiles: () => ["tests/fixtures"] },
+  {
+    name: "fixtures lock corrupted",
+    mutate: put("fixtures.lock", "not a digest  tests/fixtures/golden.txt\n"),
+    errorFiles: () => ["fixtures.lock"],
+  },
+  {
+    name: "fixtures lock deleted by the agent's commit",
+    build: () => reused({ patch: [agentCommit("No lock\n", { "fixtures.lock": null })] }),
+    errorFiles: () => ["fixtures.lock"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "a fixture deleted by the agent's commit",
+    build: () => reused({ patch: [agentCommit("No golden\n", { "tests/fixtures/golden.txt": null })] }),
+    errorFiles: () => ["tests/fixtures"],
+  },
   // The seeds.
-  { name: "seeds folder deleted by the agent's commit", build: () => reused({ patch: [agentCommit("No seeds\n", { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null })] }), reasons: ["seeds_empty", "seed_rewrite"] },
-  { name: "a seed emptied by the agent's commit", build: () => reused({ patch: [agentCommit("Empty seed\n", { "tests/properties/seeds/unicode.txt": "" })] }), reasons: ["seed_rewrite"] },
-  { name: "seeds folder replaced by a file by the agent's commit", build: () => reused({ patch: [agentCommit("Seeds file\n", { "tests/properties/seeds/ascii.txt": null, "tests/properties/seeds/unicode.txt": null, "tests/properties/seeds": "x\n" })] }), reasons: ["seed_rewrite"] },
-  { name: "a seed at the base is a symlink (--run cannot materialize it)", build: () => project({ base: { "tests/properties/seeds/link.txt": { symlink: "ascii.txt" } } }), run: true, errorFiles: (p) => [`${p.base}:tests/properties/seeds/link.txt`], errorCodes: ["usage"] },
+  {
+    name: "seeds folder deleted by the agent's commit",
+    build: () =>
+      reused({
+        patch: [
+          agentCommit("No seeds\n", {
+            "tests/properties/seeds/ascii.txt": null,
+            "tests/properties/seeds/unicode.txt": null,
+          }),
+        ],
+      }),
+    reasons: ["seeds_empty", "seed_rewrite"],
+  },
+  {
+    name: "a seed emptied by the agent's commit",
+    build: () => reused({ patch: [agentCommit("Empty seed\n", { "tests/properties/seeds/unicode.txt": "" })] }),
+    reasons: ["seed_rewrite"],
+  },
+  {
+    name: "seeds folder replaced by a file by the agent's commit",
+    build: () =>
+      reused({
+        patch: [
+          agentCommit("Seeds file\n", {
+            "tests/properties/seeds/ascii.txt": null,
+            "tests/properties/seeds/unicode.txt": null,
+            "tests/properties/seeds": "x\n",
+          }),
+        ],
+      }),
+    reasons: ["seed_rewrite"],
+  },
+  {
+    name: "a seed at the base is a symlink (--run cannot materialize it)",
+    build: () => project({ base: { "tests/properties/seeds/link.txt": { symlink: "ascii.txt" } } }),
+    run: true,
+    errorFiles: (p) => [`${p.base}:tests/properties/seeds/link.txt`],
+    errorCodes: ["usage"],
+  },
   // Git.
-  { name: "--base is not an ancestor of head", mutate: (p) => { git(p.dir, ["checkout", "-q", "main"]); git(p.dir, ["commit", "-q", "--allow-empty", "-m", "Later on main"]); git(p.dir, ["checkout", "-q", "patch"]); }, args: () => ["--base", "main"], reasons: ["shallow_history"] },
-  { name: "--base names no commit", args: () => ["--base", "0123456789abcdef0123456789abcdef01234567"], reasons: ["shallow_history"] },
-  { name: "a --depth 1 clone", build: () => { const o = reused(); const dir = `${o.dir}-shallow`; made.push(dir); git(o.dir, ["clone", "-q", "--depth", "1", "--branch", "patch", `file://${o.dir}`, dir]); putArtifacts(artifacts, dir); return { ...o, dir }; }, reasons: ["shallow_history"] },
-  { name: "--head names no commit", args: (p) => ["--base", p.base, "--head", "no-such-branch"], errorFiles: () => [null], errorCodes: ["usage"] },
-  { name: "not a git repository", mutate: (p) => rmSync(join(p.dir, ".git"), { recursive: true, force: true }), errorFiles: () => [null], errorCodes: ["git_failed"] },
-  { name: "--today is not a date", args: (p) => ["--base", p.base, "--today", "2026-02-30"], errorFiles: () => [null], errorCodes: ["usage"] },
+  {
+    name: "--base is not an ancestor of head",
+    mutate: (p) => {
+      git(p.dir, ["checkout", "-q", "main"]);
+      git(p.dir, ["commit", "-q", "--allow-empty", "-m", "Later on main"]);
+      git(p.dir, ["checkout", "-q", "patch"]);
+    },
+    args: () => ["--base", "main"],
+    reasons: ["shallow_history"],
+  },
+  {
+    name: "--base names no commit",
+    args: () => ["--base", "0123456789abcdef0123456789abcdef01234567"],
+    reasons: ["shallow_history"],
+  },
+  {
+    name: "a --depth 1 clone",
+    build: () => {
+      const o = reused();
+      const dir = `${o.dir}-shallow`;
+      made.push(dir);
+      git(o.dir, ["clone", "-q", "--depth", "1", "--branch", "patch", `file://${o.dir}`, dir]);
+      putArtifacts(artifacts, dir);
+      return { ...o, dir };
+    },
+    reasons: ["shallow_history"],
+  },
+  {
+    name: "--head names no commit",
+    args: (p) => ["--base", p.base, "--head", "no-such-branch"],
+    errorFiles: () => [null],
+    errorCodes: ["usage"],
+  },
+  {
+    name: "not a git repository",
+    mutate: (p) => rmSync(join(p.dir, ".git"), { recursive: true, force: true }),
+    errorFiles: () => [null],
+    errorCodes: ["git_failed"],
+  },
+  {
+    name: "--today is not a date",
+    args: (p) => ["--base", p.base, "--today", "2026-02-30"],
+    errorFiles: () => [null],
+    errorCodes: ["usage"],
+  },
   // --run: a step that leaves its outputs stale or unwritten.
-  { name: "--run: the proof step writes nothing", build: () => reused({ base: { "proofgate.toml": config({ proof: "true" }) } }), run: true, errorFiles: () => ["proven_coverage.json", "results.xml"], errorCodes: ["file_missing", "file_missing"] },
-  { name: "--run: the collect step writes nothing", build: () => reused({ base: { "proofgate.toml": config({ collect: "true" }) } }), run: true, errorFiles: () => ["collected.txt"], errorCodes: ["file_missing"] },
-  { name: "--run: the property step writes nothing", build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }), run: true, errorFiles: () => ["properties.xml"], errorCodes: ["file_missing"] },
-  { name: "--run: the proof run measures a package never imported (coverage.py writes no report)", build: () => project({ base: { "proofgate.toml": config({ proof: proofCommand({ cov: "not_imported" }) }) } }), run: true, errorFiles: () => ["proven_coverage.json"], errorCodes: ["file_missing"] },
+  {
+    name: "--run: the proof step writes nothing",
+    build: () => reused({ base: { "proofgate.toml": config({ proof: "true" }) } }),
+    run: true,
+    errorFiles: () => ["proven_coverage.json", "results.xml"],
+    errorCodes: ["file_missing", "file_missing"],
+  },
+  {
+    name: "--run: the collect step writes nothing",
+    build: () => reused({ base: { "proofgate.toml": config({ collect: "true" }) } }),
+    run: true,
+    errorFiles: () => ["collected.txt"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "--run: the property step writes nothing",
+    build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }),
+    run: true,
+    errorFiles: () => ["properties.xml"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "--run: the proof run measures a package never imported (coverage.py writes no report)",
+    build: () => project({ base: { "proofgate.toml": config({ proof: proofCommand({ cov: "not_imported" }) }) } }),
+    run: true,
+    errorFiles: () => ["proven_coverage.json"],
+    errorCodes: ["file_missing"],
+  },
 ];
 
 describe("proofgate check fails closed", () => {
   it.concurrent.each(FAIL_CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
     const p = c.build ? c.build() : reused();
     c.mutate?.(p);
-    const r = await check(p.dir, [...(c.run ? ["--run"] : []), "--format", "json", ...(c.args ? c.args(p) : ["--base", p.base])]);
+    const r = await check(p.dir, [
+      ...(c.run ? ["--run"] : []),
+      "--format",
+      "json",
+      ...(c.args ? c.args(p) : ["--base", p.base]),
+    ]);
     expect(r.report.decision, explain(r)).toBe("REJECT");
     expect(r.status).not.toBe(0);
     if (c.reasons) {
@@ -686,12 +1162,17 @@ describe("proofgate check fails closed", () => {
     expect(r.report.reasons).toEqual(["input_error"]);
     expect(r.report.signals).toEqual([]);
     const files = c.errorFiles!(p);
-    expect(r.report.errors.map((e) => e.file), explain(r)).toEqual(files);
+    expect(
+      r.report.errors.map((e) => e.file),
+      explain(r),
+    ).toEqual(files);
     if (c.errorCodes) expect(r.report.errors.map((e) => e.code)).toEqual(c.errorCodes);
     for (const e of r.report.errors) {
       expect(e.message.length).toBeGreaterThan(0);
       // Said on stderr too, naming the file, one line per error; no stack trace.
-      expect(r.stderr).toContain(`proofgate: error: ${e.file ? `${e.file}${e.line ? `:${e.line}` : ""}: ` : ""}${e.message}`);
+      expect(r.stderr).toContain(
+        `proofgate: error: ${e.file ? `${e.file}${e.line ? `:${e.line}` : ""}: ` : ""}${e.message}`,
+      );
     }
     expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+\)?\n/);
   });

@@ -165,20 +165,65 @@ function measure(files: Record<string, string>): Measured {
   writeText(join(dir, "collected.txt"), ok(pytest(["--collect-only", "-q"], dir), "collect").stdout);
 
   // (a) The rerun: the proof run without the frozen test, through the exact plugin.
-  ok(proofgate(["deselect", "--freeze", "freeze.toml", "--collected", "collected.txt", "--format", "plugin", "--out", "plugin/proofgate_frozen.py"], dir), "deselect plugin");
-  const proof = ok(pytest(["-p", "proofgate_frozen", "--cov=pkg", "--cov-branch", "-rA"], dir, { PYTHONPATH: join(dir, "plugin") }), "proof run");
+  ok(
+    proofgate(
+      [
+        "deselect",
+        "--freeze",
+        "freeze.toml",
+        "--collected",
+        "collected.txt",
+        "--format",
+        "plugin",
+        "--out",
+        "plugin/proofgate_frozen.py",
+      ],
+      dir,
+    ),
+    "deselect plugin",
+  );
+  const proof = ok(
+    pytest(["-p", "proofgate_frozen", "--cov=pkg", "--cov-branch", "-rA"], dir, { PYTHONPATH: join(dir, "plugin") }),
+    "proof run",
+  );
   expect(proof.stdout).toContain("1 deselected");
   ok(python(["-m", "coverage", "json", "-o", "proven_coverage.json"], dir), "coverage json (rerun)");
-  const rerunProofgate = JSON.parse(ok(proofgate(["coverage", "--report", "proven_coverage.json", "--format", "json"], dir), "proofgate coverage --report").stdout) as Proven;
+  const rerunProofgate = JSON.parse(
+    ok(
+      proofgate(["coverage", "--report", "proven_coverage.json", "--format", "json"], dir),
+      "proofgate coverage --report",
+    ).stdout,
+  ) as Proven;
   rmSync(join(dir, ".coverage"));
 
   // (b) One full run with per-test contexts.
   ok(pytest(["--cov=pkg", "--cov-branch", "--cov-context=test"], dir), "single run");
   ok(python(["-m", "coverage", "json", "-o", "full.json"], dir), "coverage json (full)");
-  const regex = ok(proofgate(["deselect", "--freeze", "freeze.toml", "--collected", "collected.txt", "--format", "contexts-regex"], dir), "contexts-regex").stdout.trim();
+  const regex = ok(
+    proofgate(
+      ["deselect", "--freeze", "freeze.toml", "--collected", "collected.txt", "--format", "contexts-regex"],
+      dir,
+    ),
+    "contexts-regex",
+  ).stdout.trim();
   ok(python(["-m", "coverage", "json", `--contexts=${regex}`, "-o", "ctx.json"], dir), "coverage json --contexts");
   const single = ok(
-    proofgate(["coverage", "--freeze", "freeze.toml", "--collected", "collected.txt", "--contexts", ".coverage", "--report", "full.json", "--format", "json"], dir),
+    proofgate(
+      [
+        "coverage",
+        "--freeze",
+        "freeze.toml",
+        "--collected",
+        "collected.txt",
+        "--contexts",
+        ".coverage",
+        "--report",
+        "full.json",
+        "--format",
+        "json",
+      ],
+      dir,
+    ),
     "proofgate coverage --contexts",
   );
   expect(single.stderr).toBe("");
@@ -198,7 +243,9 @@ describe("proven coverage on a clean suite", () => {
     expect(m.rerunProofgate.source).toBe("report");
     expect(asTotals(m.rerunProofgate)).toEqual(m.rerun);
     // The frozen test's line and branch are missing from the proof run.
-    const file = readJson<{ files: Record<string, { missing_lines: number[]; missing_branches: number[][] }> }>(join(m.dir, "proven_coverage.json")).files["pkg/calc.py"]!;
+    const file = readJson<{ files: Record<string, { missing_lines: number[]; missing_branches: number[][] }> }>(
+      join(m.dir, "proven_coverage.json"),
+    ).files["pkg/calc.py"]!;
     expect(file.missing_lines).toEqual([7]);
     expect(file.missing_branches).toEqual([[6, 7]]);
   });
@@ -231,7 +278,9 @@ describe("proven coverage when the frozen test leaks state into a later test", (
     expect(m.single.num_branches).toBe(m.rerun.num_branches);
     expect(m.single.covered_lines).toBe(m.rerun.covered_lines - 2);
     expect(m.single.percent_covered).toBeLessThan(m.rerun.percent_covered);
-    const files = (name: string) => readJson<{ files: Record<string, { missing_lines: number[] }> }>(join(m.dir, name)).files["pkg/calc.py"]!.missing_lines;
+    const files = (name: string) =>
+      readJson<{ files: Record<string, { missing_lines: number[] }> }>(join(m.dir, name)).files["pkg/calc.py"]!
+        .missing_lines;
     // Single run: `remember`'s body (only the frozen test calls it) and the miss path, which test_lookup
     // never took because the cache was already full. Rerun: the hit line, never reached without the frozen test.
     expect(files("ctx.json")).toEqual([5, 11, 12, 13]);
@@ -241,7 +290,8 @@ describe("proven coverage when the frozen test leaks state into a later test", (
 
 describe("proofgate coverage --contexts: bad data files", () => {
   let dir = "";
-  const run = (args: string[]): Run => proofgate(["coverage", "--freeze", "freeze.toml", "--report", "full.json", ...args], dir);
+  const run = (args: string[]): Run =>
+    proofgate(["coverage", "--freeze", "freeze.toml", "--report", "full.json", ...args], dir);
   const oneError = (r: Run, file: string): string => {
     expect(r.status, r.stderr).toBe(2);
     expect(r.stdout).toBe("");
@@ -252,7 +302,11 @@ describe("proofgate coverage --contexts: bad data files", () => {
   };
 
   it("refuses a file that is not SQLite", () => {
-    dir = makeProject({ ...CLEAN, "freeze.toml": FREEZE, "not-sqlite.coverage": "!coverage.py: This is a private format, don't read it directly!{}" });
+    dir = makeProject({
+      ...CLEAN,
+      "freeze.toml": FREEZE,
+      "not-sqlite.coverage": "!coverage.py: This is a private format, don't read it directly!{}",
+    });
     dirs.push(dir);
     ok(pytest(["--cov=pkg", "--cov-branch", "--cov-context=test"], dir), "single run");
     ok(python(["-m", "coverage", "json", "-o", "full.json"], dir), "coverage json");
@@ -260,8 +314,19 @@ describe("proofgate coverage --contexts: bad data files", () => {
   });
 
   it("refuses SQLite that is not coverage.py's schema", () => {
-    ok(python(["-c", "import sqlite3; c = sqlite3.connect('other.db'); c.execute('create table meta (key text, value text)'); c.commit()"], dir), "make other.db");
-    expect(oneError(run(["--contexts", "other.db"]), "other.db")).toContain("no table `file`, `context`, `line_bits`, `arc`");
+    ok(
+      python(
+        [
+          "-c",
+          "import sqlite3; c = sqlite3.connect('other.db'); c.execute('create table meta (key text, value text)'); c.commit()",
+        ],
+        dir,
+      ),
+      "make other.db",
+    );
+    expect(oneError(run(["--contexts", "other.db"]), "other.db")).toContain(
+      "no table `file`, `context`, `line_bits`, `arc`",
+    );
   });
 
   it("refuses a data file without test contexts (a run without --cov-context=test)", () => {
@@ -273,7 +338,10 @@ describe("proofgate coverage --contexts: bad data files", () => {
     writeText(join(dir, "pkg/extra.py"), "X = 1\n");
     ok(python(["-m", "coverage", "json", "-o", "other.json"], dir), "coverage json");
     ok(pytest(["--cov=pkg", "--cov-branch", "--cov-context=test"], dir), "single run with pkg/extra.py");
-    const line = oneError(proofgate(["coverage", "--freeze", "freeze.toml", "--contexts", ".coverage", "--report", "other.json"], dir), "other.json");
+    const line = oneError(
+      proofgate(["coverage", "--freeze", "freeze.toml", "--contexts", ".coverage", "--report", "other.json"], dir),
+      "other.json",
+    );
     expect(line).toContain("pkg/extra.py");
   });
 

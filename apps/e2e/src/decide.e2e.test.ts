@@ -90,8 +90,26 @@ interface Report {
   reasons: string[];
   collected_tests: number;
   proven_coverage_percent: number;
-  coverage: { source: string; files: string[]; format: string; shards_expected: number | null; num_statements: number; covered_lines: number; num_branches: number; covered_branches: number; proven_coverage_percent: number };
-  accounting: { result_files: string[]; collected: number; proven: number; frozen: number; skipped: number; failed: number; missing: number } | null;
+  coverage: {
+    source: string;
+    files: string[];
+    format: string;
+    shards_expected: number | null;
+    num_statements: number;
+    covered_lines: number;
+    num_branches: number;
+    covered_branches: number;
+    proven_coverage_percent: number;
+  };
+  accounting: {
+    result_files: string[];
+    collected: number;
+    proven: number;
+    frozen: number;
+    skipped: number;
+    failed: number;
+    missing: number;
+  } | null;
   details: { reason: string; message: string; file: string | null; line: number | null }[];
   inputs: { role: string; path: string }[];
 }
@@ -107,7 +125,13 @@ function ok(r: Run, what: string): Run {
 
 const totals = (file: string): Totals => {
   const t = (JSON.parse(readFileSync(join(dir, file), "utf8")) as { totals: Totals }).totals;
-  return { covered_lines: t.covered_lines, num_statements: t.num_statements, num_branches: t.num_branches, covered_branches: t.covered_branches, percent_covered: t.percent_covered };
+  return {
+    covered_lines: t.covered_lines,
+    num_statements: t.num_statements,
+    num_branches: t.num_branches,
+    covered_branches: t.covered_branches,
+    percent_covered: t.percent_covered,
+  };
 };
 const asTotals = (r: Report): Totals => ({
   covered_lines: r.coverage.covered_lines,
@@ -127,7 +151,23 @@ function decide(flags: string[]): { status: number; report: Report; stderr: stri
 beforeAll(() => {
   dir = makeProject(FILES);
   writeText(join(dir, "collected.txt"), ok(pytest(["--collect-only", "-q"], dir), "collect").stdout);
-  ok(proofgate(["deselect", "--freeze", "freeze.toml", "--collected", "collected.txt", "--format", "plugin", "--out", "plugin/proofgate_frozen.py"], dir), "deselect --format plugin");
+  ok(
+    proofgate(
+      [
+        "deselect",
+        "--freeze",
+        "freeze.toml",
+        "--collected",
+        "collected.txt",
+        "--format",
+        "plugin",
+        "--out",
+        "plugin/proofgate_frozen.py",
+      ],
+      dir,
+    ),
+    "deselect --format plugin",
+  );
 });
 
 afterAll(() => {
@@ -136,7 +176,10 @@ afterAll(() => {
 
 describe("decide on a rerun proof run's report and results", () => {
   it("the proof run with the plugin: MERGE, proven = collected - frozen, coverage.py's totals", () => {
-    const proof = ok(pytest(["-p", "proofgate_frozen", ...PROOF_FLAGS, "--junitxml=results.xml"], dir, plugin()), "proof run");
+    const proof = ok(
+      pytest(["-p", "proofgate_frozen", ...PROOF_FLAGS, "--junitxml=results.xml"], dir, plugin()),
+      "proof run",
+    );
     expect(proof.stdout).toMatch(/4 passed, 1 deselected/);
     ok(python(["-m", "coverage", "json", "-o", "proven.json"], dir), "coverage json");
 
@@ -145,11 +188,24 @@ describe("decide on a rerun proof run's report and results", () => {
     expect(r.report.decision).toBe("MERGE");
     expect(r.report.reasons).toEqual([]);
     expect(r.report.collected_tests).toBe(5);
-    expect(r.report.accounting).toMatchObject({ result_files: ["results.xml"], collected: 5, proven: 4, frozen: 1, skipped: 0, failed: 0, missing: 0 });
+    expect(r.report.accounting).toMatchObject({
+      result_files: ["results.xml"],
+      collected: 5,
+      proven: 4,
+      frozen: 1,
+      skipped: 0,
+      failed: 0,
+      missing: 0,
+    });
     expect(r.report.accounting!.proven).toBe(r.report.accounting!.collected - r.report.accounting!.frozen);
     expect(r.report.coverage).toMatchObject({ source: "report", format: "coveragepy-json", files: ["proven.json"] });
     expect(asTotals(r.report)).toEqual(totals("proven.json"));
-    expect(r.report.inputs.map((i) => `${i.role}:${i.path}`)).toEqual(["ledger:freeze.toml", "universe:collected.txt", "coverage:proven.json", "results:results.xml"]);
+    expect(r.report.inputs.map((i) => `${i.role}:${i.path}`)).toEqual([
+      "ledger:freeze.toml",
+      "universe:collected.txt",
+      "coverage:proven.json",
+      "results:results.xml",
+    ]);
     // The frozen test's line and branch are missing from the proof.
     expect(r.report.coverage.covered_lines).toBeLessThan(r.report.coverage.num_statements);
     expect(r.report.coverage.covered_branches).toBeLessThan(r.report.coverage.num_branches);
@@ -186,8 +242,12 @@ describe("decide on a rerun proof run's report and results", () => {
     const r = decide(["--report", "failed.json", "--results", "failed.xml"]);
     expect(r.status).toBe(1);
     expect(r.report.reasons).toEqual(["tests_failed"]);
-    expect(r.report.details).toEqual([expect.objectContaining({ reason: "tests_failed", file: "failed.xml", line: expect.any(Number) as number })]);
-    expect(r.report.details[0]!.message).toMatch(/^tests\/test_a\.py::test_discount failed in the proof run: assert 900\.0 == 90/);
+    expect(r.report.details).toEqual([
+      expect.objectContaining({ reason: "tests_failed", file: "failed.xml", line: expect.any(Number) as number }),
+    ]);
+    expect(r.report.details[0]!.message).toMatch(
+      /^tests\/test_a\.py::test_discount failed in the proof run: assert 900\.0 == 90/,
+    );
     expect(r.report.accounting).toMatchObject({ collected: 5, proven: 3, frozen: 1, failed: 1, missing: 0 });
     expect(r.stderr).toMatch(/^proofgate: tests_failed: failed\.xml:\d+: tests\/test_a\.py::test_discount failed/m);
   });
@@ -198,7 +258,12 @@ describe("decide on a proof run split into two shards", () => {
     // The exact plugin stops a run that does not collect every leased id, so a shard that collects only
     // tests/test_b.py cannot load it; the shards use the script's --deselect lines instead (no other id
     // starts with the frozen one, so the prefix match drops only it).
-    const deselect = ok(proofgate(["deselect", "--freeze", "freeze.toml", "--collected", "collected.txt"], dir), "deselect (args)").stdout.split("\n").filter((l) => l !== "");
+    const deselect = ok(
+      proofgate(["deselect", "--freeze", "freeze.toml", "--collected", "collected.txt"], dir),
+      "deselect (args)",
+    )
+      .stdout.split("\n")
+      .filter((l) => l !== "");
     expect(deselect).toEqual([`--deselect=${FROZEN}`]);
     for (const [shard, path] of [
       ["s1", "tests/test_a.py"],
@@ -210,14 +275,39 @@ describe("decide on a proof run split into two shards", () => {
     }
     // coverage.py's own view of the two shards together.
     const combined = { COVERAGE_FILE: join(dir, ".coverage.combined") };
-    ok(python(["-m", "coverage", "combine", "--keep", ".coverage.s1", ".coverage.s2"], dir, combined), "coverage combine");
+    ok(
+      python(["-m", "coverage", "combine", "--keep", ".coverage.s1", ".coverage.s2"], dir, combined),
+      "coverage combine",
+    );
     ok(python(["-m", "coverage", "json", "-o", "combined.json"], dir, combined), "coverage json (combined)");
 
-    const r = decide(["--report", "s1.info", "--report", "s2.info", "--shards", "2", "--results", "r1.xml", "--results", "r2.xml"]);
+    const r = decide([
+      "--report",
+      "s1.info",
+      "--report",
+      "s2.info",
+      "--shards",
+      "2",
+      "--results",
+      "r1.xml",
+      "--results",
+      "r2.xml",
+    ]);
     expect(r.status, r.stderr).toBe(0);
     expect(r.report.decision).toBe("MERGE");
-    expect(r.report.coverage).toMatchObject({ source: "shards", format: "lcov", files: ["s1.info", "s2.info"], shards_expected: 2 });
-    expect(r.report.accounting).toMatchObject({ result_files: ["r1.xml", "r2.xml"], collected: 5, proven: 4, frozen: 1, missing: 0 });
+    expect(r.report.coverage).toMatchObject({
+      source: "shards",
+      format: "lcov",
+      files: ["s1.info", "s2.info"],
+      shards_expected: 2,
+    });
+    expect(r.report.accounting).toMatchObject({
+      result_files: ["r1.xml", "r2.xml"],
+      collected: 5,
+      proven: 4,
+      frozen: 1,
+      missing: 0,
+    });
     // coverage.py 6.5's LCOV LF/LH disagree with its DA lines (docstrings as executed); proofgate's merged
     // numbers must still equal coverage.py's JSON totals of the single full proof run, and of the shards combined.
     expect(asTotals(r.report)).toEqual(totals("proven.json"));
@@ -227,9 +317,25 @@ describe("decide on a proof run split into two shards", () => {
     expect(r.report.inputs.filter((i) => i.role === "results").map((i) => i.path)).toEqual(["r1.xml", "r2.xml"]);
 
     // `proofgate coverage` merges the same way.
-    const cov = ok(proofgate(["coverage", "--report", "s1.info", "--report", "s2.info", "--shards", "2", "--format", "json"], dir), "proofgate coverage");
-    const c = JSON.parse(cov.stdout) as { proven_coverage_percent: number; num_statements: number; covered_lines: number; num_branches: number; covered_branches: number; shards_missing: number };
-    expect(c).toMatchObject({ num_statements: r.report.coverage.num_statements, covered_lines: r.report.coverage.covered_lines, num_branches: r.report.coverage.num_branches, covered_branches: r.report.coverage.covered_branches, shards_missing: 0 });
+    const cov = ok(
+      proofgate(["coverage", "--report", "s1.info", "--report", "s2.info", "--shards", "2", "--format", "json"], dir),
+      "proofgate coverage",
+    );
+    const c = JSON.parse(cov.stdout) as {
+      proven_coverage_percent: number;
+      num_statements: number;
+      covered_lines: number;
+      num_branches: number;
+      covered_branches: number;
+      shards_missing: number;
+    };
+    expect(c).toMatchObject({
+      num_statements: r.report.coverage.num_statements,
+      covered_lines: r.report.coverage.covered_lines,
+      num_branches: r.report.coverage.num_branches,
+      covered_branches: r.report.coverage.covered_branches,
+      shards_missing: 0,
+    });
   });
 
   it("one shard's files only: shard_missing and missing_evidence", () => {

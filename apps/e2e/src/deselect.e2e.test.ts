@@ -90,13 +90,15 @@ const without = (drop: readonly string[]): string[] => ALL.filter((id) => !drop.
 // TOML literal strings hold the ids byte for byte (the backslash of `caf\xe9` included).
 const FREEZE = `version = 1
 max_active_leases = 3
-${LEASED.map((id, i) => `
+${LEASED.map(
+  (id, i) => `
 [[leases]]
 nodeid = '${id}'
 owner = "owner${i}"
 reason = "e2e"
 expires = "2099-12-31"
-`).join("")}`;
+`,
+).join("")}`;
 
 const dirs: string[] = [];
 let dir = "";
@@ -176,7 +178,11 @@ describe("--format plugin", () => {
 
   it("fails the run when a leased test was deleted, and deselect refuses the stale lease", () => {
     const pluginDir = writePlugin();
-    const copy = makeProject({ ...FILES, "tests/test_a.py": TEST_A.replace(/def test_x\(\):\n.*\n\n\n/, ""), "freeze.toml": FREEZE });
+    const copy = makeProject({
+      ...FILES,
+      "tests/test_a.py": TEST_A.replace(/def test_x\(\):\n.*\n\n\n/, ""),
+      "freeze.toml": FREEZE,
+    });
     dirs.push(copy);
     expect(readFileSync(join(copy, "tests/test_a.py"), "utf8")).not.toMatch(/def test_x\(/);
 
@@ -201,7 +207,10 @@ describe("--format contexts-regex", () => {
     missing_lines: number[];
     executed_branches: number[][];
   }
-  const report = (name: string): FileReport => (JSON.parse(readFileSync(join(dir, name), "utf8")) as { files: Record<string, FileReport> }).files["calc/__init__.py"]!;
+  const report = (name: string): FileReport =>
+    (JSON.parse(readFileSync(join(dir, name), "utf8")) as { files: Record<string, FileReport> }).files[
+      "calc/__init__.py"
+    ]!;
   const line = (marker: string): number => SOURCE.split("\n").findIndex((l) => l.includes(marker)) + 1;
 
   it("is taken by coverage.py and leaves out exactly the frozen tests' contexts", () => {

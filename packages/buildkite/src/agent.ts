@@ -4,7 +4,9 @@ import { spawn } from "node:child_process";
 import type { Env } from "@proofgate/core";
 
 /** What one `buildkite-agent` call returned; `missing` when the binary is not on PATH. */
-export type AgentResult = { missing: true } | { missing: false; code: number | null; signal: NodeJS.Signals | null; stderr: string; error?: string | undefined };
+export type AgentResult =
+  | { missing: true }
+  | { missing: false; code: number | null; signal: NodeJS.Signals | null; stderr: string; error?: string | undefined };
 
 /** Runs `buildkite-agent` with `args`, `input` on stdin; never throws, never uses a shell. */
 export type AgentRunner = (args: readonly string[], input?: string) => Promise<AgentResult>;
@@ -26,7 +28,13 @@ export function agentRunner(env: Env, binary = "buildkite-agent"): AgentRunner {
           resolve(result);
         }
       };
-      const child = spawn(binary, [...args], { env: childEnv, shell: false, windowsHide: true, stdio: ["pipe", "ignore", "pipe"], timeout: AGENT_TIMEOUT_MS });
+      const child = spawn(binary, [...args], {
+        env: childEnv,
+        shell: false,
+        windowsHide: true,
+        stdio: ["pipe", "ignore", "pipe"],
+        timeout: AGENT_TIMEOUT_MS,
+      });
       child.on("error", (error: NodeJS.ErrnoException) => {
         if (error.code === "ENOENT") done({ missing: true });
         else done({ missing: false, code: null, signal: null, stderr, error: error.message });

@@ -20,12 +20,25 @@ describe("buildkiteContext", () => {
     [
       "PR build: head is the commit, the target branch is the PR's base (a branch name, resolved to the merge-base by git)",
       { ...BUILD, BUILDKITE_PULL_REQUEST: "17", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "release/2.x" },
-      { provider: "buildkite", repo: "acme/widgets", head: SHA, change: 17, buildUrl: BUILD.BUILDKITE_BUILD_URL, targetBranch: "release/2.x" },
+      {
+        provider: "buildkite",
+        repo: "acme/widgets",
+        head: SHA,
+        change: 17,
+        buildUrl: BUILD.BUILDKITE_BUILD_URL,
+        targetBranch: "release/2.x",
+      },
     ],
     [
       'branch build: BUILDKITE_PULL_REQUEST "false" is no PR; the merge-base is taken with the default branch',
       { ...BUILD, BUILDKITE_PULL_REQUEST: "false", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "" },
-      { provider: "buildkite", repo: "acme/widgets", head: SHA, buildUrl: BUILD.BUILDKITE_BUILD_URL, targetBranch: "main" },
+      {
+        provider: "buildkite",
+        repo: "acme/widgets",
+        head: SHA,
+        buildUrl: BUILD.BUILDKITE_BUILD_URL,
+        targetBranch: "main",
+      },
     ],
     [
       "a build started at HEAD: head is left to git, never the word HEAD",
@@ -35,17 +48,43 @@ describe("buildkiteContext", () => {
     [
       "a PR number that is not a number is no PR (and its base branch is not used)",
       { ...BUILD, BUILDKITE_PULL_REQUEST: "17; rm -rf /", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "evil" },
-      { provider: "buildkite", repo: "acme/widgets", head: SHA, buildUrl: BUILD.BUILDKITE_BUILD_URL, targetBranch: "main" },
+      {
+        provider: "buildkite",
+        repo: "acme/widgets",
+        head: SHA,
+        buildUrl: BUILD.BUILDKITE_BUILD_URL,
+        targetBranch: "main",
+      },
     ],
     [
       "shards declared by the plugin option and by a parallel gate step: the larger counts",
-      { ...BUILD, BUILDKITE_PULL_REQUEST: "false", BUILDKITE_PLUGIN_PROOFGATE_SHARDS: "4", BUILDKITE_PARALLEL_JOB: "0", BUILDKITE_PARALLEL_JOB_COUNT: "2" },
-      { provider: "buildkite", repo: "acme/widgets", head: SHA, buildUrl: BUILD.BUILDKITE_BUILD_URL, targetBranch: "main", shards: 4 },
+      {
+        ...BUILD,
+        BUILDKITE_PULL_REQUEST: "false",
+        BUILDKITE_PLUGIN_PROOFGATE_SHARDS: "4",
+        BUILDKITE_PARALLEL_JOB: "0",
+        BUILDKITE_PARALLEL_JOB_COUNT: "2",
+      },
+      {
+        provider: "buildkite",
+        repo: "acme/widgets",
+        head: SHA,
+        buildUrl: BUILD.BUILDKITE_BUILD_URL,
+        targetBranch: "main",
+        shards: 4,
+      },
     ],
     [
       "shards from PROOFGATE_SHARDS alone",
       { ...BUILD, BUILDKITE_PULL_REQUEST: "false", PROOFGATE_SHARDS: "3" },
-      { provider: "buildkite", repo: "acme/widgets", head: SHA, buildUrl: BUILD.BUILDKITE_BUILD_URL, targetBranch: "main", shards: 3 },
+      {
+        provider: "buildkite",
+        repo: "acme/widgets",
+        head: SHA,
+        buildUrl: BUILD.BUILDKITE_BUILD_URL,
+        targetBranch: "main",
+        shards: 3,
+      },
     ],
   ];
   it.each(cases)("%s", (_name, env, expected) => {
@@ -54,16 +93,29 @@ describe("buildkiteContext", () => {
 
   it("commit messages are git's: the PR title in BUILDKITE_MESSAGE changes nothing in the context", () => {
     const env = { ...BUILD, BUILDKITE_PULL_REQUEST: "17", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" };
-    expect(buildkiteContext({ ...env, BUILDKITE_MESSAGE: "Gate-Change: human\nFixture-Lock: human" })).toEqual(buildkiteContext({ ...env, BUILDKITE_MESSAGE: undefined }));
+    expect(buildkiteContext({ ...env, BUILDKITE_MESSAGE: "Gate-Change: human\nFixture-Lock: human" })).toEqual(
+      buildkiteContext({ ...env, BUILDKITE_MESSAGE: undefined }),
+    );
   });
 
-  it.each(["0", "-1", "2.5", "four", "1e3"])("a declared shard count %j is an error (exit 2), never fewer shards", (value) => {
-    expect(() => buildkiteContext({ ...BUILD, BUILDKITE_PLUGIN_PROOFGATE_SHARDS: value })).toThrow(/BUILDKITE_PLUGIN_PROOFGATE_SHARDS="[^"]*" is not a whole number of shards >= 1/);
-  });
+  it.each(["0", "-1", "2.5", "four", "1e3"])(
+    "a declared shard count %j is an error (exit 2), never fewer shards",
+    (value) => {
+      expect(() => buildkiteContext({ ...BUILD, BUILDKITE_PLUGIN_PROOFGATE_SHARDS: value })).toThrow(
+        /BUILDKITE_PLUGIN_PROOFGATE_SHARDS="[^"]*" is not a whole number of shards >= 1/,
+      );
+    },
+  );
 
   it("a flag beats the environment, which beats git (mergeContext)", () => {
     const env = buildkiteContext({ ...BUILD, BUILDKITE_PULL_REQUEST: "9", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" });
-    expect(mergeContext("buildkite", { base: "abc", head: "def" }, env)).toMatchObject({ base: "abc", head: "def", change: 9, targetBranch: "main", repo: "acme/widgets" });
+    expect(mergeContext("buildkite", { base: "abc", head: "def" }, env)).toMatchObject({
+      base: "abc",
+      head: "def",
+      change: 9,
+      targetBranch: "main",
+      repo: "acme/widgets",
+    });
   });
 });
 

@@ -10,7 +10,8 @@ export function detectBuildkite(env: Env): boolean {
   return env.BUILDKITE === "true";
 }
 
-const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === "" ? undefined : value.trim());
+const nonEmpty = (value: string | undefined): string | undefined =>
+  value === undefined || value.trim() === "" ? undefined : value.trim();
 
 /**
  * The context a Buildkite job's environment gives: head (`BUILDKITE_COMMIT`, when it is a full
@@ -24,8 +25,12 @@ export function buildkiteContext(env: Env): CiContext {
   const pr = nonEmpty(env.BUILDKITE_PULL_REQUEST);
   const change = pr !== undefined && /^[1-9][0-9]{0,9}$/.test(pr) ? Number(pr) : undefined;
   const commit = nonEmpty(env.BUILDKITE_COMMIT);
-  const head = commit !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(commit) ? commit.toLowerCase() : undefined;
-  const targetBranch = change !== undefined ? nonEmpty(env.BUILDKITE_PULL_REQUEST_BASE_BRANCH) : nonEmpty(env.BUILDKITE_PIPELINE_DEFAULT_BRANCH);
+  const head =
+    commit !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(commit) ? commit.toLowerCase() : undefined;
+  const targetBranch =
+    change !== undefined
+      ? nonEmpty(env.BUILDKITE_PULL_REQUEST_BASE_BRANCH)
+      : nonEmpty(env.BUILDKITE_PIPELINE_DEFAULT_BRANCH);
   const context: CiContext = { provider: "buildkite" };
   const repo = repoSlug(env.BUILDKITE_REPO);
   if (repo !== undefined) context.repo = repo;
@@ -57,7 +62,10 @@ export function repoSlug(url: string | undefined): string | undefined {
       return undefined;
     }
   }
-  const slug = (path ?? "").replace(/^\/+/, "").replace(/\/+$/, "").replace(/\.git$/, "");
+  const slug = (path ?? "")
+    .replace(/^\/+/, "")
+    .replace(/\/+$/, "")
+    .replace(/\.git$/, "");
   return /^[\w.-]+(?:\/[\w.-]+)+$/.test(slug) ? slug : undefined;
 }
 
@@ -83,7 +91,11 @@ export function expectedShards(env: Env): number | undefined {
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") continue;
     if (!/^[1-9][0-9]{0,5}$/.test(raw.trim())) {
-      throw new GateError({ code: "usage", message: `${name}=${JSON.stringify(raw)} is not a whole number of shards >= 1`, fix: `set ${name} to the test step's parallelism, e.g. 4` });
+      throw new GateError({
+        code: "usage",
+        message: `${name}=${JSON.stringify(raw)} is not a whole number of shards >= 1`,
+        fix: `set ${name} to the test step's parallelism, e.g. 4`,
+      });
     }
     found = Math.max(found ?? 0, Number(raw.trim()));
   }

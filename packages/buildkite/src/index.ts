@@ -6,8 +6,25 @@ import { publishToBuildkite, type BuildkitePublishOptions } from "./publish.js";
 
 export { buildkiteContext, detectBuildkite, expectedShards, repoSlug } from "./context.js";
 export { agentRunner, describeAgentFailure, type AgentResult, type AgentRunner } from "./agent.js";
-export { DEFAULT_API_URL, annotationsUrl, createAnnotation, restSettings, type AnnotationRequest, type BuildAddress, type RestSettings } from "./rest.js";
-export { ANNOTATION_CONTEXT, MAX_ANNOTATION_BYTES, META_DATA_KEYS, fitAnnotation, provenCoverageValue, publishToBuildkite, publishedDecision, type BuildkitePublishOptions } from "./publish.js";
+export {
+  DEFAULT_API_URL,
+  annotationsUrl,
+  createAnnotation,
+  restSettings,
+  type AnnotationRequest,
+  type BuildAddress,
+  type RestSettings,
+} from "./rest.js";
+export {
+  ANNOTATION_CONTEXT,
+  MAX_ANNOTATION_BYTES,
+  META_DATA_KEYS,
+  fitAnnotation,
+  provenCoverageValue,
+  publishToBuildkite,
+  publishedDecision,
+  type BuildkitePublishOptions,
+} from "./publish.js";
 
 /** A Buildkite platform with an injected agent runner or fetch (tests); `buildkitePlatform` uses the real ones. */
 export function createBuildkitePlatform(options: BuildkitePublishOptions = {}): Platform {

@@ -23,7 +23,10 @@ function stubAgent(): { bin: string; log: string; calls: () => { argv: string[];
   dirs.push(bin);
   const source = readFileSync(new URL("./__fixtures__/buildkite-agent.mjs", import.meta.url), "utf8");
   writeFileSync(join(bin, "agent.mjs"), source);
-  writeFileSync(join(bin, "buildkite-agent"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(bin, "agent.mjs"))} "$@"\n`);
+  writeFileSync(
+    join(bin, "buildkite-agent"),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(bin, "agent.mjs"))} "$@"\n`,
+  );
   chmodSync(join(bin, "buildkite-agent"), 0o755);
   const log = join(bin, "calls.jsonl");
   return {
@@ -36,13 +39,29 @@ function stubAgent(): { bin: string; log: string; calls: () => { argv: string[];
       } catch {
         return [];
       }
-      return text.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { argv: string[]; stdin: string | null });
+      return text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as { argv: string[]; stdin: string | null });
     },
   };
 }
 
 function view(overrides: Partial<ReportView> = {}): ReportView {
-  return { decision: "REJECT", reasons: ["proven_coverage"], today: "2026-12-02", base: "a".repeat(40), head: "b".repeat(40), provenCoverage: 61.234, minProven: 70, signals: [], findings: [], errors: [], warnings: [], ...overrides };
+  return {
+    decision: "REJECT",
+    reasons: ["proven_coverage"],
+    today: "2026-12-02",
+    base: "a".repeat(40),
+    head: "b".repeat(40),
+    provenCoverage: 61.234,
+    minProven: 70,
+    signals: [],
+    findings: [],
+    errors: [],
+    warnings: [],
+    ...overrides,
+  };
 }
 
 function report(v: ReportView, exitCode: 0 | 1 | 2 = v.decision === "MERGE" ? 0 : 1): PublishableReport {
@@ -68,12 +87,19 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
       { argv: ["meta-data", "set", "proofgate:decision", "REJECT"], stdin: null },
       { argv: ["meta-data", "set", "proofgate:proven_coverage", "61.23"], stdin: null },
     ]);
-    expect(outcome.published).toEqual(["annotation proofgate (error)", "meta-data proofgate:decision=REJECT", "meta-data proofgate:proven_coverage=61.23"]);
+    expect(outcome.published).toEqual([
+      "annotation proofgate (error)",
+      "meta-data proofgate:decision=REJECT",
+      "meta-data proofgate:proven_coverage=61.23",
+    ]);
   });
 
   it("MERGE is style success; coverage not measured is the value `none` (a meta-data value cannot be empty)", async () => {
     const agent = stubAgent();
-    await publishToBuildkite(report(view({ decision: "MERGE", reasons: [], provenCoverage: null })), tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }));
+    await publishToBuildkite(
+      report(view({ decision: "MERGE", reasons: [], provenCoverage: null })),
+      tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }),
+    );
     expect(agent.calls().map((c) => c.argv)).toEqual([
       ["annotate", "--style", "success", "--context", "proofgate"],
       ["meta-data", "set", "proofgate:decision", "MERGE"],
@@ -83,7 +109,10 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
 
   it("a MERGE report whose run exits 2 (the report could not be written) is published as REJECT, style error, and says why", async () => {
     const agent = stubAgent();
-    await publishToBuildkite(report(view({ decision: "MERGE", reasons: [] }), 2), tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }));
+    await publishToBuildkite(
+      report(view({ decision: "MERGE", reasons: [] }), 2),
+      tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }),
+    );
     const [annotate, decision] = agent.calls();
     expect(annotate!.argv).toContain("error");
     expect(annotate!.stdin).toMatch(/^> \*\*proofgate exited 2: this run is not a MERGE\.\*\*/);
@@ -92,16 +121,29 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
 
   it("each failing step is reported with the agent's message; the others still run", async () => {
     const agent = stubAgent();
-    const outcome = await publishToBuildkite(report(view()), tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log, STUB_AGENT_FAIL: "annotate" }));
-    expect(outcome.failures).toEqual(["buildkite-agent annotate exited 1: buildkite-agent: fatal: annotate: POST https://agent.buildkite.com/v3/...: 503 Service Unavailable"]);
-    expect(outcome.published).toEqual(["meta-data proofgate:decision=REJECT", "meta-data proofgate:proven_coverage=61.23"]);
+    const outcome = await publishToBuildkite(
+      report(view()),
+      tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log, STUB_AGENT_FAIL: "annotate" }),
+    );
+    expect(outcome.failures).toEqual([
+      "buildkite-agent annotate exited 1: buildkite-agent: fatal: annotate: POST https://agent.buildkite.com/v3/...: 503 Service Unavailable",
+    ]);
+    expect(outcome.published).toEqual([
+      "meta-data proofgate:decision=REJECT",
+      "meta-data proofgate:proven_coverage=61.23",
+    ]);
   });
 
   it("the agent refuses a call without its access token: reported as a failure, not thrown", async () => {
     const agent = stubAgent();
-    const outcome = await publishToBuildkite(report(view()), tools({ BUILDKITE: "true", BUILDKITE_JOB_ID: "j", PATH: agent.bin, STUB_AGENT_LOG: agent.log }));
+    const outcome = await publishToBuildkite(
+      report(view()),
+      tools({ BUILDKITE: "true", BUILDKITE_JOB_ID: "j", PATH: agent.bin, STUB_AGENT_LOG: agent.log }),
+    );
     expect(outcome.failures).toHaveLength(3);
-    expect(outcome.failures[0]).toBe("buildkite-agent annotate exited 1: buildkite-agent: fatal: missing agent access token (BUILDKITE_AGENT_ACCESS_TOKEN)");
+    expect(outcome.failures[0]).toBe(
+      "buildkite-agent annotate exited 1: buildkite-agent: fatal: missing agent access token (BUILDKITE_AGENT_ACCESS_TOKEN)",
+    );
     expect(agent.calls()).toEqual([]);
   });
 
@@ -156,7 +198,12 @@ async function restServer(status: number, reply: string): Promise<{ url: string;
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, received };
 }
 
-const REST_ENV = { BUILDKITE: "true", BUILDKITE_ORGANIZATION_SLUG: "acme", BUILDKITE_PIPELINE_SLUG: "widgets ci", BUILDKITE_BUILD_NUMBER: "42" };
+const REST_ENV = {
+  BUILDKITE: "true",
+  BUILDKITE_ORGANIZATION_SLUG: "acme",
+  BUILDKITE_PIPELINE_SLUG: "widgets ci",
+  BUILDKITE_BUILD_NUMBER: "42",
+};
 
 describe("publish without an agent", { timeout: 30_000 }, () => {
   it("a token: POST the annotation to the REST API (replaced by context); meta-data is noted as not set", async () => {
@@ -174,28 +221,59 @@ describe("publish without an agent", { timeout: 30_000 }, () => {
     expect(got.headers.authorization).toBe("Bearer s3cret");
     expect(got.headers["content-type"]).toBe("application/json");
     expect(JSON.parse(got.body)).toEqual({ body: r.markdown, style: "success", context: "proofgate" });
-    expect(outcome.published).toEqual([`annotation proofgate (success) via ${api.url}/v2/organizations/acme/pipelines/widgets%20ci/builds/42/annotations`]);
-    expect(t.logged).toEqual(["buildkite-agent is not on PATH: meta-data proofgate:decision and proofgate:proven_coverage were not set (only the agent can set meta-data)"]);
+    expect(outcome.published).toEqual([
+      `annotation proofgate (success) via ${api.url}/v2/organizations/acme/pipelines/widgets%20ci/builds/42/annotations`,
+    ]);
+    expect(t.logged).toEqual([
+      "buildkite-agent is not on PATH: meta-data proofgate:decision and proofgate:proven_coverage were not set (only the agent can set meta-data)",
+    ]);
   });
 
   it("PROOFGATE_BUILDKITE_TOKEN works too; a refusal (403) is a failure naming the status and the scope", async () => {
     const api = await restServer(403, '{"message":"Forbidden"}');
-    const outcome = await publishToBuildkite(report(view()), tools({ ...REST_ENV, PATH: "/nonexistent", PROOFGATE_BUILDKITE_TOKEN: "t", PROOFGATE_BUILDKITE_API_URL: api.url }));
+    const outcome = await publishToBuildkite(
+      report(view()),
+      tools({
+        ...REST_ENV,
+        PATH: "/nonexistent",
+        PROOFGATE_BUILDKITE_TOKEN: "t",
+        PROOFGATE_BUILDKITE_API_URL: api.url,
+      }),
+    );
     expect(api.received[0]!.headers.authorization).toBe("Bearer t");
-    expect(outcome.failures).toEqual([`the REST annotation failed: POST ${api.url}/v2/organizations/acme/pipelines/widgets%20ci/builds/42/annotations returned 403 (the token needs the write_builds scope and access to this pipeline): {"message":"Forbidden"}`]);
+    expect(outcome.failures).toEqual([
+      `the REST annotation failed: POST ${api.url}/v2/organizations/acme/pipelines/widgets%20ci/builds/42/annotations returned 403 (the token needs the write_builds scope and access to this pipeline): {"message":"Forbidden"}`,
+    ]);
   });
 
   it("no token: one line in the log, nothing sent, no failure", async () => {
     const t = tools({ ...REST_ENV, PATH: "/nonexistent" });
     const outcome = await publishToBuildkite(report(view()), t);
     expect(outcome).toEqual({ published: [], failures: [] });
-    expect(t.logged).toEqual(["buildkite-agent is not on PATH and no BUILDKITE_API_TOKEN (or PROOFGATE_BUILDKITE_TOKEN) is set: no annotation or meta-data was published (the report is report.md in the out dir)"]);
+    expect(t.logged).toEqual([
+      "buildkite-agent is not on PATH and no BUILDKITE_API_TOKEN (or PROOFGATE_BUILDKITE_TOKEN) is set: no annotation or meta-data was published (the report is report.md in the out dir)",
+    ]);
   });
 
   it("the token is never sent in clear text to a host that is not loopback, nor without the build's address", async () => {
-    let outcome = await publishToBuildkite(report(view()), tools({ ...REST_ENV, PATH: "/nonexistent", BUILDKITE_API_TOKEN: "t", PROOFGATE_BUILDKITE_API_URL: "http://api.example.com" }));
-    expect(outcome.failures).toEqual(['buildkite-agent is not on PATH, and the REST fallback cannot run: PROOFGATE_BUILDKITE_API_URL "http://api.example.com" is not https (plain http only to 127.0.0.1): the token is not sent there']);
-    outcome = await publishToBuildkite(report(view()), tools({ BUILDKITE: "true", PATH: "/nonexistent", BUILDKITE_API_TOKEN: "t", BUILDKITE_BUILD_NUMBER: "x" }));
-    expect(outcome.failures).toEqual(["buildkite-agent is not on PATH, and the REST fallback cannot run: BUILDKITE_ORGANIZATION_SLUG, BUILDKITE_PIPELINE_SLUG, BUILDKITE_BUILD_NUMBER are not set (or not valid), so the build to annotate is unknown"]);
+    let outcome = await publishToBuildkite(
+      report(view()),
+      tools({
+        ...REST_ENV,
+        PATH: "/nonexistent",
+        BUILDKITE_API_TOKEN: "t",
+        PROOFGATE_BUILDKITE_API_URL: "http://api.example.com",
+      }),
+    );
+    expect(outcome.failures).toEqual([
+      'buildkite-agent is not on PATH, and the REST fallback cannot run: PROOFGATE_BUILDKITE_API_URL "http://api.example.com" is not https (plain http only to 127.0.0.1): the token is not sent there',
+    ]);
+    outcome = await publishToBuildkite(
+      report(view()),
+      tools({ BUILDKITE: "true", PATH: "/nonexistent", BUILDKITE_API_TOKEN: "t", BUILDKITE_BUILD_NUMBER: "x" }),
+    );
+    expect(outcome.failures).toEqual([
+      "buildkite-agent is not on PATH, and the REST fallback cannot run: BUILDKITE_ORGANIZATION_SLUG, BUILDKITE_PIPELINE_SLUG, BUILDKITE_BUILD_NUMBER are not set (or not valid), so the build to annotate is unknown",
+    ]);
   });
 });

@@ -34,7 +34,8 @@ export function provenCoverageValue(provenCoverage: number | null): string {
   return provenCoverage === null || !Number.isFinite(provenCoverage) ? "none" : provenCoverage.toFixed(2);
 }
 
-const TRIM_NOTE = "\n\n> **This annotation was trimmed** to fit Buildkite's 1 MiB limit. The whole report is `report.md` (and `report.json`) in proofgate's out dir.\n";
+const TRIM_NOTE =
+  "\n\n> **This annotation was trimmed** to fit Buildkite's 1 MiB limit. The whole report is `report.md` (and `report.json`) in proofgate's out dir.\n";
 
 /**
  * The Markdown cut to at most `maxBytes` of UTF-8, at a line end, with a note saying so; a
@@ -68,7 +69,11 @@ function annotationBody(report: PublishableReport): string {
 }
 
 /** Publishes the report to the Buildkite build this job belongs to. Never throws for a publishing failure. */
-export async function publishToBuildkite(report: PublishableReport, tools: PublishTools, options: BuildkitePublishOptions = {}): Promise<PublishOutcome> {
+export async function publishToBuildkite(
+  report: PublishableReport,
+  tools: PublishTools,
+  options: BuildkitePublishOptions = {},
+): Promise<PublishOutcome> {
   const run = options.runAgent ?? agentRunner(tools.env);
   const outcome: PublishOutcome = { published: [], failures: [] };
   const decision = publishedDecision(report);
@@ -81,7 +86,8 @@ export async function publishToBuildkite(report: PublishableReport, tools: Publi
     await publishWithoutAgent(body, style, tools, options, outcome);
     return outcome;
   }
-  if (annotated.code === 0 && annotated.signal === null && annotated.error === undefined) outcome.published.push(`annotation ${ANNOTATION_CONTEXT} (${style})`);
+  if (annotated.code === 0 && annotated.signal === null && annotated.error === undefined)
+    outcome.published.push(`annotation ${ANNOTATION_CONTEXT} (${style})`);
   else outcome.failures.push(`buildkite-agent annotate ${describeAgentFailure(annotated)}`);
 
   const values: [string, string][] = [
@@ -90,18 +96,28 @@ export async function publishToBuildkite(report: PublishableReport, tools: Publi
   ];
   for (const [key, value] of values) {
     const set = await run(["meta-data", "set", key, value]);
-    if (set.missing) outcome.failures.push(`buildkite-agent meta-data set ${key}: buildkite-agent is no longer on PATH`);
-    else if (set.code === 0 && set.signal === null && set.error === undefined) outcome.published.push(`meta-data ${key}=${value}`);
+    if (set.missing)
+      outcome.failures.push(`buildkite-agent meta-data set ${key}: buildkite-agent is no longer on PATH`);
+    else if (set.code === 0 && set.signal === null && set.error === undefined)
+      outcome.published.push(`meta-data ${key}=${value}`);
     else outcome.failures.push(`buildkite-agent meta-data set ${key} ${describeAgentFailure(set)}`);
   }
   return outcome;
 }
 
 /** No agent in this job: the annotation through the REST API when a token is given, else a note. Meta-data needs the agent. */
-async function publishWithoutAgent(body: string, style: "success" | "error", tools: PublishTools, options: BuildkitePublishOptions, outcome: PublishOutcome): Promise<void> {
+async function publishWithoutAgent(
+  body: string,
+  style: "success" | "error",
+  tools: PublishTools,
+  options: BuildkitePublishOptions,
+  outcome: PublishOutcome,
+): Promise<void> {
   const settings = restSettings(tools.env);
   if (!settings.ok && !settings.tokenGiven) {
-    tools.log(`buildkite-agent is not on PATH and ${settings.why}: no annotation or meta-data was published (the report is report.md in the out dir)`);
+    tools.log(
+      `buildkite-agent is not on PATH and ${settings.why}: no annotation or meta-data was published (the report is report.md in the out dir)`,
+    );
     return;
   }
   if (!settings.ok) {
@@ -114,5 +130,7 @@ async function publishWithoutAgent(body: string, style: "success" | "error", too
   } catch (error) {
     outcome.failures.push(`the REST annotation failed: ${error instanceof Error ? error.message : String(error)}`);
   }
-  tools.log(`buildkite-agent is not on PATH: meta-data ${META_DATA_KEYS.decision} and ${META_DATA_KEYS.provenCoverage} were not set (only the agent can set meta-data)`);
+  tools.log(
+    `buildkite-agent is not on PATH: meta-data ${META_DATA_KEYS.decision} and ${META_DATA_KEYS.provenCoverage} were not set (only the agent can set meta-data)`,
+  );
 }

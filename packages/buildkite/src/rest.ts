@@ -22,7 +22,8 @@ export interface BuildAddress {
 }
 
 /** The REST settings from the environment, or why there are none. */
-export type RestSettings = { ok: true; token: string; apiUrl: string; build: BuildAddress } | { ok: false; why: string; tokenGiven: boolean };
+export type RestSettings =
+  { ok: true; token: string; apiUrl: string; build: BuildAddress } | { ok: false; why: string; tokenGiven: boolean };
 
 /**
  * The token (`BUILDKITE_API_TOKEN`, else `PROOFGATE_BUILDKITE_TOKEN`), the API's base URL
@@ -32,7 +33,8 @@ export type RestSettings = { ok: true; token: string; apiUrl: string; build: Bui
  */
 export function restSettings(env: Env): RestSettings {
   const token = (env.BUILDKITE_API_TOKEN ?? "").trim() || (env.PROOFGATE_BUILDKITE_TOKEN ?? "").trim();
-  if (token === "") return { ok: false, why: "no BUILDKITE_API_TOKEN (or PROOFGATE_BUILDKITE_TOKEN) is set", tokenGiven: false };
+  if (token === "")
+    return { ok: false, why: "no BUILDKITE_API_TOKEN (or PROOFGATE_BUILDKITE_TOKEN) is set", tokenGiven: false };
   const apiUrl = (env.PROOFGATE_BUILDKITE_API_URL ?? "").trim() || DEFAULT_API_URL;
   let parsed: URL;
   try {
@@ -42,13 +44,26 @@ export function restSettings(env: Env): RestSettings {
   }
   const loopback = ["127.0.0.1", "localhost", "[::1]"].includes(parsed.hostname);
   if (parsed.protocol !== "https:" && !(parsed.protocol === "http:" && loopback)) {
-    return { ok: false, why: `PROOFGATE_BUILDKITE_API_URL ${JSON.stringify(apiUrl)} is not https (plain http only to 127.0.0.1): the token is not sent there`, tokenGiven: true };
+    return {
+      ok: false,
+      why: `PROOFGATE_BUILDKITE_API_URL ${JSON.stringify(apiUrl)} is not https (plain http only to 127.0.0.1): the token is not sent there`,
+      tokenGiven: true,
+    };
   }
   const organization = (env.BUILDKITE_ORGANIZATION_SLUG ?? "").trim();
   const pipeline = (env.BUILDKITE_PIPELINE_SLUG ?? "").trim();
   const number = (env.BUILDKITE_BUILD_NUMBER ?? "").trim();
-  const missing = [!organization && "BUILDKITE_ORGANIZATION_SLUG", !pipeline && "BUILDKITE_PIPELINE_SLUG", !/^[0-9]+$/.test(number) && "BUILDKITE_BUILD_NUMBER"].filter(Boolean);
-  if (missing.length > 0) return { ok: false, why: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set (or not valid), so the build to annotate is unknown`, tokenGiven: true };
+  const missing = [
+    !organization && "BUILDKITE_ORGANIZATION_SLUG",
+    !pipeline && "BUILDKITE_PIPELINE_SLUG",
+    !/^[0-9]+$/.test(number) && "BUILDKITE_BUILD_NUMBER",
+  ].filter(Boolean);
+  if (missing.length > 0)
+    return {
+      ok: false,
+      why: `${missing.join(", ")} ${missing.length === 1 ? "is" : "are"} not set (or not valid), so the build to annotate is unknown`,
+      tokenGiven: true,
+    };
   return { ok: true, token, apiUrl: apiUrl.replace(/\/+$/, ""), build: { organization, pipeline, number } };
 }
 
@@ -62,17 +77,28 @@ export function annotationsUrl(apiUrl: string, build: BuildAddress): string {
  * Creates (or, for the same context, replaces) the build's annotation. Resolves to the URL on
  * 201 Created; rejects with the status and the start of the response body otherwise.
  */
-export async function createAnnotation(settings: Extract<RestSettings, { ok: true }>, annotation: AnnotationRequest, fetchImpl: typeof fetch = fetch): Promise<string> {
+export async function createAnnotation(
+  settings: Extract<RestSettings, { ok: true }>,
+  annotation: AnnotationRequest,
+  fetchImpl: typeof fetch = fetch,
+): Promise<string> {
   const url = annotationsUrl(settings.apiUrl, settings.build);
   const response = await fetchImpl(url, {
     method: "POST",
-    headers: { authorization: `Bearer ${settings.token}`, "content-type": "application/json", accept: "application/json" },
+    headers: {
+      authorization: `Bearer ${settings.token}`,
+      "content-type": "application/json",
+      accept: "application/json",
+    },
     body: JSON.stringify({ body: annotation.body, style: annotation.style, context: annotation.context }),
     signal: AbortSignal.timeout(60_000),
   });
   if (response.status !== 201) {
     const text = (await response.text().catch(() => "")).replace(/\s+/g, " ").trim().slice(0, 200);
-    const hint = response.status === 401 || response.status === 403 ? " (the token needs the write_builds scope and access to this pipeline)" : "";
+    const hint =
+      response.status === 401 || response.status === 403
+        ? " (the token needs the write_builds scope and access to this pipeline)"
+        : "";
     throw new Error(`POST ${url} returned ${response.status}${hint}${text ? `: ${text}` : ""}`);
   }
   return url;

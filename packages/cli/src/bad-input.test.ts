@@ -75,9 +75,13 @@ const coverage = (totals: string, meta = '{"format": 3}'): string => `{"meta": $
 
 /** A real SQLite database in coverage.py's shape (a `.coverage` data file), written with sql.js. */
 const SQLITE_DATA_FILE: Buffer = await (async () => {
-  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm") });
+  const SQL = await initSqlJs({
+    locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm"),
+  });
   const db = new SQL.Database();
-  db.run("CREATE TABLE coverage_schema (version integer); INSERT INTO coverage_schema VALUES (7); CREATE TABLE meta (key text, value text, unique (key)); INSERT INTO meta VALUES ('version', '6.5.0');");
+  db.run(
+    "CREATE TABLE coverage_schema (version integer); INSERT INTO coverage_schema VALUES (7); CREATE TABLE meta (key text, value text, unique (key)); INSERT INTO meta VALUES ('version', '6.5.0');",
+  );
   const bytes = Buffer.from(db.export());
   db.close();
   return bytes;
@@ -101,107 +105,469 @@ const ENTITY_COBERTURA = `<?xml version="1.0" ?>
 // deselect and ledger lint take turns, so the suite stays quick.
 const ledgerCases: BadInput[] = (
   [
-  { name: "ledger: invalid TOML", files: { "freeze.toml": 'version = 1\nmax_active_leases = 2\n[[leases]\nnodeid = "x"\n' }, where: "freeze.toml:3: ", says: "not valid TOML" },
-  { name: "ledger: unterminated string", files: { "freeze.toml": 'version = 1\nmax_active_leases = "2\n' }, where: "freeze.toml:2: ", says: "not valid TOML" },
-  { name: "ledger: unknown top-level key", files: { "freeze.toml": "version = 1\nmax_active_leases = 2\nmax_leases = 3\n" }, where: "freeze.toml:3: ", says: "unknown top-level key `max_leases`" },
-  { name: "ledger: unknown lease key", files: { "freeze.toml": lease(`${LEASE_OK}expires = "2099-01-01"\ncolour = "red"\n`) }, where: "freeze.toml:8: ", says: "unknown key `colour`" },
-  { name: "ledger: missing reason", files: { "freeze.toml": lease('nodeid = "tests/test_a.py::test_flaky"\nowner = "alice"\nexpires = "2099-01-01"\n') }, where: "freeze.toml:3: ", says: "`reason` is missing" },
-  { name: "ledger: missing expires", files: { "freeze.toml": lease(LEASE_OK) }, where: "freeze.toml:3: ", says: "`expires` is missing" },
-  { name: "ledger: missing version", files: { "freeze.toml": "max_active_leases = 2\n" }, where: "freeze.toml:1: ", says: "`version` is missing" },
-  { name: "ledger: version 2", files: { "freeze.toml": "version = 2\nmax_active_leases = 2\n" }, where: "freeze.toml:1: ", says: "this proofgate reads version 1" },
-  { name: "ledger: impossible date as a string", files: { "freeze.toml": lease(`${LEASE_OK}expires = "2026-02-30"\n`) }, where: "freeze.toml:7: ", says: "a day that does not exist" },
-  // smol-toml rolls a bare 2026-02-30 over to 2026-03-02; the gate must not.
-  { name: "ledger: impossible date as a TOML local date", files: { "freeze.toml": lease(`${LEASE_OK}expires = 2026-02-30\n`) }, where: "freeze.toml:7: ", says: "a day that does not exist" },
-  { name: "ledger: impossible created date", files: { "freeze.toml": lease(`${LEASE_OK}expires = 2099-01-01\ncreated = 2025-04-31\n`) }, where: "freeze.toml:8: ", says: "a day that does not exist" },
-  { name: "ledger: date in another shape", files: { "freeze.toml": lease(`${LEASE_OK}expires = "31/01/2099"\n`) }, where: "freeze.toml:7: ", says: "not a YYYY-MM-DD date" },
-  { name: "ledger: expires as a date-time", files: { "freeze.toml": lease(`${LEASE_OK}expires = 2099-01-01T10:00:00Z\n`) }, where: "freeze.toml:7: ", says: "must be a calendar date" },
-  { name: "ledger: created after expires", files: { "freeze.toml": lease(`${LEASE_OK}expires = "2099-01-01"\ncreated = "2099-02-01"\n`) }, where: "freeze.toml:8: ", says: "is after `expires`" },
-  {
-    name: "ledger: duplicate nodeid",
-    files: { "freeze.toml": `${lease(`${LEASE_OK}expires = "2099-01-01"\n`)}\n[[leases]]\n${LEASE_OK}expires = "2099-02-01"\n` },
-    where: "freeze.toml:9: ",
-    says: "repeats lease #1 at line 3",
-  },
-  { name: "ledger: max_active_leases is a string", files: { "freeze.toml": 'version = 1\nmax_active_leases = "two"\n' }, where: "freeze.toml:2: ", says: "must be a whole number >= 0" },
-  { name: "ledger: max_active_leases is negative", files: { "freeze.toml": "version = 1\nmax_active_leases = -1\n" }, where: "freeze.toml:2: ", says: "must be a whole number >= 0" },
-  { name: "ledger: max_active_leases is a float", files: { "freeze.toml": "version = 1\nmax_active_leases = 2.5\n" }, where: "freeze.toml:2: ", says: "must be a whole number >= 0" },
-  { name: "ledger: reject_if_expired is a string", files: { "freeze.toml": 'version = 1\nmax_active_leases = 2\nreject_if_expired = "yes"\n' }, where: "freeze.toml:3: ", says: "must be true or false" },
-  { name: "ledger: owner is a number", files: { "freeze.toml": lease('nodeid = "tests/test_a.py::test_flaky"\nowner = 5\nreason = "race"\nexpires = "2099-01-01"\n') }, where: "freeze.toml:5: ", says: "`owner` must be a string" },
-  { name: "ledger: empty nodeid", files: { "freeze.toml": lease('nodeid = ""\nowner = "alice"\nreason = "race"\nexpires = "2099-01-01"\n') }, where: "freeze.toml:4: ", says: "`nodeid` is empty" },
-  { name: "ledger: leases is a string", files: { "freeze.toml": 'version = 1\nmax_active_leases = 2\nleases = "none"\n' }, where: "freeze.toml:3: ", says: "`leases` must be an array of tables" },
-  { name: "ledger: empty file", files: { "freeze.toml": "" }, where: "freeze.toml: ", says: "the ledger is empty" },
-  { name: "ledger: only whitespace", files: { "freeze.toml": "\n  \n\t\n" }, where: "freeze.toml: ", says: "the ledger is empty" },
-  { name: "ledger: a folder instead of a file", files: { "freeze.toml": FOLDER }, where: "freeze.toml: ", says: "is a folder, not a file" },
-  { name: "ledger: default file missing", files: { "freeze.toml": ABSENT }, where: "freeze.toml: ", says: "does not exist" },
-  { name: "ledger: --freeze names a missing file", flags: ["--freeze", "ledgers/nope.toml"], where: "ledgers/nope.toml: ", says: "does not exist" },
-  { name: "ledger: not UTF-8", files: { "freeze.toml": Buffer.from(`version = 1\nmax_active_leases = 2\n# caf\xe9\n`, "latin1") }, where: "freeze.toml: ", says: "not UTF-8" },
+    {
+      name: "ledger: invalid TOML",
+      files: { "freeze.toml": 'version = 1\nmax_active_leases = 2\n[[leases]\nnodeid = "x"\n' },
+      where: "freeze.toml:3: ",
+      says: "not valid TOML",
+    },
+    {
+      name: "ledger: unterminated string",
+      files: { "freeze.toml": 'version = 1\nmax_active_leases = "2\n' },
+      where: "freeze.toml:2: ",
+      says: "not valid TOML",
+    },
+    {
+      name: "ledger: unknown top-level key",
+      files: { "freeze.toml": "version = 1\nmax_active_leases = 2\nmax_leases = 3\n" },
+      where: "freeze.toml:3: ",
+      says: "unknown top-level key `max_leases`",
+    },
+    {
+      name: "ledger: unknown lease key",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = "2099-01-01"\ncolour = "red"\n`) },
+      where: "freeze.toml:8: ",
+      says: "unknown key `colour`",
+    },
+    {
+      name: "ledger: missing reason",
+      files: {
+        "freeze.toml": lease('nodeid = "tests/test_a.py::test_flaky"\nowner = "alice"\nexpires = "2099-01-01"\n'),
+      },
+      where: "freeze.toml:3: ",
+      says: "`reason` is missing",
+    },
+    {
+      name: "ledger: missing expires",
+      files: { "freeze.toml": lease(LEASE_OK) },
+      where: "freeze.toml:3: ",
+      says: "`expires` is missing",
+    },
+    {
+      name: "ledger: missing version",
+      files: { "freeze.toml": "max_active_leases = 2\n" },
+      where: "freeze.toml:1: ",
+      says: "`version` is missing",
+    },
+    {
+      name: "ledger: version 2",
+      files: { "freeze.toml": "version = 2\nmax_active_leases = 2\n" },
+      where: "freeze.toml:1: ",
+      says: "this proofgate reads version 1",
+    },
+    {
+      name: "ledger: impossible date as a string",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = "2026-02-30"\n`) },
+      where: "freeze.toml:7: ",
+      says: "a day that does not exist",
+    },
+    // smol-toml rolls a bare 2026-02-30 over to 2026-03-02; the gate must not.
+    {
+      name: "ledger: impossible date as a TOML local date",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = 2026-02-30\n`) },
+      where: "freeze.toml:7: ",
+      says: "a day that does not exist",
+    },
+    {
+      name: "ledger: impossible created date",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = 2099-01-01\ncreated = 2025-04-31\n`) },
+      where: "freeze.toml:8: ",
+      says: "a day that does not exist",
+    },
+    {
+      name: "ledger: date in another shape",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = "31/01/2099"\n`) },
+      where: "freeze.toml:7: ",
+      says: "not a YYYY-MM-DD date",
+    },
+    {
+      name: "ledger: expires as a date-time",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = 2099-01-01T10:00:00Z\n`) },
+      where: "freeze.toml:7: ",
+      says: "must be a calendar date",
+    },
+    {
+      name: "ledger: created after expires",
+      files: { "freeze.toml": lease(`${LEASE_OK}expires = "2099-01-01"\ncreated = "2099-02-01"\n`) },
+      where: "freeze.toml:8: ",
+      says: "is after `expires`",
+    },
+    {
+      name: "ledger: duplicate nodeid",
+      files: {
+        "freeze.toml": `${lease(`${LEASE_OK}expires = "2099-01-01"\n`)}\n[[leases]]\n${LEASE_OK}expires = "2099-02-01"\n`,
+      },
+      where: "freeze.toml:9: ",
+      says: "repeats lease #1 at line 3",
+    },
+    {
+      name: "ledger: max_active_leases is a string",
+      files: { "freeze.toml": 'version = 1\nmax_active_leases = "two"\n' },
+      where: "freeze.toml:2: ",
+      says: "must be a whole number >= 0",
+    },
+    {
+      name: "ledger: max_active_leases is negative",
+      files: { "freeze.toml": "version = 1\nmax_active_leases = -1\n" },
+      where: "freeze.toml:2: ",
+      says: "must be a whole number >= 0",
+    },
+    {
+      name: "ledger: max_active_leases is a float",
+      files: { "freeze.toml": "version = 1\nmax_active_leases = 2.5\n" },
+      where: "freeze.toml:2: ",
+      says: "must be a whole number >= 0",
+    },
+    {
+      name: "ledger: reject_if_expired is a string",
+      files: { "freeze.toml": 'version = 1\nmax_active_leases = 2\nreject_if_expired = "yes"\n' },
+      where: "freeze.toml:3: ",
+      says: "must be true or false",
+    },
+    {
+      name: "ledger: owner is a number",
+      files: {
+        "freeze.toml": lease(
+          'nodeid = "tests/test_a.py::test_flaky"\nowner = 5\nreason = "race"\nexpires = "2099-01-01"\n',
+        ),
+      },
+      where: "freeze.toml:5: ",
+      says: "`owner` must be a string",
+    },
+    {
+      name: "ledger: empty nodeid",
+      files: { "freeze.toml": lease('nodeid = ""\nowner = "alice"\nreason = "race"\nexpires = "2099-01-01"\n') },
+      where: "freeze.toml:4: ",
+      says: "`nodeid` is empty",
+    },
+    {
+      name: "ledger: leases is a string",
+      files: { "freeze.toml": 'version = 1\nmax_active_leases = 2\nleases = "none"\n' },
+      where: "freeze.toml:3: ",
+      says: "`leases` must be an array of tables",
+    },
+    { name: "ledger: empty file", files: { "freeze.toml": "" }, where: "freeze.toml: ", says: "the ledger is empty" },
+    {
+      name: "ledger: only whitespace",
+      files: { "freeze.toml": "\n  \n\t\n" },
+      where: "freeze.toml: ",
+      says: "the ledger is empty",
+    },
+    {
+      name: "ledger: a folder instead of a file",
+      files: { "freeze.toml": FOLDER },
+      where: "freeze.toml: ",
+      says: "is a folder, not a file",
+    },
+    {
+      name: "ledger: default file missing",
+      files: { "freeze.toml": ABSENT },
+      where: "freeze.toml: ",
+      says: "does not exist",
+    },
+    {
+      name: "ledger: --freeze names a missing file",
+      flags: ["--freeze", "ledgers/nope.toml"],
+      where: "ledgers/nope.toml: ",
+      says: "does not exist",
+    },
+    {
+      name: "ledger: not UTF-8",
+      files: { "freeze.toml": Buffer.from(`version = 1\nmax_active_leases = 2\n# caf\xe9\n`, "latin1") },
+      where: "freeze.toml: ",
+      says: "not UTF-8",
+    },
   ] satisfies CaseSpec[]
 ).map((c, i) => ({ commands: ["decide", i % 2 === 0 ? "ledger lint" : "deselect"] as const, ...c }));
 
 const universeCases: BadInput[] = (
   [
-  { name: "universe: empty file", files: { "collected.txt": "" }, where: "collected.txt: ", says: "the test universe is empty" },
-  { name: "universe: no tests collected", files: { "collected.txt": "\nno tests collected in 0.01s\n" }, where: "collected.txt:2: ", says: "no tests were collected" },
-  {
-    name: "universe: count mismatch (truncated)",
-    files: { "collected.txt": "tests/test_a.py::test_flaky\ntests/test_a.py::test_ok\n\n3 tests collected in 0.01s\n" },
-    where: "collected.txt:4: ",
-    says: "the summary says 3 tests but the file lists 2 ids",
-  },
-  { name: "universe: no summary line", files: { "collected.txt": "tests/test_a.py::test_flaky\ntests/test_a.py::test_ok\n" }, where: "collected.txt:", says: "no pytest summary line" },
-  { name: "universe: tree output without -q", files: { "collected.txt": "<Dir pg>\n  <Module tests/test_a.py>\n    <Function test_flaky>\n\n1 test collected in 0.01s\n" }, where: "collected.txt:1: ", says: "tree output" },
-  { name: "universe: -qq output", files: { "collected.txt": "tests/test_a.py: 2\ntests/test_b.py: 1\n\n3 tests collected in 0.01s\n" }, where: "collected.txt:1: ", says: "`-qq` output" },
-  { name: "universe: a deselected subset", files: { "collected.txt": "tests/test_a.py::test_flaky\n\n1/3 tests collected (2 deselected) in 0.01s\n" }, where: "collected.txt:3: ", says: "2 tests deselected" },
-  { name: "universe: a line that is not a test id", files: { "collected.txt": "tests/test_a.py::test_flaky\nhello world\n\n2 tests collected in 0.01s\n" }, where: "collected.txt:2: ", says: "not a test id" },
-  { name: "universe: text after the summary", files: { "collected.txt": `${GOOD_UNIVERSE}tests/test_c.py::test_late\n` }, where: "collected.txt:6: ", says: "summary line" },
-  { name: "universe: not UTF-8", files: { "collected.txt": Buffer.from("tests/test_a.py::test_flaky[caf\xe9]\n\n1 test collected in 0.01s\n", "latin1") }, where: "collected.txt: ", says: "not UTF-8" },
-  { name: "universe: a folder", files: { "collected.txt": FOLDER }, where: "collected.txt: ", says: "is a folder" },
-  { name: "universe: default file missing", files: { "collected.txt": ABSENT }, where: "collected.txt: ", says: "does not exist" },
+    {
+      name: "universe: empty file",
+      files: { "collected.txt": "" },
+      where: "collected.txt: ",
+      says: "the test universe is empty",
+    },
+    {
+      name: "universe: no tests collected",
+      files: { "collected.txt": "\nno tests collected in 0.01s\n" },
+      where: "collected.txt:2: ",
+      says: "no tests were collected",
+    },
+    {
+      name: "universe: count mismatch (truncated)",
+      files: {
+        "collected.txt": "tests/test_a.py::test_flaky\ntests/test_a.py::test_ok\n\n3 tests collected in 0.01s\n",
+      },
+      where: "collected.txt:4: ",
+      says: "the summary says 3 tests but the file lists 2 ids",
+    },
+    {
+      name: "universe: no summary line",
+      files: { "collected.txt": "tests/test_a.py::test_flaky\ntests/test_a.py::test_ok\n" },
+      where: "collected.txt:",
+      says: "no pytest summary line",
+    },
+    {
+      name: "universe: tree output without -q",
+      files: {
+        "collected.txt":
+          "<Dir pg>\n  <Module tests/test_a.py>\n    <Function test_flaky>\n\n1 test collected in 0.01s\n",
+      },
+      where: "collected.txt:1: ",
+      says: "tree output",
+    },
+    {
+      name: "universe: -qq output",
+      files: { "collected.txt": "tests/test_a.py: 2\ntests/test_b.py: 1\n\n3 tests collected in 0.01s\n" },
+      where: "collected.txt:1: ",
+      says: "`-qq` output",
+    },
+    {
+      name: "universe: a deselected subset",
+      files: { "collected.txt": "tests/test_a.py::test_flaky\n\n1/3 tests collected (2 deselected) in 0.01s\n" },
+      where: "collected.txt:3: ",
+      says: "2 tests deselected",
+    },
+    {
+      name: "universe: a line that is not a test id",
+      files: { "collected.txt": "tests/test_a.py::test_flaky\nhello world\n\n2 tests collected in 0.01s\n" },
+      where: "collected.txt:2: ",
+      says: "not a test id",
+    },
+    {
+      name: "universe: text after the summary",
+      files: { "collected.txt": `${GOOD_UNIVERSE}tests/test_c.py::test_late\n` },
+      where: "collected.txt:6: ",
+      says: "summary line",
+    },
+    {
+      name: "universe: not UTF-8",
+      files: {
+        "collected.txt": Buffer.from("tests/test_a.py::test_flaky[caf\xe9]\n\n1 test collected in 0.01s\n", "latin1"),
+      },
+      where: "collected.txt: ",
+      says: "not UTF-8",
+    },
+    { name: "universe: a folder", files: { "collected.txt": FOLDER }, where: "collected.txt: ", says: "is a folder" },
+    {
+      name: "universe: default file missing",
+      files: { "collected.txt": ABSENT },
+      where: "collected.txt: ",
+      says: "does not exist",
+    },
   ] satisfies CaseSpec[]
 ).map((c) => ({ commands: READS_UNIVERSE, ...c }));
 
 const coverageCases: BadInput[] = (
   [
-  { name: "coverage: no totals", files: { "proven_coverage.json": '{"meta": {"format": 3}, "files": {}}\n' }, where: "proven_coverage.json: ", says: "no `totals`" },
-  { name: "coverage: truncated JSON", files: { "proven_coverage.json": '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_sta' }, where: "proven_coverage.json:1: ", says: "not valid JSON" },
-  { name: "coverage: empty file", files: { "proven_coverage.json": "" }, where: "proven_coverage.json: ", says: "the coverage report is empty" },
-  { name: "coverage: non-numeric count", files: { "proven_coverage.json": coverage('{"covered_lines": "80", "num_statements": 100, "percent_covered": 80.0}') }, where: "proven_coverage.json: ", says: "`totals.covered_lines` must be a whole number" },
-  { name: "coverage: non-numeric percent", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": "80"}') }, where: "proven_coverage.json: ", says: "`totals.percent_covered` must be a number" },
-  { name: "coverage: NaN percent", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": NaN}') }, where: "proven_coverage.json:", says: "not valid JSON" },
-  { name: "coverage: negative percent", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": -5}') }, where: "proven_coverage.json: ", says: "from 0 to 100" },
-  { name: "coverage: negative count", files: { "proven_coverage.json": coverage('{"covered_lines": -1, "num_statements": 100, "percent_covered": 80.0}') }, where: "proven_coverage.json: ", says: "whole number >= 0" },
-  { name: "coverage: percent over 100", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": 150}') }, where: "proven_coverage.json: ", says: "from 0 to 100" },
-  { name: "coverage: covered > statements", files: { "proven_coverage.json": coverage('{"covered_lines": 120, "num_statements": 100, "percent_covered": 100.0}') }, where: "proven_coverage.json: ", says: "exceeds `num_statements`" },
-  {
-    name: "coverage: covered branches > branches",
-    files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "num_branches": 10, "covered_branches": 20, "percent_covered": 90.0}') },
-    where: "proven_coverage.json: ",
-    says: "exceeds `num_branches`",
-  },
-  { name: "coverage: percent not matching the counts", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": 95.0}') }, where: "proven_coverage.json: ", says: "but the counts give 80" },
-  { name: "coverage: branches without covered_branches", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "num_branches": 10, "percent_covered": 80.0}') }, where: "proven_coverage.json: ", says: "`totals.covered_branches` is missing" },
-  { name: "coverage: format 99", files: { "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}', '{"format": 99}') }, where: "proven_coverage.json: ", says: "format 99" },
-  { name: "coverage: top-level array", files: { "proven_coverage.json": "[1, 2, 3]\n" }, where: "proven_coverage.json: ", says: "the top level is not an object" },
-  {
-    name: "coverage: files disagree with totals",
-    files: { "proven_coverage.json": '{"meta": {"format": 3}, "files": {"a.py": {"summary": {"num_statements": 10, "covered_lines": 10}}}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n' },
-    where: "proven_coverage.json: ",
-    says: "the files add up to 10/10 lines",
-  },
-  { name: "coverage: a folder", files: { "proven_coverage.json": FOLDER }, where: "proven_coverage.json: ", says: "is a folder" },
-  { name: "coverage: default file missing", files: { "proven_coverage.json": ABSENT }, where: "proven_coverage.json: ", says: "does not exist" },
-  { name: "coverage: not UTF-8", files: { "proven_coverage.json": Buffer.from('{"note": "caf\xe9"}\n', "latin1") }, where: "proven_coverage.json: ", says: "not UTF-8" },
-  { name: "report: LCOV without end_of_record", files: { "cov.info": "TN:\nSF:pkg/a.py\nDA:1,1\nDA:2,0\nLF:2\nLH:1\n" }, flags: ["--report", "cov.info"], where: "cov.info:2: ", says: "has no `end_of_record`" },
-  { name: "report: Cobertura with an ENTITY declaration", files: { "coverage.xml": ENTITY_COBERTURA }, flags: ["--report", "coverage.xml"], where: "coverage.xml:2: ", says: "proofgate never expands entities" },
-  { name: "report: a .coverage SQLite data file", files: { ".coverage": SQLITE_DATA_FILE }, flags: ["--report", ".coverage"], where: ".coverage: ", says: "pass it as --contexts" },
-  { name: "contexts: not a SQLite file", files: { "data.coverage": '!coverage.py: This is a private format, don\'t read it directly!{"lines": {}}' }, flags: ["--contexts", "data.coverage", "--report", "proven_coverage.json"], where: "data.coverage: ", says: "not SQLite" },
-  { name: "report: no format proofgate reads", files: { "cov.txt": "Name    Stmts   Miss  Cover\n" }, flags: ["--report", "cov.txt"], where: "cov.txt: ", says: "name the format with `--coverage-format`" },
-  { name: "results: truncated JUnit XML", files: { "results.xml": JUNIT.slice(0, 200) }, flags: ["--results", "results.xml"], where: "results.xml:1: ", says: "looks truncated" },
-  { name: "results: JUnit XML with a DOCTYPE", files: { "results.xml": `<?xml version="1.0"?>\n<!DOCTYPE testsuites SYSTEM "http://example.com/junit.dtd">\n${JUNIT.replace(/^<\?xml[^>]*>/, "")}\n` }, flags: ["--results", "results.xml"], where: "results.xml:2: ", says: "a DOCTYPE declaration" },
+    {
+      name: "coverage: no totals",
+      files: { "proven_coverage.json": '{"meta": {"format": 3}, "files": {}}\n' },
+      where: "proven_coverage.json: ",
+      says: "no `totals`",
+    },
+    {
+      name: "coverage: truncated JSON",
+      files: { "proven_coverage.json": '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_sta' },
+      where: "proven_coverage.json:1: ",
+      says: "not valid JSON",
+    },
+    {
+      name: "coverage: empty file",
+      files: { "proven_coverage.json": "" },
+      where: "proven_coverage.json: ",
+      says: "the coverage report is empty",
+    },
+    {
+      name: "coverage: non-numeric count",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": "80", "num_statements": 100, "percent_covered": 80.0}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "`totals.covered_lines` must be a whole number",
+    },
+    {
+      name: "coverage: non-numeric percent",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": "80"}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "`totals.percent_covered` must be a number",
+    },
+    {
+      name: "coverage: NaN percent",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": NaN}'),
+      },
+      where: "proven_coverage.json:",
+      says: "not valid JSON",
+    },
+    {
+      name: "coverage: negative percent",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": -5}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "from 0 to 100",
+    },
+    {
+      name: "coverage: negative count",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": -1, "num_statements": 100, "percent_covered": 80.0}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "whole number >= 0",
+    },
+    {
+      name: "coverage: percent over 100",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": 150}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "from 0 to 100",
+    },
+    {
+      name: "coverage: covered > statements",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": 120, "num_statements": 100, "percent_covered": 100.0}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "exceeds `num_statements`",
+    },
+    {
+      name: "coverage: covered branches > branches",
+      files: {
+        "proven_coverage.json": coverage(
+          '{"covered_lines": 80, "num_statements": 100, "num_branches": 10, "covered_branches": 20, "percent_covered": 90.0}',
+        ),
+      },
+      where: "proven_coverage.json: ",
+      says: "exceeds `num_branches`",
+    },
+    {
+      name: "coverage: percent not matching the counts",
+      files: {
+        "proven_coverage.json": coverage('{"covered_lines": 80, "num_statements": 100, "percent_covered": 95.0}'),
+      },
+      where: "proven_coverage.json: ",
+      says: "but the counts give 80",
+    },
+    {
+      name: "coverage: branches without covered_branches",
+      files: {
+        "proven_coverage.json": coverage(
+          '{"covered_lines": 80, "num_statements": 100, "num_branches": 10, "percent_covered": 80.0}',
+        ),
+      },
+      where: "proven_coverage.json: ",
+      says: "`totals.covered_branches` is missing",
+    },
+    {
+      name: "coverage: format 99",
+      files: {
+        "proven_coverage.json": coverage(
+          '{"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}',
+          '{"format": 99}',
+        ),
+      },
+      where: "proven_coverage.json: ",
+      says: "format 99",
+    },
+    {
+      name: "coverage: top-level array",
+      files: { "proven_coverage.json": "[1, 2, 3]\n" },
+      where: "proven_coverage.json: ",
+      says: "the top level is not an object",
+    },
+    {
+      name: "coverage: files disagree with totals",
+      files: {
+        "proven_coverage.json":
+          '{"meta": {"format": 3}, "files": {"a.py": {"summary": {"num_statements": 10, "covered_lines": 10}}}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
+      },
+      where: "proven_coverage.json: ",
+      says: "the files add up to 10/10 lines",
+    },
+    {
+      name: "coverage: a folder",
+      files: { "proven_coverage.json": FOLDER },
+      where: "proven_coverage.json: ",
+      says: "is a folder",
+    },
+    {
+      name: "coverage: default file missing",
+      files: { "proven_coverage.json": ABSENT },
+      where: "proven_coverage.json: ",
+      says: "does not exist",
+    },
+    {
+      name: "coverage: not UTF-8",
+      files: { "proven_coverage.json": Buffer.from('{"note": "caf\xe9"}\n', "latin1") },
+      where: "proven_coverage.json: ",
+      says: "not UTF-8",
+    },
+    {
+      name: "report: LCOV without end_of_record",
+      files: { "cov.info": "TN:\nSF:pkg/a.py\nDA:1,1\nDA:2,0\nLF:2\nLH:1\n" },
+      flags: ["--report", "cov.info"],
+      where: "cov.info:2: ",
+      says: "has no `end_of_record`",
+    },
+    {
+      name: "report: Cobertura with an ENTITY declaration",
+      files: { "coverage.xml": ENTITY_COBERTURA },
+      flags: ["--report", "coverage.xml"],
+      where: "coverage.xml:2: ",
+      says: "proofgate never expands entities",
+    },
+    {
+      name: "report: a .coverage SQLite data file",
+      files: { ".coverage": SQLITE_DATA_FILE },
+      flags: ["--report", ".coverage"],
+      where: ".coverage: ",
+      says: "pass it as --contexts",
+    },
+    {
+      name: "contexts: not a SQLite file",
+      files: { "data.coverage": '!coverage.py: This is a private format, don\'t read it directly!{"lines": {}}' },
+      flags: ["--contexts", "data.coverage", "--report", "proven_coverage.json"],
+      where: "data.coverage: ",
+      says: "not SQLite",
+    },
+    {
+      name: "report: no format proofgate reads",
+      files: { "cov.txt": "Name    Stmts   Miss  Cover\n" },
+      flags: ["--report", "cov.txt"],
+      where: "cov.txt: ",
+      says: "name the format with `--coverage-format`",
+    },
+    {
+      name: "results: truncated JUnit XML",
+      files: { "results.xml": JUNIT.slice(0, 200) },
+      flags: ["--results", "results.xml"],
+      where: "results.xml:1: ",
+      says: "looks truncated",
+    },
+    {
+      name: "results: JUnit XML with a DOCTYPE",
+      files: {
+        "results.xml": `<?xml version="1.0"?>\n<!DOCTYPE testsuites SYSTEM "http://example.com/junit.dtd">\n${JUNIT.replace(/^<\?xml[^>]*>/, "")}\n`,
+      },
+      flags: ["--results", "results.xml"],
+      where: "results.xml:2: ",
+      says: "a DOCTYPE declaration",
+    },
   ] satisfies CaseSpec[]
 ).map((c) => ({ commands: DECIDE, ...c }));
 
-const usage = (name: string, commands: readonly Command[], flags: string[], says: string): BadInput => ({ name, commands, flags, where: "", says });
+const usage = (name: string, commands: readonly Command[], flags: string[], says: string): BadInput => ({
+  name,
+  commands,
+  flags,
+  where: "",
+  says,
+});
 const flagCases: BadInput[] = [
   usage("flags: unknown flag", ALL, ["--bogus"], "Unknown argument: bogus"),
   usage("flags: --min-proven abc", DECIDE, ["--min-proven", "abc"], '--min-proven "abc" is not a percentage'),
@@ -209,26 +575,76 @@ const flagCases: BadInput[] = [
   usage("flags: --min-proven 150", DECIDE, ["--min-proven", "150"], '--min-proven "150" is not a percentage'),
   usage("flags: --min-proven -1", DECIDE, ["--min-proven", "-1"], '--min-proven "-1" is not a percentage'),
   usage("flags: --min-proven Infinity", DECIDE, ["--min-proven", "Infinity"], "is not a percentage"),
-  usage("flags: --fixture-delta 1.5", DECIDE, ["--fixture-delta", "1.5"], '--fixture-delta "1.5" is not a whole number'),
+  usage(
+    "flags: --fixture-delta 1.5",
+    DECIDE,
+    ["--fixture-delta", "1.5"],
+    '--fixture-delta "1.5" is not a whole number',
+  ),
   usage("flags: --fixture-delta -1", DECIDE, ["--fixture-delta", "-1"], '--fixture-delta "-1" is not a whole number'),
   usage("flags: --fixture-delta x", DECIDE, ["--fixture-delta", "x"], '--fixture-delta "x" is not a whole number'),
   usage("flags: --property-failures 1e3", DECIDE, ["--property-failures", "1e3"], "is not a whole number"),
   usage("flags: --agent-added-leases empty", DECIDE, ["--agent-added-leases", ""], "is not a whole number"),
-  usage("flags: --coverage given twice", DECIDE, ["--coverage", "a.json", "--coverage", "b.json"], "--coverage was given 2 times"),
-  usage("flags: --freeze given twice", ALL, ["--freeze", "freeze.toml", "--freeze", "other.toml"], "--freeze was given 2 times"),
+  usage(
+    "flags: --coverage given twice",
+    DECIDE,
+    ["--coverage", "a.json", "--coverage", "b.json"],
+    "--coverage was given 2 times",
+  ),
+  usage(
+    "flags: --freeze given twice",
+    ALL,
+    ["--freeze", "freeze.toml", "--freeze", "other.toml"],
+    "--freeze was given 2 times",
+  ),
   usage("flags: --today 2026-02-30", ALL, ["--today", "2026-02-30"], '--today "2026-02-30" is not a YYYY-MM-DD date'),
   usage("flags: --today in another shape", ALL, ["--today", "02/12/2026"], "is not a YYYY-MM-DD date"),
   usage("flags: --format nope", ["deselect"], ["--format", "nope"], "Invalid values"),
-  usage("flags: --format plugin without --out", ["deselect"], ["--format", "plugin"], "--format plugin needs --out PATH.py"),
-  usage("flags: --format plugin with a non-module file name", ["deselect"], ["--format", "plugin", "--out", "out/proofgate-frozen.py"], "is not a Python module file name"),
-  usage("flags: --format plugin with a file that is not .py", ["deselect"], ["--format", "plugin", "--out", "frozen.txt"], "is not a Python module file name"),
-  usage("flags: --min-proven without its value", DECIDE, ["--min-proven"], "Not enough arguments following: min-proven"),
+  usage(
+    "flags: --format plugin without --out",
+    ["deselect"],
+    ["--format", "plugin"],
+    "--format plugin needs --out PATH.py",
+  ),
+  usage(
+    "flags: --format plugin with a non-module file name",
+    ["deselect"],
+    ["--format", "plugin", "--out", "out/proofgate-frozen.py"],
+    "is not a Python module file name",
+  ),
+  usage(
+    "flags: --format plugin with a file that is not .py",
+    ["deselect"],
+    ["--format", "plugin", "--out", "frozen.txt"],
+    "is not a Python module file name",
+  ),
+  usage(
+    "flags: --min-proven without its value",
+    DECIDE,
+    ["--min-proven"],
+    "Not enough arguments following: min-proven",
+  ),
   usage("flags: --freeze without its value", ALL, ["--freeze"], "Not enough arguments following: freeze"),
   usage("flags: --today without its value", ALL, ["--today"], "Not enough arguments following: today"),
-  usage("flags: --contexts with two --report", DECIDE, ["--contexts", ".coverage", "--report", "a.json", "--report", "b.json"], "--contexts needs exactly one --report"),
+  usage(
+    "flags: --contexts with two --report",
+    DECIDE,
+    ["--contexts", ".coverage", "--report", "a.json", "--report", "b.json"],
+    "--contexts needs exactly one --report",
+  ),
   usage("flags: --shards 0", DECIDE, ["--shards", "0"], "--shards must be at least 1"),
-  usage("flags: --shards x", DECIDE, ["--shards", "x"], '--shards "x" is not a whole number >= 1. Fix: write e.g. --shards 1'),
-  usage("flags: --coverage-format nope", DECIDE, ["--coverage-format", "nope"], '--coverage-format "nope" is not one of coveragepy-json, lcov, cobertura'),
+  usage(
+    "flags: --shards x",
+    DECIDE,
+    ["--shards", "x"],
+    '--shards "x" is not a whole number >= 1. Fix: write e.g. --shards 1',
+  ),
+  usage(
+    "flags: --coverage-format nope",
+    DECIDE,
+    ["--coverage-format", "nope"],
+    '--coverage-format "nope" is not one of coveragepy-json, lcov, cobertura',
+  ),
 ];
 
 interface Run {
@@ -242,7 +658,12 @@ function runBundle(cwd: string, argv: string[]): Promise<Run> {
   const env = { ...process.env };
   delete env.PROOFGATE_DEBUG;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BUNDLE, ...argv], { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: 30_000 });
+    const child = spawn(process.execPath, [BUNDLE, ...argv], {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 30_000,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
@@ -274,7 +695,10 @@ function expectInputError(expect: ExpectStatic, r: Run, command: Command, c: Bad
   const lines = r.stderr.split("\n").filter((l) => l !== "");
   expect(lines.length, context).toBeGreaterThan(0);
   expect(lines[0], context).toMatch(/^proofgate: error: /);
-  expect(lines[0]!.startsWith(`proofgate: error: ${c.where}`), `first line must name ${JSON.stringify(c.where)}\n${context}`).toBe(true);
+  expect(
+    lines[0]!.startsWith(`proofgate: error: ${c.where}`),
+    `first line must name ${JSON.stringify(c.where)}\n${context}`,
+  ).toBe(true);
   expect(lines[0], context).toContain(c.says);
   // One line per problem: a continuation line would not start with the program's name.
   for (const line of lines) expect(line, context).toMatch(/^proofgate: /);
@@ -319,11 +743,14 @@ describe.concurrent("bad input exits 2 with one named line per problem, never ME
     expect(runs[1]!.stdout).toContain('"decision": "MERGE"');
   });
 
-  it.for(runs.map(({ command, c }) => [`${command}: ${c.name}`, command, c] as const))("%s", async ([, command, c], { expect }) => {
-    const dir = folderWith(c.files);
-    const r = await runBundle(dir, [...command.split(" "), ...(c.flags ?? [])]);
-    expectInputError(expect, r, command, c);
-  });
+  it.for(runs.map(({ command, c }) => [`${command}: ${c.name}`, command, c] as const))(
+    "%s",
+    async ([, command, c], { expect }) => {
+      const dir = folderWith(c.files);
+      const r = await runBundle(dir, [...command.split(" "), ...(c.flags ?? [])]);
+      expectInputError(expect, r, command, c);
+    },
+  );
 
   it("an unknown command exits 2 and prints nothing on stdout", async ({ expect }) => {
     const r = await runBundle(folderWith(), ["merge-it"]);
@@ -343,26 +770,41 @@ describe.concurrent("bad input exits 2 with one named line per problem, never ME
   it("a bad --collected for `ledger lint` names that file", async ({ expect }) => {
     const dir = folderWith({ "bad.txt": "tests/test_a.py::test_flaky\n" });
     const r = await runBundle(dir, ["ledger", "lint", "--collected", "bad.txt"]);
-    expectInputError(expect, r, "ledger lint", { name: "", commands: [], where: "bad.txt:", says: "no pytest summary line" });
+    expectInputError(expect, r, "ledger lint", {
+      name: "",
+      commands: [],
+      where: "bad.txt:",
+      says: "no pytest summary line",
+    });
   });
 
   it("every problem in a ledger gets its own line, each with its line number", async ({ expect }) => {
     const dir = folderWith({
-      "freeze.toml": 'version = 1\nmax_active_leases = 2\nfoo = 1\n[[leases]]\nnodeid = "tests/test_a.py::test_flaky"\nowner = 7\nreason = "race"\nexpires = "2026-02-30"\n',
+      "freeze.toml":
+        'version = 1\nmax_active_leases = 2\nfoo = 1\n[[leases]]\nnodeid = "tests/test_a.py::test_flaky"\nowner = 7\nreason = "race"\nexpires = "2026-02-30"\n',
     });
     const r = await runBundle(dir, ["ledger", "lint"]);
     expect(r.status).toBe(2);
     expect(r.stderr.trimEnd().split("\n")).toEqual([
       expect.stringMatching(/^proofgate: error: freeze\.toml:3: unknown top-level key `foo`/),
-      expect.stringMatching(/^proofgate: error: freeze\.toml:6: lease #1 \(tests\/test_a\.py::test_flaky\): `owner` must be a string/),
-      expect.stringMatching(/^proofgate: error: freeze\.toml:8: lease #1 \(tests\/test_a\.py::test_flaky\): `expires` is "2026-02-30", a day that does not exist/),
+      expect.stringMatching(
+        /^proofgate: error: freeze\.toml:6: lease #1 \(tests\/test_a\.py::test_flaky\): `owner` must be a string/,
+      ),
+      expect.stringMatching(
+        /^proofgate: error: freeze\.toml:8: lease #1 \(tests\/test_a\.py::test_flaky\): `expires` is "2026-02-30", a day that does not exist/,
+      ),
     ]);
   });
 
   it("decide --out to a path it cannot write exits 2 and prints no MERGE", async ({ expect }) => {
     const dir = folderWith({ blocker: "a file, not a folder" });
     const r = await runBundle(dir, ["decide", "--out", "blocker/report.json"]);
-    expectInputError(expect, r, "decide", { name: "", commands: [], where: "blocker/report.json: ", says: "cannot write" });
+    expectInputError(expect, r, "decide", {
+      name: "",
+      commands: [],
+      where: "blocker/report.json: ",
+      says: "cannot write",
+    });
   });
 
   it("decide with a bad --today still writes a REJECT report with no date", async ({ expect }) => {

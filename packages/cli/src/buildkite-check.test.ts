@@ -10,12 +10,15 @@ import { run, type CliIo } from "./main.js";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const COLLECTED = "tests/test_a.py::test_one\ntests/test_a.py::test_two\n\n2 tests collected in 0.01s\n";
-const LEDGER = 'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_two"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
+const LEDGER =
+  'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_two"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
 const OFF = "[fixtures]\nenabled = false\n\n[properties]\nenabled = false\n";
 /** An LCOV shard covering `covered` of lines 1..4 of src/app.py (the union of shards is what counts). */
-const SHARD = (covered: number[]) => `TN:\nSF:src/app.py\n${[1, 2, 3, 4].map((l) => `DA:${l},${covered.includes(l) ? 1 : 0}`).join("\n")}\nLF:4\nLH:${covered.length}\nend_of_record\n`;
+const SHARD = (covered: number[]) =>
+  `TN:\nSF:src/app.py\n${[1, 2, 3, 4].map((l) => `DA:${l},${covered.includes(l) ? 1 : 0}`).join("\n")}\nLF:4\nLH:${covered.length}\nend_of_record\n`;
 const SHARDS = { "cov/shard-1.info": SHARD([1, 2]), "cov/shard-2.info": SHARD([3]), "cov/shard-3.info": SHARD([4]) };
-const reportsConfig = (paths: string[], shards?: number) => `${OFF}\n[coverage]\nreports = ${JSON.stringify(paths)}\nmin_proven = 50\n${shards === undefined ? "" : `shards = ${shards}\n`}`;
+const reportsConfig = (paths: string[], shards?: number) =>
+  `${OFF}\n[coverage]\nreports = ${JSON.stringify(paths)}\nmin_proven = 50\n${shards === undefined ? "" : `shards = ${shards}\n`}`;
 
 const temps: string[] = [];
 afterEach(() => {
@@ -37,10 +40,23 @@ function stubAgent(): { bin: string; log: string; calls: () => Calls[] } {
   const bin = tempDir("proofgate-bk-agent-");
   const source = readFileSync(new URL("../../buildkite/src/__fixtures__/buildkite-agent.mjs", import.meta.url), "utf8");
   writeFileSync(join(bin, "agent.mjs"), source);
-  writeFileSync(join(bin, "buildkite-agent"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(bin, "agent.mjs"))} "$@"\n`);
+  writeFileSync(
+    join(bin, "buildkite-agent"),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(bin, "agent.mjs"))} "$@"\n`,
+  );
   chmodSync(join(bin, "buildkite-agent"), 0o755);
   const log = join(bin, "calls.jsonl");
-  return { bin, log, calls: () => (existsSync(log) ? readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as Calls) : []) };
+  return {
+    bin,
+    log,
+    calls: () =>
+      existsSync(log)
+        ? readFileSync(log, "utf8")
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as Calls)
+        : [],
+  };
 }
 
 interface Scenario {
@@ -54,10 +70,22 @@ interface Scenario {
  * An origin whose main holds the gate's inputs, a clone with a feature branch on top, and a later
  * commit on origin's main that the clone has fetched: the base is the branch point, not main's tip.
  */
-function scenario(config: string, files: Record<string, string> = {}, feature: Record<string, string> = { "src/app.py": "x = 1\n" }): Scenario {
+function scenario(
+  config: string,
+  files: Record<string, string> = {},
+  feature: Record<string, string> = { "src/app.py": "x = 1\n" },
+): Scenario {
   const origin = scratchRepo("proofgate-bk-origin-");
   temps.push(origin.dir);
-  const branchPoint = origin.commit("base", { "proofgate.toml": config, "freeze.toml": LEDGER, "collected.txt": COLLECTED, "proven_coverage.json": '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n', ".gitignore": "proofgate-report/\n", ...files });
+  const branchPoint = origin.commit("base", {
+    "proofgate.toml": config,
+    "freeze.toml": LEDGER,
+    "collected.txt": COLLECTED,
+    "proven_coverage.json":
+      '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
+    ".gitignore": "proofgate-report/\n",
+    ...files,
+  });
   const dir = tempDir("proofgate-bk-clone-");
   scratchGit(tmpdir(), ["clone", "-q", `file://${origin.dir}`, dir]);
   const clone = wrapRepo(dir);
@@ -78,7 +106,14 @@ interface Ran {
 async function check(repo: ScratchRepo, env: Record<string, string>, args: string[] = []): Promise<Ran> {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env, isTTY: false };
+  const io: CliIo = {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    now: () => NOW,
+    cwd: repo.dir,
+    env,
+    isTTY: false,
+  };
   const previous = process.cwd();
   process.chdir(repo.dir);
   let code: number;
@@ -93,7 +128,11 @@ async function check(repo: ScratchRepo, env: Record<string, string>, args: strin
 }
 
 /** The environment of a Buildkite job with the stand-in agent on PATH. */
-function buildkiteEnv(agent: { bin: string; log: string }, s: Scenario, extra: Record<string, string>): Record<string, string> {
+function buildkiteEnv(
+  agent: { bin: string; log: string },
+  s: Scenario,
+  extra: Record<string, string>,
+): Record<string, string> {
   return {
     PATH: agent.bin,
     STUB_AGENT_LOG: agent.log,
@@ -149,7 +188,15 @@ const cases: Case[] = [
     reasons: ["input_error"],
     published: { style: "error", decision: "REJECT", coverage: "none" },
     check: (r) => {
-      expect(r.report.errors).toEqual([{ code: "usage", file: null, line: null, message: "no base: --base was not given and no default branch exists (tried origin/release/9, release/9)", fix: "fetch the target branch first: git fetch origin release/9, or pass the base with --base <commit or branch>" }]);
+      expect(r.report.errors).toEqual([
+        {
+          code: "usage",
+          file: null,
+          line: null,
+          message: "no base: --base was not given and no default branch exists (tried origin/release/9, release/9)",
+          fix: "fetch the target branch first: git fetch origin release/9, or pass the base with --base <commit or branch>",
+        },
+      ]);
       expect(r.err).toContain("Fix: fetch the target branch first: git fetch origin release/9");
     },
   },
@@ -157,17 +204,31 @@ const cases: Case[] = [
     name: "shards declared (the plugin's shards: 3) and one missing: shard_missing, REJECT",
     config: reportsConfig(["cov/shard-1.info", "cov/shard-2.info"]),
     files: SHARDS,
-    env: { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main", BUILDKITE_PLUGIN_PROOFGATE_SHARDS: "3" },
+    env: {
+      BUILDKITE_PULL_REQUEST: "7",
+      BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main",
+      BUILDKITE_PLUGIN_PROOFGATE_SHARDS: "3",
+    },
     code: 1,
     reasons: ["shard_missing"],
     published: { style: "error", decision: "REJECT", coverage: "75.00" },
-    check: (r) => expect(r.report.coverage).toMatchObject({ source: "shards", shards_expected: 3, files: ["cov/shard-1.info", "cov/shard-2.info"] }),
+    check: (r) =>
+      expect(r.report.coverage).toMatchObject({
+        source: "shards",
+        shards_expected: 3,
+        files: ["cov/shard-1.info", "cov/shard-2.info"],
+      }),
   },
   {
     name: "every declared shard present (a parallel gate step, BUILDKITE_PARALLEL_JOB_COUNT 3): their union, MERGE",
     config: reportsConfig(Object.keys(SHARDS)),
     files: SHARDS,
-    env: { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main", BUILDKITE_PARALLEL_JOB: "1", BUILDKITE_PARALLEL_JOB_COUNT: "3" },
+    env: {
+      BUILDKITE_PULL_REQUEST: "7",
+      BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main",
+      BUILDKITE_PARALLEL_JOB: "1",
+      BUILDKITE_PARALLEL_JOB_COUNT: "3",
+    },
     code: 0,
     reasons: [],
     published: { style: "success", decision: "MERGE", coverage: "100.00" },
@@ -184,10 +245,15 @@ const cases: Case[] = [
   {
     name: "a malformed shard count is exit 2 before anything is judged",
     config: OFF,
-    env: { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main", BUILDKITE_PLUGIN_PROOFGATE_SHARDS: "three" },
+    env: {
+      BUILDKITE_PULL_REQUEST: "7",
+      BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main",
+      BUILDKITE_PLUGIN_PROOFGATE_SHARDS: "three",
+    },
     code: 2,
     reasons: [],
-    check: (r) => expect(r.err).toContain('BUILDKITE_PLUGIN_PROOFGATE_SHARDS="three" is not a whole number of shards >= 1'),
+    check: (r) =>
+      expect(r.err).toContain('BUILDKITE_PLUGIN_PROOFGATE_SHARDS="three" is not a whole number of shards >= 1'),
   },
 ];
 
@@ -217,18 +283,27 @@ describe("proofgate check on Buildkite", { timeout: 60_000 }, () => {
   it("the agent failing is reported on stderr and never changes the exit code (MERGE stays 0)", async () => {
     const s = scenario(OFF);
     const agent = stubAgent();
-    const r = await check(s.clone, { ...buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }), STUB_AGENT_FAIL: "meta-data" });
+    const r = await check(s.clone, {
+      ...buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }),
+      STUB_AGENT_FAIL: "meta-data",
+    });
     expect(r.code).toBe(0);
-    expect(r.err).toContain("proofgate: error: publishing to buildkite failed: buildkite-agent meta-data set proofgate:decision exited 1: buildkite-agent: fatal: meta-data set: POST https://agent.buildkite.com/v3/...: 503 Service Unavailable (the decision stands)");
+    expect(r.err).toContain(
+      "proofgate: error: publishing to buildkite failed: buildkite-agent meta-data set proofgate:decision exited 1: buildkite-agent: fatal: meta-data set: POST https://agent.buildkite.com/v3/...: 503 Service Unavailable (the decision stands)",
+    );
   });
 
   it("text the patch wrote (a test id in the ledger) reaches the annotation inert: no HTML, links or mentions", async () => {
-    const hostile = 'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_<img src=x onerror=alert(1)>[x](https://evil.example)@team"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
+    const hostile =
+      'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_<img src=x onerror=alert(1)>[x](https://evil.example)@team"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
     const s = scenario(OFF, {}, { "src/app.py": "x = 1\n" });
     s.clone.commit("ledger", { "freeze.toml": hostile });
     s.head = s.clone.git(["rev-parse", "HEAD"]).trim();
     const agent = stubAgent();
-    const r = await check(s.clone, buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }));
+    const r = await check(
+      s.clone,
+      buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }),
+    );
     expect(r.code).toBe(1);
     expect(r.report.reasons).toContain("unknown_leases");
     const body = agent.calls()[0]!.stdin!;
@@ -243,14 +318,20 @@ describe("proofgate check on Buildkite", { timeout: 60_000 }, () => {
     s.clone.commit("a file in the way");
     s.head = s.clone.git(["rev-parse", "HEAD"]).trim();
     const agent = stubAgent();
-    const r = await check(s.clone, buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }), ["--out-dir", "blocked"]);
+    const r = await check(
+      s.clone,
+      buildkiteEnv(agent, s, { BUILDKITE_PULL_REQUEST: "7", BUILDKITE_PULL_REQUEST_BASE_BRANCH: "main" }),
+      ["--out-dir", "blocked"],
+    );
     expect(r.code).toBe(2);
     // The report that could not be written said MERGE; what is printed and published is the error.
     expect(JSON.parse(r.out)).toMatchObject({ decision: "REJECT", reasons: ["input_error"] });
     const calls = agent.calls();
     expect(calls[0]!.argv).toEqual(["annotate", "--style", "error", "--context", "proofgate"]);
     expect(calls[0]!.stdin).toMatch(/^### proofgate: ❌ REJECT\n/);
-    expect(calls[0]!.stdin).toMatch(/#### The gate could not evaluate \(1\)\n\n- \S*blocked\/report\.json: cannot write: EEXIST/);
+    expect(calls[0]!.stdin).toMatch(
+      /#### The gate could not evaluate \(1\)\n\n- \S*blocked\/report\.json: cannot write: EEXIST/,
+    );
     expect(calls[1]!.argv).toEqual(["meta-data", "set", "proofgate:decision", "REJECT"]);
   });
 });

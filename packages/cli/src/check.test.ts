@@ -15,15 +15,21 @@ import { localPlatform } from "@proofgate/core";
 vi.mock("./hash-files.js", async (importOriginal) => {
   const mod = await importOriginal<typeof HashFiles>();
   const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
-  return { ...mod, hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) => mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }) };
+  return {
+    ...mod,
+    hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) =>
+      mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }),
+  };
 });
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
 
 const COLLECTED = "tests/test_a.py::test_one\ntests/test_a.py::test_two\n\n2 tests collected in 0.01s\n";
-const COVERAGE = (percent: number) => `{"meta": {"format": 3}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
-const LEDGER = 'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_two"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
+const COVERAGE = (percent: number) =>
+  `{"meta": {"format": 3}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
+const LEDGER =
+  'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_two"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
 const OFF = "[fixtures]\nenabled = false\n\n[properties]\nenabled = false\n";
 
 const repos: ScratchRepo[] = [];
@@ -35,7 +41,14 @@ afterEach(() => {
 function project(config = OFF, files: Record<string, string> = {}): { repo: ScratchRepo; base: string } {
   const repo = scratchRepo("proofgate-check-");
   repos.push(repo);
-  const base = repo.commit("base", { "proofgate.toml": config, "freeze.toml": LEDGER, "collected.txt": COLLECTED, "proven_coverage.json": COVERAGE(80), ".gitignore": "proofgate-report/\n", ...files });
+  const base = repo.commit("base", {
+    "proofgate.toml": config,
+    "freeze.toml": LEDGER,
+    "collected.txt": COLLECTED,
+    "proven_coverage.json": COVERAGE(80),
+    ".gitignore": "proofgate-report/\n",
+    ...files,
+  });
   return { repo, base };
 }
 
@@ -49,7 +62,14 @@ interface Ran {
 async function check(repo: ScratchRepo, args: string[], env: Record<string, string> = {}): Promise<Ran> {
   let out = "";
   let err = "";
-  const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env: { PATH: process.env.PATH ?? "", ...env }, isTTY: false };
+  const io: CliIo = {
+    stdout: (t) => (out += t),
+    stderr: (t) => (err += t),
+    now: () => NOW,
+    cwd: repo.dir,
+    env: { PATH: process.env.PATH ?? "", ...env },
+    isTTY: false,
+  };
   // As the binary runs: in the repository (config paths are read relative to the process's folder).
   const previous = process.cwd();
   process.chdir(repo.dir);
@@ -71,13 +91,25 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     repo.commit("a human change", { "src.py": "x = 1\n" });
     const r = await check(repo, ["--base", base]);
     expect(r.code).toBe(0);
-    expect(r.report).toMatchObject({ decision: "MERGE", reasons: [], proven_coverage_percent: 80, active_leases: 1, base, commits: 1 });
+    expect(r.report).toMatchObject({
+      decision: "MERGE",
+      reasons: [],
+      proven_coverage_percent: 80,
+      active_leases: 1,
+      base,
+      commits: 1,
+    });
     expect(r.out.split("\n")[0]).toMatch(/^proofgate: MERGE {2}[0-9a-f]{12}\.\.[0-9a-f]{12} {2}\(2026-12-02 UTC\)$/);
     expect(r.out).toMatch(/Fixture digests +off/);
     expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain("### proofgate: ✅ MERGE");
     expect(readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8")).toBe(r.out);
     const roles = (r.report.inputs as { role: string; path: string }[]).map((i) => `${i.role}:${i.path}`);
-    expect(roles).toEqual([`config:proofgate.toml at ${base.slice(0, 12)}`, "ledger:freeze.toml", "universe:collected.txt", "coverage:proven_coverage.json"]);
+    expect(roles).toEqual([
+      `config:proofgate.toml at ${base.slice(0, 12)}`,
+      "ledger:freeze.toml",
+      "universe:collected.txt",
+      "coverage:proven_coverage.json",
+    ]);
   });
 
   it("the policy is the base's: a patch that lowers min_proven in proofgate.toml is still judged by the base's floor", async () => {
@@ -96,7 +128,11 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     repo.commit("drop the coverage", { "proven_coverage.json": null });
     const r = await check(repo, ["--base", base]);
     expect(r.code).toBe(2);
-    expect(r.report).toMatchObject({ decision: "REJECT", reasons: ["input_error"], errors: [{ code: "file_missing", file: "proven_coverage.json" }] });
+    expect(r.report).toMatchObject({
+      decision: "REJECT",
+      reasons: ["input_error"],
+      errors: [{ code: "file_missing", file: "proven_coverage.json" }],
+    });
     expect(r.out).toContain("The gate could not evaluate (1 error):");
     expect(r.out).toContain("proven_coverage.json: the coverage report does not exist");
   });
@@ -112,15 +148,25 @@ describe("proofgate check", { timeout: 60_000 }, () => {
   });
 
   it("properties on with no results named is property_hold; their JUnit results count failures", async () => {
-    const props = '<testsuites><testsuite name="p" tests="2"><testcase classname="tests.props" name="test_p1"/><testcase classname="tests.props" name="test_p2"><failure message="boom"/></testcase></testsuite></testsuites>\n';
+    const props =
+      '<testsuites><testsuite name="p" tests="2"><testcase classname="tests.props" name="test_p1"/><testcase classname="tests.props" name="test_p2"><failure message="boom"/></testcase></testsuite></testsuites>\n';
     const { repo, base } = project("[fixtures]\nenabled = false\n", { "tests/properties/seeds/one.txt": "1\n" });
     let r = await check(repo, ["--base", base]);
     expect(r.report.reasons).toEqual(["property_hold"]);
-    expect((r.report.details as { message: string }[])[0]!.message).toBe("the property suite is on, but no results were given");
-    const withResults = project('[fixtures]\nenabled = false\n[properties]\nresults = ["props.xml"]\n', { "tests/properties/seeds/one.txt": "1\n", "props.xml": props });
+    expect((r.report.details as { message: string }[])[0]!.message).toBe(
+      "the property suite is on, but no results were given",
+    );
+    const withResults = project('[fixtures]\nenabled = false\n[properties]\nresults = ["props.xml"]\n', {
+      "tests/properties/seeds/one.txt": "1\n",
+      "props.xml": props,
+    });
     r = await check(withResults.repo, ["--base", withResults.base]);
     expect(r.code).toBe(1);
-    expect(r.report).toMatchObject({ reasons: ["property_hold"], property_failures: 1, properties: { enabled: true, result_files: ["props.xml"], tests: 2, failures: 1, skipped: 0 } });
+    expect(r.report).toMatchObject({
+      reasons: ["property_hold"],
+      property_failures: 1,
+      properties: { enabled: true, result_files: ["props.xml"], tests: 2, failures: 1, skipped: 0 },
+    });
   });
 
   it("the work tree must be the head it judges: another commit, or changed tracked files, is exit 2", async () => {
@@ -129,7 +175,12 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     repo.git(["checkout", "-q", base]);
     let r = await check(repo, ["--base", base, "--head", good]);
     expect(r.code).toBe(2);
-    expect(r.report.errors).toEqual([expect.objectContaining({ code: "usage", message: expect.stringContaining(`but the patch's head is ${good.slice(0, 12)}`) })]);
+    expect(r.report.errors).toEqual([
+      expect.objectContaining({
+        code: "usage",
+        message: expect.stringContaining(`but the patch's head is ${good.slice(0, 12)}`),
+      }),
+    ]);
     // A CI's test merge of the head into the target branch is that head as it would land.
     repo.git(["checkout", "-q", "-b", "target", base]);
     repo.commit("meanwhile on the target branch", { "other.py": "y = 2\n" });
@@ -141,7 +192,13 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     writeFileSync(join(repo.dir, "freeze.toml"), LEDGER.replace("2026-12-20", "2027-12-20"));
     r = await check(repo, ["--base", base]);
     expect(r.code).toBe(2);
-    expect(r.report.errors).toEqual([expect.objectContaining({ code: "work_tree_dirty", file: "freeze.toml", message: expect.stringContaining("has uncommitted changes: the gate judges commit") })]);
+    expect(r.report.errors).toEqual([
+      expect.objectContaining({
+        code: "work_tree_dirty",
+        file: "freeze.toml",
+        message: expect.stringContaining("has uncommitted changes: the gate judges commit"),
+      }),
+    ]);
     // Artifacts the config names may be rewritten by CI: they are what the run produced.
     repo.git(["checkout", "-q", "--", "freeze.toml"]);
     writeFileSync(join(repo.dir, "proven_coverage.json"), COVERAGE(75));
@@ -163,11 +220,18 @@ describe("proofgate check", { timeout: 60_000 }, () => {
   it("with fixtures on, the lock they were checked against is among the inputs, with its digest", async () => {
     const golden = "expected output\n";
     const lock = `${createHash("sha256").update(golden).digest("hex")}  tests/fixtures/golden.txt\n`;
-    const { repo, base } = project("[properties]\nenabled = false\n", { "tests/fixtures/golden.txt": golden, "fixtures.lock": lock });
+    const { repo, base } = project("[properties]\nenabled = false\n", {
+      "tests/fixtures/golden.txt": golden,
+      "fixtures.lock": lock,
+    });
     repo.commit("a human change", { "src.py": "x = 1\n" });
     const r = await check(repo, ["--base", base]);
     expect(r.code).toBe(0);
-    expect(r.report.inputs).toContainEqual({ role: "fixtures_lock", path: "fixtures.lock", sha256: createHash("sha256").update(lock).digest("hex") });
+    expect(r.report.inputs).toContainEqual({
+      role: "fixtures_lock",
+      path: "fixtures.lock",
+      sha256: createHash("sha256").update(lock).digest("hex"),
+    });
     expect(r.out).toMatch(/Fixture digests +pass +delta 0; 0 file\(s\) differ from the lock/);
   });
 
@@ -175,7 +239,9 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     const { repo, base } = project();
     const io: CliIo = { stdout: () => {}, stderr: () => {}, now: () => NOW, cwd: repo.dir, env: {}, isTTY: false };
     // A build with the local platform alone (every platform package is wired in by now).
-    await expect(runCheck({ base, platform: "buildkite" }, io, [localPlatform])).rejects.toThrow("the buildkite platform is not available in this build");
+    await expect(runCheck({ base, platform: "buildkite" }, io, [localPlatform])).rejects.toThrow(
+      "the buildkite platform is not available in this build",
+    );
   });
 
   it("a platform's base that is the target branch's tip (GitHub's pull_request.base.sha) is judged from the merge-base; a --base flag is taken as given", async () => {
@@ -185,16 +251,30 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     repo.git(["checkout", "-q", "main"]);
     const tip = repo.commit("main moved on", { "other.py": "y = 2\n" });
     repo.git(["checkout", "-q", "feature"]);
-    const ciLike = { ...localPlatform, provider: "github" as const, detect: () => true, context: () => ({ provider: "github" as const, base: tip, head }) };
+    const ciLike = {
+      ...localPlatform,
+      provider: "github" as const,
+      detect: () => true,
+      context: () => ({ provider: "github" as const, base: tip, head }),
+    };
     let err = "";
     let out = "";
-    const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env: {}, isTTY: false };
+    const io: CliIo = {
+      stdout: (t) => (out += t),
+      stderr: (t) => (err += t),
+      now: () => NOW,
+      cwd: repo.dir,
+      env: {},
+      isTTY: false,
+    };
     const previous = process.cwd();
     process.chdir(repo.dir);
     try {
       expect(await runCheck({ format: "json" }, io, [ciLike])).toBe(0);
       expect(JSON.parse(out)).toMatchObject({ decision: "MERGE", base, head, commits: 1 });
-      expect(err).toContain(`the github base ${tip.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${base.slice(0, 12)}`);
+      expect(err).toContain(
+        `the github base ${tip.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${base.slice(0, 12)}`,
+      );
       out = "";
       expect(await runCheck({ format: "json", base: tip }, io, [ciLike])).toBe(1);
       expect(JSON.parse(out).reasons).toEqual(["shallow_history"]);
@@ -206,14 +286,30 @@ describe("proofgate check", { timeout: 60_000 }, () => {
   it("a platform's workflow commands go to stderr when stdout carries the report (--format json, markdown)", async () => {
     const { repo, base } = project();
     // As GitHub's publish writes annotations: workflow commands, which the runner reads on stdout and stderr.
-    const annotating = { ...localPlatform, provider: "github" as const, detect: () => true, context: () => ({ provider: "github" as const }), publish: async (_r: unknown, _c: unknown, tools: { stdout: (t: string) => void }) => (tools.stdout("::warning title=proofgate::a note\n"), { published: [], failures: [] }) };
+    const annotating = {
+      ...localPlatform,
+      provider: "github" as const,
+      detect: () => true,
+      context: () => ({ provider: "github" as const }),
+      publish: async (_r: unknown, _c: unknown, tools: { stdout: (t: string) => void }) => (
+        tools.stdout("::warning title=proofgate::a note\n"),
+        { published: [], failures: [] }
+      ),
+    };
     const previous = process.cwd();
     process.chdir(repo.dir);
     try {
       for (const format of ["json", "markdown", "text"]) {
         let out = "";
         let err = "";
-        const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t), now: () => NOW, cwd: repo.dir, env: {}, isTTY: false };
+        const io: CliIo = {
+          stdout: (t) => (out += t),
+          stderr: (t) => (err += t),
+          now: () => NOW,
+          cwd: repo.dir,
+          env: {},
+          isTTY: false,
+        };
         expect(await runCheck({ format, base }, io, [annotating])).toBe(0);
         if (format === "text") {
           expect(out).toContain("::warning title=proofgate::a note\n");
@@ -232,7 +328,14 @@ describe("proofgate check", { timeout: 60_000 }, () => {
   it("colour on a terminal only, and never with NO_COLOR", async () => {
     const { repo, base } = project();
     let out = "";
-    const io = (env: Record<string, string>): CliIo => ({ stdout: (t) => (out += t), stderr: () => {}, now: () => NOW, cwd: repo.dir, env, isTTY: true });
+    const io = (env: Record<string, string>): CliIo => ({
+      stdout: (t) => (out += t),
+      stderr: () => {},
+      now: () => NOW,
+      cwd: repo.dir,
+      env,
+      isTTY: true,
+    });
     await run(["check", "--base", base], io({}));
     expect(out).toContain("\u001b[32m");
     out = "";
@@ -261,7 +364,9 @@ describe("proofgate check --run", () => {
   });
 
   it("a proof command that fails is tests_failed, even when its coverage looks fine", async () => {
-    const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json; exit 3"), { "cov80.json": COVERAGE(80) });
+    const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json; exit 3"), {
+      "cov80.json": COVERAGE(80),
+    });
     const r = await check(repo, ["--base", base, "--run"]);
     expect(r.code).toBe(1);
     expect(r.report.reasons).toEqual(["tests_failed"]);
@@ -273,7 +378,12 @@ describe("proofgate check --run", () => {
     const r = await check(repo, ["--base", base, "--run"]);
     expect(r.code).toBe(2);
     expect(r.report.errors).toEqual([
-      expect.objectContaining({ code: "file_missing", file: "proven_coverage.json", message: "[commands] proof (`echo forgot to write the report`) did not rewrite it: a file left from an earlier run is not evidence" }),
+      expect.objectContaining({
+        code: "file_missing",
+        file: "proven_coverage.json",
+        message:
+          "[commands] proof (`echo forgot to write the report`) did not rewrite it: a file left from an earlier run is not evidence",
+      }),
     ]);
   });
 
@@ -282,7 +392,13 @@ describe("proofgate check --run", () => {
     writeFileSync(join(repo.dir, "test_extra.py"), "def test_x():\n    pass\n");
     const r = await check(repo, ["--base", base, "--run"]);
     expect(r.code).toBe(2);
-    expect(r.report.errors).toEqual([expect.objectContaining({ code: "work_tree_dirty", file: "test_extra.py", message: expect.stringContaining("is uncommitted or untracked") })]);
+    expect(r.report.errors).toEqual([
+      expect.objectContaining({
+        code: "work_tree_dirty",
+        file: "test_extra.py",
+        message: expect.stringContaining("is uncommitted or untracked"),
+      }),
+    ]);
     expect(r.err).not.toContain("▶ collect");
   });
 
@@ -290,7 +406,8 @@ describe("proofgate check --run", () => {
     const { repo, base } = project();
     const r = await check(repo, ["--base", base, "--run"]);
     expect(r.code).toBe(2);
-    expect(r.report.errors).toEqual([expect.objectContaining({ code: "usage", message: "--run was given, but the config names no [commands]" })]);
+    expect(r.report.errors).toEqual([
+      expect.objectContaining({ code: "usage", message: "--run was given, but the config names no [commands]" }),
+    ]);
   });
 });
-

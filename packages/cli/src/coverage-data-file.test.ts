@@ -24,7 +24,9 @@ const dir = mkdtempSync(join(tmpdir(), "proofgate-covdata-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function sqlite(name: string, sql: string, blobs: Uint8Array[] = []): Promise<string> {
-  const SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm") });
+  const SQL = await initSqlJs({
+    locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm"),
+  });
   const db = new SQL.Database();
   db.run(sql);
   for (const [i, blob] of blobs.entries()) db.run("INSERT INTO line_bits VALUES (1, ?, ?)", [i + 1, blob]);
@@ -60,9 +62,15 @@ describe("readCoverageDataFile", () => {
     );
     const rows = await readCoverageDataFile(path);
     expect(rows.hasArcs).toBe(false);
-    expect(rows.contexts).toEqual([{ id: 1, name: "" }, { id: 2, name: "t.py::test_a|run" }]);
+    expect(rows.contexts).toEqual([
+      { id: 1, name: "" },
+      { id: 2, name: "t.py::test_a|run" },
+    ]);
     expect(rows.files).toEqual([{ id: 1, path: "/p/pkg/m.py" }]);
-    expect(rows.lineBits.map((r) => [r.contextId, numbitsToNums(r.numbits)])).toEqual([[1, [1, 2]], [2, [9]]]);
+    expect(rows.lineBits.map((r) => [r.contextId, numbitsToNums(r.numbits)])).toEqual([
+      [1, [1, 2]],
+      [2, [9]],
+    ]);
   });
 
   it("reads the arcs of a branch-mode data file", async () => {
@@ -91,7 +99,10 @@ describe("readCoverageDataFile", () => {
   });
 
   it("refuses SQLite without coverage.py's tables", async () => {
-    const path = await sqlite("other.db", "CREATE TABLE meta (key text, value text); CREATE TABLE file (id integer, path text);");
+    const path = await sqlite(
+      "other.db",
+      "CREATE TABLE meta (key text, value text); CREATE TABLE file (id integer, path text);",
+    );
     expect(await refused(path)).toContain("no table `context`, `line_bits`, `arc`");
   });
 

@@ -37,7 +37,8 @@ async function loadSqlJs(): Promise<SqlJsStatic> {
   return sqlJs;
 }
 
-const invalid = (file: string, message: string, fix: string): GateError => new GateError({ code: "coverage_invalid", file, message, fix });
+const invalid = (file: string, message: string, fix: string): GateError =>
+  new GateError({ code: "coverage_invalid", file, message, fix });
 const RERUN = "record it again: pytest --cov=<pkg> --cov-context=test (coverage.py 5 to 7 writes .coverage)";
 
 /**
@@ -50,11 +51,25 @@ export async function readCoverageDataFile(path: string): Promise<CoverageDbRows
     bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new GateError({ code: "file_missing", file: path, message: "the coverage data file does not exist", fix: "pass the .coverage file of a `pytest --cov-context=test` run with --contexts" });
-    throw new GateError({ code: "file_unreadable", file: path, message: `cannot read the coverage data file: ${code ?? String(error)}`, fix: "check the path and its permissions" });
+    if (code === "ENOENT")
+      throw new GateError({
+        code: "file_missing",
+        file: path,
+        message: "the coverage data file does not exist",
+        fix: "pass the .coverage file of a `pytest --cov-context=test` run with --contexts",
+      });
+    throw new GateError({
+      code: "file_unreadable",
+      file: path,
+      message: `cannot read the coverage data file: ${code ?? String(error)}`,
+      fix: "check the path and its permissions",
+    });
   }
   if (bytes.length < 100 || bytes.subarray(0, 16).toString("latin1") !== SQLITE_MAGIC) {
-    const hint = bytes.subarray(0, 1).toString() === "!" || bytes.subarray(0, 1).toString() === "{" ? " (coverage.py before 5 wrote JSON data files)" : "";
+    const hint =
+      bytes.subarray(0, 1).toString() === "!" || bytes.subarray(0, 1).toString() === "{"
+        ? " (coverage.py before 5 wrote JSON data files)"
+        : "";
     throw invalid(path, `not a coverage.py data file: not SQLite${hint}`, RERUN);
   }
   const SQL = await loadSqlJs();
@@ -68,7 +83,11 @@ export async function readCoverageDataFile(path: string): Promise<CoverageDbRows
     return readRows(db, path);
   } catch (error) {
     if (GateError.isInstance(error)) throw error;
-    throw invalid(path, `cannot read it as a coverage.py data file (${String((error as Error).message).split("\n")[0]})`, RERUN);
+    throw invalid(
+      path,
+      `cannot read it as a coverage.py data file (${String((error as Error).message).split("\n")[0]})`,
+      RERUN,
+    );
   } finally {
     db.close();
   }
@@ -78,13 +97,26 @@ function readRows(db: Database, path: string): CoverageDbRows {
   const tables = new Set(all(db, "select name from sqlite_master where type = 'table'").map((r) => String(r[0])));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
   if (missing.length > 0) {
-    throw invalid(path, `not a coverage.py 5-7 data file: no table ${missing.map((t) => `\`${t}\``).join(", ")}`, RERUN);
+    throw invalid(
+      path,
+      `not a coverage.py 5-7 data file: no table ${missing.map((t) => `\`${t}\``).join(", ")}`,
+      RERUN,
+    );
   }
-  const meta = new Map(all(db, "select key, value from meta").map((r) => [String(r[0]), r[1] === null ? "" : String(r[1])]));
+  const meta = new Map(
+    all(db, "select key, value from meta").map((r) => [String(r[0]), r[1] === null ? "" : String(r[1])]),
+  );
   const hasArcs = /^(1|true)$/i.test(meta.get("has_arcs") ?? "");
-  const contexts = all(db, "select id, context from context").map((r) => ({ id: Number(r[0]), name: String(r[1] ?? "") }));
+  const contexts = all(db, "select id, context from context").map((r) => ({
+    id: Number(r[0]),
+    name: String(r[1] ?? ""),
+  }));
   if (!contexts.some((c) => c.name !== "")) {
-    throw invalid(path, "records no test contexts (only the empty one)", "run pytest with --cov-context=test, so each test's lines are recorded apart");
+    throw invalid(
+      path,
+      "records no test contexts (only the empty one)",
+      "run pytest with --cov-context=test, so each test's lines are recorded apart",
+    );
   }
   const files = all(db, "select id, path from file").map((r) => ({ id: Number(r[0]), path: String(r[1]) }));
   const lineBits = hasArcs
@@ -97,7 +129,12 @@ function readRows(db: Database, path: string): CoverageDbRows {
   // The arc table is the big one (a row per arc, context and file): read it straight into typed
   // columns sized by a count first, so a million rows do not grow four arrays one push at a time.
   const rowCount = hasArcs ? Number(all(db, "select count(*) from arc")[0]?.[0] ?? 0) : 0;
-  const arcs = { fileId: new Float64Array(rowCount), contextId: new Float64Array(rowCount), fromno: new Float64Array(rowCount), tono: new Float64Array(rowCount) };
+  const arcs = {
+    fileId: new Float64Array(rowCount),
+    contextId: new Float64Array(rowCount),
+    fromno: new Float64Array(rowCount),
+    tono: new Float64Array(rowCount),
+  };
   if (hasArcs) {
     const stmt = db.prepare("select file_id, context_id, fromno, tono from arc");
     let n = 0;

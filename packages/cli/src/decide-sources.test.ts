@@ -27,7 +27,13 @@ expires = "2099-01-31"
 `;
 
 /** coverage.py 6.5's own totals of the full `--cov-branch` run (coveragepy-6.5-branch.json). */
-const FULL_RUN = { num_statements: 30, covered_lines: 22, num_branches: 10, covered_branches: 8, proven_coverage_percent: 75 };
+const FULL_RUN = {
+  num_statements: 30,
+  covered_lines: 22,
+  num_branches: 10,
+  covered_branches: 8,
+  proven_coverage_percent: 75,
+};
 
 interface CoverageJson {
   source: string;
@@ -64,7 +70,13 @@ afterAll(() => {
 
 let serial = 0;
 /** A fresh folder with the ledger (test_money frozen) and the universe; `file()` copies fixtures into it. */
-function project(): { dir: string; base: string[]; coverage: (name: string) => string; junit: (name: string) => string; write: (name: string, text: string) => string } {
+function project(): {
+  dir: string;
+  base: string[];
+  coverage: (name: string) => string;
+  junit: (name: string) => string;
+  write: (name: string, text: string) => string;
+} {
   const dir = join(root, String(serial++));
   mkdirSync(dir);
   const write = (name: string, text: string): string => {
@@ -94,7 +106,10 @@ async function cli(argv: string[], cwd: string): Promise<{ code: number; stdout:
   return { code, stdout, stderr };
 }
 
-async function decide(p: ReturnType<typeof project>, flags: string[]): Promise<{ code: number; stderr: string; report: Report }> {
+async function decide(
+  p: ReturnType<typeof project>,
+  flags: string[],
+): Promise<{ code: number; stderr: string; report: Report }> {
   const r = await cli(["decide", ...p.base, ...flags], p.dir);
   return { code: r.code, stderr: r.stderr, report: JSON.parse(r.stdout) as Report };
 }
@@ -117,7 +132,12 @@ describe("decide --report: LCOV shards", () => {
     const merged = await decide(p, ["--report", s1, "--report", s2, "--shards", "2"]);
     expect(merged.code).toBe(0);
     expect(merged.report.decision).toBe("MERGE");
-    expect(merged.report.coverage).toMatchObject({ source: "shards", files: [s1, s2], format: "lcov", shards_expected: 2 });
+    expect(merged.report.coverage).toMatchObject({
+      source: "shards",
+      files: [s1, s2],
+      format: "lcov",
+      shards_expected: 2,
+    });
     // coverage.py's own totals of the full run, and proofgate's reading of the full run's LCOV.
     expect(numbers(merged.report.coverage)).toEqual(FULL_RUN);
     const full = await decide(p, ["--report", p.coverage("lcov-coveragepy-6.5-branch.info")]);
@@ -133,7 +153,14 @@ describe("decide --report: LCOV shards", () => {
 
   it("--shards 3 with two reports is shard_missing, exit 1", async () => {
     const p = project();
-    const r = await decide(p, ["--report", p.coverage("lcov-coveragepy-6.5-shard1.info"), "--report", p.coverage("lcov-coveragepy-6.5-shard2.info"), "--shards", "3"]);
+    const r = await decide(p, [
+      "--report",
+      p.coverage("lcov-coveragepy-6.5-shard1.info"),
+      "--report",
+      p.coverage("lcov-coveragepy-6.5-shard2.info"),
+      "--shards",
+      "3",
+    ]);
     expect(r.code).toBe(1);
     expect(r.report.decision).toBe("REJECT");
     expect(r.report.reasons).toEqual(["shard_missing"]);
@@ -182,7 +209,14 @@ describe("decide --report: other formats, --coverage-format", () => {
 
   it("two Cobertura shards merge to the full run", async () => {
     const p = project();
-    const r = await decide(p, ["--report", p.coverage("cobertura-coveragepy-6.5-shard1.xml"), "--report", p.coverage("cobertura-coveragepy-6.5-shard2.xml"), "--shards", "2"]);
+    const r = await decide(p, [
+      "--report",
+      p.coverage("cobertura-coveragepy-6.5-shard1.xml"),
+      "--report",
+      p.coverage("cobertura-coveragepy-6.5-shard2.xml"),
+      "--shards",
+      "2",
+    ]);
     expect(r.code).toBe(0);
     expect(r.report.coverage).toMatchObject({ source: "shards", format: "cobertura" });
     expect(numbers(r.report.coverage)).toEqual(FULL_RUN);
@@ -192,17 +226,30 @@ describe("decide --report: other formats, --coverage-format", () => {
     const p = project();
     const r = await decide(p, ["--report", p.coverage("istanbul-vitest-4.1.12-final.json")]);
     // vitest's text report: All files 66.66% statements (16/24), 47.36% branches (9/19).
-    expect(r.report.coverage).toMatchObject({ format: "istanbul-final", num_statements: 24, covered_lines: 16, num_branches: 19, covered_branches: 9 });
+    expect(r.report.coverage).toMatchObject({
+      format: "istanbul-final",
+      num_statements: 24,
+      covered_lines: 16,
+      num_branches: 19,
+      covered_branches: 9,
+    });
     expect(r.report.coverage!.proven_coverage_percent).toBeCloseTo((100 * (16 + 9)) / (24 + 19), 10);
     expect(r.code).toBe(1);
     expect(r.report.reasons).toEqual(["proven_coverage"]);
     // Under a lower floor the same report merges.
-    expect((await decide(p, ["--report", p.coverage("istanbul-vitest-4.1.12-final.json"), "--min-proven", "58"])).code).toBe(0);
+    expect(
+      (await decide(p, ["--report", p.coverage("istanbul-vitest-4.1.12-final.json"), "--min-proven", "58"])).code,
+    ).toBe(0);
   });
 
   it("the Istanbul summary gives the same numbers as the final report", async () => {
     const p = project();
-    const summary = await decide(p, ["--report", p.coverage("istanbul-vitest-4.1.12-summary.json"), "--min-proven", "50"]);
+    const summary = await decide(p, [
+      "--report",
+      p.coverage("istanbul-vitest-4.1.12-summary.json"),
+      "--min-proven",
+      "50",
+    ]);
     const final = await decide(p, ["--report", p.coverage("istanbul-vitest-4.1.12-final.json"), "--min-proven", "50"]);
     expect(summary.code).toBe(0);
     expect(summary.report.coverage!.format).toBe("istanbul-summary");
@@ -219,7 +266,11 @@ describe("decide --report: other formats, --coverage-format", () => {
     const asCobertura = await decide(p, ["--report", lcov, "--coverage-format", "cobertura"]);
     expect(asCobertura.code).toBe(2);
     expect(asCobertura.report.reasons).toEqual(["input_error"]);
-    expect(asCobertura.stderr).toMatch(new RegExp(`^proofgate: error: ${lcov.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:1: not well-formed XML.*Cobertura`));
+    expect(asCobertura.stderr).toMatch(
+      new RegExp(
+        `^proofgate: error: ${lcov.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}:1: not well-formed XML.*Cobertura`,
+      ),
+    );
 
     const json = p.coverage("coveragepy-6.5-branch.json");
     const asLcov = await decide(p, ["--report", json, "--coverage-format", "lcov"]);
@@ -247,7 +298,17 @@ describe("decide --results: evidence accounting from real pytest xunit2", () => 
     const r = await decide(p, [...lcov(p), "--results", results]);
     expect(r.code).toBe(0);
     expect(r.report.decision).toBe("MERGE");
-    expect(r.report.accounting).toEqual({ result_files: [results], collected: 4, proven: 3, frozen: 1, skipped: 0, failed: 0, missing: 0, max_unledgered_skips: null, unknown_results: 0 });
+    expect(r.report.accounting).toEqual({
+      result_files: [results],
+      collected: 4,
+      proven: 3,
+      frozen: 1,
+      skipped: 0,
+      failed: 0,
+      missing: 0,
+      max_unledgered_skips: null,
+      unknown_results: 0,
+    });
     expect(r.report.details).toEqual([]);
     // Only the LCOV docstring warning: nothing about the results.
     expect(r.stderr.split("\n").filter((l) => l !== "" && !l.includes("`LF`/`LH` disagree"))).toEqual([]);
@@ -260,7 +321,12 @@ describe("decide --results: evidence accounting from real pytest xunit2", () => 
     expect(r.code).toBe(1);
     expect(r.report.reasons).toEqual(["tests_failed"]);
     expect(r.report.details).toEqual([
-      expect.objectContaining({ reason: "tests_failed", file: results, line: 1, message: "tests/test_cart.py::test_discount failed in the proof run: assert 900.0 == 90" }),
+      expect.objectContaining({
+        reason: "tests_failed",
+        file: results,
+        line: 1,
+        message: "tests/test_cart.py::test_discount failed in the proof run: assert 900.0 == 90",
+      }),
     ]);
     expect(r.report.accounting).toMatchObject({ proven: 2, frozen: 1, failed: 1, missing: 0 });
     expect(r.stderr).toContain(`proofgate: tests_failed: ${results}:1: tests/test_cart.py::test_discount failed`);
@@ -293,7 +359,9 @@ describe("decide --results: evidence accounting from real pytest xunit2", () => 
     expect(over.report.reasons).toEqual(["skip_budget"]);
     expect(over.report.accounting).toMatchObject({ skipped: 2, max_unledgered_skips: 1 });
     expect(over.report.details![0]).toMatchObject({ reason: "skip_budget", file: results, line: 1 });
-    expect(over.report.details![0]!.message).toMatch(/^2 unledgered skip\(s\) exceed max_unledgered_skips = 1: tests\/test_cart\.py::test_discount, tests\/test_cart\.py::test_describe/);
+    expect(over.report.details![0]!.message).toMatch(
+      /^2 unledgered skip\(s\) exceed max_unledgered_skips = 1: tests\/test_cart\.py::test_discount, tests\/test_cart\.py::test_describe/,
+    );
   });
 
   it("a frozen test that passed in the proof run is frozen_in_proof_run", async () => {
@@ -302,7 +370,9 @@ describe("decide --results: evidence accounting from real pytest xunit2", () => 
     const r = await decide(p, [...lcov(p), "--results", results]);
     expect(r.code).toBe(1);
     expect(r.report.reasons).toEqual(["frozen_in_proof_run"]);
-    expect(r.report.details).toEqual([expect.objectContaining({ reason: "frozen_in_proof_run", file: results, line: 1 })]);
+    expect(r.report.details).toEqual([
+      expect.objectContaining({ reason: "frozen_in_proof_run", file: results, line: 1 }),
+    ]);
     expect(r.report.details![0]!.message).toContain(`${FROZEN} ran in the proof run (passed)`);
     // The lease wins in the accounting: still frozen, not proven.
     expect(r.report.accounting).toMatchObject({ proven: 3, frozen: 1 });
@@ -314,7 +384,13 @@ describe("decide --results: evidence accounting from real pytest xunit2", () => 
     const r2 = p.junit("shard2");
     const r = await decide(p, [...lcov(p), "--results", r1, "--results", r2]);
     expect(r.code).toBe(0);
-    expect(r.report.accounting).toMatchObject({ result_files: [r1, r2], collected: 4, proven: 3, frozen: 1, missing: 0 });
+    expect(r.report.accounting).toMatchObject({
+      result_files: [r1, r2],
+      collected: 4,
+      proven: 3,
+      frozen: 1,
+      missing: 0,
+    });
   });
 
   it("coverage shards and result shards together", async () => {
@@ -352,7 +428,20 @@ describe("decide: the JSON report's coverage, accounting and inputs", () => {
     const s2 = p.coverage("lcov-coveragepy-6.5-shard2.info");
     const r1 = p.junit("shard1");
     const r2 = p.junit("shard2");
-    const r = await decide(p, ["--report", s1, "--report", s2, "--shards", "2", "--results", r1, "--results", r2, "--max-unledgered-skips", "0"]);
+    const r = await decide(p, [
+      "--report",
+      s1,
+      "--report",
+      s2,
+      "--shards",
+      "2",
+      "--results",
+      r1,
+      "--results",
+      r2,
+      "--max-unledgered-skips",
+      "0",
+    ]);
     expect(r.code).toBe(0);
     expect(r.report.coverage).toEqual({
       source: "shards",
@@ -367,7 +456,17 @@ describe("decide: the JSON report's coverage, accounting and inputs", () => {
       line_rate: 22 / 30,
       branch_rate: 0.8,
     });
-    expect(r.report.accounting).toEqual({ result_files: [r1, r2], collected: 4, proven: 3, frozen: 1, skipped: 0, failed: 0, missing: 0, max_unledgered_skips: 0, unknown_results: 0 });
+    expect(r.report.accounting).toEqual({
+      result_files: [r1, r2],
+      collected: 4,
+      proven: 3,
+      frozen: 1,
+      skipped: 0,
+      failed: 0,
+      missing: 0,
+      max_unledgered_skips: 0,
+      unknown_results: 0,
+    });
     const [freeze, collected] = [p.base[1]!, p.base[3]!];
     expect(r.report.inputs).toEqual([
       { role: "ledger", path: freeze, sha256: sha256(freeze) },
@@ -393,7 +492,19 @@ describe("decide: the JSON report's coverage, accounting and inputs", () => {
   it("--out writes the same report", async () => {
     const p = project();
     const out = join(p.dir, "out", "report.json");
-    const r = await cli(["decide", ...p.base, "--report", p.coverage("lcov-coveragepy-6.5-branch.info"), "--results", p.junit("proof"), "--out", out], p.dir);
+    const r = await cli(
+      [
+        "decide",
+        ...p.base,
+        "--report",
+        p.coverage("lcov-coveragepy-6.5-branch.info"),
+        "--results",
+        p.junit("proof"),
+        "--out",
+        out,
+      ],
+      p.dir,
+    );
     expect(r.code).toBe(0);
     expect(readFileSync(out, "utf8")).toBe(r.stdout);
   });
@@ -426,7 +537,10 @@ describe("proofgate coverage --report shards", () => {
 
   it("one report for --shards 2 prints the numbers and exits 1 with shard_missing", async () => {
     const p = project();
-    const r = await cli(["coverage", "--report", p.coverage("lcov-coveragepy-6.5-shard1.info"), "--shards", "2", "--format", "json"], p.dir);
+    const r = await cli(
+      ["coverage", "--report", p.coverage("lcov-coveragepy-6.5-shard1.info"), "--shards", "2", "--format", "json"],
+      p.dir,
+    );
     expect(r.code).toBe(1);
     expect(JSON.parse(r.stdout)).toMatchObject({ shards_expected: 2, shards_missing: 1, source: "report" });
     expect(r.stderr).toMatch(/^proofgate: shard_missing: 1 of 2 coverage shards are missing/m);
@@ -438,6 +552,8 @@ describe("proofgate coverage --report shards", () => {
     const s2 = p.coverage("cobertura-coveragepy-6.5-shard2.xml");
     const r = await cli(["coverage", "--report", s1, "--report", s2], p.dir);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(`proven coverage: 75.00% (from ${s1}, ${s2})\n  lines:    22/30 (73.33%)\n  branches: 8/10 (80.00%)\n`);
+    expect(r.stdout).toBe(
+      `proven coverage: 75.00% (from ${s1}, ${s2})\n  lines:    22/30 (73.33%)\n  branches: 8/10 (80.00%)\n`,
+    );
   });
 });

@@ -30,10 +30,14 @@ function inputs(overrides: { freeze?: string; coverage?: string } = {}): { dir: 
     overrides.freeze ??
       'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_flaky"\nowner = "alice"\nreason = "race"\nexpires = "2026-12-10"\n',
   );
-  const collected = write("collected.txt", "tests/test_a.py::test_flaky\ntests/test_a.py::test_ok\n\n2 tests collected in 0.01s\n");
+  const collected = write(
+    "collected.txt",
+    "tests/test_a.py::test_flaky\ntests/test_a.py::test_ok\n\n2 tests collected in 0.01s\n",
+  );
   const coverage = write(
     "proven_coverage.json",
-    overrides.coverage ?? '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
+    overrides.coverage ??
+      '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
   );
   return { dir, flags: ["--freeze", freeze, "--collected", collected, "--coverage", coverage] };
 }
@@ -46,7 +50,10 @@ interface Report {
   errors?: { code: string; file: string | null }[];
 }
 
-async function decide(argv: string[], cwd = root): Promise<{ code: number; stdout: string; stderr: string; report: Report }> {
+async function decide(
+  argv: string[],
+  cwd = root,
+): Promise<{ code: number; stdout: string; stderr: string; report: Report }> {
   let stdout = "";
   let stderr = "";
   const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => NOW, cwd };
@@ -58,7 +65,12 @@ describe("decide", () => {
   it("MERGE exits 0 with no reasons and judges by the injected clock", async () => {
     const r = await decide(inputs().flags);
     expect(r.code).toBe(0);
-    expect(r.report).toMatchObject({ today_utc: "2026-12-02", reasons: [], decision: "MERGE", clock: { source: "system" } });
+    expect(r.report).toMatchObject({
+      today_utc: "2026-12-02",
+      reasons: [],
+      decision: "MERGE",
+      clock: { source: "system" },
+    });
     expect(r.stderr).toBe("");
   });
 
@@ -77,7 +89,10 @@ describe("decide", () => {
   });
 
   it("an expired lease rejects on the clock's day", async () => {
-    const { flags } = inputs({ freeze: 'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_flaky"\nowner = "alice"\nreason = "race"\nexpires = "2026-12-01"\n' });
+    const { flags } = inputs({
+      freeze:
+        'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_flaky"\nowner = "alice"\nreason = "race"\nexpires = "2026-12-01"\n',
+    });
     const r = await decide(flags);
     expect(r.code).toBe(1);
     expect(r.report.reasons).toEqual(["expired_leases"]);
@@ -86,7 +101,12 @@ describe("decide", () => {
   it("--today other than the clock adds clock_override, so it cannot MERGE", async () => {
     const r = await decide([...inputs().flags, "--today", "2026-12-01"]);
     expect(r.code).toBe(1);
-    expect(r.report).toMatchObject({ today_utc: "2026-12-01", reasons: ["clock_override"], decision: "REJECT", clock: { source: "override" } });
+    expect(r.report).toMatchObject({
+      today_utc: "2026-12-01",
+      reasons: ["clock_override"],
+      decision: "REJECT",
+      clock: { source: "override" },
+    });
   });
 
   it("--today previews a later day: the reasons of that day, plus clock_override", async () => {
@@ -115,7 +135,11 @@ describe("decide", () => {
     writeFileSync(out, '{"decision": "MERGE"}\n');
     const r = await decide([...flags, "--out", out]);
     expect(r.code).toBe(2);
-    expect(r.report).toMatchObject({ decision: "REJECT", reasons: ["input_error"], errors: [{ code: "coverage_invalid", file: flags[5] }] });
+    expect(r.report).toMatchObject({
+      decision: "REJECT",
+      reasons: ["input_error"],
+      errors: [{ code: "coverage_invalid", file: flags[5] }],
+    });
     expect(readFileSync(out, "utf8")).toBe(r.stdout);
   });
 });

@@ -8,7 +8,10 @@ import type { CliIo } from "./io.js";
  * changed, was added or is missing, and the digest of the lock they were compared with. An unreadable
  * tree or an invalid lock is a GateError (exit 2).
  */
-export async function unlockedFixtures(config: GateConfig, io: CliIo): Promise<{ delta: LockDelta; lockSha256: string }> {
+export async function unlockedFixtures(
+  config: GateConfig,
+  io: CliIo,
+): Promise<{ delta: LockDelta; lockSha256: string }> {
   const { comparison, lockSha256, warnings } = await checkFixtureLock(io.cwd, settingsFromConfig(config));
   printWarnings(io, warnings);
   return { delta: { changed: comparison.changed, added: comparison.added, removed: comparison.removed }, lockSha256 };

@@ -2,7 +2,12 @@ import { GateError } from "@proofgate/core/errors";
 
 function single(name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined;
-  if (Array.isArray(value)) throw new GateError({ code: "usage", message: `--${name} was given ${value.length} times`, fix: `give --${name} once` });
+  if (Array.isArray(value))
+    throw new GateError({
+      code: "usage",
+      message: `--${name} was given ${value.length} times`,
+      fix: `give --${name} once`,
+    });
   return String(value);
 }
 
@@ -11,7 +16,11 @@ export function intFlag(name: string, value: unknown, fallback: number): number 
   const text = single(name, value);
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text))) {
-    throw new GateError({ code: "usage", message: `--${name} ${JSON.stringify(text)} is not a whole number >= 0`, fix: `write e.g. --${name} 0` });
+    throw new GateError({
+      code: "usage",
+      message: `--${name} ${JSON.stringify(text)} is not a whole number >= 0`,
+      fix: `write e.g. --${name} 0`,
+    });
   }
   return Number(text);
 }
@@ -22,7 +31,11 @@ export function percentFlag(name: string, value: unknown, fallback: number): num
   if (text === undefined) return fallback;
   const n = Number(text);
   if (text.trim() === "" || !/^[+]?(\d+\.?\d*|\.\d+)$/.test(text.trim()) || !Number.isFinite(n) || n < 0 || n > 100) {
-    throw new GateError({ code: "usage", message: `--${name} ${JSON.stringify(text)} is not a percentage from 0 to 100`, fix: `write e.g. --${name} 70` });
+    throw new GateError({
+      code: "usage",
+      message: `--${name} ${JSON.stringify(text)} is not a percentage from 0 to 100`,
+      fix: `write e.g. --${name} 70`,
+    });
   }
   return n;
 }
@@ -31,7 +44,8 @@ export function percentFlag(name: string, value: unknown, fallback: number): num
 export function stringFlag(name: string, value: unknown, fallback: string): string {
   const text = single(name, value);
   if (text === undefined) return fallback;
-  if (text.trim() === "") throw new GateError({ code: "usage", message: `--${name} is empty`, fix: `give --${name} a value` });
+  if (text.trim() === "")
+    throw new GateError({ code: "usage", message: `--${name} is empty`, fix: `give --${name} a value` });
   return text;
 }
 
@@ -45,7 +59,12 @@ export function daysFlag(name: string, value: unknown, fallback: number): number
   const text = single(name, value);
   if (text === undefined) return fallback;
   const m = /^(\d+)\s*([dw]?)$/.exec(text.trim());
-  if (!m) throw new GateError({ code: "usage", message: `--${name} ${JSON.stringify(text)} is not a number of days`, fix: `write e.g. --${name} 14d or --${name} 2w` });
+  if (!m)
+    throw new GateError({
+      code: "usage",
+      message: `--${name} ${JSON.stringify(text)} is not a number of days`,
+      fix: `write e.g. --${name} 14d or --${name} 2w`,
+    });
   return Number(m[1]) * (m[2] === "w" ? 7 : 1);
 }
 
@@ -54,7 +73,8 @@ export function listFlag(name: string, value: unknown): string[] {
   if (value === undefined) return [];
   const values = (Array.isArray(value) ? value : [value]).map(String);
   for (const v of values) {
-    if (v.trim() === "") throw new GateError({ code: "usage", message: `--${name} is empty`, fix: `give --${name} a value` });
+    if (v.trim() === "")
+      throw new GateError({ code: "usage", message: `--${name} is empty`, fix: `give --${name} a value` });
   }
   return values;
 }
@@ -65,9 +85,18 @@ export function optionalIntFlag(name: string, value: unknown, min = 0): number |
   const text = single(name, value);
   // intFlag's own fix suggests 0, which a flag with a higher minimum refuses.
   if (text !== undefined && !/^\d+$/.test(text.trim())) {
-    throw new GateError({ code: "usage", message: `--${name} ${JSON.stringify(text)} is not a whole number >= ${min}`, fix: `write e.g. --${name} ${min}` });
+    throw new GateError({
+      code: "usage",
+      message: `--${name} ${JSON.stringify(text)} is not a whole number >= ${min}`,
+      fix: `write e.g. --${name} ${min}`,
+    });
   }
   const n = intFlag(name, value, 0);
-  if (n < min) throw new GateError({ code: "usage", message: `--${name} must be at least ${min}`, fix: `write e.g. --${name} ${min}` });
+  if (n < min)
+    throw new GateError({
+      code: "usage",
+      message: `--${name} must be at least ${min}`,
+      fix: `write e.g. --${name} ${min}`,
+    });
   return n;
 }

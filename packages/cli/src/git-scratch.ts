@@ -14,10 +14,17 @@ export interface ScratchIdentity {
 /** A human developer. */
 export const ADA: ScratchIdentity = { name: "Ada Lovelace", email: "ada@example.org" };
 /** A GitHub App bot. */
-export const DEPENDABOT: ScratchIdentity = { name: "dependabot[bot]", email: "49699333+dependabot[bot]@users.noreply.github.com" };
+export const DEPENDABOT: ScratchIdentity = {
+  name: "dependabot[bot]",
+  email: "49699333+dependabot[bot]@users.noreply.github.com",
+};
 
 /** Environment that keeps git away from the machine's config, for the helper and for the code under test. */
-export const ISOLATED_GIT_ENV = { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", GIT_TERMINAL_PROMPT: "0" } as const;
+export const ISOLATED_GIT_ENV = {
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_TERMINAL_PROMPT: "0",
+} as const;
 
 /** A file's new content (text, bytes or a symlink target), or null to delete it. */
 export type ScratchFile = string | Uint8Array | { symlink: string } | null;
@@ -26,9 +33,20 @@ export type ScratchFile = string | Uint8Array | { symlink: string } | null;
 export interface ScratchRepo {
   dir: string;
   /** Runs git in the repo (or `cwd`), returns stdout; throws with git's stderr on failure. */
-  git(args: readonly string[], options?: { input?: string | Uint8Array; cwd?: string; who?: { author?: ScratchIdentity; committer?: ScratchIdentity } }): string;
+  git(
+    args: readonly string[],
+    options?: {
+      input?: string | Uint8Array;
+      cwd?: string;
+      who?: { author?: ScratchIdentity; committer?: ScratchIdentity };
+    },
+  ): string;
   /** Writes the files, stages everything and commits; returns the new commit's sha. */
-  commit(message: string, files?: Record<string, ScratchFile>, who?: { author?: ScratchIdentity; committer?: ScratchIdentity }): string;
+  commit(
+    message: string,
+    files?: Record<string, ScratchFile>,
+    who?: { author?: ScratchIdentity; committer?: ScratchIdentity },
+  ): string;
   /** Removes the folder. */
   cleanup(): void;
 }
@@ -36,7 +54,11 @@ export interface ScratchRepo {
 let clock = 1_700_000_000;
 
 /** Runs git with an isolated config and the given identities; throws with stderr on failure. */
-export function scratchGit(cwd: string, args: readonly string[], options: { input?: string | Uint8Array; who?: { author?: ScratchIdentity; committer?: ScratchIdentity } } = {}): string {
+export function scratchGit(
+  cwd: string,
+  args: readonly string[],
+  options: { input?: string | Uint8Array; who?: { author?: ScratchIdentity; committer?: ScratchIdentity } } = {},
+): string {
   const author = options.who?.author ?? ADA;
   const committer = options.who?.committer ?? options.who?.author ?? ADA;
   const date = `${clock++} +0000`;
@@ -58,7 +80,10 @@ export function scratchGit(cwd: string, args: readonly string[], options: { inpu
       GIT_COMMITTER_DATE: date,
     },
   });
-  if (result.status !== 0) throw new Error(`git ${args.slice(0, 4).join(" ")} failed in ${cwd}: ${result.error ?? result.signal ?? result.stderr?.toString()}`);
+  if (result.status !== 0)
+    throw new Error(
+      `git ${args.slice(0, 4).join(" ")} failed in ${cwd}: ${result.error ?? result.signal ?? result.stderr?.toString()}`,
+    );
   return result.stdout.toString("utf8");
 }
 
@@ -87,7 +112,10 @@ export function wrapRepo(dir: string): ScratchRepo {
         else writeFileSync(full, content);
       }
       scratchGit(dir, ["add", "-A"]);
-      scratchGit(dir, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-"], { input: message, ...(who ? { who } : {}) });
+      scratchGit(dir, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-"], {
+        input: message,
+        ...(who ? { who } : {}),
+      });
       return scratchGit(dir, ["rev-parse", "HEAD"]).trim();
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),

@@ -17,12 +17,34 @@ const RUNS = 600;
 
 const word = fc.string({ unit: fc.constantFrom(..."abcdefgxyzABCXYZ0189é漢".split("")), minLength: 1, maxLength: 8 });
 /** Text that may hold separators, brackets, comment chars and tabs, but never a newline. */
-const text = fc.array(fc.oneof(word, fc.constantFrom(" ", ": ", ":", "#", "<a@b.c>", "(x)", "[bot]", "\t", "--", "=")), { maxLength: 6 }).map((parts) => parts.join(""));
+const text = fc
+  .array(fc.oneof(word, fc.constantFrom(" ", ": ", ":", "#", "<a@b.c>", "(x)", "[bot]", "\t", "--", "=")), {
+    maxLength: 6,
+  })
+  .map((parts) => parts.join(""));
 const key = fc.oneof(
-  fc.constantFrom("Signed-off-by", "Co-authored-by", "co-authored-by", "Freeze-Lease", "Fixture-Lock", "Property-Seeds", "Gate-Change", "Reviewed-by", "Fixes", "Change-Id", "Bug", "X"),
+  fc.constantFrom(
+    "Signed-off-by",
+    "Co-authored-by",
+    "co-authored-by",
+    "Freeze-Lease",
+    "Fixture-Lock",
+    "Property-Seeds",
+    "Gate-Change",
+    "Reviewed-by",
+    "Fixes",
+    "Change-Id",
+    "Bug",
+    "X",
+  ),
   fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9-]{0,10}$/),
 );
-const person = fc.constantFrom("Ada <ada@example.org>", "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>", "Claude <noreply@anthropic.com>", "Zoë 漢 <z@x>");
+const person = fc.constantFrom(
+  "Ada <ada@example.org>",
+  "dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>",
+  "Claude <noreply@anthropic.com>",
+  "Zoë 漢 <z@x>",
+);
 
 /** One line of a trailer block: trailers in their spellings, continuations, comments, other lines. */
 const trailerLine = fc.oneof(
@@ -44,19 +66,29 @@ const bodyLine = fc.oneof(
   { weight: 4, arbitrary: text },
   { weight: 2, arbitrary: fc.tuple(key, text).map(([k, v]) => `${k}: ${v}`) },
   { weight: 1, arbitrary: text.map((t) => `# ${t}`) },
-  { weight: 1, arbitrary: fc.constantFrom("---", "--- a/file", "---x", "# ------------------------ >8 ------------------------") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("---", "--- a/file", "---x", "# ------------------------ >8 ------------------------"),
+  },
   { weight: 1, arbitrary: fc.constant("") },
 );
 
-const paragraph = <T extends string>(line: fc.Arbitrary<T>, max: number) => fc.array(line, { minLength: 1, maxLength: max });
+const paragraph = <T extends string>(line: fc.Arbitrary<T>, max: number) =>
+  fc.array(line, { minLength: 1, maxLength: max });
 
 const messageArb = fc
   .record({
-    subject: fc.oneof(text, fc.tuple(key, text).map(([k, v]) => `${k}: ${v}`)),
+    subject: fc.oneof(
+      text,
+      fc.tuple(key, text).map(([k, v]) => `${k}: ${v}`),
+    ),
     body: fc.array(paragraph(bodyLine, 4), { maxLength: 3 }),
     trailers: fc.option(paragraph(trailerLine, 6), { freq: 4, nil: undefined }),
     /** A `---` section after the trailers, as in a patch e-mail. */
-    cut: fc.option(fc.tuple(fc.constantFrom("---", "--- ", "---\t"), paragraph(bodyLine, 3)), { freq: 4, nil: undefined }),
+    cut: fc.option(fc.tuple(fc.constantFrom("---", "--- ", "---\t"), paragraph(bodyLine, 3)), {
+      freq: 4,
+      nil: undefined,
+    }),
     blanksBetween: fc.constantFrom("\n", "\n\n", "\n \n", "\n\n\n"),
     trailingBlanks: fc.constantFrom("", "\n", "\n\n", "\n  \n"),
     eol: fc.constantFrom("lf", "lf", "crlf", "mixed"),
@@ -116,13 +148,22 @@ function readAll(messages: readonly string[]): Map<string, Read> {
   push(`reset ${ref}\nfrom ${repo.git(["rev-parse", "HEAD"]).trim()}\n\n`);
   unique.forEach((message, i) => {
     const bytes = Buffer.from(message, "utf8");
-    push(`commit ${ref}\nmark :${i + 1}\nauthor A <a@x> 1700000000 +0000\ncommitter C <c@x> 1700000000 +0000\ndata ${bytes.length}\n`);
+    push(
+      `commit ${ref}\nmark :${i + 1}\nauthor A <a@x> 1700000000 +0000\ncommitter C <c@x> 1700000000 +0000\ndata ${bytes.length}\n`,
+    );
     push(bytes);
     push("\n");
   });
   const marks = join(dir, "marks");
-  repo.git(["fast-import", "--quiet", "--done", `--export-marks=${marks}`], { input: Buffer.concat([...stream, Buffer.from("done\n")]) });
-  const shaOf = new Map(readFileSync(marks, "utf8").trim().split("\n").map((line) => [Number(line.split(" ")[0]!.slice(1)), line.split(" ")[1]!] as const));
+  repo.git(["fast-import", "--quiet", "--done", `--export-marks=${marks}`], {
+    input: Buffer.concat([...stream, Buffer.from("done\n")]),
+  });
+  const shaOf = new Map(
+    readFileSync(marks, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => [Number(line.split(" ")[0]!.slice(1)), line.split(" ")[1]!] as const),
+  );
 
   const commits = listCommits({ base: "HEAD", head: ref }, repo.dir);
   const bySha = new Map(commits.map((c) => [c.sha, c.trailers]));

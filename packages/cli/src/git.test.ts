@@ -3,8 +3,26 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer } from "@proofgate/core";
-import { changedPaths, listCommits, listFilesAt, readFileAt, resolveRange, runGit, shallowHistoryFix, type GitRange, type RangeResolution } from "./git.js";
-import { ADA, DEPENDABOT, ISOLATED_GIT_ENV, scratchGit, scratchRepo, wrapRepo, type ScratchRepo } from "./git-scratch.js";
+import {
+  changedPaths,
+  listCommits,
+  listFilesAt,
+  readFileAt,
+  resolveRange,
+  runGit,
+  shallowHistoryFix,
+  type GitRange,
+  type RangeResolution,
+} from "./git.js";
+import {
+  ADA,
+  DEPENDABOT,
+  ISOLATED_GIT_ENV,
+  scratchGit,
+  scratchRepo,
+  wrapRepo,
+  type ScratchRepo,
+} from "./git-scratch.js";
 
 const repos: ScratchRepo[] = [];
 const temps: string[] = [];
@@ -48,12 +66,25 @@ function gateError(fn: () => unknown): GateError {
  * main: m1 - m2 - m3 (main advanced after the branch point m2)
  * feature (checked out): m2 - f1 - f2 - merge(main's m3) - f3
  */
-function branchyRepo(): { repo: ScratchRepo; m1: string; m2: string; m3: string; f1: string; f2: string; merge: string; f3: string } {
+function branchyRepo(): {
+  repo: ScratchRepo;
+  m1: string;
+  m2: string;
+  m3: string;
+  f1: string;
+  f2: string;
+  merge: string;
+  f3: string;
+} {
   const repo = track(scratchRepo());
   const m1 = repo.commit("m1\n", { "README.md": "hello\n", "freeze.toml": "version = 1\n" });
   const m2 = repo.commit("m2\n", { "src/a.py": "a = 1\n" });
   repo.git(["checkout", "-q", "-b", "feature"]);
-  const f1 = repo.commit("f1: agent adds a lease\n", { "freeze.toml": "version = 1\n[[leases]]\n" }, { author: DEPENDABOT });
+  const f1 = repo.commit(
+    "f1: agent adds a lease\n",
+    { "freeze.toml": "version = 1\n[[leases]]\n" },
+    { author: DEPENDABOT },
+  );
   const f2 = repo.commit("f2\n\nFreeze-Lease: human\n", { "src/b.py": "b = 2\n" });
   repo.git(["checkout", "-q", "main"]);
   const m3 = repo.commit("m3\n", { "src/c.py": "c = 3\n" });
@@ -84,7 +115,9 @@ describe("runGit", () => {
     temps.push(dir);
     const error = gateError(() => runGit(["rev-parse", "--is-shallow-repository"], dir));
     expect(error.code).toBe("git_failed");
-    expect(error.issues[0]!.message).toMatch(/^git rev-parse --is-shallow-repository exited 128: fatal: not a git repository/);
+    expect(error.issues[0]!.message).toMatch(
+      /^git rev-parse --is-shallow-repository exited 128: fatal: not a git repository/,
+    );
     expect(error.issues[0]!.fix).toMatch(/inside the repository/);
   });
 });
@@ -140,8 +173,12 @@ describe("resolveRange", () => {
     repo.commit("only\n", { a: "1\n" });
     const error = gateError(() => resolveRange({ cwd: repo.dir, defaultBranch: "release/2.x" }));
     expect(error.code).toBe("usage");
-    expect(error.issues[0]!.message).toBe("no base: --base was not given and no default branch exists (tried origin/release/2.x, release/2.x)");
-    expect(error.issues[0]!.fix).toBe("fetch the target branch first: git fetch origin release/2.x, or pass the base with --base <commit or branch>");
+    expect(error.issues[0]!.message).toBe(
+      "no base: --base was not given and no default branch exists (tried origin/release/2.x, release/2.x)",
+    );
+    expect(error.issues[0]!.fix).toBe(
+      "fetch the target branch first: git fetch origin release/2.x, or pass the base with --base <commit or branch>",
+    );
   });
 
   it("a head that does not exist is a usage error; an option-like ref is refused", () => {
@@ -185,7 +222,9 @@ describe("resolveRange", () => {
       expect(issue.message).toContain("this clone is shallow");
       expect(issue.fix).toContain("fetch-depth: 0");
       expect(expectShallow(resolveRange({ base: src.m2, cwd: dir, provider: "gitlab" })).fix).toContain("GIT_DEPTH: 0");
-      expect(expectShallow(resolveRange({ base: src.m2, cwd: dir, provider: "buildkite" })).fix).toContain("git fetch --unshallow");
+      expect(expectShallow(resolveRange({ base: src.m2, cwd: dir, provider: "buildkite" })).fix).toContain(
+        "git fetch --unshallow",
+      );
       expect(shallowHistoryFix()).toMatch(/fetch-depth: 0.*GIT_DEPTH: 0.*git fetch --unshallow/);
     });
 
@@ -193,7 +232,9 @@ describe("resolveRange", () => {
       const dir = clone("--depth", "1", "--branch", "feature");
       expect(expectShallow(resolveRange({ cwd: dir })).message).toContain("no default branch");
       const named = expectShallow(resolveRange({ cwd: dir, defaultBranch: "develop", provider: "buildkite" }));
-      expect(named.fix).toBe(`fetch the target branch first: git fetch origin develop; ${shallowHistoryFix("buildkite")}`);
+      expect(named.fix).toBe(
+        `fetch the target branch first: git fetch origin develop; ${shallowHistoryFix("buildkite")}`,
+      );
     });
 
     it("--depth 1 of every branch: no merge-base reachable, shallow_history", () => {
@@ -234,7 +275,14 @@ describe("listCommits", () => {
     const mergeCommit = commits[at(merge)]!;
     expect(mergeCommit.parents).toEqual([f2, m3]);
     expect(mergeCommit.subject).toBe("Merge branch 'main' into feature");
-    expect(commits[at(f1)]).toEqual({ sha: f1, parents: [m2], author: DEPENDABOT, committer: DEPENDABOT, subject: "f1: agent adds a lease", trailers: [] });
+    expect(commits[at(f1)]).toEqual({
+      sha: f1,
+      parents: [m2],
+      author: DEPENDABOT,
+      committer: DEPENDABOT,
+      subject: "f1: agent adds a lease",
+      trailers: [],
+    });
     expect(commits[at(f2)]!.trailers).toEqual([{ key: "Freeze-Lease", value: "human" }]);
     expect(commits[at(f3)]!.trailers).toEqual([{ key: "Co-authored-by", value: "Claude <noreply@anthropic.com>" }]);
   });
@@ -248,9 +296,25 @@ describe("listCommits", () => {
     const repo = track(scratchRepo());
     const base = repo.commit("base\n");
     const author = { name: "Zoë Ünïcode 漢字", email: "zoe@example.org" };
-    const message = ["Subject: looks like a trailer", "and a second subject line", "", "Body: with a colon", "Not-a-trailer: in the body", "", "Signed-off-by: Zoë <zoe@example.org>", "Freeze-Lease: human", "Long-Trailer: first part", "  continued here", "\tand here", ""].join("\n");
+    const message = [
+      "Subject: looks like a trailer",
+      "and a second subject line",
+      "",
+      "Body: with a colon",
+      "Not-a-trailer: in the body",
+      "",
+      "Signed-off-by: Zoë <zoe@example.org>",
+      "Freeze-Lease: human",
+      "Long-Trailer: first part",
+      "  continued here",
+      "\tand here",
+      "",
+    ].join("\n");
     // A .mailmap that would turn the bot into a human must not change what the gate sees.
-    repo.commit("mailmap\n", { ".mailmap": "Ada Lovelace <ada@example.org> dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>\n" });
+    repo.commit("mailmap\n", {
+      ".mailmap":
+        "Ada Lovelace <ada@example.org> dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>\n",
+    });
     const sha = repo.commit(message, { "x.txt": "x\n" }, { author, committer: DEPENDABOT });
     const [, c] = listCommits({ base, head: sha }, repo.dir);
     expect(c).toEqual({
@@ -277,28 +341,49 @@ describe("agent or human, from real commits (GATE.md 6)", () => {
   }
 
   it("a bot-authored commit is an agent's, and its `Freeze-Lease: human` does not count", () => {
-    const [c] = commitsOf((r) => r.commit("add lease\n\nFreeze-Lease: human\n", { "freeze.toml": "x\n" }, { author: DEPENDABOT, committer: ADA }));
-    expect(classifyCommit(c!, DEFAULT_AGENT_PATTERNS)).toEqual({ agent: true, reasons: [`author "${DEPENDABOT.name} <${DEPENDABOT.email}>" matches "*[bot]*"`] });
+    const [c] = commitsOf((r) =>
+      r.commit("add lease\n\nFreeze-Lease: human\n", { "freeze.toml": "x\n" }, { author: DEPENDABOT, committer: ADA }),
+    );
+    expect(classifyCommit(c!, DEFAULT_AGENT_PATTERNS)).toEqual({
+      agent: true,
+      reasons: [`author "${DEPENDABOT.name} <${DEPENDABOT.email}>" matches "*[bot]*"`],
+    });
     expect(c!.trailers).toEqual([{ key: "Freeze-Lease", value: "human" }]);
     expect(hasHumanTrailer(c!, "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
   });
 
   it("a human author with a human committer is a human's, and its trailer counts", () => {
-    const [c] = commitsOf((r) => r.commit("add lease\n\nfreeze-lease:  Human \n", { "freeze.toml": "x\n" }, { author: ADA, committer: { name: "Grace Hopper", email: "grace@example.org" } }));
+    const [c] = commitsOf((r) =>
+      r.commit(
+        "add lease\n\nfreeze-lease:  Human \n",
+        { "freeze.toml": "x\n" },
+        { author: ADA, committer: { name: "Grace Hopper", email: "grace@example.org" } },
+      ),
+    );
     expect(classifyCommit(c!, DEFAULT_AGENT_PATTERNS)).toEqual({ agent: false, reasons: [] });
     expect(hasHumanTrailer(c!, "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(true);
   });
 
   it("a human-authored commit with an agent Co-authored-by trailer is an agent's", () => {
-    const [c] = commitsOf((r) => r.commit("add lease\n\nFreeze-Lease: human\nCo-authored-by: Cursor Agent <cursoragent@cursor.com>\n", { "freeze.toml": "x\n" }));
+    const [c] = commitsOf((r) =>
+      r.commit("add lease\n\nFreeze-Lease: human\nCo-authored-by: Cursor Agent <cursoragent@cursor.com>\n", {
+        "freeze.toml": "x\n",
+      }),
+    );
     const cls = classifyCommit(c!, DEFAULT_AGENT_PATTERNS);
     expect(cls.agent).toBe(true);
-    expect(cls.reasons).toEqual(['Co-authored-by trailer "Cursor Agent <cursoragent@cursor.com>" matches "*<cursoragent@cursor.com>"']);
+    expect(cls.reasons).toEqual([
+      'Co-authored-by trailer "Cursor Agent <cursoragent@cursor.com>" matches "*<cursoragent@cursor.com>"',
+    ]);
     expect(hasHumanTrailer(c!, "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
   });
 
   it("a co-author line in the body, not in the trailer block, is not a trailer", () => {
-    const [c] = commitsOf((r) => r.commit("subject\n\nCo-authored-by: Claude <noreply@anthropic.com>\nthis paragraph is prose\n\nFreeze-Lease: human\n"));
+    const [c] = commitsOf((r) =>
+      r.commit(
+        "subject\n\nCo-authored-by: Claude <noreply@anthropic.com>\nthis paragraph is prose\n\nFreeze-Lease: human\n",
+      ),
+    );
     expect(c!.trailers).toEqual([{ key: "Freeze-Lease", value: "human" }]);
     expect(hasHumanTrailer(c!, "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(true);
   });
@@ -308,14 +393,25 @@ describe("changedPaths", () => {
   it("add, modify, delete, rename; names with spaces, non-ASCII and newlines; root and merge commits", () => {
     const repo = track(scratchRepo());
     const body = "a long enough body so that rename detection sees the same file\n".repeat(5);
-    const root = repo.commit("root\n", { "keep.txt": "1\n", "old name.txt": body, "gone.txt": "bye\n", "dir/ünï 漢.txt": "u\n" });
+    const root = repo.commit("root\n", {
+      "keep.txt": "1\n",
+      "old name.txt": body,
+      "gone.txt": "bye\n",
+      "dir/ünï 漢.txt": "u\n",
+    });
     expect(changedPaths(root, repo.dir)).toEqual([
       { status: "A", path: "dir/ünï 漢.txt" },
       { status: "A", path: "gone.txt" },
       { status: "A", path: "keep.txt" },
       { status: "A", path: "old name.txt" },
     ]);
-    const c2 = repo.commit("all kinds\n", { "keep.txt": "2\n", "gone.txt": null, "old name.txt": null, "new\nname.txt": body, "tab\there.txt": "t\n" });
+    const c2 = repo.commit("all kinds\n", {
+      "keep.txt": "2\n",
+      "gone.txt": null,
+      "old name.txt": null,
+      "new\nname.txt": body,
+      "tab\there.txt": "t\n",
+    });
     expect(changedPaths(c2, repo.dir)).toEqual([
       { status: "D", path: "gone.txt" },
       { status: "M", path: "keep.txt" },

@@ -50,7 +50,8 @@ function describe(args: readonly string[]): string {
 
 function fixFor(stderr: string, cwd: string): string {
   if (/not a git repository/i.test(stderr)) return `run proofgate inside the repository's work tree (it ran in ${cwd})`;
-  if (/dubious ownership/i.test(stderr)) return `trust the checkout: git config --global --add safe.directory ${JSON.stringify(cwd)}`;
+  if (/dubious ownership/i.test(stderr))
+    return `trust the checkout: git config --global --add safe.directory ${JSON.stringify(cwd)}`;
   return "check that this command works in the repository";
 }
 
@@ -72,17 +73,41 @@ export function gitExec(args: readonly string[], cwd: string, options: RunGitOpt
   if (result.error) {
     const code = (result.error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" && !existsSync(cwd)) {
-      throw new GateError({ code: "git_failed", message: `${command}: the folder ${cwd} does not exist`, fix: "run proofgate in the repository's work tree" }, { cause: result.error });
+      throw new GateError(
+        {
+          code: "git_failed",
+          message: `${command}: the folder ${cwd} does not exist`,
+          fix: "run proofgate in the repository's work tree",
+        },
+        { cause: result.error },
+      );
     }
     if (code === "ENOENT") {
-      throw new GateError({ code: "git_failed", message: `${command}: git is not installed or not on PATH`, fix: "install git, or run proofgate where git is on PATH" }, { cause: result.error });
+      throw new GateError(
+        {
+          code: "git_failed",
+          message: `${command}: git is not installed or not on PATH`,
+          fix: "install git, or run proofgate where git is on PATH",
+        },
+        { cause: result.error },
+      );
     }
-    throw new GateError({ code: "git_failed", message: `${command} failed: ${code ?? result.error.message}`, fix: code === "ENOBUFS" ? "the output exceeds 1 GiB" : fixFor("", cwd) }, { cause: result.error });
+    throw new GateError(
+      {
+        code: "git_failed",
+        message: `${command} failed: ${code ?? result.error.message}`,
+        fix: code === "ENOBUFS" ? "the output exceeds 1 GiB" : fixFor("", cwd),
+      },
+      { cause: result.error },
+    );
   }
   const stderr = result.stderr.toString("utf8");
   const status = result.status ?? -1;
   if (!(options.okCodes ?? [0]).includes(status)) {
-    const first = stderr.split("\n").find((line) => line.trim() !== "")?.trim();
+    const first = stderr
+      .split("\n")
+      .find((line) => line.trim() !== "")
+      ?.trim();
     const why = result.signal ? `was killed by ${result.signal}` : `exited ${status}${first ? `: ${first}` : ""}`;
     throw new GateError({ code: "git_failed", message: `${command} ${why}`, fix: fixFor(stderr, cwd) });
   }
@@ -101,7 +126,11 @@ function pathText(bytes: Buffer, context: string): string {
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new GateError({ code: "git_failed", message: `${context}: a path is not UTF-8 (${JSON.stringify(bytes.toString("latin1"))})`, fix: "rename the file to a UTF-8 name" });
+    throw new GateError({
+      code: "git_failed",
+      message: `${context}: a path is not UTF-8 (${JSON.stringify(bytes.toString("latin1"))})`,
+      fix: "rename the file to a UTF-8 name",
+    });
   }
 }
 
@@ -119,20 +148,29 @@ function splitNul(out: Buffer): Buffer[] {
 
 function refusesOption(what: string, ref: string): void {
   if (ref.startsWith("-") || ref.trim() === "" || /[\0\n]/.test(ref)) {
-    throw new GateError({ code: "usage", message: `${what} ${JSON.stringify(ref)} is not a git revision`, fix: `pass a commit, branch or tag, e.g. ${what} origin/main` });
+    throw new GateError({
+      code: "usage",
+      message: `${what} ${JSON.stringify(ref)} is not a git revision`,
+      fix: `pass a commit, branch or tag, e.g. ${what} origin/main`,
+    });
   }
 }
 
 /** The full object name of `ref` as a commit, or undefined when this repository has no such commit. */
 export function resolveCommit(ref: string, cwd: string): string | undefined {
-  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], cwd, { okCodes: [0, 1, 128] });
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], cwd, {
+    okCodes: [0, 1, 128],
+  });
   const sha = out.stdout.toString("utf8").trim();
   return out.status === 0 && sha !== "" ? sha : undefined;
 }
 
 /** True when `ancestor` is `descendant` or one of its ancestors (`git merge-base --is-ancestor`). */
 export function isAncestor(ancestor: string, descendant: string, cwd: string): boolean {
-  return gitExec(["merge-base", "--is-ancestor", "--end-of-options", ancestor, descendant], cwd, { okCodes: [0, 1] }).status === 0;
+  return (
+    gitExec(["merge-base", "--is-ancestor", "--end-of-options", ancestor, descendant], cwd, { okCodes: [0, 1] })
+      .status === 0
+  );
 }
 
 /** True when the clone is shallow (`git rev-parse --is-shallow-repository`). */
@@ -147,9 +185,20 @@ export function shallowBoundary(cwd: string): Set<string> {
   try {
     text = readFileSync(isAbsolute(file) ? file : join(cwd, file), "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw new GateError({ code: "git_failed", file, message: `cannot read the shallow list: ${String(error)}`, fix: "check the repository's permissions" });
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT")
+      throw new GateError({
+        code: "git_failed",
+        file,
+        message: `cannot read the shallow list: ${String(error)}`,
+        fix: "check the repository's permissions",
+      });
   }
-  return new Set(text.split("\n").map((l) => l.trim()).filter(Boolean));
+  return new Set(
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean),
+  );
 }
 
 /** A CI system, for the fix to a shallow history. */
@@ -211,7 +260,13 @@ export interface ResolveRangeOptions {
 }
 
 /** The branches tried, in order, when neither --base nor a default branch is given. */
-export const DEFAULT_BRANCH_CANDIDATES: readonly string[] = Object.freeze(["origin/HEAD", "origin/main", "origin/master", "main", "master"]);
+export const DEFAULT_BRANCH_CANDIDATES: readonly string[] = Object.freeze([
+  "origin/HEAD",
+  "origin/main",
+  "origin/master",
+  "main",
+  "master",
+]);
 
 /**
  * Resolves base..head. Head defaults to HEAD; base comes from `base`, else from the merge-base of
@@ -231,14 +286,22 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
   const truncated = (message: string, fetchFirst?: string): RangeResolution => ({
     ok: false,
     shallow,
-    issue: { code: "shallow_history", message, fix: `${fetchFirst ? `${fetchFirst}; ` : ""}${shallowHistoryFix(provider)}` },
+    issue: {
+      code: "shallow_history",
+      message,
+      fix: `${fetchFirst ? `${fetchFirst}; ` : ""}${shallowHistoryFix(provider)}`,
+    },
   });
   const cloneIs = shallow ? "this clone is shallow" : "this clone is not shallow";
 
   const head = resolveCommit(headRef, cwd);
   if (head === undefined) {
     if (shallow && options.head !== undefined) return truncated(`--head ${headRef} is not in this clone (${cloneIs})`);
-    throw new GateError({ code: "usage", message: `--head ${headRef} is not a commit in this repository`, fix: "pass the commit to judge with --head, or check it out" });
+    throw new GateError({
+      code: "usage",
+      message: `--head ${headRef} is not a commit in this repository`,
+      fix: "pass the commit to judge with --head, or check it out",
+    });
   }
 
   let base: string;
@@ -249,12 +312,18 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
     baseSource = "flag";
     const found = resolveCommit(baseRef, cwd);
     if (found === undefined) {
-      return truncated(`the base ${baseRef} is not in this clone (${cloneIs}): the history does not reach it, or the name is wrong`);
+      return truncated(
+        `the base ${baseRef} is not in this clone (${cloneIs}): the history does not reach it, or the name is wrong`,
+      );
     }
     base = found;
   } else {
     const d = options.defaultBranch?.trim();
-    const candidates = d ? (d.startsWith("origin/") || d.startsWith("refs/") ? [d] : [`origin/${d}`, d]) : DEFAULT_BRANCH_CANDIDATES;
+    const candidates = d
+      ? d.startsWith("origin/") || d.startsWith("refs/")
+        ? [d]
+        : [`origin/${d}`, d]
+      : DEFAULT_BRANCH_CANDIDATES;
     let found: { ref: string; sha: string } | undefined;
     for (const ref of candidates) {
       refusesOption("the default branch", ref);
@@ -268,34 +337,59 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
       const tried = candidates.join(", ");
       // A CI names the target branch, but the clone may not have it (Buildkite fetches only the PR's head).
       const branch = d ? d.replace(/^origin\//, "") : undefined;
-      const fetch = branch && !branch.startsWith("refs/") ? `fetch the target branch first: ${describe(["fetch", "origin", branch])}` : undefined;
-      if (shallow) return truncated(`no default branch to take the merge-base with (tried ${tried}) in this shallow clone`, fetch);
-      throw new GateError({ code: "usage", message: `no base: --base was not given and no default branch exists (tried ${tried})`, fix: fetch ? `${fetch}, or pass the base with --base <commit or branch>` : "pass the base with --base <commit or branch>, e.g. --base origin/main" });
+      const fetch =
+        branch && !branch.startsWith("refs/")
+          ? `fetch the target branch first: ${describe(["fetch", "origin", branch])}`
+          : undefined;
+      if (shallow)
+        return truncated(`no default branch to take the merge-base with (tried ${tried}) in this shallow clone`, fetch);
+      throw new GateError({
+        code: "usage",
+        message: `no base: --base was not given and no default branch exists (tried ${tried})`,
+        fix: fetch
+          ? `${fetch}, or pass the base with --base <commit or branch>`
+          : "pass the base with --base <commit or branch>, e.g. --base origin/main",
+      });
     }
     baseRef = found.ref;
     baseSource = "merge-base";
     const mb = gitExec(["merge-base", "--end-of-options", head, found.sha], cwd, { okCodes: [0, 1] });
     const sha = mb.stdout.toString("utf8").trim().split("\n")[0] ?? "";
     if (mb.status !== 0 || sha === "") {
-      if (shallow) return truncated(`head and ${found.ref} have no common commit in this shallow clone: the history does not reach their merge-base`);
-      throw new GateError({ code: "usage", message: `head ${headRef} and ${found.ref} share no history, so there is no merge-base`, fix: "pass the base with --base <commit or branch>" });
+      if (shallow)
+        return truncated(
+          `head and ${found.ref} have no common commit in this shallow clone: the history does not reach their merge-base`,
+        );
+      throw new GateError({
+        code: "usage",
+        message: `head ${headRef} and ${found.ref} share no history, so there is no merge-base`,
+        fix: "pass the base with --base <commit or branch>",
+      });
     }
     base = sha;
   }
 
   if (!isAncestor(base, head, cwd)) {
-    const mb = gitExec(["merge-base", "--end-of-options", base, head], cwd, { okCodes: [0, 1] }).stdout.toString("utf8").trim();
+    const mb = gitExec(["merge-base", "--end-of-options", base, head], cwd, { okCodes: [0, 1] })
+      .stdout.toString("utf8")
+      .trim();
     const hint = mb ? `; their merge-base is ${mb}, pass --base ${mb} to judge the branch's own commits` : "";
-    return truncated(`the base ${baseRef} (${base.slice(0, 12)}) is not an ancestor of head ${headRef} (${head.slice(0, 12)}) (${cloneIs}): the history is truncated or the base is wrong${hint}`);
+    return truncated(
+      `the base ${baseRef} (${base.slice(0, 12)}) is not an ancestor of head ${headRef} (${head.slice(0, 12)}) (${cloneIs}): the history is truncated or the base is wrong${hint}`,
+    );
   }
 
   if (shallow) {
     // A shallow cut inside base..head hides the commits behind it: the range would be truncated.
     const cuts = shallowBoundary(cwd);
     if (cuts.size > 0) {
-      const inRange = runGit(["rev-list", "--end-of-options", `${base}..${head}`, "--"], cwd).split("\n").filter((sha) => cuts.has(sha));
+      const inRange = runGit(["rev-list", "--end-of-options", `${base}..${head}`, "--"], cwd)
+        .split("\n")
+        .filter((sha) => cuts.has(sha));
       if (inRange.length > 0) {
-        return truncated(`this clone is shallow and its history is cut at ${inRange[0]!.slice(0, 12)}, inside ${baseRef}..${headRef}: commits of the patch are missing`);
+        return truncated(
+          `this clone is shallow and its history is cut at ${inRange[0]!.slice(0, 12)}, inside ${baseRef}..${headRef}: commits of the patch are missing`,
+        );
       }
     }
   }
@@ -303,7 +397,17 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
 }
 
 /** Fields per commit in `listCommits`' output, each terminated by NUL (git's `-z` ends the record). */
-const LOG_FIELDS = ["%H", "%P", "%an", "%ae", "%cn", "%ce", "%s", "%(trailers:only,unfold,keyonly,separator=%x0A)", "%(trailers:only,unfold,separator=%x0A,key_value_separator=%x0A)"];
+const LOG_FIELDS = [
+  "%H",
+  "%P",
+  "%an",
+  "%ae",
+  "%cn",
+  "%ce",
+  "%s",
+  "%(trailers:only,unfold,keyonly,separator=%x0A)",
+  "%(trailers:only,unfold,separator=%x0A,key_value_separator=%x0A)",
+];
 
 /**
  * Every commit of base..head, oldest first (parents before children; merges included), with author,
@@ -316,22 +420,52 @@ const LOG_FIELDS = ["%H", "%P", "%an", "%ae", "%cn", "%ce", "%s", "%(trailers:on
 export function listCommits(range: Pick<GitRange, "base" | "head">, cwd: string): Commit[] {
   refusesOption("base", range.base);
   refusesOption("head", range.head);
-  const out = gitExec(["log", "-z", "--topo-order", "--reverse", `--format=${LOG_FIELDS.join("%x00")}`, "--end-of-options", `${range.base}..${range.head}`, "--"], cwd).stdout;
+  const out = gitExec(
+    [
+      "log",
+      "-z",
+      "--topo-order",
+      "--reverse",
+      `--format=${LOG_FIELDS.join("%x00")}`,
+      "--end-of-options",
+      `${range.base}..${range.head}`,
+      "--",
+    ],
+    cwd,
+  ).stdout;
   const parts = splitNul(out).map((b) => b.toString("utf8"));
   const n = LOG_FIELDS.length;
   if (parts.length % n !== 0) {
-    throw new GateError({ code: "git_failed", message: `git log over ${range.base}..${range.head} printed ${parts.length} fields, not a multiple of ${n}`, fix: "report this with `git --version`" });
+    throw new GateError({
+      code: "git_failed",
+      message: `git log over ${range.base}..${range.head} printed ${parts.length} fields, not a multiple of ${n}`,
+      fix: "report this with `git --version`",
+    });
   }
   const commits: Commit[] = [];
   for (let i = 0; i < parts.length; i += n) {
-    const [sha, parents, an, ae, cn, ce, subject, keys, pairs] = parts.slice(i, i + n) as [string, string, string, string, string, string, string, string, string];
+    const [sha, parents, an, ae, cn, ce, subject, keys, pairs] = parts.slice(i, i + n) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     // Keys alone, and key/value pairs, each LF-separated (git's `valueonly` drops the separators
     // around leading empty values, so values are read in pairs; a key is never empty). The two
     // readings must agree, or the output is not what it seems.
     const keyList = keys === "" ? [] : keys.split("\n");
     const pairList = pairs === "" ? [] : pairs.split("\n");
     if (pairList.length !== 2 * keyList.length || keyList.some((key, j) => pairList[2 * j] !== key)) {
-      throw new GateError({ code: "git_failed", message: `commit ${sha}: git's trailer listing is inconsistent (${keyList.length} keys, ${pairList.length} key and value lines)`, fix: "check the repository's trailer.* config for keys with line breaks; report this with `git --version`" });
+      throw new GateError({
+        code: "git_failed",
+        message: `commit ${sha}: git's trailer listing is inconsistent (${keyList.length} keys, ${pairList.length} key and value lines)`,
+        fix: "check the repository's trailer.* config for keys with line breaks; report this with `git --version`",
+      });
     }
     const trailers: Trailer[] = keyList.map((key, j) => ({ key, value: pairList[2 * j + 1]! }));
     commits.push({
@@ -365,20 +499,54 @@ export interface ChangedPath {
 export function changedPaths(sha: string, cwd: string): ChangedPath[] {
   refusesOption("commit", sha);
   const context = `git diff-tree ${sha}`;
-  const out = gitExec(["diff-tree", "-r", "-z", "--no-commit-id", "--name-status", "-M", "--root", "--diff-merges=first-parent", "--end-of-options", sha], cwd).stdout;
+  const out = gitExec(
+    [
+      "diff-tree",
+      "-r",
+      "-z",
+      "--no-commit-id",
+      "--name-status",
+      "-M",
+      "--root",
+      "--diff-merges=first-parent",
+      "--end-of-options",
+      sha,
+    ],
+    cwd,
+  ).stdout;
   const parts = splitNul(out);
   const changes: ChangedPath[] = [];
-  for (let i = 0; i < parts.length; ) {
+  for (let i = 0; i < parts.length;) {
     const field = parts[i++]!.toString("utf8");
     const status = field.charAt(0);
-    if (!/^[ACDMRTUX]$/.test(status)) throw new GateError({ code: "git_failed", message: `${context}: unexpected status ${JSON.stringify(field)}`, fix: "report this with `git --version`" });
+    if (!/^[ACDMRTUX]$/.test(status))
+      throw new GateError({
+        code: "git_failed",
+        message: `${context}: unexpected status ${JSON.stringify(field)}`,
+        fix: "report this with `git --version`",
+      });
     const scoreText = field.slice(1);
     const first = parts[i++];
-    if (first === undefined) throw new GateError({ code: "git_failed", message: `${context}: output ends after a status`, fix: "report this with `git --version`" });
+    if (first === undefined)
+      throw new GateError({
+        code: "git_failed",
+        message: `${context}: output ends after a status`,
+        fix: "report this with `git --version`",
+      });
     if (status === "R" || status === "C") {
       const second = parts[i++];
-      if (second === undefined) throw new GateError({ code: "git_failed", message: `${context}: a rename without its new path`, fix: "report this with `git --version`" });
-      changes.push({ status, ...(scoreText ? { score: Number(scoreText) } : {}), path: pathText(second, context), oldPath: pathText(first, context) });
+      if (second === undefined)
+        throw new GateError({
+          code: "git_failed",
+          message: `${context}: a rename without its new path`,
+          fix: "report this with `git --version`",
+        });
+      changes.push({
+        status,
+        ...(scoreText ? { score: Number(scoreText) } : {}),
+        path: pathText(second, context),
+        oldPath: pathText(first, context),
+      });
     } else {
       changes.push({ status, path: pathText(first, context) });
     }
@@ -397,13 +565,19 @@ export function readBlobAt(rev: string, path: string, cwd: string): Buffer | und
   const out = gitExec(["cat-file", "blob", spec], cwd, { okCodes: [0, 128] });
   if (out.status === 0) return out.stdout;
   if (resolveTree(rev, cwd) === undefined) {
-    throw new GateError({ code: "git_failed", message: `${rev} is not a revision in this repository (reading ${path})`, fix: "fetch it, or check the name" });
+    throw new GateError({
+      code: "git_failed",
+      message: `${rev} is not a revision in this repository (reading ${path})`,
+      fix: "fetch it, or check the name",
+    });
   }
   return undefined;
 }
 
 function resolveTree(rev: string, cwd: string): string | undefined {
-  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{tree}`], cwd, { okCodes: [0, 1, 128] });
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{tree}`], cwd, {
+    okCodes: [0, 1, 128],
+  });
   return out.status === 0 ? out.stdout.toString("utf8").trim() : undefined;
 }
 
@@ -417,7 +591,12 @@ export function readFileAt(rev: string, path: string, cwd: string): string | und
   try {
     return utf8.decode(bytes);
   } catch {
-    throw new GateError({ code: "file_unreadable", file: `${rev}:${path}`, message: "is not UTF-8 text", fix: "write it as UTF-8" });
+    throw new GateError({
+      code: "file_unreadable",
+      file: `${rev}:${path}`,
+      message: "is not UTF-8 text",
+      fix: "write it as UTF-8",
+    });
   }
 }
 
@@ -441,12 +620,23 @@ export function listFilesAt(rev: string, dir: string, cwd: string): TreeEntry[] 
   refusesOption("revision", rev);
   const clean = dir.replace(/^\.\/?/, "").replace(/\/+$/, "");
   const context = `git ls-tree ${rev}`;
-  const out = gitExec(["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, ...(clean ? ["--", clean] : [])], cwd).stdout;
+  const out = gitExec(
+    ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, ...(clean ? ["--", clean] : [])],
+    cwd,
+  ).stdout;
   return splitNul(out).map((record) => {
     const tab = record.indexOf(0x09);
-    const meta = record.subarray(0, tab === -1 ? 0 : tab).toString("utf8").split(" ");
+    const meta = record
+      .subarray(0, tab === -1 ? 0 : tab)
+      .toString("utf8")
+      .split(" ");
     const [mode, type, objectSha] = meta as [string?, string?, string?];
-    if (tab === -1 || !mode || !type || !objectSha) throw new GateError({ code: "git_failed", message: `${context}: unexpected line ${JSON.stringify(record.toString("utf8"))}`, fix: "report this with `git --version`" });
+    if (tab === -1 || !mode || !type || !objectSha)
+      throw new GateError({
+        code: "git_failed",
+        message: `${context}: unexpected line ${JSON.stringify(record.toString("utf8"))}`,
+        fix: "report this with `git --version`",
+      });
     return { path: pathText(record.subarray(tab + 1), context), mode, type, objectSha };
   });
 }
@@ -456,7 +646,10 @@ export function listFilesAt(rev: string, dir: string, cwd: string): TreeEntry[] 
  * and, with `untracked`, files git does not track and does not ignore. Repository-relative.
  */
 export function workTreeChanges(cwd: string, options: { untracked: boolean }): string[] {
-  const out = gitExec(["status", "--porcelain=v1", "-z", `--untracked-files=${options.untracked ? "all" : "no"}`, "--no-renames"], cwd).stdout;
+  const out = gitExec(
+    ["status", "--porcelain=v1", "-z", `--untracked-files=${options.untracked ? "all" : "no"}`, "--no-renames"],
+    cwd,
+  ).stdout;
   return splitNul(out)
     .map((entry) => entry.toString("utf8"))
     .filter((entry) => entry.length > 3)

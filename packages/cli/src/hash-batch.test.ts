@@ -42,13 +42,19 @@ describe("hashBatch", () => {
     expect(reply.errors).toEqual([]);
     const expected = [sha256(""), sha256("x\n"), sha256(big)];
     expect(Buffer.from(reply.digests).toString("hex")).toBe(expected.join(""));
-    expect(Buffer.from(reply.lines).toString("utf8")).toBe(`${expected[0]}  a/empty\n${expected[1]}  a/x.txt\n${expected[2]}  b/big.bin\n`);
+    expect(Buffer.from(reply.lines).toString("utf8")).toBe(
+      `${expected[0]}  a/empty\n${expected[1]}  a/x.txt\n${expected[2]}  b/big.bin\n`,
+    );
   });
 
   it("a file that is gone, a folder, and a FIFO swapped in (nothing to read) are errors by index, not digests", () => {
     const root = tree({ "ok.txt": "ok", "dir/inner": "i" });
     expect(spawnSync("mkfifo", [join(root, "pipe")]).status).toBe(0);
-    const reply = hashBatch({ id: 1, job: { root, follow: false, bufferSize: 1024 }, groups: [{ folder: "", names: ["gone", "dir", "pipe", "ok.txt"].join(PATH_SEPARATOR) }] });
+    const reply = hashBatch({
+      id: 1,
+      job: { root, follow: false, bufferSize: 1024 },
+      groups: [{ folder: "", names: ["gone", "dir", "pipe", "ok.txt"].join(PATH_SEPARATOR) }],
+    });
     expect(reply.errors.map((e) => [e.index, e.code])).toEqual([
       [0, "ENOENT"],
       [1, "EISDIR"],

@@ -31,7 +31,8 @@ function hashFile(path: string): string {
     let n = readSync(fd, buffer, 0, buffer.length, null);
     // Nothing read: an empty file, or a FIFO swapped in after the walk with no writer (one with a writer
     // and no data fails with EAGAIN). One fstat tells them apart, for empty files only.
-    if (n === 0 && !fstatSync(fd).isFile()) throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREG" });
+    if (n === 0 && !fstatSync(fd).isFile())
+      throw Object.assign(new Error(`${path} is not a regular file`), { code: "ENOTREG" });
     // A short read of a regular file is its end (Linux, macOS): skip the read that would return 0,
     // one syscall per small file. A file that grows meanwhile is hashed as it was; --check sees it.
     if (n < buffer.length && oneShot) return oneShot("sha256", buffer.subarray(0, n), "hex");

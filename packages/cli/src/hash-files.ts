@@ -3,7 +3,13 @@ import { availableParallelism } from "node:os";
 import { posix } from "node:path";
 import type { Worker } from "node:worker_threads";
 import type { GateIssue } from "@proofgate/core/errors";
-import { compareUtf8, fixturePathProblem, formatFixturesLock, sortFixtureEntries, type FixtureDigest } from "@proofgate/core/fixtures-lock";
+import {
+  compareUtf8,
+  fixturePathProblem,
+  formatFixturesLock,
+  sortFixtureEntries,
+  type FixtureDigest,
+} from "@proofgate/core/fixtures-lock";
 import { hashBatch } from "./hash-batch.js";
 import { PATH_SEPARATOR, type HashJob, type HashReply, type HashRequest, type PathGroup } from "./hash-protocol.js";
 import { HASH_WORKER_URL, hashWorkers } from "./hash-workers.js";
@@ -36,7 +42,8 @@ export interface HashFixturesResult {
 }
 
 const SPECIAL_FIX = "rename it, or allow such names in proofgate.toml ([fixtures] allow_special_names = true)";
-const SYMLINK_FIX = "replace the symlink with the file it points to (or remove it), or allow symlinks in proofgate.toml ([fixtures] allow_symlinks = true)";
+const SYMLINK_FIX =
+  "replace the symlink with the file it points to (or remove it), or allow symlinks in proofgate.toml ([fixtures] allow_symlinks = true)";
 
 /** A configured fixture path in canonical repo-relative form ("" for the root), or the problem with it. */
 export function normalizeFixturePath(path: string): { path: string } | { problem: string } {
@@ -45,7 +52,9 @@ export function normalizeFixturePath(path: string): { path: string } | { problem
   const normal = posix.normalize(slashed);
   if (normal === ".") return { path: "" };
   const problem = fixturePathProblem(normal, { allowSpecialNames: true });
-  return problem ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` } : { path: normal };
+  return problem
+    ? { problem: `is not a path inside the repo (${problem.replace(/^the path /, "")})` }
+    : { path: normal };
 }
 
 /** A batch as the pool keeps it: its files (as sent), and the worker's answer once it came. */
@@ -57,7 +66,8 @@ interface HashedBatch {
 }
 
 /** The files of a batch, as repo-relative paths. */
-const batchFiles = (batch: HashedBatch): string[] => batch.groups.flatMap((g) => g.names.split(PATH_SEPARATOR).map((name) => g.folder + name));
+const batchFiles = (batch: HashedBatch): string[] =>
+  batch.groups.flatMap((g) => g.names.split(PATH_SEPARATOR).map((name) => g.folder + name));
 
 /** A folder's run of files queued for hashing: `names` from `from` on are not sent yet. */
 interface QueuedRun {
@@ -180,7 +190,7 @@ class HashPool {
   /** The next `size` queued files, as runs of one folder each. */
   private take(size: number): PathGroup[] {
     const groups: PathGroup[] = [];
-    for (let left = size; left > 0; ) {
+    for (let left = size; left > 0;) {
       const run = this.queue[this.head]!;
       const n = Math.min(left, run.names.length - run.from);
       const names = n === run.names.length ? run.names : run.names.slice(run.from, run.from + n);
@@ -239,7 +249,9 @@ class HashPool {
     try {
       this.record(batch, hashBatch({ id: -1, job: this.job, groups: batch.groups }));
     } catch (error) {
-      this.failure ??= new Error(`hashing failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      this.failure ??= new Error(`hashing failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
       this.stalled();
       return;
     }
@@ -274,7 +286,13 @@ class HashPool {
 }
 
 function hashIssue(file: string, code: string): GateIssue {
-  if (code === "ELOOP") return { code: "fixtures_invalid", file, message: "is a symlink (it was replaced while proofgate hashed the fixtures)", fix: SYMLINK_FIX };
+  if (code === "ELOOP")
+    return {
+      code: "fixtures_invalid",
+      file,
+      message: "is a symlink (it was replaced while proofgate hashed the fixtures)",
+      fix: SYMLINK_FIX,
+    };
   const message =
     code === "ENOENT"
       ? "disappeared while proofgate hashed the fixtures"
@@ -302,13 +320,24 @@ const SURROGATE = /[\uD800-\uDFFF]/;
  * FIFOs, sockets and devices are errors. Folders named `.git` are skipped, and so is `exclude`.
  * Returns the entries in UTF-8 byte order of the path, or the errors (then no entries).
  */
-export async function hashFixtures(root: string, paths: readonly string[], options: HashFixturesOptions = {}): Promise<HashFixturesResult> {
+export async function hashFixtures(
+  root: string,
+  paths: readonly string[],
+  options: HashFixturesOptions = {},
+): Promise<HashFixturesResult> {
   const errors: GateIssue[] = [];
-  const exclude = new Set((options.exclude ?? []).map((p) => normalizeFixturePath(p)).flatMap((n) => ("path" in n ? [n.path] : [])));
+  const exclude = new Set(
+    (options.exclude ?? []).map((p) => normalizeFixturePath(p)).flatMap((n) => ("path" in n ? [n.path] : [])),
+  );
   const abs = (rel: string): string => (rel === "" ? root : `${root}/${rel}`);
   const fail = (file: string, message: string, fix: string, code: GateIssue["code"] = "fixtures_invalid"): void => {
     // A name with a newline or other control character is shown escaped, on one line.
-    errors.push({ code, file: file === "" ? "." : /[\u0000-\u001f\u007f]/.test(file) ? JSON.stringify(file).slice(1, -1) : file, message, fix });
+    errors.push({
+      code,
+      file: file === "" ? "." : /[\u0000-\u001f\u007f]/.test(file) ? JSON.stringify(file).slice(1, -1) : file,
+      message,
+      fix,
+    });
   };
   const pool = new HashPool(
     options.workerUrl ?? HASH_WORKER_URL,
@@ -356,17 +385,26 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
   /** Whether a symlink may be hashed (as its target, a file); otherwise an error names it. */
   const linkToFile = (rel: string): boolean => {
     if (!options.allowSymlinks) {
-      fail(rel, "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)", SYMLINK_FIX);
+      fail(
+        rel,
+        "is a symlink: proofgate does not follow symlinks in fixtures (the lock would hash a file outside them)",
+        SYMLINK_FIX,
+      );
       return false;
     }
     let target;
     try {
       target = statSync(abs(rel));
     } catch (error) {
-      fail(rel, `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`, "fix or remove the symlink");
+      fail(
+        rel,
+        `is a symlink whose target cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+        "fix or remove the symlink",
+      );
       return false;
     }
-    if (!target.isFile()) fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
+    if (!target.isFile())
+      fail(rel, "is a symlink to something other than a file: only symlinks to files can be locked", SYMLINK_FIX);
     return target.isFile();
   };
 
@@ -391,7 +429,12 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       // core twice (there and back); the walk waits in `room` instead, where the workers need it to.
       dirents = readdirSync(abs(dir), { withFileTypes: true });
     } catch (error) {
-      fail(dir, `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, "check its permissions", "file_unreadable");
+      fail(
+        dir,
+        `cannot read the folder: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        "check its permissions",
+        "file_unreadable",
+      );
       return;
     }
     let invalid: Set<string> | undefined;
@@ -442,7 +485,12 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
     for (const given of paths) {
       const normal = normalizeFixturePath(given);
       if ("problem" in normal) {
-        fail(given, `the fixture path ${normal.problem}`, "write it relative to the repo root, e.g. tests/fixtures", "usage");
+        fail(
+          given,
+          `the fixture path ${normal.problem}`,
+          "write it relative to the repo root, e.g. tests/fixtures",
+          "usage",
+        );
         continue;
       }
       const rel = normal.path;
@@ -451,8 +499,20 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
         stat = lstatSync(abs(rel));
       } catch (error) {
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR") fail(given, "the fixture path does not exist", "create it, or set [fixtures] paths in proofgate.toml (or --paths)", "file_missing");
-        else fail(given, `cannot read the fixture path: ${code ?? String(error)}`, "check its permissions", "file_unreadable");
+        if (code === "ENOENT" || code === "ENOTDIR")
+          fail(
+            given,
+            "the fixture path does not exist",
+            "create it, or set [fixtures] paths in proofgate.toml (or --paths)",
+            "file_missing",
+          );
+        else
+          fail(
+            given,
+            `cannot read the fixture path: ${code ?? String(error)}`,
+            "check its permissions",
+            "file_unreadable",
+          );
         continue;
       }
       // The given path's own folders may be symlinks too (tests -> elsewhere): follow none of them.
@@ -475,8 +535,7 @@ export async function hashFixtures(root: string, paths: readonly string[], optio
       else if (stat.isFile()) takeFile(rel);
       else if (stat.isSymbolicLink()) {
         if (linkToFile(rel)) takeFile(rel);
-      }
-      else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
+      } else fail(rel, "is not a regular file (a FIFO, socket or device)", "remove it from the fixtures");
     }
     if (errors.length > 0) {
       await pool.abort();

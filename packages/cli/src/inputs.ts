@@ -1,4 +1,13 @@
-import { GateError, parseCollectOnly, parseJunitXml, parseLedger, universeFromJunit, type GateIssue, type Ledger, type Universe } from "@proofgate/core";
+import {
+  GateError,
+  parseCollectOnly,
+  parseJunitXml,
+  parseLedger,
+  universeFromJunit,
+  type GateIssue,
+  type Ledger,
+  type Universe,
+} from "@proofgate/core";
 import { orThrow, readInput, type InputFile } from "./io.js";
 
 /** A parsed input and the file it came from. */
@@ -27,7 +36,12 @@ export function loadUniverse(path: string): Loaded<Universe> {
  * starting with `<`). Several files (collection shards) are one universe: their ids in order, once.
  */
 export function loadUniverses(paths: readonly string[]): Loaded<Universe> & { files: InputFile[] } {
-  if (paths.length === 0) throw new GateError({ code: "config_invalid", message: "[universe] collected names no file", fix: 'write collected = ["collected.txt"]' });
+  if (paths.length === 0)
+    throw new GateError({
+      code: "config_invalid",
+      message: "[universe] collected names no file",
+      fix: 'write collected = ["collected.txt"]',
+    });
   const loaded = paths.map((path) => {
     const file = readInput(path, "the collected test list", "[universe] collected");
     const name = path;
@@ -58,9 +72,16 @@ export function loadUniverses(paths: readonly string[]): Loaded<Universe> & { fi
     file: loaded.map((l) => l.value.file).join(", "),
     ids,
     duplicates,
-    collectionErrors: loaded.flatMap((l) => l.value.collectionErrors.map((e) => ({ ...e, text: `${l.value.file}: ${e.text}` }))),
+    collectionErrors: loaded.flatMap((l) =>
+      l.value.collectionErrors.map((e) => ({ ...e, text: `${l.value.file}: ${e.text}` })),
+    ),
     summaryCount: ids.length,
     index: seen,
   };
-  return { value: universe, file: loaded[0]!.file, files: loaded.map((l) => l.file), warnings: loaded.flatMap((l) => l.warnings) };
+  return {
+    value: universe,
+    file: loaded[0]!.file,
+    files: loaded.map((l) => l.file),
+    warnings: loaded.flatMap((l) => l.warnings),
+  };
 }

@@ -1,6 +1,16 @@
 import { isUtf8 } from "node:buffer";
 import { createHash, randomBytes } from "node:crypto";
-import { closeSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writevSync } from "node:fs";
+import {
+  closeSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writevSync,
+} from "node:fs";
 import { dirname, basename, join } from "node:path";
 // Core by module, not through its index: `proofgate lock` loads this without the rest of core (lock-entry.ts).
 import { parseIsoDate, utcDateOf, type IsoDate } from "@proofgate/core/dates";
@@ -40,9 +50,26 @@ export function readInputBytes(path: string, what: string, flag: string): InputB
     bytes = readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") throw new GateError({ code: "file_missing", file: path, message: `${what} does not exist`, fix: `create it, or pass its path with ${flag}` });
-    if (code === "EISDIR") throw new GateError({ code: "file_unreadable", file: path, message: `${what} is a folder, not a file`, fix: `pass the file's path with ${flag}` });
-    throw new GateError({ code: "file_unreadable", file: path, message: `cannot read ${what}: ${code ?? String(error)}`, fix: "check the path and its permissions" });
+    if (code === "ENOENT")
+      throw new GateError({
+        code: "file_missing",
+        file: path,
+        message: `${what} does not exist`,
+        fix: `create it, or pass its path with ${flag}`,
+      });
+    if (code === "EISDIR")
+      throw new GateError({
+        code: "file_unreadable",
+        file: path,
+        message: `${what} is a folder, not a file`,
+        fix: `pass the file's path with ${flag}`,
+      });
+    throw new GateError({
+      code: "file_unreadable",
+      file: path,
+      message: `cannot read ${what}: ${code ?? String(error)}`,
+      fix: "check the path and its permissions",
+    });
   }
   let digest: string | undefined;
   return {
@@ -67,7 +94,12 @@ export function readInput(path: string, what: string, flag: string): InputFile {
 /** The bytes as UTF-8 text; anything else is a GateError naming the file. */
 export function asText(input: InputBytes, what: string): InputFile {
   if (!isUtf8(input.bytes)) {
-    throw new GateError({ code: "file_unreadable", file: input.path, message: `${what} is not UTF-8 text`, fix: "write it as UTF-8" });
+    throw new GateError({
+      code: "file_unreadable",
+      file: input.path,
+      message: `${what} is not UTF-8 text`,
+      fix: "write it as UTF-8",
+    });
   }
   return {
     path: input.path,
@@ -79,7 +111,10 @@ export function asText(input: InputBytes, what: string): InputFile {
 }
 
 /** Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org); `FORCE_COLOR` forces it. */
-export function colorWanted(io: CliIo, env: Readonly<Record<string, string | undefined>> = io.env ?? process.env): boolean {
+export function colorWanted(
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>> = io.env ?? process.env,
+): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0") return true;
   return io.isTTY === true && env.TERM !== "dumb";
@@ -97,7 +132,12 @@ export function writeAtomic(path: string, content: string | readonly Uint8Array[
     else writePieces(temp, content);
     renameSync(temp, path);
   } catch (error) {
-    throw new GateError({ code: "file_unreadable", file: path, message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, fix: "check that the folder exists and is writable" });
+    throw new GateError({
+      code: "file_unreadable",
+      file: path,
+      message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      fix: "check that the folder exists and is writable",
+    });
   }
 }
 
@@ -110,7 +150,12 @@ export function writeAtomic(path: string, content: string | readonly Uint8Array[
  */
 export function writeNew(path: string, text: string): boolean {
   const fail = (error: unknown): GateError =>
-    new GateError({ code: "file_unreadable", file: path, message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, fix: "check that the folder is writable" });
+    new GateError({
+      code: "file_unreadable",
+      file: path,
+      message: `cannot write: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      fix: "check that the folder is writable",
+    });
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
   try {
     mkdirSync(dirname(path), { recursive: true });
@@ -160,12 +205,18 @@ function writePieces(path: string, pieces: readonly Uint8Array[]): void {
 export function resolveToday(flag: string | undefined, io: CliIo): { today: IsoDate; override: boolean } {
   if (flag === undefined) return { today: utcDateOf(io.now()), override: false };
   const today = parseIsoDate(flag);
-  if (!today) throw new GateError({ code: "usage", message: `--today ${JSON.stringify(flag)} is not a YYYY-MM-DD date`, fix: "write e.g. --today 2026-09-26" });
+  if (!today)
+    throw new GateError({
+      code: "usage",
+      message: `--today ${JSON.stringify(flag)} is not a YYYY-MM-DD date`,
+      fix: "write e.g. --today 2026-09-26",
+    });
   return { today, override: today !== utcDateOf(io.now()) };
 }
 
 /** Throws the parse result's errors as one GateError; returns its value otherwise. */
 export function orThrow<T>(result: { errors: readonly GateIssue[] }, value: T | undefined): T {
-  if (result.errors.length > 0 || value === undefined) throw new GateError(result.errors.length ? result.errors : [{ code: "usage", message: "no value" }]);
+  if (result.errors.length > 0 || value === undefined)
+    throw new GateError(result.errors.length ? result.errors : [{ code: "usage", message: "no value" }]);
   return value;
 }

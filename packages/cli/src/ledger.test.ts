@@ -39,7 +39,15 @@ interface LeaseSpec {
 }
 
 function ledgerText(leases: LeaseSpec[], top = "version = 1\nmax_active_leases = 10\n"): string {
-  return top + leases.map((l) => `\n[[leases]]\nnodeid = "${l.nodeid}"\nowner = "${l.owner}"\nreason = "flaky"\nexpires = "${l.expires}"\n`).join("");
+  return (
+    top +
+    leases
+      .map(
+        (l) =>
+          `\n[[leases]]\nnodeid = "${l.nodeid}"\nowner = "${l.owner}"\nreason = "flaky"\nexpires = "${l.expires}"\n`,
+      )
+      .join("")
+  );
 }
 
 function universeText(ids: string[]): string {
@@ -62,8 +70,19 @@ const headerLine = (n: number): number => 4 + 6 * n;
 describe("ledger lint", () => {
   it("exits 0 on a good ledger and says what it holds", async () => {
     const freeze = file("freeze.toml", ledgerText(ACTIVE));
-    const r = await gate(["ledger", "lint", "--freeze", freeze, "--collected", file("collected.txt", universeText(COLLECTED))]);
-    expect(r).toEqual({ code: 0, stdout: `${freeze}: valid; 4 lease(s), 4 active of a budget of 10, 0 expired\n`, stderr: "" });
+    const r = await gate([
+      "ledger",
+      "lint",
+      "--freeze",
+      freeze,
+      "--collected",
+      file("collected.txt", universeText(COLLECTED)),
+    ]);
+    expect(r).toEqual({
+      code: 0,
+      stdout: `${freeze}: valid; 4 lease(s), 4 active of a budget of 10, 0 expired\n`,
+      stderr: "",
+    });
   });
 
   it("exits 0 on a ledger with no leases, and warns when the budget is omitted (0, fail-closed)", async () => {
@@ -78,11 +97,16 @@ describe("ledger lint", () => {
     const freeze = file("freeze.toml", ledgerText(ALL));
     const r = await gate(["ledger", "lint", "--freeze", freeze]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe(`${freeze}: valid TOML, but the gate would fail on it:\n  ${freeze}:${headerLine(0)}: tests/test_a.py::test_expired expired 2026-11-30\n`);
+    expect(r.stdout).toBe(
+      `${freeze}: valid TOML, but the gate would fail on it:\n  ${freeze}:${headerLine(0)}: tests/test_a.py::test_expired expired 2026-11-30\n`,
+    );
   });
 
   it("exits 0 on an expired lease when reject_if_expired = false", async () => {
-    const freeze = file("freeze.toml", ledgerText([EXPIRED], "version = 1\nmax_active_leases = 1\nreject_if_expired = false\n"));
+    const freeze = file(
+      "freeze.toml",
+      ledgerText([EXPIRED], "version = 1\nmax_active_leases = 1\nreject_if_expired = false\n"),
+    );
     const r = await gate(["ledger", "lint", "--freeze", freeze]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("1 expired");
@@ -92,18 +116,28 @@ describe("ledger lint", () => {
     const freeze = file("freeze.toml", ledgerText([TODAY, IN_14, FAR], "version = 1\nmax_active_leases = 2\n"));
     const r = await gate(["ledger", "lint", "--freeze", freeze]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe(`${freeze}: valid TOML, but the gate would fail on it:\n  ${freeze}: 3 active leases exceed max_active_leases = 2\n`);
+    expect(r.stdout).toBe(
+      `${freeze}: valid TOML, but the gate would fail on it:\n  ${freeze}: 3 active leases exceed max_active_leases = 2\n`,
+    );
 
-    const atBudget = file("freeze.toml", ledgerText([TODAY, IN_14], "version = 1\nmax_active_leases = 2\nreject_if_expired = false\n"));
+    const atBudget = file(
+      "freeze.toml",
+      ledgerText([TODAY, IN_14], "version = 1\nmax_active_leases = 2\nreject_if_expired = false\n"),
+    );
     expect((await gate(["ledger", "lint", "--freeze", atBudget])).code).toBe(0);
   });
 
   it("exits 1 when a lease names no collected test, but only with --collected", async () => {
     const freeze = file("freeze.toml", ledgerText([TODAY, IN_14]));
-    const collected = file("collected.txt", universeText(["tests/test_a.py::test_today", "tests/test_b.py::test_other"]));
+    const collected = file(
+      "collected.txt",
+      universeText(["tests/test_a.py::test_today", "tests/test_b.py::test_other"]),
+    );
     const r = await gate(["ledger", "lint", "--freeze", freeze, "--collected", collected]);
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe(`${freeze}: valid TOML, but the gate would fail on it:\n  ${freeze}:${headerLine(1)}: tests/test_b.py::test_two_weeks names no collected test\n`);
+    expect(r.stdout).toBe(
+      `${freeze}: valid TOML, but the gate would fail on it:\n  ${freeze}:${headerLine(1)}: tests/test_b.py::test_two_weeks names no collected test\n`,
+    );
     expect((await gate(["ledger", "lint", "--freeze", freeze])).code).toBe(0);
   });
 
@@ -129,7 +163,10 @@ describe("ledger lint", () => {
   });
 
   it("exits 2 on an invalid ledger, with the error on stderr and nothing on stdout", async () => {
-    const freeze = file("freeze.toml", 'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/t.py::t"\nowner = "a"\nreason = "r"\nexpires = "2026-02-30"\n');
+    const freeze = file(
+      "freeze.toml",
+      'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/t.py::t"\nowner = "a"\nreason = "r"\nexpires = "2026-02-30"\n',
+    );
     const r = await gate(["ledger", "lint", "--freeze", freeze]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
@@ -142,7 +179,11 @@ describe("ledger lint", () => {
     const missing = join(dir, "no-such-freeze.toml");
     const r = await gate(["ledger", "lint", "--freeze", missing]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^proofgate: error: ${missing.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the freeze ledger does not exist`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `^proofgate: error: ${missing.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: the freeze ledger does not exist`,
+      ),
+    );
 
     const freeze = file("freeze.toml", ledgerText([TODAY]));
     const truncated = file("collected.txt", "tests/test_a.py::test_today\n");
@@ -173,10 +214,16 @@ describe("ledger list", () => {
 
   it("marks leases that name no collected test as unknown", async () => {
     const freeze = file("freeze.toml", ledgerText([TODAY, FAR]));
-    const collected = file("collected.txt", universeText(["tests/test_a.py::test_today", "tests/test_c.py::test_far[param 2]"]));
+    const collected = file(
+      "collected.txt",
+      universeText(["tests/test_a.py::test_today", "tests/test_c.py::test_far[param 2]"]),
+    );
     const r = await gate(["ledger", "list", "--freeze", freeze, "--collected", collected, "--format", "json"]);
     expect(r.code).toBe(0);
-    const states = (JSON.parse(r.stdout) as { leases: { nodeid: string; state: string }[] }).leases.map((l) => [l.nodeid, l.state]);
+    const states = (JSON.parse(r.stdout) as { leases: { nodeid: string; state: string }[] }).leases.map((l) => [
+      l.nodeid,
+      l.state,
+    ]);
     expect(states).toEqual([
       ["tests/test_a.py::test_today", "active"],
       ["tests/test_c.py::test_far[param 1]", "unknown"],
@@ -190,8 +237,24 @@ describe("ledger list", () => {
     expect(JSON.parse(r.stdout)).toEqual({
       today_utc: "2026-12-02",
       leases: [
-        { nodeid: EXPIRED.nodeid, owner: "alice", reason: "flaky", expires: "2026-11-30", days_left: -2, state: "expired", line: 4 },
-        { nodeid: IN_14.nodeid, owner: "carol", reason: "flaky", expires: "2026-12-16", days_left: 14, state: "active", line: 10 },
+        {
+          nodeid: EXPIRED.nodeid,
+          owner: "alice",
+          reason: "flaky",
+          expires: "2026-11-30",
+          days_left: -2,
+          state: "expired",
+          line: 4,
+        },
+        {
+          nodeid: IN_14.nodeid,
+          owner: "carol",
+          reason: "flaky",
+          expires: "2026-12-16",
+          days_left: 14,
+          state: "active",
+          line: 10,
+        },
       ],
     });
   });
@@ -199,12 +262,19 @@ describe("ledger list", () => {
   it("counts days from --today", async () => {
     const freeze = file("freeze.toml", ledgerText([IN_14]));
     const r = await gate(["ledger", "list", "--freeze", freeze, "--format", "json", "--today", "2026-12-20"]);
-    expect(JSON.parse(r.stdout)).toMatchObject({ today_utc: "2026-12-20", leases: [{ days_left: -4, state: "expired" }] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      today_utc: "2026-12-20",
+      leases: [{ days_left: -4, state: "expired" }],
+    });
   });
 
   it("says so when there are no leases", async () => {
     const freeze = file("freeze.toml", "version = 1\nmax_active_leases = 0\n");
-    expect(await gate(["ledger", "list", "--freeze", freeze])).toEqual({ code: 0, stdout: `${freeze}: no leases\n`, stderr: "" });
+    expect(await gate(["ledger", "list", "--freeze", freeze])).toEqual({
+      code: 0,
+      stdout: `${freeze}: no leases\n`,
+      stderr: "",
+    });
   });
 
   it("rejects an unknown --format", async () => {
@@ -216,15 +286,19 @@ describe("ledger list", () => {
 });
 
 describe("ledger expiring", () => {
-  const nodeids = (stdout: string): string[] => (JSON.parse(stdout) as { leases: { nodeid: string }[] }).leases.map((l) => l.nodeid);
+  const nodeids = (stdout: string): string[] =>
+    (JSON.parse(stdout) as { leases: { nodeid: string }[] }).leases.map((l) => l.nodeid);
 
-  it.each(["14d", "2w", "14"])("--within %s selects the expired leases and those with at most 14 days left", async (within) => {
-    const freeze = file("freeze.toml", ledgerText(ALL));
-    const r = await gate(["ledger", "expiring", "--freeze", freeze, "--within", within, "--format", "json"]);
-    expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ today_utc: "2026-12-02", within_days: 14 });
-    expect(nodeids(r.stdout)).toEqual([EXPIRED.nodeid, TODAY.nodeid, IN_14.nodeid]);
-  });
+  it.each(["14d", "2w", "14"])(
+    "--within %s selects the expired leases and those with at most 14 days left",
+    async (within) => {
+      const freeze = file("freeze.toml", ledgerText(ALL));
+      const r = await gate(["ledger", "expiring", "--freeze", freeze, "--within", within, "--format", "json"]);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ today_utc: "2026-12-02", within_days: 14 });
+      expect(nodeids(r.stdout)).toEqual([EXPIRED.nodeid, TODAY.nodeid, IN_14.nodeid]);
+    },
+  );
 
   it("defaults to 14 days and prints the table", async () => {
     const freeze = file("freeze.toml", ledgerText(ALL));
@@ -251,10 +325,24 @@ describe("ledger expiring", () => {
 
   it("previews another day with --today", async () => {
     const freeze = file("freeze.toml", ledgerText(ALL));
-    const r = await gate(["ledger", "expiring", "--freeze", freeze, "--within", "2w", "--today", "2026-12-17", "--format", "json"]);
+    const r = await gate([
+      "ledger",
+      "expiring",
+      "--freeze",
+      freeze,
+      "--within",
+      "2w",
+      "--today",
+      "2026-12-17",
+      "--format",
+      "json",
+    ]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("proofgate: note: as of 2026-12-17 (--today)\n");
-    const leases = (JSON.parse(r.stdout) as { today_utc: string; leases: { nodeid: string; days_left: number; state: string }[] });
+    const leases = JSON.parse(r.stdout) as {
+      today_utc: string;
+      leases: { nodeid: string; days_left: number; state: string }[];
+    };
     expect(leases.today_utc).toBe("2026-12-17");
     expect(leases.leases.map((l) => [l.nodeid, l.days_left, l.state])).toEqual([
       [EXPIRED.nodeid, -17, "expired"],

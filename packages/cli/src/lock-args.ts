@@ -4,7 +4,8 @@
 import type { LockArgs } from "./commands/lock.js";
 
 /** A flag's value in a plain form: not empty, not flag-like. */
-const plainValue = (value: string | undefined): value is string => value !== undefined && value !== "" && !value.startsWith("-");
+const plainValue = (value: string | undefined): value is string =>
+  value !== undefined && value !== "" && !value.startsWith("-");
 
 /**
  * The options of a `proofgate lock` command line in a plain form, as yargs would hand them over, or
@@ -20,7 +21,8 @@ export function plainLockArgs(argv: readonly string[]): LockArgs | undefined {
     const arg = argv[i]!;
     if (arg === "--check" && check === undefined) check = true;
     else if (arg === "--lock" && lock === undefined && plainValue(argv[i + 1])) lock = argv[++i];
-    else if (arg.startsWith("--lock=") && lock === undefined && plainValue(arg.slice("--lock=".length))) lock = arg.slice("--lock=".length);
+    else if (arg.startsWith("--lock=") && lock === undefined && plainValue(arg.slice("--lock=".length)))
+      lock = arg.slice("--lock=".length);
     else if (arg === "--paths" && paths === undefined && plainValue(argv[i + 1])) {
       paths = [];
       while (plainValue(argv[i + 1])) paths.push(argv[++i]!);

@@ -16,7 +16,11 @@ import { run, type CliIo } from "./main.js";
 vi.mock("./hash-files.js", async (importOriginal) => {
   const mod = await importOriginal<typeof HashFiles>();
   const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
-  return { ...mod, hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) => mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }) };
+  return {
+    ...mod,
+    hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) =>
+      mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }),
+  };
 });
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
@@ -103,12 +107,24 @@ async function answer(repo: string, argv: string[], via: "plain" | "yargs"): Pro
   cpSync(repo, cwd, { recursive: true });
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), now: () => new Date("2026-12-02T12:00:00Z"), cwd, env: {}, isTTY: false };
+  const io: CliIo = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    now: () => new Date("2026-12-02T12:00:00Z"),
+    cwd,
+    env: {},
+    isTTY: false,
+  };
   const plain = plainLockArgs(argv);
   expect(plain, "a plain command line").toBeDefined();
   const code = via === "plain" ? await runLockCommand(plain!, io) : await run(argv, io);
   // The temp folder's name differs between the two runs: compare the messages without it.
-  return { code, stdout: stdout.replaceAll(cwd, "<repo>"), stderr: stderr.replaceAll(cwd, "<repo>"), files: snapshot(cwd) };
+  return {
+    code,
+    stdout: stdout.replaceAll(cwd, "<repo>"),
+    stderr: stderr.replaceAll(cwd, "<repo>"),
+    files: snapshot(cwd),
+  };
 }
 
 /** Gives `repo` the fixtures.lock that `proofgate lock` writes for it. */
@@ -132,12 +148,28 @@ describe("runLockCommand answers as yargs does", () => {
     { name: "a lock that is up to date", files: TREE, argv: ["lock"], locked: true },
     { name: "--check with a lock that matches", files: TREE, argv: ["lock", "--check"], locked: true },
     { name: "--check without a lock (exit 2)", files: TREE, argv: ["lock", "--check"] },
-    { name: "--lock and --paths", files: TREE, argv: ["lock", "--paths", "tests/fixtures/b", "tests/other", "--lock", "my.lock"] },
+    {
+      name: "--lock and --paths",
+      files: TREE,
+      argv: ["lock", "--paths", "tests/fixtures/b", "tests/other", "--lock", "my.lock"],
+    },
     { name: "--lock=FILE", files: TREE, argv: ["lock", "--lock=sub/dir.lock"] },
     { name: "a fixture path that does not exist (exit 2)", files: TREE, argv: ["lock", "--paths", "tests/missing"] },
-    { name: "the paths and lock of proofgate.toml", files: { ...TREE, "proofgate.toml": '[fixtures]\npaths = ["tests/other"]\nlock = "other.lock"\n' }, argv: ["lock"] },
-    { name: "a proofgate.toml that does not parse (exit 2)", files: { ...TREE, "proofgate.toml": "[fixtures\n" }, argv: ["lock"] },
-    { name: "a malformed old lock, rewritten with warnings", files: { ...TREE, "fixtures.lock": "not a lock line\n" }, argv: ["lock"] },
+    {
+      name: "the paths and lock of proofgate.toml",
+      files: { ...TREE, "proofgate.toml": '[fixtures]\npaths = ["tests/other"]\nlock = "other.lock"\n' },
+      argv: ["lock"],
+    },
+    {
+      name: "a proofgate.toml that does not parse (exit 2)",
+      files: { ...TREE, "proofgate.toml": "[fixtures\n" },
+      argv: ["lock"],
+    },
+    {
+      name: "a malformed old lock, rewritten with warnings",
+      files: { ...TREE, "fixtures.lock": "not a lock line\n" },
+      argv: ["lock"],
+    },
   ];
 
   it.each(cases)("$name", async ({ files, argv, locked }) => {
@@ -161,7 +193,6 @@ describe("runLockCommand answers as yargs does", () => {
     expect(plain.stdout).toContain("changed  tests/fixtures/a.json");
     expect(plain).toEqual(yargs);
   });
-
 });
 
 // The static imports of a bundle file, followed to every chunk, with the source paths esbuild notes in them.
@@ -192,7 +223,12 @@ describe("the bundle's lock path", () => {
     expect(graph.sources.some((s) => s.endsWith("core/dist/config.js"))).toBe(true);
     expect(graph.sources.some((s) => s.endsWith("src/hash-files.ts"))).toBe(true);
     // ...and what it does not need is not: yargs, the XML and glob libraries, the policy modules.
-    const heavy = graph.sources.filter((s) => /\/(yargs|fast-xml-parser|picomatch)@|core\/dist\/(decide|ledger|junit|universe|patch|signals|platform|coverage)/.test(s) || s.endsWith("src/main.ts"));
+    const heavy = graph.sources.filter(
+      (s) =>
+        /\/(yargs|fast-xml-parser|picomatch)@|core\/dist\/(decide|ledger|junit|universe|patch|signals|platform|coverage)/.test(
+          s,
+        ) || s.endsWith("src/main.ts"),
+    );
     expect(heavy).toEqual([]);
     expect(graph.bytes).toBeLessThan(150_000);
   });

@@ -11,13 +11,22 @@ const EPILOG = `Exit codes: 0 MERGE (or success), 1 REJECT (or a finding), 2 the
 Docs: README.md in the proofgate repository.`;
 
 function ledgerOption(y: Argv): Argv {
-  return y.option("freeze", { type: "string", describe: "the freeze ledger (TOML)", default: "freeze.toml", requiresArg: true });
+  return y.option("freeze", {
+    type: "string",
+    describe: "the freeze ledger (TOML)",
+    default: "freeze.toml",
+    requiresArg: true,
+  });
 }
 function collectedOption(y: Argv, describe: string): Argv {
   return y.option("collected", { type: "string", describe, requiresArg: true });
 }
 function todayOption(y: Argv): Argv {
-  return y.option("today", { type: "string", describe: "judge as of this UTC date (YYYY-MM-DD), a preview: the answer then cannot be MERGE (clock_override)", requiresArg: true });
+  return y.option("today", {
+    type: "string",
+    describe: "judge as of this UTC date (YYYY-MM-DD), a preview: the answer then cannot be MERGE (clock_override)",
+    requiresArg: true,
+  });
 }
 
 /**
@@ -30,7 +39,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     const parser = yargs(argv)
       .scriptName("proofgate")
-      .usage("proofgate <command> [options]\n\nThe merge gate for agent patches: frozen tests are subtracted from coverage, the freeze ledger has owners, expiry dates and a budget, and the answer is MERGE or REJECT.")
+      .usage(
+        "proofgate <command> [options]\n\nThe merge gate for agent patches: frozen tests are subtracted from coverage, the freeze ledger has owners, expiry dates and a budget, and the answer is MERGE or REJECT.",
+      )
       .command(
         ["deselect", "emit-deselect"],
         "Print what the proof run must leave out: the active leases, as pytest arguments, a pytest plugin, JSON, or a coverage.py contexts regex",
@@ -38,12 +49,33 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           todayOption(
             collectedOption(ledgerOption(y), "`pytest --collect-only -q` output").default("collected", "collected.txt"),
           )
-            .option("format", { choices: DESELECT_FORMATS, default: "args", describe: "args: --deselect=<id> lines (prefix match!); plugin: an exact pytest plugin (needs --out); json: the leases and ids; contexts-regex: for `coverage json --contexts`" })
-            .option("out", { type: "string", describe: "write to this file instead of stdout (for plugin: a .py file whose name is a module name)", requiresArg: true })
-            .example("proofgate deselect > deselect.args", "the reference script's output: --deselect=<id> per active lease")
-            .example("proofgate deselect --format plugin --out .proofgate/proofgate_frozen.py", "an exact deselection; then PYTHONPATH=.proofgate python -m pytest -p proofgate_frozen")
-            .example("coverage json --contexts=\"$(proofgate deselect --format contexts-regex)\"", "single-run proven coverage from a --cov-context=test run")
-            .epilog("Refuses (exit 2) when a lease expired, names no collected test, or the active leases exceed the budget: the same checks as the article's script.\n\n" + EPILOG),
+            .option("format", {
+              choices: DESELECT_FORMATS,
+              default: "args",
+              describe:
+                "args: --deselect=<id> lines (prefix match!); plugin: an exact pytest plugin (needs --out); json: the leases and ids; contexts-regex: for `coverage json --contexts`",
+            })
+            .option("out", {
+              type: "string",
+              describe: "write to this file instead of stdout (for plugin: a .py file whose name is a module name)",
+              requiresArg: true,
+            })
+            .example(
+              "proofgate deselect > deselect.args",
+              "the reference script's output: --deselect=<id> per active lease",
+            )
+            .example(
+              "proofgate deselect --format plugin --out .proofgate/proofgate_frozen.py",
+              "an exact deselection; then PYTHONPATH=.proofgate python -m pytest -p proofgate_frozen",
+            )
+            .example(
+              'coverage json --contexts="$(proofgate deselect --format contexts-regex)"',
+              "single-run proven coverage from a --cov-context=test run",
+            )
+            .epilog(
+              "Refuses (exit 2) when a lease expired, names no collected test, or the active leases exceed the budget: the same checks as the article's script.\n\n" +
+                EPILOG,
+            ),
         async (a) => {
           code = (await import("./commands/deselect.js")).runDeselect(a, io);
         },
@@ -53,17 +85,58 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "Run the whole gate from proofgate.toml: every signal, the decision table, report.json and report.md in the out dir, and the platform's native report",
         (y) =>
           todayOption(y)
-            .option("base", { type: "string", describe: "the patch's base revision (default: the platform's, else the merge-base with the default branch)", requiresArg: true })
-            .option("head", { type: "string", describe: "the patch's head revision (default: the platform's, else HEAD)", requiresArg: true })
-            .option("out-dir", { type: "string", default: "proofgate-report", describe: "where report.json, report.md and the platform's artifacts are written", requiresArg: true })
-            .option("format", { choices: CHECK_FORMATS, default: "text", describe: "what to print on stdout: the decision table (text), the JSON report, or Markdown" })
-            .option("platform", { choices: CHECK_PLATFORMS, default: "auto", describe: "where to publish: auto detects GitHub Actions, GitLab CI and Buildkite from the environment, else local" })
-            .option("comment", { type: "boolean", default: true, describe: "create or update the one PR/MR comment (--no-comment: don't)" })
-            .option("run", { type: "boolean", default: false, describe: "first run [commands] collect, proof and properties of proofgate.toml (frozen tests deselected, seeds from the base)" })
-            .example("proofgate check", "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate")
+            .option("base", {
+              type: "string",
+              describe:
+                "the patch's base revision (default: the platform's, else the merge-base with the default branch)",
+              requiresArg: true,
+            })
+            .option("head", {
+              type: "string",
+              describe: "the patch's head revision (default: the platform's, else HEAD)",
+              requiresArg: true,
+            })
+            .option("out-dir", {
+              type: "string",
+              default: "proofgate-report",
+              describe: "where report.json, report.md and the platform's artifacts are written",
+              requiresArg: true,
+            })
+            .option("format", {
+              choices: CHECK_FORMATS,
+              default: "text",
+              describe: "what to print on stdout: the decision table (text), the JSON report, or Markdown",
+            })
+            .option("platform", {
+              choices: CHECK_PLATFORMS,
+              default: "auto",
+              describe:
+                "where to publish: auto detects GitHub Actions, GitLab CI and Buildkite from the environment, else local",
+            })
+            .option("comment", {
+              type: "boolean",
+              default: true,
+              describe: "create or update the one PR/MR comment (--no-comment: don't)",
+            })
+            .option("run", {
+              type: "boolean",
+              default: false,
+              describe:
+                "first run [commands] collect, proof and properties of proofgate.toml (frozen tests deselected, seeds from the base)",
+            })
+            .example(
+              "proofgate check",
+              "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",
+            )
             .example("proofgate check --run", "one CI step: collect, run the proof and the property suite, then judge")
-            .example("proofgate check --base origin/main --format json > verdict.json", "the JSON report on stdout, for a merge queue")
-            .epilog("The policy (paths, floor, patterns, trailers, commands) is the BASE revision's proofgate.toml: a patch cannot loosen its own judge. The work tree must be the head it judges (checked out, no uncommitted change; with --run, no untracked file). Docs: docs/config.md, docs/reasons.md, docs/report.md.\n\nEvery input that is missing, empty or unreadable is exit 2 with the report still written (decision REJECT).\n\n" + EPILOG),
+            .example(
+              "proofgate check --base origin/main --format json > verdict.json",
+              "the JSON report on stdout, for a merge queue",
+            )
+            .epilog(
+              "The policy (paths, floor, patterns, trailers, commands) is the BASE revision's proofgate.toml: a patch cannot loosen its own judge. The work tree must be the head it judges (checked out, no uncommitted change; with --run, no untracked file). Docs: docs/config.md, docs/reasons.md, docs/report.md.\n\nEvery input that is missing, empty or unreadable is exit 2 with the report still written (decision REJECT).\n\n" +
+                EPILOG,
+            ),
         async (a) => {
           code = await (await import("./commands/check.js")).runCheck(a, io);
         },
@@ -72,25 +145,101 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "decide",
         "Decide MERGE or REJECT from the ledger, the universe, proven coverage and the patch's counts; prints the JSON report",
         (y) =>
-          todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output").default("collected", "collected.txt"))
-            .option("coverage", { type: "string", describe: "coverage.py JSON of the proof run (frozen tests deselected); default proven_coverage.json when no --report is given", requiresArg: true })
-            .option("report", { type: "string", describe: "a coverage report of the proof run: coverage.py JSON, LCOV, Cobertura XML, Istanbul JSON (format detected); repeat it for shards", requiresArg: true })
-            .option("coverage-format", { type: "string", describe: "override format detection: coveragepy-json, lcov, cobertura, istanbul-final, istanbul-summary", requiresArg: true })
-            .option("shards", { type: "string", describe: "how many parallel jobs wrote coverage reports; fewer --report files is shard_missing", requiresArg: true })
-            .option("contexts", { type: "string", describe: "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`)", requiresArg: true })
-            .option("results", { type: "string", describe: "JUnit XML of the proof run (pytest, vitest, jest-junit); repeat it for shards. Enables tests_failed, missing_evidence, skip_budget, frozen_in_proof_run", requiresArg: true })
-            .option("max-unledgered-skips", { type: "string", describe: "the budget of skipped or xfailed tests that have no lease (skip_budget); none when absent", requiresArg: true })
-            .option("min-proven", { type: "string", default: "70", describe: "the proven coverage floor, in percent", requiresArg: true })
-            .option("fixture-delta", { type: "string", default: "0", describe: "fixture digests changed by the patch", requiresArg: true })
-            .option("property-failures", { type: "string", default: "0", describe: "failures of the property suite", requiresArg: true })
-            .option("agent-added-leases", { type: "string", default: "0", describe: "leases the agent added", requiresArg: true })
-            .option("human-fixture-lock", { type: "boolean", default: false, describe: "a human signed the fixture change (Fixture-Lock: human)" })
-            .option("base", { type: "string", describe: "the patch's base revision: lease, fixture, seed and protected-path signals are then read from git (head defaults to HEAD)", requiresArg: true })
-            .option("head", { type: "string", describe: "the patch's head revision (default HEAD); the base defaults to the merge-base with the default branch", requiresArg: true })
+          todayOption(
+            collectedOption(ledgerOption(y), "`pytest --collect-only -q` output").default("collected", "collected.txt"),
+          )
+            .option("coverage", {
+              type: "string",
+              describe:
+                "coverage.py JSON of the proof run (frozen tests deselected); default proven_coverage.json when no --report is given",
+              requiresArg: true,
+            })
+            .option("report", {
+              type: "string",
+              describe:
+                "a coverage report of the proof run: coverage.py JSON, LCOV, Cobertura XML, Istanbul JSON (format detected); repeat it for shards",
+              requiresArg: true,
+            })
+            .option("coverage-format", {
+              type: "string",
+              describe: "override format detection: coveragepy-json, lcov, cobertura, istanbul-final, istanbul-summary",
+              requiresArg: true,
+            })
+            .option("shards", {
+              type: "string",
+              describe: "how many parallel jobs wrote coverage reports; fewer --report files is shard_missing",
+              requiresArg: true,
+            })
+            .option("contexts", {
+              type: "string",
+              describe:
+                "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`)",
+              requiresArg: true,
+            })
+            .option("results", {
+              type: "string",
+              describe:
+                "JUnit XML of the proof run (pytest, vitest, jest-junit); repeat it for shards. Enables tests_failed, missing_evidence, skip_budget, frozen_in_proof_run",
+              requiresArg: true,
+            })
+            .option("max-unledgered-skips", {
+              type: "string",
+              describe: "the budget of skipped or xfailed tests that have no lease (skip_budget); none when absent",
+              requiresArg: true,
+            })
+            .option("min-proven", {
+              type: "string",
+              default: "70",
+              describe: "the proven coverage floor, in percent",
+              requiresArg: true,
+            })
+            .option("fixture-delta", {
+              type: "string",
+              default: "0",
+              describe: "fixture digests changed by the patch",
+              requiresArg: true,
+            })
+            .option("property-failures", {
+              type: "string",
+              default: "0",
+              describe: "failures of the property suite",
+              requiresArg: true,
+            })
+            .option("agent-added-leases", {
+              type: "string",
+              default: "0",
+              describe: "leases the agent added",
+              requiresArg: true,
+            })
+            .option("human-fixture-lock", {
+              type: "boolean",
+              default: false,
+              describe: "a human signed the fixture change (Fixture-Lock: human)",
+            })
+            .option("base", {
+              type: "string",
+              describe:
+                "the patch's base revision: lease, fixture, seed and protected-path signals are then read from git (head defaults to HEAD)",
+              requiresArg: true,
+            })
+            .option("head", {
+              type: "string",
+              describe:
+                "the patch's head revision (default HEAD); the base defaults to the merge-base with the default branch",
+              requiresArg: true,
+            })
             .option("out", { type: "string", describe: "also write the JSON report to this file", requiresArg: true })
-            .example("proofgate decide --freeze freeze.toml --collected collected.txt --coverage proven_coverage.json", "the article's decide step")
-            .example("proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml", "LCOV shards of two parallel jobs, with the proof run's JUnit results")
-            .epilog(`Reasons, in order: ${REASON_ORDER.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG),
+            .example(
+              "proofgate decide --freeze freeze.toml --collected collected.txt --coverage proven_coverage.json",
+              "the article's decide step",
+            )
+            .example(
+              "proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml",
+              "LCOV shards of two parallel jobs, with the proof run's JUnit results",
+            )
+            .epilog(
+              `Reasons, in order: ${REASON_ORDER.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG,
+            ),
         async (a) => {
           code = await (await import("./commands/decide.js")).runDecide(a, io);
         },
@@ -99,13 +248,35 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "coverage",
         "Print proven coverage: from the proof run's reports (any format; several are shards), or from one --cov-context=test run minus the frozen tests (--contexts)",
         (y) =>
-          todayOption(collectedOption(ledgerOption(y), "`pytest --collect-only -q` output, to check the leases against"))
-            .option("contexts", { type: "string", describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run", requiresArg: true })
-            .option("report", { type: "string", describe: "a coverage report (coverage.py JSON, LCOV, Cobertura XML, Istanbul JSON; repeat for shards); with --contexts, the same run's `coverage json`. Default proven_coverage.json", requiresArg: true })
-            .option("coverage-format", { type: "string", describe: "override format detection: coveragepy-json, lcov, cobertura, istanbul-final, istanbul-summary", requiresArg: true })
-            .option("shards", { type: "string", describe: "how many parallel jobs wrote reports; fewer --report files exits 1 (shard_missing)", requiresArg: true })
+          todayOption(
+            collectedOption(ledgerOption(y), "`pytest --collect-only -q` output, to check the leases against"),
+          )
+            .option("contexts", {
+              type: "string",
+              describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run",
+              requiresArg: true,
+            })
+            .option("report", {
+              type: "string",
+              describe:
+                "a coverage report (coverage.py JSON, LCOV, Cobertura XML, Istanbul JSON; repeat for shards); with --contexts, the same run's `coverage json`. Default proven_coverage.json",
+              requiresArg: true,
+            })
+            .option("coverage-format", {
+              type: "string",
+              describe: "override format detection: coveragepy-json, lcov, cobertura, istanbul-final, istanbul-summary",
+              requiresArg: true,
+            })
+            .option("shards", {
+              type: "string",
+              describe: "how many parallel jobs wrote reports; fewer --report files exits 1 (shard_missing)",
+              requiresArg: true,
+            })
             .option("format", { choices: ["text", "json"], default: "text" })
-            .example("proofgate coverage --contexts .coverage --report full.json --format json", "single run: pytest --cov-context=test --cov-branch, then coverage json -o full.json")
+            .example(
+              "proofgate coverage --contexts .coverage --report full.json --format json",
+              "single run: pytest --cov-context=test --cov-branch, then coverage json -o full.json",
+            )
             .example("proofgate coverage --report proven_coverage.json", "rerun: the totals of the proof run's report")
             .epilog(EPILOG),
         async (a) => {
@@ -117,10 +288,20 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "Start using the gate: write freeze.toml, proofgate.toml and fixtures.lock (never overwriting one), and print the CI job for your platform",
         (y) =>
           y
-            .option("platform", { choices: ["auto", "local", "github", "gitlab", "buildkite"], default: "auto", describe: "the CI to print a job for; auto: detected from the environment (local: a pre-push hook)" })
+            .option("platform", {
+              choices: ["auto", "local", "github", "gitlab", "buildkite"],
+              default: "auto",
+              describe: "the CI to print a job for; auto: detected from the environment (local: a pre-push hook)",
+            })
             .example("proofgate init", "the three files, and the CI job for the CI this runs in")
-            .example("proofgate init --platform gitlab", "a .gitlab-ci.yml job: GIT_DEPTH 0, the coverage regex, the report artifacts")
-            .epilog("An existing file is kept, byte for byte, and reported. No fixtures.lock while the fixture paths hold no file: add them, then run `proofgate lock`.\n\n" + EPILOG),
+            .example(
+              "proofgate init --platform gitlab",
+              "a .gitlab-ci.yml job: GIT_DEPTH 0, the coverage regex, the report artifacts",
+            )
+            .epilog(
+              "An existing file is kept, byte for byte, and reported. No fixtures.lock while the fixture paths hold no file: add them, then run `proofgate lock`.\n\n" +
+                EPILOG,
+            ),
         async (a) => {
           code = await (await import("./commands/init.js")).runInit(a, io, { env: io.env ?? process.env });
         },
@@ -130,12 +311,31 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         "Write fixtures.lock (sha256sum format) from the fixture files, hashed in parallel; --check compares without writing",
         (y) =>
           y
-            .option("paths", { type: "string", array: true, describe: "fixture files or folders, relative to the repo root (default [fixtures] paths of proofgate.toml, else tests/fixtures)", requiresArg: true })
-            .option("lock", { type: "string", describe: "the lock file (default [fixtures] lock of proofgate.toml, else fixtures.lock)", requiresArg: true })
-            .option("check", { type: "boolean", default: false, describe: "write nothing: exit 1 listing the files changed, added or removed since the lock" })
-            .example("proofgate lock", "hash tests/fixtures into fixtures.lock; `sha256sum -c fixtures.lock` verifies it")
+            .option("paths", {
+              type: "string",
+              array: true,
+              describe:
+                "fixture files or folders, relative to the repo root (default [fixtures] paths of proofgate.toml, else tests/fixtures)",
+              requiresArg: true,
+            })
+            .option("lock", {
+              type: "string",
+              describe: "the lock file (default [fixtures] lock of proofgate.toml, else fixtures.lock)",
+              requiresArg: true,
+            })
+            .option("check", {
+              type: "boolean",
+              default: false,
+              describe: "write nothing: exit 1 listing the files changed, added or removed since the lock",
+            })
+            .example(
+              "proofgate lock",
+              "hash tests/fixtures into fixtures.lock; `sha256sum -c fixtures.lock` verifies it",
+            )
             .example("proofgate lock --check", "in CI: exit 1 when a golden file differs from the lock")
-            .epilog("Symlinks, and names with a newline, carriage return or backslash, are errors (exit 2).\n\n" + EPILOG),
+            .epilog(
+              "Symlinks, and names with a newline, carriage return or backslash, are errors (exit 2).\n\n" + EPILOG,
+            ),
         async (a) => {
           code = await (await import("./lock-entry.js")).runLockCommand(a, io);
         },
@@ -147,10 +347,28 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             "Write the seed corpus as it was at a revision (from git objects, read-only), so properties run on seeds that predate the patch",
             (z) =>
               z
-                .option("ref", { type: "string", demandOption: true, describe: "the revision, usually the patch's base", requiresArg: true })
-                .option("out", { type: "string", demandOption: true, describe: "a new or empty folder to write into", requiresArg: true })
-                .option("seeds", { type: "string", describe: "seed folder(s), repeatable; default [properties] seeds of proofgate.toml, else tests/properties/seeds", requiresArg: true })
-                .example("proofgate seeds materialize --ref origin/main --out .proofgate/seeds", "then point the property suite at .proofgate/seeds/tests/properties/seeds"),
+                .option("ref", {
+                  type: "string",
+                  demandOption: true,
+                  describe: "the revision, usually the patch's base",
+                  requiresArg: true,
+                })
+                .option("out", {
+                  type: "string",
+                  demandOption: true,
+                  describe: "a new or empty folder to write into",
+                  requiresArg: true,
+                })
+                .option("seeds", {
+                  type: "string",
+                  describe:
+                    "seed folder(s), repeatable; default [properties] seeds of proofgate.toml, else tests/properties/seeds",
+                  requiresArg: true,
+                })
+                .example(
+                  "proofgate seeds materialize --ref origin/main --out .proofgate/seeds",
+                  "then point the property suite at .proofgate/seeds/tests/properties/seeds",
+                ),
             async (a) => {
               code = (await import("./commands/seeds.js")).runSeedsMaterialize(a, io);
             },
@@ -163,7 +381,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           .command(
             "lint",
             "Validate the ledger; with --collected, also check every lease names a collected test",
-            (z) => todayOption(collectedOption(ledgerOption(z), "`pytest --collect-only -q` output to check lease ids against")),
+            (z) =>
+              todayOption(
+                collectedOption(ledgerOption(z), "`pytest --collect-only -q` output to check lease ids against"),
+              ),
             async (a) => {
               code = (await import("./commands/ledger.js")).runLedgerLint(a, io);
             },
@@ -171,7 +392,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           .command(
             "list",
             "A table of every lease: nodeid, owner, expires, days left, state",
-            (z) => todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test")).option("format", { choices: ["text", "json"], default: "text" }),
+            (z) =>
+              todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test")).option(
+                "format",
+                { choices: ["text", "json"], default: "text" },
+              ),
             async (a) => {
               code = (await import("./commands/ledger.js")).runLedgerList(a, io);
             },
@@ -181,7 +406,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             "The leases that expire within a window (or already have), so a team sees the gate fail before it does",
             (z) =>
               todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test"))
-                .option("within", { type: "string", default: "14d", describe: "window: 14d, 2w or a number of days", requiresArg: true })
+                .option("within", {
+                  type: "string",
+                  default: "14d",
+                  describe: "window: 14d, 2w or a number of days",
+                  requiresArg: true,
+                })
                 .option("format", { choices: ["text", "json"], default: "text" }),
             async (a) => {
               code = (await import("./commands/ledger.js")).runLedgerExpiring(a, io);
@@ -222,7 +452,12 @@ function reportFailure(error: unknown, command: string | undefined, argv: string
     let today: string | undefined;
     try {
       const flag = argv.findIndex((a) => a === "--today" || a.startsWith("--today="));
-      const value = flag < 0 ? undefined : argv[flag]!.startsWith("--today=") ? argv[flag]!.slice("--today=".length) : argv[flag + 1];
+      const value =
+        flag < 0
+          ? undefined
+          : argv[flag]!.startsWith("--today=")
+            ? argv[flag]!.slice("--today=".length)
+            : argv[flag + 1];
       today = resolveToday(value, io).today;
     } catch {
       today = undefined;

@@ -13,7 +13,13 @@ import type { CliIo } from "./io.js";
 export function printFailure(error: unknown, io: CliIo): GateIssue[] {
   const issues: GateIssue[] = GateError.isInstance(error)
     ? [...error.issues]
-    : [{ code: "usage", message: `internal error: ${error instanceof Error ? error.message : String(error)}`, fix: "report this at the proofgate issue tracker, with the command line" }];
+    : [
+        {
+          code: "usage",
+          message: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+          fix: "report this at the proofgate issue tracker, with the command line",
+        },
+      ];
   printIssues(io, issues);
   if ((io.env ?? process.env).PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return issues;
@@ -26,5 +32,8 @@ export function printIssues(io: CliIo, issues: readonly GateIssue[]): void {
 
 /** Warnings on stderr, one line each. They quote the patch's own text (test ids, file names): shown inert, as in the report. */
 export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
-  for (const w of warnings) io.stderr(`proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`);
+  for (const w of warnings)
+    io.stderr(
+      `proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`,
+    );
 }

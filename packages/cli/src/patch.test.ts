@@ -8,7 +8,17 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import { ADA, DEPENDABOT, ISOLATED_GIT_ENV, scratchGit, scratchRepo, wrapRepo, type ScratchFile, type ScratchIdentity, type ScratchRepo } from "./git-scratch.js";
+import {
+  ADA,
+  DEPENDABOT,
+  ISOLATED_GIT_ENV,
+  scratchGit,
+  scratchRepo,
+  wrapRepo,
+  type ScratchFile,
+  type ScratchIdentity,
+  type ScratchRepo,
+} from "./git-scratch.js";
 import type * as HashFiles from "./hash-files.js";
 import type { HashFixturesOptions } from "./hash-files.js";
 import { run, type CliIo } from "./main.js";
@@ -20,7 +30,11 @@ const NOW = new Date("2026-12-02T12:00:00Z");
 vi.mock("./hash-files.js", async (importOriginal) => {
   const mod = await importOriginal<typeof HashFiles>();
   const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
-  return { ...mod, hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) => mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }) };
+  return {
+    ...mod,
+    hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) =>
+      mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }),
+  };
 });
 
 /** The coding agent of these histories: a GitHub App, so `*[bot]*` matches it. */
@@ -34,7 +48,8 @@ const CLAUDE_CO_AUTHOR = "Co-authored-by: Claude <noreply@anthropic.com>";
 const id = (name: string): string => `tests/test_a.py::test_${name}`;
 const NAMES = ["one", "two", "three", "four", "five"];
 const COLLECTED = `${NAMES.map(id).join("\n")}\n\n${NAMES.length} tests collected in 0.01s\n`;
-const COVERAGE = '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n';
+const COVERAGE =
+  '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n';
 
 interface LedgerSpec {
   budget?: number;
@@ -48,12 +63,14 @@ function ledger(spec: LedgerSpec): string {
   let out = `version = 1\nmax_active_leases = ${spec.budget ?? 3}\n`;
   if (spec.rejectIfExpired !== undefined) out += `reject_if_expired = ${spec.rejectIfExpired}\n`;
   if (spec.rejectIfAgentAddsLease !== undefined) out += `reject_if_agent_adds_lease = ${spec.rejectIfAgentAddsLease}\n`;
-  for (const [name, expires] of spec.leases) out += `\n[[leases]]\nnodeid = "${id(name)}"\nowner = "alice"\nreason = "flaky ${name}"\nexpires = "${expires}"\n`;
+  for (const [name, expires] of spec.leases)
+    out += `\n[[leases]]\nnodeid = "${id(name)}"\nowner = "alice"\nreason = "flaky ${name}"\nexpires = "${expires}"\n`;
   return out;
 }
 
 /** The 1-based line of the `[[leases]]` header of the lease on `id(name)` in a ledger text (`ledger()`'s layout). */
-const lineOf = (text: string, name: string): number => text.split("\n").findIndex((l) => l === `nodeid = "${id(name)}"`);
+const lineOf = (text: string, name: string): number =>
+  text.split("\n").findIndex((l) => l === `nodeid = "${id(name)}"`);
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 /** `fixtures.lock` as `sha256sum` writes it, paths in byte order. */
@@ -137,7 +154,14 @@ async function decideIn(repo: string, argv: string[]): Promise<{ code: number; s
   let stdout = "";
   let stderr = "";
   const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => NOW, cwd: repo };
-  const flags = ["--freeze", join(repo, "freeze.toml"), "--collected", join(inputsDir, "collected.txt"), "--coverage", join(inputsDir, "proven_coverage.json")];
+  const flags = [
+    "--freeze",
+    join(repo, "freeze.toml"),
+    "--collected",
+    join(inputsDir, "collected.txt"),
+    "--coverage",
+    join(inputsDir, "proven_coverage.json"),
+  ];
   const code = await run(["decide", ...flags, ...argv], io);
   return { code, stderr, report: JSON.parse(stdout) as Report };
 }
@@ -168,7 +192,18 @@ const SCENARIOS: Scenario[] = [
   {
     name: "an agent adds a lease in the first of three commits (a grep over git diff HEAD~1 misses it)",
     patch: (repo) => ({
-      add: repo.commit("Freeze a flaky test\n", { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }, BY_AGENT),
+      add: repo.commit(
+        "Freeze a flaky test\n",
+        {
+          "freeze.toml": ledger({
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-15"],
+            ],
+          }),
+        },
+        BY_AGENT,
+      ),
       c2: repo.commit("Refactor\n", { "src/app.py": "def total():\n    return 40 + 2\n" }, BY_AGENT),
       c3: repo.commit("Docs\n", { "README.md": "# app\n" }, BY_AGENT),
     }),
@@ -177,10 +212,18 @@ const SCENARIOS: Scenario[] = [
     agentAddedLeases: 1,
     check: ({ repo, report }) => {
       // The article's check, `git diff HEAD~1 -- freeze.toml | grep -c '^+\[\[leases\]\]'`, sees only the last commit.
-      const grep = spawnSync("sh", ["-c", "git diff HEAD~1 -- freeze.toml | grep -c '^+\\[\\[leases\\]\\]'"], { cwd: repo.dir, env: { ...process.env, ...ISOLATED_GIT_ENV, LC_ALL: "C" } });
+      const grep = spawnSync("sh", ["-c", "git diff HEAD~1 -- freeze.toml | grep -c '^+\\[\\[leases\\]\\]'"], {
+        cwd: repo.dir,
+        env: { ...process.env, ...ISOLATED_GIT_ENV, LC_ALL: "C" },
+      });
       expect(grep.stdout.toString()).toBe("0\n");
       expect(grep.status).toBe(1);
-      const text = ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] });
+      const text = ledger({
+        leases: [
+          ["one", "2026-12-20"],
+          ["two", "2026-12-15"],
+        ],
+      });
       expect(report.details![0]!.line).toBe(lineOf(text, "two"));
       expect(report.details![0]!.message).toContain(`adds a lease on ${id("two")} (expires 2026-12-15)`);
       expect(report.details![0]!.author).toBe(`${AGENT.name} <${AGENT.email}>`);
@@ -189,7 +232,9 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "an agent extends an expiry",
-    patch: (repo) => ({ ext: repo.commit("Give it more time\n", { "freeze.toml": ledger({ leases: [["one", "2027-01-31"]] }) }, BY_AGENT) }),
+    patch: (repo) => ({
+      ext: repo.commit("Give it more time\n", { "freeze.toml": ledger({ leases: [["one", "2027-01-31"]] }) }, BY_AGENT),
+    }),
     reasons: ["agent_extended_lease"],
     details: [["agent_extended_lease", "ext", "freeze.toml"]],
     check: ({ report }) => {
@@ -200,8 +245,16 @@ const SCENARIOS: Scenario[] = [
   {
     name: "an agent raises the budget and turns reject_if_expired off: two findings, one per commit",
     patch: (repo) => ({
-      budget: repo.commit("More leases\n", { "freeze.toml": ledger({ budget: 5, leases: [["one", "2026-12-20"]] }) }, BY_AGENT),
-      flag: repo.commit("Stop failing on expiry\n", { "freeze.toml": ledger({ budget: 5, rejectIfExpired: false, leases: [["one", "2026-12-20"]] }) }, BY_AGENT),
+      budget: repo.commit(
+        "More leases\n",
+        { "freeze.toml": ledger({ budget: 5, leases: [["one", "2026-12-20"]] }) },
+        BY_AGENT,
+      ),
+      flag: repo.commit(
+        "Stop failing on expiry\n",
+        { "freeze.toml": ledger({ budget: 5, rejectIfExpired: false, leases: [["one", "2026-12-20"]] }) },
+        BY_AGENT,
+      ),
     }),
     reasons: ["agent_loosened_policy"],
     details: [
@@ -209,12 +262,22 @@ const SCENARIOS: Scenario[] = [
       ["agent_loosened_policy", "flag", "freeze.toml"],
     ],
     check: ({ report }) => {
-      expect(report.details!.map((d) => d.message.split(":")[0])).toEqual(["raises max_active_leases from 3 to 5", "turns reject_if_expired off"]);
+      expect(report.details!.map((d) => d.message.split(":")[0])).toEqual([
+        "raises max_active_leases from 3 to 5",
+        "turns reject_if_expired off",
+      ]);
     },
   },
   {
     name: "an agent reorders and reformats the ledger: no change",
-    base: { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) },
+    base: {
+      "freeze.toml": ledger({
+        leases: [
+          ["one", "2026-12-20"],
+          ["two", "2026-12-15"],
+        ],
+      }),
+    },
     patch: (repo) => ({
       fmt: repo.commit(
         "Tidy the ledger\n",
@@ -247,10 +310,28 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "an agent removes a lease, shortens an expiry and lowers the budget: allowed",
-    base: { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) },
+    base: {
+      "freeze.toml": ledger({
+        leases: [
+          ["one", "2026-12-20"],
+          ["two", "2026-12-15"],
+        ],
+      }),
+    },
     patch: (repo) => ({
       rm: repo.commit("Test two is fixed\n", { "freeze.toml": ledger({ leases: [["one", "2026-12-20"]] }) }, BY_AGENT),
-      short: repo.commit("Sooner\n", { "freeze.toml": ledger({ budget: 1, rejectIfExpired: true, rejectIfAgentAddsLease: true, leases: [["one", "2026-12-10"]] }) }, BY_AGENT),
+      short: repo.commit(
+        "Sooner\n",
+        {
+          "freeze.toml": ledger({
+            budget: 1,
+            rejectIfExpired: true,
+            rejectIfAgentAddsLease: true,
+            leases: [["one", "2026-12-10"]],
+          }),
+        },
+        BY_AGENT,
+      ),
     }),
     reasons: [],
     details: [],
@@ -258,8 +339,22 @@ const SCENARIOS: Scenario[] = [
   {
     name: "a human commit with `Freeze-Lease: human` adds a lease, and one with `freeze-lease: HUMAN` extends one: allowed",
     patch: (repo) => ({
-      add: repo.commit("Freeze test two\n\nFreeze-Lease: human\n", { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }),
-      ext: repo.commit("Extend test one\n\nSigned-off-by: Ada Lovelace <ada@example.org>\nfreeze-lease:  HUMAN\n", { "freeze.toml": ledger({ leases: [["one", "2027-01-10"], ["two", "2026-12-15"]] }) }),
+      add: repo.commit("Freeze test two\n\nFreeze-Lease: human\n", {
+        "freeze.toml": ledger({
+          leases: [
+            ["one", "2026-12-20"],
+            ["two", "2026-12-15"],
+          ],
+        }),
+      }),
+      ext: repo.commit("Extend test one\n\nSigned-off-by: Ada Lovelace <ada@example.org>\nfreeze-lease:  HUMAN\n", {
+        "freeze.toml": ledger({
+          leases: [
+            ["one", "2027-01-10"],
+            ["two", "2026-12-15"],
+          ],
+        }),
+      }),
     }),
     reasons: [],
     details: [],
@@ -268,34 +363,68 @@ const SCENARIOS: Scenario[] = [
   {
     name: "a bot-authored commit carries `Freeze-Lease: human`: rejected",
     patch: (repo) => ({
-      add: repo.commit("Freeze test two\n\nFreeze-Lease: human\n", { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }, { author: DEPENDABOT }),
+      add: repo.commit(
+        "Freeze test two\n\nFreeze-Lease: human\n",
+        {
+          "freeze.toml": ledger({
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-15"],
+            ],
+          }),
+        },
+        { author: DEPENDABOT },
+      ),
     }),
     reasons: ["agent_added_lease"],
     details: [["agent_added_lease", "add", "freeze.toml"]],
     agentAddedLeases: 1,
     check: ({ report }) => {
-      expect(report.details![0]!.message).toMatch(/is an agent's \(author "dependabot\[bot\] <.*>" matches "\*\[bot\]\*"/);
+      expect(report.details![0]!.message).toMatch(
+        /is an agent's \(author "dependabot\[bot\] <.*>" matches "\*\[bot\]\*"/,
+      );
       expect(report.details![0]!.author).toBe(`${DEPENDABOT.name} <${DEPENDABOT.email}>`);
     },
   },
   {
     name: "a human-authored commit with an agent `Co-authored-by:` trailer adds a lease: an agent's",
     patch: (repo) => ({
-      add: repo.commit(`Freeze test two\n\n${CLAUDE_CO_AUTHOR}\nFreeze-Lease: human\n`, { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }),
+      add: repo.commit(`Freeze test two\n\n${CLAUDE_CO_AUTHOR}\nFreeze-Lease: human\n`, {
+        "freeze.toml": ledger({
+          leases: [
+            ["one", "2026-12-20"],
+            ["two", "2026-12-15"],
+          ],
+        }),
+      }),
     }),
     reasons: ["agent_added_lease"],
     details: [["agent_added_lease", "add", "freeze.toml"]],
     agentAddedLeases: 1,
     check: ({ report }) => {
       expect(report.details![0]!.author).toBe(`${ADA.name} <${ADA.email}>`);
-      expect(report.details![0]!.message).toContain('Co-authored-by trailer "Claude <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"');
+      expect(report.details![0]!.message).toContain(
+        'Co-authored-by trailer "Claude <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"',
+      );
     },
   },
   {
     name: "`reject_if_agent_adds_lease = false` at base: an agent-added lease is allowed (still counted)",
     base: { "freeze.toml": ledger({ rejectIfAgentAddsLease: false, leases: [["one", "2026-12-20"]] }) },
     patch: (repo) => ({
-      add: repo.commit("Freeze test two\n", { "freeze.toml": ledger({ rejectIfAgentAddsLease: false, leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }, BY_AGENT),
+      add: repo.commit(
+        "Freeze test two\n",
+        {
+          "freeze.toml": ledger({
+            rejectIfAgentAddsLease: false,
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-15"],
+            ],
+          }),
+        },
+        BY_AGENT,
+      ),
     }),
     reasons: [],
     details: [],
@@ -305,7 +434,19 @@ const SCENARIOS: Scenario[] = [
   {
     name: "an agent turns `reject_if_agent_adds_lease` off in the patch: the base's flag still judges its lease",
     patch: (repo) => ({
-      off: repo.commit("Allow agents to freeze\n", { "freeze.toml": ledger({ rejectIfAgentAddsLease: false, leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }, BY_AGENT),
+      off: repo.commit(
+        "Allow agents to freeze\n",
+        {
+          "freeze.toml": ledger({
+            rejectIfAgentAddsLease: false,
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-15"],
+            ],
+          }),
+        },
+        BY_AGENT,
+      ),
     }),
     reasons: ["agent_added_lease", "agent_loosened_policy"],
     details: [
@@ -319,7 +460,18 @@ const SCENARIOS: Scenario[] = [
     name: "a human merges an agent's branch that added a lease: the agent's commit is flagged, the merge is not",
     patch: (repo) => {
       repo.git(["checkout", "-q", "-b", "agent-branch"]);
-      const add = repo.commit("Freeze test two\n", { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }, BY_AGENT);
+      const add = repo.commit(
+        "Freeze test two\n",
+        {
+          "freeze.toml": ledger({
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-15"],
+            ],
+          }),
+        },
+        BY_AGENT,
+      );
       repo.git(["checkout", "-q", "main"]);
       const human = repo.commit("Unrelated work\n", { "src/other.py": "x = 1\n" });
       repo.git(["merge", "-q", "--no-ff", "--no-edit", "agent-branch"]);
@@ -341,7 +493,15 @@ const SCENARIOS: Scenario[] = [
       repo.git(["checkout", "-q", "main"]);
       const human = repo.commit("Main work\n", { "src/other.py": "x = 1\n" });
       repo.git(["merge", "-q", "--no-ff", "--no-commit", "topic"]);
-      writeFileSync(join(repo.dir, "freeze.toml"), ledger({ leases: [["one", "2026-12-20"], ["three", "2026-12-12"]] }));
+      writeFileSync(
+        join(repo.dir, "freeze.toml"),
+        ledger({
+          leases: [
+            ["one", "2026-12-20"],
+            ["three", "2026-12-12"],
+          ],
+        }),
+      );
       repo.git(["add", "freeze.toml"]);
       // A human's merge, but no `Freeze-Lease: human`: the lease its resolution adds is unapproved.
       repo.git(["commit", "-q", "--no-edit"]);
@@ -352,27 +512,33 @@ const SCENARIOS: Scenario[] = [
     agentAddedLeases: 1,
   },
 
-  ...(["base", "main"] as const).map(
-    (baseAt): Scenario => ({
-      name: `a human merges main (with an approved CI, seed and lease change) into the branch, judged from ${baseAt === "base" ? "the old base" : "main's tip"}: allowed`,
-      patch: (repo) => {
-        repo.git(["checkout", "-q", "-b", "feature"]);
-        const work = repo.commit("Feature work\n", { "src/app.py": "def total():\n    return 41 + 1\n" });
-        repo.git(["checkout", "-q", "main"]);
-        const main = repo.commit("CI, seeds and a lease, approved\n\nGate-Change: human\nProperty-Seeds: human\nFreeze-Lease: human\n", {
+  ...(["base", "main"] as const).map((baseAt): Scenario => ({
+    name: `a human merges main (with an approved CI, seed and lease change) into the branch, judged from ${baseAt === "base" ? "the old base" : "main's tip"}: allowed`,
+    patch: (repo) => {
+      repo.git(["checkout", "-q", "-b", "feature"]);
+      const work = repo.commit("Feature work\n", { "src/app.py": "def total():\n    return 41 + 1\n" });
+      repo.git(["checkout", "-q", "main"]);
+      const main = repo.commit(
+        "CI, seeds and a lease, approved\n\nGate-Change: human\nProperty-Seeds: human\nFreeze-Lease: human\n",
+        {
           ".github/workflows/x.yml": "on: push\n",
           [S3]: '{"seed": 3}\n',
-          "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }),
-        });
-        repo.git(["checkout", "-q", "feature"]);
-        repo.git(["merge", "-q", "--no-ff", "--no-edit", "main"]);
-        return { work, main, merge: repo.git(["rev-parse", "HEAD"]).trim() };
-      },
-      baseAt,
-      reasons: [],
-      details: [],
-    }),
-  ),
+          "freeze.toml": ledger({
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-15"],
+            ],
+          }),
+        },
+      );
+      repo.git(["checkout", "-q", "feature"]);
+      repo.git(["merge", "-q", "--no-ff", "--no-edit", "main"]);
+      return { work, main, merge: repo.git(["rev-parse", "HEAD"]).trim() };
+    },
+    baseAt,
+    reasons: [],
+    details: [],
+  })),
 
   {
     name: "a human merges an agent's branch that touched a workflow, adding a CI file in the merge: each commit answers for its own paths",
@@ -392,7 +558,8 @@ const SCENARIOS: Scenario[] = [
       ["protected_path", "wf", ".github/workflows/x.yml"],
       ["protected_path", "merge", ".gitlab-ci.yml"],
     ],
-    check: ({ report }) => expect(report.details![1]!.message).toMatch(/lacks `Gate-Change: human` and touches \.gitlab-ci\.yml$/),
+    check: ({ report }) =>
+      expect(report.details![1]!.message).toMatch(/lacks `Gate-Change: human` and touches \.gitlab-ci\.yml$/),
   },
   // ---- GATE.md 8: fixtures ---------------------------------------------------------------------
   {
@@ -404,7 +571,10 @@ const SCENARIOS: Scenario[] = [
     reasons: ["fixture_digest"],
     details: [["fixture_digest", "gold", "fixtures.lock"]],
     fixtureDelta: 2,
-    check: ({ report }) => expect(report.details![0]!.message).toMatch(/^2 fixture digest\(s\) changed between base and head; commit [0-9a-f]{12} is an agent's .* and touches fixtures\.lock, tests\/fixtures\/golden\.json, tests\/fixtures\/nested\/table\.csv$/),
+    check: ({ report }) =>
+      expect(report.details![0]!.message).toMatch(
+        /^2 fixture digest\(s\) changed between base and head; commit [0-9a-f]{12} is an agent's .* and touches fixtures\.lock, tests\/fixtures\/golden\.json, tests\/fixtures\/nested\/table\.csv$/,
+      ),
   },
   {
     name: "a human rewrites golden files with their lock and `Fixture-Lock: human`: allowed",
@@ -422,7 +592,10 @@ const SCENARIOS: Scenario[] = [
       const mid = { ...GOLDENS, [GOLDEN]: '{"total": 41}\n' };
       const gold = repo.commit("Agent updates a golden\n", { ...mid, "fixtures.lock": lock(mid) }, BY_AGENT);
       const added = { ...mid, "tests/fixtures/new.txt": "new\n" };
-      return { gold, human: repo.commit("Add a fixture\n\nFixture-Lock: human\n", { ...added, "fixtures.lock": lock(added) }) };
+      return {
+        gold,
+        human: repo.commit("Add a fixture\n\nFixture-Lock: human\n", { ...added, "fixtures.lock": lock(added) }),
+      };
     },
     reasons: ["fixture_digest"],
     details: [["fixture_digest", "gold", "fixtures.lock"]],
@@ -434,7 +607,8 @@ const SCENARIOS: Scenario[] = [
     reasons: ["fixtures_unlocked"],
     details: [["fixtures_unlocked", null, "fixtures.lock"]],
     fixtureDelta: 0,
-    check: ({ report }) => expect(report.details![0]!.message).toBe(`the fixtures differ from fixtures.lock: changed ${GOLDEN}`),
+    check: ({ report }) =>
+      expect(report.details![0]!.message).toBe(`the fixtures differ from fixtures.lock: changed ${GOLDEN}`),
   },
 
   // ---- GATE.md 8: seeds ------------------------------------------------------------------------
@@ -458,7 +632,10 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "an agent deletes the last seeds over two commits: seeds_empty and a seed_rewrite per commit",
-    patch: (repo) => ({ d1: repo.commit("Drop s1\n", { [S1]: null }, BY_AGENT), d2: repo.commit("Drop s2\n", { [S2]: null }, BY_AGENT) }),
+    patch: (repo) => ({
+      d1: repo.commit("Drop s1\n", { [S1]: null }, BY_AGENT),
+      d2: repo.commit("Drop s2\n", { [S2]: null }, BY_AGENT),
+    }),
     reasons: ["seeds_empty", "seed_rewrite"],
     details: [
       ["seeds_empty", null, SEEDS],
@@ -468,7 +645,13 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "a human changes, adds and deletes seeds with `Property-Seeds: human`: allowed",
-    patch: (repo) => ({ seeds: repo.commit("Reseed\n\nProperty-Seeds: human\n", { [S1]: '{"seed": 0}\n', [S2]: null, [S3]: '{"seed": 3}\n' }) }),
+    patch: (repo) => ({
+      seeds: repo.commit("Reseed\n\nProperty-Seeds: human\n", {
+        [S1]: '{"seed": 0}\n',
+        [S2]: null,
+        [S3]: '{"seed": 3}\n',
+      }),
+    }),
     reasons: [],
     details: [],
   },
@@ -488,7 +671,12 @@ const SCENARIOS: Scenario[] = [
   },
   {
     name: "a human touches CI files with `Gate-Change: human`: allowed",
-    patch: (repo) => ({ ci: repo.commit("CI\n\nGate-Change: human\n", { ".github/workflows/x.yml": "on: push\n", ".gitlab-ci.yml": "stages: [test]\n" }) }),
+    patch: (repo) => ({
+      ci: repo.commit("CI\n\nGate-Change: human\n", {
+        ".github/workflows/x.yml": "on: push\n",
+        ".gitlab-ci.yml": "stages: [test]\n",
+      }),
+    }),
     reasons: [],
     details: [],
   },
@@ -496,7 +684,11 @@ const SCENARIOS: Scenario[] = [
     name: "an agent drops .github/workflows/** from [protect] paths and touches a workflow: the base's config judges both",
     base: { "proofgate.toml": '[protect]\npaths = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml"]\n' },
     patch: (repo) => ({
-      cfg: repo.commit("Unprotect workflows\n", { "proofgate.toml": '[protect]\npaths = ["proofgate.toml", ".gitlab-ci.yml"]\n' }, BY_AGENT),
+      cfg: repo.commit(
+        "Unprotect workflows\n",
+        { "proofgate.toml": '[protect]\npaths = ["proofgate.toml", ".gitlab-ci.yml"]\n' },
+        BY_AGENT,
+      ),
       wf: repo.commit("Skip the gate\n", { ".github/workflows/x.yml": "on: push\n" }, BY_AGENT),
     }),
     reasons: ["protected_path"],
@@ -509,17 +701,26 @@ const SCENARIOS: Scenario[] = [
     name: "the same, in one commit that also empties [protect] paths: one finding naming both paths",
     base: { "proofgate.toml": '[protect]\npaths = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml"]\n' },
     patch: (repo) => ({
-      both: repo.commit("Unprotect and skip\n", { "proofgate.toml": "[protect]\npaths = []\n", ".github/workflows/x.yml": "on: push\n" }, BY_AGENT),
+      both: repo.commit(
+        "Unprotect and skip\n",
+        { "proofgate.toml": "[protect]\npaths = []\n", ".github/workflows/x.yml": "on: push\n" },
+        BY_AGENT,
+      ),
     }),
     reasons: ["protected_path"],
     details: [["protected_path", "both", ".github/workflows/x.yml"]],
-    check: ({ report }) => expect(report.details![0]!.message).toMatch(/ and touches \.github\/workflows\/x\.yml, proofgate\.toml$/),
+    check: ({ report }) =>
+      expect(report.details![0]!.message).toMatch(/ and touches \.github\/workflows\/x\.yml, proofgate\.toml$/),
   },
   {
     name: "a base config whose [protect] paths leave itself out still protects proofgate.toml: an agent turning the fixtures off is caught",
     base: { "proofgate.toml": '[protect]\npaths = [".github/workflows/**"]\n' },
     patch: (repo) => ({
-      off: repo.commit("Fixtures are noisy\n", { "proofgate.toml": '[protect]\npaths = [".github/workflows/**"]\n\n[fixtures]\nenabled = false\n' }, BY_AGENT),
+      off: repo.commit(
+        "Fixtures are noisy\n",
+        { "proofgate.toml": '[protect]\npaths = [".github/workflows/**"]\n\n[fixtures]\nenabled = false\n' },
+        BY_AGENT,
+      ),
     }),
     reasons: ["protected_path"],
     details: [["protected_path", "off", "proofgate.toml"]],
@@ -531,35 +732,40 @@ const TIMEOUT = 60_000;
 
 describe("decide --base: the patch from a real git history", { timeout: TIMEOUT }, () => {
   // One test per scenario, named in full (it.each's `$name` would cut the names at 40 characters).
-  for (const scenario of SCENARIOS) it(scenario.name, async () => {
-    const repo = track(scratchRepo("proofgate-patch-"));
-    const base = repo.commit("Base\n", baseFiles(scenario.base));
-    const named = scenario.patch(repo);
-    const shas: Shas = { ...named, base };
-    const head = repo.git(["rev-parse", "HEAD"]).trim();
-    const judgedBase = shas[scenario.baseAt ?? "base"]!;
-    const { code, stderr, report } = await decideIn(repo.dir, ["--base", judgedBase]);
+  for (const scenario of SCENARIOS)
+    it(scenario.name, async () => {
+      const repo = track(scratchRepo("proofgate-patch-"));
+      const base = repo.commit("Base\n", baseFiles(scenario.base));
+      const named = scenario.patch(repo);
+      const shas: Shas = { ...named, base };
+      const head = repo.git(["rev-parse", "HEAD"]).trim();
+      const judgedBase = shas[scenario.baseAt ?? "base"]!;
+      const { code, stderr, report } = await decideIn(repo.dir, ["--base", judgedBase]);
 
-    expect(report.reasons, stderr).toEqual(scenario.reasons);
-    expect(report.decision).toBe(scenario.reasons.length === 0 ? "MERGE" : "REJECT");
-    expect(code).toBe(scenario.reasons.length === 0 ? 0 : 1);
-    const got = (report.details ?? []).map((d) => [d.reason, d.commit, d.file]);
-    const want = scenario.details.map(([reason, commit, file]) => [reason, commit === null ? null : shas[commit], file]);
-    expect(got).toEqual(want);
-    // Every finding with a commit names a full object name of the range, and who authored it.
-    for (const d of report.details ?? []) {
-      if (d.commit !== null) {
-        expect(d.commit).toMatch(/^[0-9a-f]{40}$/);
-        expect(d.author).not.toBeNull();
+      expect(report.reasons, stderr).toEqual(scenario.reasons);
+      expect(report.decision).toBe(scenario.reasons.length === 0 ? "MERGE" : "REJECT");
+      expect(code).toBe(scenario.reasons.length === 0 ? 0 : 1);
+      const got = (report.details ?? []).map((d) => [d.reason, d.commit, d.file]);
+      const want = scenario.details.map(([reason, commit, file]) => [
+        reason,
+        commit === null ? null : shas[commit],
+        file,
+      ]);
+      expect(got).toEqual(want);
+      // Every finding with a commit names a full object name of the range, and who authored it.
+      for (const d of report.details ?? []) {
+        if (d.commit !== null) {
+          expect(d.commit).toMatch(/^[0-9a-f]{40}$/);
+          expect(d.author).not.toBeNull();
+        }
       }
-    }
-    expect(report.base).toBe(judgedBase);
-    expect(report.head).toBe(head);
-    expect(report.agent_added_leases).toBe(scenario.agentAddedLeases ?? 0);
-    expect(report.fixture_digest_delta).toBe(scenario.fixtureDelta ?? 0);
-    for (const reason of scenario.reasons) expect(stderr).toMatch(new RegExp(`^proofgate: ${reason}: `, "m"));
-    scenario.check?.({ repo, shas, report, stderr });
-  });
+      expect(report.base).toBe(judgedBase);
+      expect(report.head).toBe(head);
+      expect(report.agent_added_leases).toBe(scenario.agentAddedLeases ?? 0);
+      expect(report.fixture_digest_delta).toBe(scenario.fixtureDelta ?? 0);
+      for (const reason of scenario.reasons) expect(stderr).toMatch(new RegExp(`^proofgate: ${reason}: `, "m"));
+      scenario.check?.({ repo, shas, report, stderr });
+    });
 });
 
 describe("decide --base: the range itself", { timeout: TIMEOUT }, () => {
@@ -567,7 +773,18 @@ describe("decide --base: the range itself", { timeout: TIMEOUT }, () => {
     const source = track(scratchRepo("proofgate-patch-src-"));
     const base = source.commit("Base\n", baseFiles());
     // The patch adds a lease, touches CI and deletes a seed: none of it is judged on a truncated range.
-    source.commit("Freeze test two\n", { "freeze.toml": ledger({ leases: [["one", "2026-12-20"], ["two", "2026-12-15"]] }) }, BY_AGENT);
+    source.commit(
+      "Freeze test two\n",
+      {
+        "freeze.toml": ledger({
+          leases: [
+            ["one", "2026-12-20"],
+            ["two", "2026-12-15"],
+          ],
+        }),
+      },
+      BY_AGENT,
+    );
     source.commit("Skip the gate\n", { ".github/workflows/x.yml": "on: push\n", [S2]: null }, BY_AGENT);
     const cloneDir = mkdtempSync(join(tmpdir(), "proofgate-patch-clone-"));
     temps.push(cloneDir);

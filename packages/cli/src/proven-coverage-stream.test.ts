@@ -17,7 +17,8 @@ function shard(s: number, n: number, files = 120): string {
   for (let f = 0; f < files; f++) {
     text += `TN:\nSF:${join(dir, `src/m${f}.ts`)}\n`;
     for (let line = 1; line <= 60; line++) text += `DA:${line},${(line + f) % n === s ? 2 : 0}\n`;
-    for (let line = 5; line <= 60; line += 10) for (const b of [0, 1]) text += `BRDA:${line},0,${b},${(line + b + f) % n === s ? 1 : "-"}\n`;
+    for (let line = 5; line <= 60; line += 10)
+      for (const b of [0, 1]) text += `BRDA:${line},0,${b},${(line + b + f) % n === s ? 1 : "-"}\n`;
     text += "end_of_record\n";
   }
   return text;
@@ -48,7 +49,9 @@ describe("loadProvenCoverage: LCOV shards over 64 KiB are streamed", () => {
     const loaded = await loadProvenCoverage({ reports: paths, frozen: [], root: dir });
     expect(loaded.coverage).toMatchObject({ source: "shards", files: paths, format: "lcov", ...expected });
     expect(loaded.coverage.coveredLines).toBeLessThan(loaded.coverage.statements);
-    expect(loaded.files.map((f) => f.sha256)).toEqual(paths.map((p) => createHash("sha256").update(readFileSync(p)).digest("hex")));
+    expect(loaded.files.map((f) => f.sha256)).toEqual(
+      paths.map((p) => createHash("sha256").update(readFileSync(p)).digest("hex")),
+    );
     // One big report alone is streamed too, and is its own total.
     const one = await loadProvenCoverage({ reports: [paths[0]!], frozen: [], root: dir });
     expect(one.coverage).toMatchObject({ source: "report", ...summarizeCoverage(parsed[0]!) });
@@ -74,7 +77,10 @@ describe("loadProvenCoverage: LCOV shards over 64 KiB are streamed", () => {
 
   it("shards that disagree on a file's statements: the merge error names both", async () => {
     const a = write("a.info", shard(0, 2));
-    const b = write("b.info", shard(1, 2).replace(`SF:${join(dir, "src/m0.ts")}\nDA:1,`, `SF:${join(dir, "src/m0.ts")}\nDA:999,0\nDA:1,`));
+    const b = write(
+      "b.info",
+      shard(1, 2).replace(`SF:${join(dir, "src/m0.ts")}\nDA:1,`, `SF:${join(dir, "src/m0.ts")}\nDA:999,0\nDA:1,`),
+    );
     const message = await errorOf(loadProvenCoverage({ reports: [a, b], frozen: [], root: dir }));
     expect(message).toContain("disagree on the statements of `src/m0.ts`");
   });

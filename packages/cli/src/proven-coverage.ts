@@ -54,7 +54,11 @@ const FORMAT_NAMES = COVERAGE_REPORT_FORMATS.map((f) => f.format);
 export async function loadProvenCoverage(sources: CoverageSources): Promise<LoadedCoverage> {
   const format = sources.format === undefined ? undefined : checkFormat(sources.format);
   if (sources.shards !== undefined && sources.reports.length > sources.shards) {
-    throw new GateError({ code: "usage", message: `${sources.reports.length} coverage reports were given for --shards ${sources.shards}`, fix: "pass one report per shard, and --shards the number of parallel jobs" });
+    throw new GateError({
+      code: "usage",
+      message: `${sources.reports.length} coverage reports were given for --shards ${sources.shards}`,
+      fix: "pass one report per shard, and --shards the number of parallel jobs",
+    });
   }
   if (sources.contexts !== undefined) return loadFromContexts(sources);
 
@@ -70,7 +74,14 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
     const t = result.totals;
     return {
       // The report's own percent_covered (parseCoveragePyJson checked it against the counts), as the script reads it.
-      coverage: { ...summaryFromCounts(t.statements, t.coveredLines, t.branches, t.coveredBranches), percent: t.percent, source: "report", files: [single.path], format: "coveragepy-json", shardsExpected: sources.shards },
+      coverage: {
+        ...summaryFromCounts(t.statements, t.coveredLines, t.branches, t.coveredBranches),
+        percent: t.percent,
+        source: "report",
+        files: [single.path],
+        format: "coveragepy-json",
+        shardsExpected: sources.shards,
+      },
       files,
       warnings,
       frozenNotRun: [],
@@ -79,7 +90,10 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
   const merger = new CoverageShardMerger();
   const errors: GateIssue[] = [];
   for (const file of files) {
-    const result = "streamed" in file ? streamLcov(file, sources.root) : readCoverage(file.text, file.path, { format, root: sources.root });
+    const result =
+      "streamed" in file
+        ? streamLcov(file, sources.root)
+        : readCoverage(file.text, file.path, { format, root: sources.root });
     errors.push(...result.errors);
     warnings.push(...result.warnings);
     // Once a report failed, the merge is never used: stop holding models.
@@ -91,7 +105,13 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
   warnings.push(...merged.warnings);
   const s = summarizeCoverage(merged.data);
   return {
-    coverage: { source: files.length > 1 ? "shards" : "report", files: files.map((f) => f.path), format: merged.data.format, ...s, shardsExpected: sources.shards },
+    coverage: {
+      source: files.length > 1 ? "shards" : "report",
+      files: files.map((f) => f.path),
+      format: merged.data.format,
+      ...s,
+      shardsExpected: sources.shards,
+    },
     files,
     warnings,
     frozenNotRun: [],
@@ -128,7 +148,8 @@ function openReport(path: string, format: CoverageFormat | undefined): InputFile
   } catch {
     return readReport(path); // throws the GateError that names the problem
   }
-  if (head.subarray(0, 16).toString("latin1") === SQLITE_HEADER || (!complete && head.length < 16)) return readReport(path);
+  if (head.subarray(0, 16).toString("latin1") === SQLITE_HEADER || (!complete && head.length < 16))
+    return readReport(path);
   const detected = format ?? detectCoverageFormat(new TextDecoder().decode(head));
   if (detected !== "lcov" || complete) return readReport(path);
   return { streamed: true, path, sha256: "" };
@@ -139,13 +160,24 @@ function streamLcov(file: StreamedFile, root: string): ReturnType<LcovStreamRead
   const reader = new LcovStreamReader(file.path, { root });
   const hash = createHash("sha256");
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  const notUtf8 = (): GateError => new GateError({ code: "file_unreadable", file: file.path, message: "the coverage report is not UTF-8 text", fix: "write it as UTF-8" });
+  const notUtf8 = (): GateError =>
+    new GateError({
+      code: "file_unreadable",
+      file: file.path,
+      message: "the coverage report is not UTF-8 text",
+      fix: "write it as UTF-8",
+    });
   let fd: number;
   try {
     fd = openSync(file.path, "r");
   } catch {
     readReport(file.path);
-    throw new GateError({ code: "file_unreadable", file: file.path, message: "cannot read the coverage report", fix: "check the path and its permissions" });
+    throw new GateError({
+      code: "file_unreadable",
+      file: file.path,
+      message: "cannot read the coverage report",
+      fix: "check the path and its permissions",
+    });
   }
   try {
     const buffer = Buffer.alloc(CHUNK_BYTES);
@@ -177,12 +209,23 @@ function streamLcov(file: StreamedFile, root: string): ReturnType<LcovStreamRead
 async function loadFromContexts(sources: CoverageSources): Promise<LoadedCoverage> {
   const contexts = sources.contexts!;
   if (sources.reports.length !== 1) {
-    throw new GateError({ code: "usage", message: `--contexts needs exactly one --report (the same run's \`coverage json\`), not ${sources.reports.length}`, fix: "pass --report full.json written by `coverage json` from the same .coverage" });
+    throw new GateError({
+      code: "usage",
+      message: `--contexts needs exactly one --report (the same run's \`coverage json\`), not ${sources.reports.length}`,
+      fix: "pass --report full.json written by `coverage json` from the same .coverage",
+    });
   }
   const report = readInput(sources.reports[0]!, "the coverage.py JSON report of the same run", "--report");
   const rows = await readCoverageDataFile(contexts);
-  const proven = provenCoverageFromContexts(rows, report.text, report.path, sources.frozen, (path) => readSource(path, sources.root));
-  if (proven.errors.length > 0 || !proven.summary) throw new GateError(proven.errors.length ? proven.errors : [{ code: "coverage_invalid", file: contexts, message: "the data file holds no coverage" }]);
+  const proven = provenCoverageFromContexts(rows, report.text, report.path, sources.frozen, (path) =>
+    readSource(path, sources.root),
+  );
+  if (proven.errors.length > 0 || !proven.summary)
+    throw new GateError(
+      proven.errors.length
+        ? proven.errors
+        : [{ code: "coverage_invalid", file: contexts, message: "the data file holds no coverage" }],
+    );
   const dataFile = readInputBytes(contexts, "coverage.py's data file", "--contexts");
   return {
     coverage: { source: "contexts", files: [contexts, report.path], format: "coveragepy-contexts", ...proven.summary },
@@ -194,7 +237,11 @@ async function loadFromContexts(sources: CoverageSources): Promise<LoadedCoverag
 
 function checkFormat(text: string): CoverageFormat {
   if (!(FORMAT_NAMES as readonly string[]).includes(text)) {
-    throw new GateError({ code: "usage", message: `--coverage-format ${JSON.stringify(text)} is not one of ${FORMAT_NAMES.join(", ")}`, fix: "leave it out to detect the format from the content" });
+    throw new GateError({
+      code: "usage",
+      message: `--coverage-format ${JSON.stringify(text)} is not one of ${FORMAT_NAMES.join(", ")}`,
+      fix: "leave it out to detect the format from the content",
+    });
   }
   return text as CoverageFormat;
 }
@@ -204,7 +251,12 @@ const SQLITE_HEADER = "SQLite format 3\u0000";
 function readReport(path: string): InputFile {
   const input = readInputBytes(path, "the coverage report", "--report");
   if (input.bytes.subarray(0, 16).toString("latin1") === SQLITE_HEADER) {
-    throw new GateError({ code: "coverage_invalid", file: path, message: "this is coverage.py's SQLite data file (.coverage), not a report", fix: "pass it as --contexts, with --report the same run's `coverage json`; or write a report with `coverage json`" });
+    throw new GateError({
+      code: "coverage_invalid",
+      file: path,
+      message: "this is coverage.py's SQLite data file (.coverage), not a report",
+      fix: "pass it as --contexts, with --report the same run's `coverage json`; or write a report with `coverage json`",
+    });
   }
   return asText(input, "the coverage report");
 }

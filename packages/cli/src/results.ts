@@ -1,4 +1,11 @@
-import { GateError, mergeJunitResults, parseJunitXml, type GateIssue, type TestResult, type Universe } from "@proofgate/core";
+import {
+  GateError,
+  mergeJunitResults,
+  parseJunitXml,
+  type GateIssue,
+  type TestResult,
+  type Universe,
+} from "@proofgate/core";
 import { readInput, type InputFile } from "./io.js";
 
 /** The proof run's results, read from its JUnit XML files (several are shards). */

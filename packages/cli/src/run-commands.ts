@@ -2,7 +2,15 @@ import { spawn } from "node:child_process";
 import { chmodSync, existsSync, readdirSync, rmSync, statSync, lstatSync } from "node:fs";
 import { constants } from "node:os";
 import { delimiter, join } from "node:path";
-import { GateError, palette, planDeselection, renderDeselectPlugin, type CommandOutcome, type GateConfig, type IsoDate } from "@proofgate/core";
+import {
+  GateError,
+  palette,
+  planDeselection,
+  renderDeselectPlugin,
+  type CommandOutcome,
+  type GateConfig,
+  type IsoDate,
+} from "@proofgate/core";
 import { colorWanted, writeAtomic, type CliIo } from "./io.js";
 import { loadLedger, loadUniverses } from "./inputs.js";
 import { runSeedsMaterialize } from "./commands/seeds.js";
@@ -34,7 +42,12 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
   const { config, io } = o;
   const { collect, proof, properties } = config.commands;
   if (collect === undefined && proof === undefined && properties === undefined) {
-    throw new GateError({ code: "usage", file: config.file, message: "--run was given, but the config names no [commands]", fix: 'add [commands] with collect = "...", proof = "..." and properties = "..." to proofgate.toml, or drop --run' });
+    throw new GateError({
+      code: "usage",
+      file: config.file,
+      message: "--run was given, but the config names no [commands]",
+      fix: 'add [commands] with collect = "...", proof = "..." and properties = "..." to proofgate.toml, or drop --run',
+    });
   }
   const outcomes: CommandOutcome[] = [];
   const baseEnv = { ...(io.env ?? process.env) };
@@ -43,7 +56,11 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
   }
   if (proof !== undefined) {
     const env = { ...baseEnv, ...proofEnvironment(o) };
-    const outputs = [...config.coverage.reports, ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]), ...config.results.junit];
+    const outputs = [
+      ...config.coverage.reports,
+      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
+      ...config.results.junit,
+    ];
     outcomes.push(await runStep(o, "proof", proof, env, outputs));
   }
   if (properties !== undefined && config.properties.enabled) {
@@ -111,7 +128,13 @@ function stamp(path: string): Stamp {
   }
 }
 
-async function runStep(o: RunCommandsOptions, step: CommandOutcome["step"], command: string, env: NodeJS.ProcessEnv, outputs: readonly string[]): Promise<CommandOutcome> {
+async function runStep(
+  o: RunCommandsOptions,
+  step: CommandOutcome["step"],
+  command: string,
+  env: NodeJS.ProcessEnv,
+  outputs: readonly string[],
+): Promise<CommandOutcome> {
   const { io } = o;
   const c = palette(colorWanted(io));
   const before = outputs.map((p) => stamp(o.at(p)));
@@ -124,14 +147,24 @@ async function runStep(o: RunCommandsOptions, step: CommandOutcome["step"], comm
     child.on("error", reject);
     child.on("close", (code, signal) => resolveExit(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
   }).catch((error: unknown) => {
-    throw new GateError({ code: "usage", file: o.config.file, message: `[commands] ${step} could not be started: ${error instanceof Error ? error.message : String(error)}`, fix: "check that sh exists and the command is right" });
+    throw new GateError({
+      code: "usage",
+      file: o.config.file,
+      message: `[commands] ${step} could not be started: ${error instanceof Error ? error.message : String(error)}`,
+      fix: "check that sh exists and the command is right",
+    });
   });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  io.stderr(`proofgate: ${exitCode === 0 ? c.green(`✔ ${step}`) : c.red(`✘ ${step} exited with ${exitCode}`)} (${seconds} s)\n`);
+  io.stderr(
+    `proofgate: ${exitCode === 0 ? c.green(`✔ ${step}`) : c.red(`✘ ${step} exited with ${exitCode}`)} (${seconds} s)\n`,
+  );
   const stale = outputs.filter((p, i) => {
     const now = stamp(o.at(p));
     const was = before[i];
-    return now === undefined || (was !== undefined && now.mtimeMs === was.mtimeMs && now.size === was.size && now.ino === was.ino);
+    return (
+      now === undefined ||
+      (was !== undefined && now.mtimeMs === was.mtimeMs && now.size === was.size && now.ino === was.ino)
+    );
   });
   if (stale.length > 0) {
     throw new GateError(

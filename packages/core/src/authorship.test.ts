@@ -1,6 +1,16 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { DEFAULT_AGENT_PATTERNS, classifyCommit, coAuthors, formatIdentity, hasHumanTrailer, isAgentIdentity, matchAgentPattern, type Commit, type Trailer } from "./authorship.js";
+import {
+  DEFAULT_AGENT_PATTERNS,
+  classifyCommit,
+  coAuthors,
+  formatIdentity,
+  hasHumanTrailer,
+  isAgentIdentity,
+  matchAgentPattern,
+  type Commit,
+  type Trailer,
+} from "./authorship.js";
 
 const human = { name: "Ada Lovelace", email: "ada@example.org" };
 const bot = { name: "dependabot[bot]", email: "49699333+dependabot[bot]@users.noreply.github.com" };
@@ -52,7 +62,9 @@ describe("isAgentIdentity", () => {
     expect(isAgentIdentity(human, [])).toBe(false);
     // A folded co-author value from a CRLF message: whitespace runs count as one space.
     expect(isAgentIdentity("Copilot\r <1+Copilot@users.noreply.github.com>", DEFAULT_AGENT_PATTERNS)).toBe(true);
-    expect(isAgentIdentity("Cursor\t Agent\r\n <cursoragent@cursor.com> ", ["cursor agent <cursoragent@cursor.com>"])).toBe(true);
+    expect(
+      isAgentIdentity("Cursor\t Agent\r\n <cursoragent@cursor.com> ", ["cursor agent <cursoragent@cursor.com>"]),
+    ).toBe(true);
   });
 
   it("matches the whole text, and a pattern is a literal when it has no wildcard", () => {
@@ -82,15 +94,29 @@ describe("classifyCommit", () => {
   });
 
   it("a bot committer alone makes it an agent's", () => {
-    const c = classifyCommit(commit({ committer: { name: "Copilot", email: "198982749+Copilot@users.noreply.github.com" } }), DEFAULT_AGENT_PATTERNS);
+    const c = classifyCommit(
+      commit({ committer: { name: "Copilot", email: "198982749+Copilot@users.noreply.github.com" } }),
+      DEFAULT_AGENT_PATTERNS,
+    );
     expect(c.agent).toBe(true);
     expect(c.reasons[0]).toMatch(/^committer "Copilot </);
   });
 
   it("a human author with an agent Co-authored-by trailer (any key case): an agent's", () => {
-    const c = classifyCommit(commit({}, [{ key: "co-Authored-BY", value: "  Claude Sonnet 4 <noreply@anthropic.com> " }]), DEFAULT_AGENT_PATTERNS);
-    expect(c).toEqual({ agent: true, reasons: ['co-Authored-BY trailer "Claude Sonnet 4 <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"'] });
-    expect(classifyCommit(commit({}, [{ key: "Co-developed-by", value: "Cursor Agent <cursoragent@cursor.com>" }]), DEFAULT_AGENT_PATTERNS).agent).toBe(true);
+    const c = classifyCommit(
+      commit({}, [{ key: "co-Authored-BY", value: "  Claude Sonnet 4 <noreply@anthropic.com> " }]),
+      DEFAULT_AGENT_PATTERNS,
+    );
+    expect(c).toEqual({
+      agent: true,
+      reasons: ['co-Authored-BY trailer "Claude Sonnet 4 <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"'],
+    });
+    expect(
+      classifyCommit(
+        commit({}, [{ key: "Co-developed-by", value: "Cursor Agent <cursoragent@cursor.com>" }]),
+        DEFAULT_AGENT_PATTERNS,
+      ).agent,
+    ).toBe(true);
   });
 
   it("a human co-author, or an agent named in another trailer, keeps it a human's", () => {
@@ -103,7 +129,10 @@ describe("classifyCommit", () => {
   });
 
   it("lists every matching identity", () => {
-    const c = classifyCommit(commit({ author: bot, committer: bot }, [{ key: "Co-authored-by", value: "Codex <noreply@openai.com>" }]), DEFAULT_AGENT_PATTERNS);
+    const c = classifyCommit(
+      commit({ author: bot, committer: bot }, [{ key: "Co-authored-by", value: "Codex <noreply@openai.com>" }]),
+      DEFAULT_AGENT_PATTERNS,
+    );
     expect(c.reasons).toHaveLength(3);
   });
 });
@@ -113,7 +142,9 @@ describe("hasHumanTrailer", () => {
 
   it("true on a human commit with the trailer (key any case, value trimmed and any case)", () => {
     expect(hasHumanTrailer(commit({}, lease), "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(true);
-    expect(hasHumanTrailer(commit({}, [{ key: "freeze-lease", value: " Human " }]), "FREEZE-LEASE", DEFAULT_AGENT_PATTERNS)).toBe(true);
+    expect(
+      hasHumanTrailer(commit({}, [{ key: "freeze-lease", value: " Human " }]), "FREEZE-LEASE", DEFAULT_AGENT_PATTERNS),
+    ).toBe(true);
   });
 
   it("false on a bot commit that carries `Freeze-Lease: human`", () => {
@@ -127,18 +158,32 @@ describe("hasHumanTrailer", () => {
 
   it("false without the trailer, with another value, or another key", () => {
     expect(hasHumanTrailer(commit(), "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
-    expect(hasHumanTrailer(commit({}, [{ key: "Freeze-Lease", value: "humans" }]), "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
-    expect(hasHumanTrailer(commit({}, [{ key: "Freeze-Lease", value: "not human" }]), "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
-    expect(hasHumanTrailer(commit({}, [{ key: "Fixture-Lock", value: "human" }]), "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
+    expect(
+      hasHumanTrailer(commit({}, [{ key: "Freeze-Lease", value: "humans" }]), "Freeze-Lease", DEFAULT_AGENT_PATTERNS),
+    ).toBe(false);
+    expect(
+      hasHumanTrailer(
+        commit({}, [{ key: "Freeze-Lease", value: "not human" }]),
+        "Freeze-Lease",
+        DEFAULT_AGENT_PATTERNS,
+      ),
+    ).toBe(false);
+    expect(
+      hasHumanTrailer(commit({}, [{ key: "Fixture-Lock", value: "human" }]), "Freeze-Lease", DEFAULT_AGENT_PATTERNS),
+    ).toBe(false);
   });
 
   it("never true on a commit that classifyCommit calls an agent's", () => {
     const identity = fc.oneof(fc.constantFrom(human, bot), fc.record({ name: fc.string(), email: fc.string() }));
-    const trailer = fc.record({ key: fc.constantFrom("Freeze-Lease", "Co-authored-by", "Signed-off-by"), value: fc.oneof(fc.constant("human"), fc.constant("Claude <noreply@anthropic.com>"), fc.string()) });
+    const trailer = fc.record({
+      key: fc.constantFrom("Freeze-Lease", "Co-authored-by", "Signed-off-by"),
+      value: fc.oneof(fc.constant("human"), fc.constant("Claude <noreply@anthropic.com>"), fc.string()),
+    });
     fc.assert(
       fc.property(identity, identity, fc.array(trailer, { maxLength: 4 }), (author, committer, trailers) => {
         const c = commit({ author, committer }, trailers);
-        if (classifyCommit(c, DEFAULT_AGENT_PATTERNS).agent) expect(hasHumanTrailer(c, "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
+        if (classifyCommit(c, DEFAULT_AGENT_PATTERNS).agent)
+          expect(hasHumanTrailer(c, "Freeze-Lease", DEFAULT_AGENT_PATTERNS)).toBe(false);
       }),
       { seed: 6, numRuns: 300 },
     );

@@ -117,7 +117,10 @@ export function coAuthors(commit: Pick<Commit, "trailers">): string[] {
  * Agent or human (GATE.md 6): the commit is an agent's when its author, its committer or any
  * co-author trailer matches an agent pattern. The reasons name each identity and the pattern it matched.
  */
-export function classifyCommit(commit: Pick<Commit, "author" | "committer" | "trailers">, patterns: readonly string[]): CommitClass {
+export function classifyCommit(
+  commit: Pick<Commit, "author" | "committer" | "trailers">,
+  patterns: readonly string[],
+): CommitClass {
   const reasons: string[] = [];
   const check = (role: string, identity: Identity | string): void => {
     const pattern = matchAgentPattern(identity, patterns);
@@ -140,8 +143,14 @@ export function classifyCommit(commit: Pick<Commit, "author" | "committer" | "tr
  * (compared case-insensitively) with the value `human` (trimmed, any case). A human trailer on an
  * agent's commit never counts.
  */
-export function hasHumanTrailer(commit: Pick<Commit, "author" | "committer" | "trailers">, key: string, patterns: readonly string[]): boolean {
+export function hasHumanTrailer(
+  commit: Pick<Commit, "author" | "committer" | "trailers">,
+  key: string,
+  patterns: readonly string[],
+): boolean {
   const wanted = key.trim().toLowerCase();
-  const carries = commit.trailers.some((t) => t.key.trim().toLowerCase() === wanted && t.value.trim().toLowerCase() === "human");
+  const carries = commit.trailers.some(
+    (t) => t.key.trim().toLowerCase() === wanted && t.value.trim().toLowerCase() === "human",
+  );
   return carries && !classifyCommit(commit, patterns).agent;
 }

@@ -12,7 +12,8 @@ function ok(text: string): GateConfig {
   return result.config!;
 }
 
-const TABLES = "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [trailers], [commands]";
+const TABLES =
+  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [trailers], [commands]";
 
 describe("parseConfig: defaults", () => {
   it("an empty or absent file is the article's defaults", () => {
@@ -22,11 +23,22 @@ describe("parseConfig: defaults", () => {
       universe: { collected: ["collected.txt"] },
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
       results: { junit: [] },
-      fixtures: { enabled: true, paths: ["tests/fixtures"], lock: "fixtures.lock", allowSymlinks: false, allowSpecialNames: false },
+      fixtures: {
+        enabled: true,
+        paths: ["tests/fixtures"],
+        lock: "fixtures.lock",
+        allowSymlinks: false,
+        allowSpecialNames: false,
+      },
       properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
       agents: { patterns: [...DEFAULT_AGENT_PATTERNS] },
       protect: { paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"] },
-      trailers: { freezeLease: "Freeze-Lease", fixtureLock: "Fixture-Lock", propertySeeds: "Property-Seeds", gateChange: "Gate-Change" },
+      trailers: {
+        freezeLease: "Freeze-Lease",
+        fixtureLock: "Fixture-Lock",
+        propertySeeds: "Property-Seeds",
+        gateChange: "Gate-Change",
+      },
       commands: {},
     };
     for (const text of ["", "  \n\n", "# only a comment\n"]) {
@@ -41,7 +53,13 @@ describe("parseConfig: defaults", () => {
 
   it("a table with some keys keeps the defaults of the others", () => {
     const config = ok('[fixtures]\nlock = "golden.lock"\n');
-    expect(config.fixtures).toEqual({ enabled: true, paths: ["tests/fixtures"], lock: "golden.lock", allowSymlinks: false, allowSpecialNames: false });
+    expect(config.fixtures).toEqual({
+      enabled: true,
+      paths: ["tests/fixtures"],
+      lock: "golden.lock",
+      allowSymlinks: false,
+      allowSpecialNames: false,
+    });
     expect(config.ledger.path).toBe("freeze.toml");
   });
 
@@ -113,17 +131,30 @@ properties = "pytest tests/properties"
       universe: { collected: ["a.txt", "b.txt"] },
       coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: ".coverage", minProven: 82.5 },
       results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3 },
-      fixtures: { enabled: false, paths: ["tests/golden", "data"], lock: "golden.lock", allowSymlinks: true, allowSpecialNames: true },
+      fixtures: {
+        enabled: false,
+        paths: ["tests/golden", "data"],
+        lock: "golden.lock",
+        allowSymlinks: true,
+        allowSpecialNames: true,
+      },
       properties: { enabled: false, seeds: ["tests/seeds"], results: ["props.xml"] },
       agents: { patterns: ["*[bot]*", "*<robot@example.org>"] },
       protect: { paths: ["proofgate.toml", "ci/**"] },
-      trailers: { freezeLease: "Lease-Approved", fixtureLock: "Golden-Approved", propertySeeds: "Seeds-Approved", gateChange: "CI-Approved" },
+      trailers: {
+        freezeLease: "Lease-Approved",
+        fixtureLock: "Golden-Approved",
+        propertySeeds: "Seeds-Approved",
+        gateChange: "CI-Approved",
+      },
       commands: { collect: "pytest --collect-only -q", proof: "pytest -q", properties: "pytest tests/properties" },
     });
   });
 
   it("loosening switches parse but warn, each with its line", () => {
-    const result = parse("[fixtures]\nenabled = false\nallow_symlinks = true\nallow_special_names = true\n\n[properties]\nenabled = false\n");
+    const result = parse(
+      "[fixtures]\nenabled = false\nallow_symlinks = true\nallow_special_names = true\n\n[properties]\nenabled = false\n",
+    );
     expect(result.errors).toEqual([]);
     expect(result.config).toBeDefined();
     expect(result.warnings.map((w) => [w.line, w.message])).toEqual([
@@ -152,20 +183,36 @@ describe("parseConfig: unknown tables and keys", () => {
   it("an unknown table names the known ones and its line", () => {
     const result = parse('[ledger]\npath = "f.toml"\n\n[fixture]\npaths = ["x"]\n');
     expect(result.config).toBeUndefined();
-    expect(result.errors).toEqual([{ code: "config_invalid", file: FILE, line: 4, message: "unknown table [fixture]", fix: `the tables are ${TABLES}` }]);
+    expect(result.errors).toEqual([
+      {
+        code: "config_invalid",
+        file: FILE,
+        line: 4,
+        message: "unknown table [fixture]",
+        fix: `the tables are ${TABLES}`,
+      },
+    ]);
   });
 
   it("an unknown key names its table's keys and its line", () => {
     const result = parse('[fixtures]\npaths = ["x"]\nlocks = "f.lock"\n');
     expect(result.config).toBeUndefined();
     expect(result.errors).toEqual([
-      { code: "config_invalid", file: FILE, line: 3, message: "unknown key `locks` in [fixtures]", fix: "[fixtures] has enabled, paths, lock, allow_symlinks, allow_special_names" },
+      {
+        code: "config_invalid",
+        file: FILE,
+        line: 3,
+        message: "unknown key `locks` in [fixtures]",
+        fix: "[fixtures] has enabled, paths, lock, allow_symlinks, allow_special_names",
+      },
     ]);
   });
 
   it("an unknown top-level key is an unknown table (every key lives in a table), with its line", () => {
-    const result = parse('# policy\nmin_proven = 80\n[coverage]\nmin_proven = 80\n');
-    expect(result.errors.map((e) => [e.line, e.message, e.fix])).toEqual([[2, "unknown table [min_proven]", `the tables are ${TABLES}`]]);
+    const result = parse("# policy\nmin_proven = 80\n[coverage]\nmin_proven = 80\n");
+    expect(result.errors.map((e) => [e.line, e.message, e.fix])).toEqual([
+      [2, "unknown table [min_proven]", `the tables are ${TABLES}`],
+    ]);
   });
 
   it("every problem is listed, not only the first", () => {
@@ -188,21 +235,65 @@ describe("parseConfig: unknown tables and keys", () => {
 
 describe("parseConfig: wrong types", () => {
   it.each([
-    ['[ledger]\npath = 3\n', "[ledger] path must be a non-empty string", 'write path = "..."'],
+    ["[ledger]\npath = 3\n", "[ledger] path must be a non-empty string", 'write path = "..."'],
     ['[ledger]\npath = "  "\n', "[ledger] path must be a non-empty string", 'write path = "..."'],
-    ['[universe]\ncollected = "collected.txt"\n', "[universe] collected must be a list of non-empty strings", 'write collected = ["...", "..."]'],
-    ['[coverage]\nreports = ["a", 1]\n', "[coverage] reports must be a list of non-empty strings", 'write reports = ["...", "..."]'],
-    ['[coverage]\nreports = [""]\n', "[coverage] reports must be a list of non-empty strings", 'write reports = ["...", "..."]'],
-    ["[coverage]\nshards = 2.5\n", "[coverage] shards must be a whole number >= 0", "write shards = 2 (a whole number)"],
+    [
+      '[universe]\ncollected = "collected.txt"\n',
+      "[universe] collected must be a list of non-empty strings",
+      'write collected = ["...", "..."]',
+    ],
+    [
+      '[coverage]\nreports = ["a", 1]\n',
+      "[coverage] reports must be a list of non-empty strings",
+      'write reports = ["...", "..."]',
+    ],
+    [
+      '[coverage]\nreports = [""]\n',
+      "[coverage] reports must be a list of non-empty strings",
+      'write reports = ["...", "..."]',
+    ],
+    [
+      "[coverage]\nshards = 2.5\n",
+      "[coverage] shards must be a whole number >= 0",
+      "write shards = 2 (a whole number)",
+    ],
     ["[coverage]\nshards = -1\n", "[coverage] shards must be a whole number >= 0", "write shards = 2 (a whole number)"],
-    ['[coverage]\nshards = "4"\n', "[coverage] shards must be a whole number >= 0", "write shards = 2 (a whole number)"],
-    ["[coverage]\nmin_proven = 100.5\n", "[coverage] min_proven must be a number from 0 to 100", "write min_proven = 70 (a percentage from 0 to 100)"],
-    ['[coverage]\nmin_proven = "70"\n', "[coverage] min_proven must be a number from 0 to 100", "write min_proven = 70 (a percentage from 0 to 100)"],
-    ["[coverage]\nmin_proven = nan\n", "[coverage] min_proven must be a number from 0 to 100", "write min_proven = 70 (a percentage from 0 to 100)"],
-    ["[results]\nmax_unledgered_skips = true\n", "[results] max_unledgered_skips must be a whole number >= 0", "write max_unledgered_skips = 2 (a whole number)"],
+    [
+      '[coverage]\nshards = "4"\n',
+      "[coverage] shards must be a whole number >= 0",
+      "write shards = 2 (a whole number)",
+    ],
+    [
+      "[coverage]\nmin_proven = 100.5\n",
+      "[coverage] min_proven must be a number from 0 to 100",
+      "write min_proven = 70 (a percentage from 0 to 100)",
+    ],
+    [
+      '[coverage]\nmin_proven = "70"\n',
+      "[coverage] min_proven must be a number from 0 to 100",
+      "write min_proven = 70 (a percentage from 0 to 100)",
+    ],
+    [
+      "[coverage]\nmin_proven = nan\n",
+      "[coverage] min_proven must be a number from 0 to 100",
+      "write min_proven = 70 (a percentage from 0 to 100)",
+    ],
+    [
+      "[results]\nmax_unledgered_skips = true\n",
+      "[results] max_unledgered_skips must be a whole number >= 0",
+      "write max_unledgered_skips = 2 (a whole number)",
+    ],
     ['[fixtures]\nenabled = "yes"\n', "[fixtures] enabled must be true or false", "write enabled = true or false"],
-    ["[fixtures]\nallow_symlinks = 1\n", "[fixtures] allow_symlinks must be true or false", "write allow_symlinks = true or false"],
-    ['[trailers]\nfreeze_lease = ["Freeze-Lease"]\n', "[trailers] freeze_lease must be a non-empty string", 'write freeze_lease = "..."'],
+    [
+      "[fixtures]\nallow_symlinks = 1\n",
+      "[fixtures] allow_symlinks must be true or false",
+      "write allow_symlinks = true or false",
+    ],
+    [
+      '[trailers]\nfreeze_lease = ["Freeze-Lease"]\n',
+      "[trailers] freeze_lease must be a non-empty string",
+      'write freeze_lease = "..."',
+    ],
     ["[commands]\nproof = 2026-12-02\n", "[commands] proof must be a non-empty string", 'write proof = "..."'],
   ])("%j", (text, message, fix) => {
     const result = parse(text);
@@ -212,7 +303,15 @@ describe("parseConfig: wrong types", () => {
 
   it("a table that is not a table", () => {
     const result = parse('ledger = "freeze.toml"\n');
-    expect(result.errors).toEqual([{ code: "config_invalid", file: FILE, line: 1, message: "`ledger` must be a table", fix: "write it as [ledger] with its keys below" }]);
+    expect(result.errors).toEqual([
+      {
+        code: "config_invalid",
+        file: FILE,
+        line: 1,
+        message: "`ledger` must be a table",
+        fix: "write it as [ledger] with its keys below",
+      },
+    ]);
     expect(parse("[[protect]]\npaths = []\n").errors.map((e) => e.message)).toEqual(["`protect` must be a table"]);
   });
 });
@@ -222,7 +321,13 @@ describe("parseConfig: [agents] patterns", () => {
     const result = parse("[protect]\npaths = []\n\n[agents]\npatterns = []\n");
     expect(result.config).toBeUndefined();
     expect(result.errors).toEqual([
-      { code: "config_invalid", file: FILE, line: 5, message: "[agents] patterns is empty: every commit would count as a human's", fix: 'keep at least "*[bot]*"' },
+      {
+        code: "config_invalid",
+        file: FILE,
+        line: 5,
+        message: "[agents] patterns is empty: every commit would count as a human's",
+        fix: 'keep at least "*[bot]*"',
+      },
     ]);
   });
 
@@ -237,7 +342,9 @@ describe("parseConfig: [agents] patterns", () => {
 
 describe("parseConfig: paths that git judges", () => {
   it("are written as git writes them, so `./seeds` still matches a commit that touched seeds/x", () => {
-    const config = ok('[ledger]\npath = "./ops//freeze.toml"\n[fixtures]\npaths = ["./tests/fixtures/", "golden"]\nlock = "./fixtures.lock"\n[properties]\nseeds = ["./seeds/"]\n');
+    const config = ok(
+      '[ledger]\npath = "./ops//freeze.toml"\n[fixtures]\npaths = ["./tests/fixtures/", "golden"]\nlock = "./fixtures.lock"\n[properties]\nseeds = ["./seeds/"]\n',
+    );
     expect(config.ledger.path).toBe("ops/freeze.toml");
     expect(config.fixtures.paths).toEqual(["tests/fixtures", "golden"]);
     expect(config.fixtures.lock).toBe("fixtures.lock");
@@ -245,10 +352,10 @@ describe("parseConfig: paths that git judges", () => {
   });
 
   it.each([
-    ["[fixtures]\npaths = ['/etc']", "[fixtures] paths \"/etc\""],
-    ["[properties]\nseeds = ['../elsewhere']", "[properties] seeds \"../elsewhere\""],
-    ["[fixtures]\nlock = '.'", "[fixtures] lock \".\""],
-    ["[ledger]\npath = 'a\\b.toml'", "[ledger] path \"a\\\\b.toml\""],
+    ["[fixtures]\npaths = ['/etc']", '[fixtures] paths "/etc"'],
+    ["[properties]\nseeds = ['../elsewhere']", '[properties] seeds "../elsewhere"'],
+    ["[fixtures]\nlock = '.'", '[fixtures] lock "."'],
+    ["[ledger]\npath = 'a\\b.toml'", '[ledger] path "a\\\\b.toml"'],
   ])("a path outside the repository is refused at its line: %s", (text, message) => {
     const result = parse(text);
     expect(result.config).toBeUndefined();

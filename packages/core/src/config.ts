@@ -44,11 +44,22 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
     universe: { collected: ["collected.txt"] },
     coverage: { reports: ["proven_coverage.json"], minProven: 70 },
     results: { junit: [] },
-    fixtures: { enabled: true, paths: ["tests/fixtures"], lock: "fixtures.lock", allowSymlinks: false, allowSpecialNames: false },
+    fixtures: {
+      enabled: true,
+      paths: ["tests/fixtures"],
+      lock: "fixtures.lock",
+      allowSymlinks: false,
+      allowSpecialNames: false,
+    },
     properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
     agents: { patterns: [...agentPatterns] },
     protect: { paths: [...DEFAULT_PROTECTED_PATHS] },
-    trailers: { freezeLease: "Freeze-Lease", fixtureLock: "Fixture-Lock", propertySeeds: "Property-Seeds", gateChange: "Gate-Change" },
+    trailers: {
+      freezeLease: "Freeze-Lease",
+      fixtureLock: "Fixture-Lock",
+      propertySeeds: "Property-Seeds",
+      gateChange: "Gate-Change",
+    },
     commands: {},
   };
 }
@@ -90,8 +101,14 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     data = parseToml(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
   } catch (error) {
     const line = typeof (error as { line?: unknown }).line === "number" ? (error as { line: number }).line : undefined;
-    const first = String((error as Error).message).split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
-    return { errors: [{ code: "config_invalid", file, line, message: `not valid TOML: ${first}`, fix: "see https://toml.io" }], warnings };
+    const first =
+      String((error as Error).message)
+        .split("\n")[0]
+        ?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
+    return {
+      errors: [{ code: "config_invalid", file, line, message: `not valid TOML: ${first}`, fix: "see https://toml.io" }],
+      warnings,
+    };
   }
   const lines = text.split(/\r?\n/);
   const lineOf = (table: string, key?: string): number | undefined => {
@@ -99,7 +116,9 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     if (header < 0 && key === undefined) {
       // No `[table]` header: a top-level `table = ...` (a key outside any table, or a table written inline).
       const firstHeader = lines.findIndex((l) => /^\s*\[/.test(l));
-      const top = lines.findIndex((l, i) => (firstHeader < 0 || i < firstHeader) && new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`).test(l));
+      const top = lines.findIndex(
+        (l, i) => (firstHeader < 0 || i < firstHeader) && new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`).test(l),
+      );
       return top < 0 ? undefined : top + 1;
     }
     if (key === undefined || header < 0) return header < 0 ? undefined : header + 1;
@@ -112,11 +131,25 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   for (const [table, body] of Object.entries(data)) {
     const keys = SCHEMA[table];
     if (!keys) {
-      errors.push({ code: "config_invalid", file, line: lineOf(table), message: `unknown table [${table}]`, fix: `the tables are ${Object.keys(SCHEMA).map((t) => `[${t}]`).join(", ")}` });
+      errors.push({
+        code: "config_invalid",
+        file,
+        line: lineOf(table),
+        message: `unknown table [${table}]`,
+        fix: `the tables are ${Object.keys(SCHEMA)
+          .map((t) => `[${t}]`)
+          .join(", ")}`,
+      });
       continue;
     }
     if (typeof body !== "object" || body === null || Array.isArray(body) || body instanceof Date) {
-      errors.push({ code: "config_invalid", file, line: lineOf(table), message: `\`${table}\` must be a table`, fix: `write it as [${table}] with its keys below` });
+      errors.push({
+        code: "config_invalid",
+        file,
+        line: lineOf(table),
+        message: `\`${table}\` must be a table`,
+        fix: `write it as [${table}] with its keys below`,
+      });
       continue;
     }
     values[table] = {};
@@ -124,20 +157,36 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       const kind = keys[key];
       const at = lineOf(table, key);
       if (!kind) {
-        errors.push({ code: "config_invalid", file, line: at, message: `unknown key \`${key}\` in [${table}]`, fix: `[${table}] has ${Object.keys(keys).join(", ")}` });
+        errors.push({
+          code: "config_invalid",
+          file,
+          line: at,
+          message: `unknown key \`${key}\` in [${table}]`,
+          fix: `[${table}] has ${Object.keys(keys).join(", ")}`,
+        });
         continue;
       }
       const problem = checkKind(value, kind);
-      if (problem) errors.push({ code: "config_invalid", file, line: at, message: `[${table}] ${key} ${problem}`, fix: FIX[kind].replace("KEY", key) });
+      if (problem)
+        errors.push({
+          code: "config_invalid",
+          file,
+          line: at,
+          message: `[${table}] ${key} ${problem}`,
+          fix: FIX[kind].replace("KEY", key),
+        });
       else values[table]![key] = value;
     }
   }
   if (errors.length > 0) return { errors, warnings };
 
   const v = (table: string, key: string): unknown => values[table]?.[key];
-  const str = (table: string, key: string, fallback: string): string => (v(table, key) as string | undefined) ?? fallback;
-  const list = (table: string, key: string, fallback: string[]): string[] => (v(table, key) as string[] | undefined) ?? fallback;
-  const bool = (table: string, key: string, fallback: boolean): boolean => (v(table, key) as boolean | undefined) ?? fallback;
+  const str = (table: string, key: string, fallback: string): string =>
+    (v(table, key) as string | undefined) ?? fallback;
+  const list = (table: string, key: string, fallback: string[]): string[] =>
+    (v(table, key) as string[] | undefined) ?? fallback;
+  const bool = (table: string, key: string, fallback: boolean): boolean =>
+    (v(table, key) as boolean | undefined) ?? fallback;
   const d = config;
   const result: GateConfig = {
     file,
@@ -149,7 +198,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       contexts: v("coverage", "contexts") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
     },
-    results: { junit: list("results", "junit", d.results.junit), maxUnledgeredSkips: v("results", "max_unledgered_skips") as number | undefined },
+    results: {
+      junit: list("results", "junit", d.results.junit),
+      maxUnledgeredSkips: v("results", "max_unledgered_skips") as number | undefined,
+    },
     fixtures: {
       enabled: bool("fixtures", "enabled", true),
       paths: list("fixtures", "paths", d.fixtures.paths),
@@ -157,7 +209,11 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       allowSymlinks: bool("fixtures", "allow_symlinks", false),
       allowSpecialNames: bool("fixtures", "allow_special_names", false),
     },
-    properties: { enabled: bool("properties", "enabled", true), seeds: list("properties", "seeds", d.properties.seeds), results: list("properties", "results", d.properties.results) },
+    properties: {
+      enabled: bool("properties", "enabled", true),
+      seeds: list("properties", "seeds", d.properties.seeds),
+      results: list("properties", "results", d.properties.results),
+    },
     agents: { patterns: list("agents", "patterns", d.agents.patterns) },
     protect: { paths: list("protect", "paths", d.protect.paths) },
     trailers: {
@@ -166,7 +222,11 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       propertySeeds: str("trailers", "property_seeds", d.trailers.propertySeeds),
       gateChange: str("trailers", "gate_change", d.trailers.gateChange),
     },
-    commands: { collect: v("commands", "collect") as string | undefined, proof: v("commands", "proof") as string | undefined, properties: v("commands", "properties") as string | undefined },
+    commands: {
+      collect: v("commands", "collect") as string | undefined,
+      proof: v("commands", "proof") as string | undefined,
+      properties: v("commands", "properties") as string | undefined,
+    },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes
   // them: `./seeds` or `seeds/` would match no commit's path, and let a seed rewrite through.
@@ -181,19 +241,46 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     for (const path of get()) {
       const repoPath = normalizeRepoPath(path);
       if (repoPath === undefined) {
-        errors.push({ code: "config_invalid", file, line: lineOf(table, key), message: `[${table}] ${key} ${JSON.stringify(path)} is not a path inside the repository`, fix: "write it relative to the repository root, without .. (e.g. tests/fixtures)" });
+        errors.push({
+          code: "config_invalid",
+          file,
+          line: lineOf(table, key),
+          message: `[${table}] ${key} ${JSON.stringify(path)} is not a path inside the repository`,
+          fix: "write it relative to the repository root, without .. (e.g. tests/fixtures)",
+        });
       } else normalized.push(repoPath);
     }
     set(normalized);
   }
   if (result.agents.patterns.length === 0) {
-    errors.push({ code: "config_invalid", file, line: lineOf("agents", "patterns"), message: "[agents] patterns is empty: every commit would count as a human's", fix: 'keep at least "*[bot]*"' });
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("agents", "patterns"),
+      message: "[agents] patterns is empty: every commit would count as a human's",
+      fix: 'keep at least "*[bot]*"',
+    });
   }
-  for (const [table, key] of [["fixtures", "allow_symlinks"], ["fixtures", "allow_special_names"]] as const) {
-    if (v(table, key) === true) warnings.push({ code: "config_invalid", file, line: lineOf(table, key), message: `[${table}] ${key} = true loosens the fixture lock` });
+  for (const [table, key] of [
+    ["fixtures", "allow_symlinks"],
+    ["fixtures", "allow_special_names"],
+  ] as const) {
+    if (v(table, key) === true)
+      warnings.push({
+        code: "config_invalid",
+        file,
+        line: lineOf(table, key),
+        message: `[${table}] ${key} = true loosens the fixture lock`,
+      });
   }
   for (const table of ["fixtures", "properties"] as const) {
-    if (v(table, "enabled") === false) warnings.push({ code: "config_invalid", file, line: lineOf(table, "enabled"), message: `[${table}] enabled = false: its signals are off, and every report says so` });
+    if (v(table, "enabled") === false)
+      warnings.push({
+        code: "config_invalid",
+        file,
+        line: lineOf(table, "enabled"),
+        message: `[${table}] enabled = false: its signals are off, and every report says so`,
+      });
   }
   if (errors.length > 0) return { errors, warnings };
   return { config: result, errors, warnings };
@@ -223,11 +310,17 @@ function checkKind(value: unknown, kind: Kind): string | undefined {
     case "string":
       return typeof value === "string" && value.trim() !== "" ? undefined : "must be a non-empty string";
     case "strings":
-      return Array.isArray(value) && value.every((x) => typeof x === "string" && x.trim() !== "") ? undefined : "must be a list of non-empty strings";
+      return Array.isArray(value) && value.every((x) => typeof x === "string" && x.trim() !== "")
+        ? undefined
+        : "must be a list of non-empty strings";
     case "int":
-      return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? undefined : "must be a whole number >= 0";
+      return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
+        ? undefined
+        : "must be a whole number >= 0";
     case "percent":
-      return typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 100 ? undefined : "must be a number from 0 to 100";
+      return typeof value === "number" && Number.isFinite(value) && value >= 0 && value <= 100
+        ? undefined
+        : "must be a number from 0 to 100";
     case "bool":
       return typeof value === "boolean" ? undefined : "must be true or false";
   }

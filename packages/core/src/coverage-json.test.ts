@@ -9,7 +9,8 @@ const FILE = "proven_coverage.json";
  * coverage7-format2/3-*.json: the same data in the shapes of coverage.py 7.x (`meta.format` 2 and 3;
  * format 3 adds per-file `functions`/`classes` and the split percentages).
  */
-const recorded = (name: string): string => readFileSync(new URL(`./__fixtures__/coveragepy/${name}`, import.meta.url), "utf8");
+const recorded = (name: string): string =>
+  readFileSync(new URL(`./__fixtures__/coveragepy/${name}`, import.meta.url), "utf8");
 
 function parseOk(text: string) {
   const result = parseCoveragePyJson(text, FILE);
@@ -33,7 +34,11 @@ function onlyError(text: string) {
 /** A consistent line-only report (format 2) with `totals` overridden. */
 function report(totals: Record<string, unknown> | undefined, extra: Record<string, unknown> = {}): string {
   const base = { covered_lines: 7, num_statements: 10, percent_covered: 70.0, missing_lines: 3, excluded_lines: 0 };
-  return JSON.stringify({ meta: { format: 2, version: "7.4.4" }, ...(totals === undefined ? {} : { totals: { ...base, ...totals } }), ...extra });
+  return JSON.stringify({
+    meta: { format: 2, version: "7.4.4" },
+    ...(totals === undefined ? {} : { totals: { ...base, ...totals } }),
+    ...extra,
+  });
 }
 
 describe("parseCoveragePyJson: the formats of coverage.py 6.5 through 7.x", () => {
@@ -58,7 +63,14 @@ describe("parseCoveragePyJson: the formats of coverage.py 6.5 through 7.x", () =
     ["coverage7-format3-branch.json", 3],
   ])("reads %s (format %i) with branches: (lines + branches) / (statements + branches)", (name, format) => {
     const totals = parseOk(recorded(name));
-    expect(totals).toMatchObject({ format, statements: 13, coveredLines: 10, branches: 6, coveredBranches: 4, hasBranches: true });
+    expect(totals).toMatchObject({
+      format,
+      statements: 13,
+      coveredLines: 10,
+      branches: 6,
+      coveredBranches: 4,
+      hasBranches: true,
+    });
     expect(totals.percent).toBe(73.6842105263158);
     expect(totals.percent).toBeCloseTo((100 * (10 + 4)) / (13 + 6), 12);
     expect(totals.lineRate).toBeCloseTo(10 / 13, 15);
@@ -66,7 +78,9 @@ describe("parseCoveragePyJson: the formats of coverage.py 6.5 through 7.x", () =
   });
 
   it("accepts a report that measured no statements (100%, as coverage.py says); decide reports it", () => {
-    expect(parseOk(report({ covered_lines: 0, num_statements: 0, percent_covered: 100.0, missing_lines: 0 }))).toMatchObject({ statements: 0, percent: 100 });
+    expect(
+      parseOk(report({ covered_lines: 0, num_statements: 0, percent_covered: 100.0, missing_lines: 0 })),
+    ).toMatchObject({ statements: 0, percent: 100 });
   });
 
   it("accepts a report without `files` (totals are what counts)", () => {
@@ -79,32 +93,103 @@ describe("parseCoveragePyJson: bad reports are errors, never a number", () => {
     ["no totals (the reference script reads 0.0)", report(undefined, { files: {} }), /no `totals`/],
     ["totals is null", JSON.stringify({ meta: { format: 2 }, totals: null }), /`totals` is not an object/],
     ["totals is an array", JSON.stringify({ totals: [70] }), /`totals` is not an object/],
-    ["percent_covered missing", JSON.stringify({ totals: { covered_lines: 7, num_statements: 10 } }), /`totals.percent_covered` is missing/],
-    ["num_statements missing", JSON.stringify({ totals: { covered_lines: 7, percent_covered: 70.0 } }), /`totals.num_statements` is missing/],
-    ["covered_lines missing", JSON.stringify({ totals: { num_statements: 10, percent_covered: 70.0 } }), /`totals.covered_lines` is missing/],
-    ["percent as a string", report({ percent_covered: "70.0" }), /percent_covered` must be a number from 0 to 100, not "70.0"/],
-    ["percent null (a NaN written by a JSON encoder)", report({ percent_covered: null }), /percent_covered` must be a number from 0 to 100, not null/],
+    [
+      "percent_covered missing",
+      JSON.stringify({ totals: { covered_lines: 7, num_statements: 10 } }),
+      /`totals.percent_covered` is missing/,
+    ],
+    [
+      "num_statements missing",
+      JSON.stringify({ totals: { covered_lines: 7, percent_covered: 70.0 } }),
+      /`totals.num_statements` is missing/,
+    ],
+    [
+      "covered_lines missing",
+      JSON.stringify({ totals: { num_statements: 10, percent_covered: 70.0 } }),
+      /`totals.covered_lines` is missing/,
+    ],
+    [
+      "percent as a string",
+      report({ percent_covered: "70.0" }),
+      /percent_covered` must be a number from 0 to 100, not "70.0"/,
+    ],
+    [
+      "percent null (a NaN written by a JSON encoder)",
+      report({ percent_covered: null }),
+      /percent_covered` must be a number from 0 to 100, not null/,
+    ],
     ["percent above 100", report({ covered_lines: 10, percent_covered: 100.5 }), /from 0 to 100, not 100.5/],
     ["percent negative", report({ percent_covered: -1 }), /from 0 to 100, not -1/],
-    ["statements as a string", report({ num_statements: "10" }), /`totals.num_statements` must be a whole number >= 0, not "10"/],
+    [
+      "statements as a string",
+      report({ num_statements: "10" }),
+      /`totals.num_statements` must be a whole number >= 0, not "10"/,
+    ],
     ["statements negative", report({ num_statements: -10 }), /num_statements` must be a whole number >= 0, not -10/],
-    ["statements fractional", report({ num_statements: 10.5 }), /num_statements` must be a whole number >= 0, not 10.5/],
+    [
+      "statements fractional",
+      report({ num_statements: 10.5 }),
+      /num_statements` must be a whole number >= 0, not 10.5/,
+    ],
     ["covered_lines negative", report({ covered_lines: -7 }), /covered_lines` must be a whole number >= 0/],
     ["num_branches without covered_branches", report({ num_branches: 4 }), /`totals.covered_branches` is missing/],
-    ["covered_branches as a string", report({ num_branches: 4, covered_branches: "2" }), /covered_branches` must be a whole number/],
-    ["covered lines exceed statements", report({ covered_lines: 11, percent_covered: 100 }), /`totals.covered_lines` \(11\) exceeds `num_statements` \(10\)/],
-    ["covered branches exceed branches", report({ num_branches: 2, covered_branches: 3, percent_covered: 83.33333333333333 }), /`totals.covered_branches` \(3\) exceeds `num_branches` \(2\)/],
-    ["percent that the counts do not give (edited)", report({ percent_covered: 90.0 }), /percent_covered` is 90 but the counts give 70/],
-    ["percent with branches ignored", report({ num_branches: 10, covered_branches: 0, percent_covered: 70.0 }), /counts give 35/],
-    ["files that do not add up to totals", report({}, { files: { "a.py": { summary: { covered_lines: 7, num_statements: 9 } } } }), /files add up to 7\/9 lines but `totals` says 7\/10/],
-    ["a file without summary", report({}, { files: { "a.py": { executed_lines: [1] } } }), /`files\["a.py"\]` has no `summary`/],
+    [
+      "covered_branches as a string",
+      report({ num_branches: 4, covered_branches: "2" }),
+      /covered_branches` must be a whole number/,
+    ],
+    [
+      "covered lines exceed statements",
+      report({ covered_lines: 11, percent_covered: 100 }),
+      /`totals.covered_lines` \(11\) exceeds `num_statements` \(10\)/,
+    ],
+    [
+      "covered branches exceed branches",
+      report({ num_branches: 2, covered_branches: 3, percent_covered: 83.33333333333333 }),
+      /`totals.covered_branches` \(3\) exceeds `num_branches` \(2\)/,
+    ],
+    [
+      "percent that the counts do not give (edited)",
+      report({ percent_covered: 90.0 }),
+      /percent_covered` is 90 but the counts give 70/,
+    ],
+    [
+      "percent with branches ignored",
+      report({ num_branches: 10, covered_branches: 0, percent_covered: 70.0 }),
+      /counts give 35/,
+    ],
+    [
+      "files that do not add up to totals",
+      report({}, { files: { "a.py": { summary: { covered_lines: 7, num_statements: 9 } } } }),
+      /files add up to 7\/9 lines but `totals` says 7\/10/,
+    ],
+    [
+      "a file without summary",
+      report({}, { files: { "a.py": { executed_lines: [1] } } }),
+      /`files\["a.py"\]` has no `summary`/,
+    ],
     ["files as an array", report({}, { files: [] }), /`files` is not an object/],
-    ["unknown format 4", JSON.stringify({ meta: { format: 4 }, totals: { covered_lines: 7, num_statements: 10, percent_covered: 70.0 } }), /format 4 is not one this proofgate reads \(1, 2, 3\)/],
-    ["format as a string", JSON.stringify({ meta: { format: "2" }, totals: { covered_lines: 7, num_statements: 10, percent_covered: 70.0 } }), /format "2" is not one/],
+    [
+      "unknown format 4",
+      JSON.stringify({ meta: { format: 4 }, totals: { covered_lines: 7, num_statements: 10, percent_covered: 70.0 } }),
+      /format 4 is not one this proofgate reads \(1, 2, 3\)/,
+    ],
+    [
+      "format as a string",
+      JSON.stringify({
+        meta: { format: "2" },
+        totals: { covered_lines: 7, num_statements: 10, percent_covered: 70.0 },
+      }),
+      /format "2" is not one/,
+    ],
     ["meta not an object", JSON.stringify({ meta: 3, totals: {} }), /`meta` is not an object/],
     ["top level is an array", "[1, 2]", /top level is not an object/],
     ["top level is a number", "70.0", /top level is not an object/],
-    ["a literal NaN (Python's json default)", '{"totals": {"covered_lines": 7, "num_statements": 10, "percent_covered": NaN}}', /not valid JSON/],
+    [
+      "a literal NaN (Python's json default)",
+      '{"totals": {"covered_lines": 7, "num_statements": 10, "percent_covered": NaN}}',
+      /not valid JSON/,
+    ],
     ["LCOV instead of JSON", "TN:\nSF:a.py\nDA:1,1\nend_of_record\n", /not valid JSON/],
     ["empty", "", /empty/],
     ["only whitespace", " \n\t\n", /empty/],

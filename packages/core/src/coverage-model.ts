@@ -2,7 +2,8 @@ import { summaryFromCounts } from "./coverage-json.js";
 import type { GateIssue } from "./errors.js";
 
 /** The report formats proofgate reads. */
-export type CoverageFormat = "coveragepy-json" | "lcov" | "cobertura" | "istanbul-final" | "istanbul-summary" | "coveragepy-contexts";
+export type CoverageFormat =
+  "coveragepy-json" | "lcov" | "cobertura" | "istanbul-final" | "istanbul-summary" | "coveragepy-contexts";
 
 /**
  * One source file's coverage, normalised across formats. Statements and branches are keyed by strings

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { decide, errorReport, REPORT_SCHEMA_VERSION, type DecideInput, type ProvenCoverage, type ReasonCode } from "./decide.js";
+import {
+  decide,
+  errorReport,
+  REPORT_SCHEMA_VERSION,
+  type DecideInput,
+  type ProvenCoverage,
+  type ReasonCode,
+} from "./decide.js";
 import type { TestOutcome, TestResult } from "./junit.js";
 import type { Lease, Ledger } from "./ledger.js";
 import { toPythonJson } from "./python-json.js";
@@ -33,7 +40,16 @@ function coverage(statements: number, coveredLines: number, branches = 0, covere
 
 /** A JUnit result of the proof run. */
 function result(id: string, outcome: TestOutcome, line = 1): TestResult {
-  return { id, outcome, file: "results.xml", line, classname: "", name: id, mapping: "universe", collectionError: false };
+  return {
+    id,
+    outcome,
+    file: "results.xml",
+    line,
+    classname: "",
+    name: id,
+    mapping: "universe",
+    collectionError: false,
+  };
 }
 
 /** Every signal passes: one active lease within budget, on a collected test, coverage above the floor. */
@@ -47,7 +63,13 @@ function passing(): DecideInput {
     rejectIfAgentAddsLease: true,
     leases: [lease(LEASED, "2026-09-26")],
   };
-  const universe: Universe = { file: "collected.txt", ids: [LEASED, HIT, TOTAL, SKIP], duplicates: [], collectionErrors: [], summaryCount: 4 };
+  const universe: Universe = {
+    file: "collected.txt",
+    ids: [LEASED, HIT, TOTAL, SKIP],
+    duplicates: [],
+    collectionErrors: [],
+    summaryCount: 4,
+  };
   return {
     today: TODAY,
     clockOverride: false,
@@ -121,7 +143,10 @@ const BREAKERS: Record<DecidedReason, (input: DecideInput) => void> = {
     results(i).find((r) => r.id === TOTAL)!.outcome = "failed";
   },
   missing_evidence: (i) => {
-    results(i).splice(results(i).findIndex((r) => r.id === HIT), 1);
+    results(i).splice(
+      results(i).findIndex((r) => r.id === HIT),
+      1,
+    );
   },
   skip_budget: (i) => {
     results(i).find((r) => r.id === SKIP)!.outcome = "skipped";
@@ -171,7 +196,8 @@ describe("decide", () => {
       // Both replace the coverage report; an empty report is 100% by coverage.py's rule, so they do not combine.
       if (expected.includes("proven_coverage") && expected.includes("coverage_missing")) continue;
       // unknown_leases raises the budget to fit its extra lease; apply freeze_budget after it.
-      for (const reason of [...expected].sort((a, b) => Number(a === "freeze_budget") - Number(b === "freeze_budget"))) BREAKERS[reason](input);
+      for (const reason of [...expected].sort((a, b) => Number(a === "freeze_budget") - Number(b === "freeze_budget")))
+        BREAKERS[reason](input);
       const report = decide(input);
       expect(report.reasons, `mask ${mask}`).toEqual(expected);
       expect(report.decision, `mask ${mask}`).toBe(expected.length === 0 ? "MERGE" : "REJECT");
@@ -183,7 +209,14 @@ describe("decide", () => {
     for (const reason of ORDER) if (reason !== "coverage_missing") BREAKERS[reason](input);
     input.ledger.maxActiveLeases = 0;
     const reasons = decide(input).reasons;
-    const script = ["expired_leases", "freeze_budget", "agent_added_lease", "proven_coverage", "fixture_digest", "property_hold"];
+    const script = [
+      "expired_leases",
+      "freeze_budget",
+      "agent_added_lease",
+      "proven_coverage",
+      "fixture_digest",
+      "property_hold",
+    ];
     expect(reasons.filter((r) => script.includes(r))).toEqual(script);
   });
 
@@ -325,21 +358,39 @@ describe("decide", () => {
 describe("errorReport", () => {
   it("says REJECT with the single reason input_error, and lists the errors", () => {
     const report = errorReport(TODAY, [
-      { code: "coverage_invalid", file: "proven_coverage.json", message: "the report has no `totals`", fix: "regenerate it" },
+      {
+        code: "coverage_invalid",
+        file: "proven_coverage.json",
+        message: "the report has no `totals`",
+        fix: "regenerate it",
+      },
       { code: "ledger_invalid", file: "freeze.toml", line: 9, message: "lease #2: `owner` is missing" },
     ]);
     expect(report.decision).toBe("REJECT");
     expect(report.reasons).toEqual(["input_error"]);
     expect(report.today_utc).toBe(TODAY);
     expect(report.errors).toEqual([
-      { code: "coverage_invalid", message: "the report has no `totals`", file: "proven_coverage.json", line: null, fix: "regenerate it" },
+      {
+        code: "coverage_invalid",
+        message: "the report has no `totals`",
+        file: "proven_coverage.json",
+        line: null,
+        fix: "regenerate it",
+      },
       { code: "ledger_invalid", message: "lease #2: `owner` is missing", file: "freeze.toml", line: 9, fix: null },
     ]);
   });
 
   it("computes no number it could not compute, and parses as JSON", () => {
     const report = errorReport(undefined, [{ code: "usage", message: "bad flag" }]);
-    for (const key of ["today_utc", "collected_tests", "active_leases", "expired_leases", "proven_coverage_percent", "min_proven_coverage_percent"]) {
+    for (const key of [
+      "today_utc",
+      "collected_tests",
+      "active_leases",
+      "expired_leases",
+      "proven_coverage_percent",
+      "min_proven_coverage_percent",
+    ]) {
       expect(report[key]).toBeNull();
     }
     expect(JSON.parse(toPythonJson(report))).toMatchObject({ decision: "REJECT", reasons: ["input_error"] });

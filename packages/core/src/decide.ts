@@ -178,13 +178,25 @@ interface RuleContext extends DecideInput {
 
 type Rule = (ctx: RuleContext) => Finding[];
 
-function commandFindings(commands: readonly CommandOutcome[] | undefined, step: CommandOutcome["step"], reason: ReasonCode, what: string): Finding[] {
+function commandFindings(
+  commands: readonly CommandOutcome[] | undefined,
+  step: CommandOutcome["step"],
+  reason: ReasonCode,
+  what: string,
+): Finding[] {
   return (commands ?? [])
     .filter((c) => c.step === step && c.exitCode !== 0)
-    .map((c) => ({ reason, message: `${what} (\`${c.command}\`) exited with ${c.exitCode}`, fix: `run \`${c.command}\` locally and fix what it reports; its output is above in the log` }));
+    .map((c) => ({
+      reason,
+      message: `${what} (\`${c.command}\`) exited with ${c.exitCode}`,
+      fix: `run \`${c.command}\` locally and fix what it reports; its output is above in the log`,
+    }));
 }
 
-const leaseWhere = (lease: Lease, ledger: Ledger): { file: string; line: number | undefined } => ({ file: ledger.file, line: lease.line });
+const leaseWhere = (lease: Lease, ledger: Ledger): { file: string; line: number | undefined } => ({
+  file: ledger.file,
+  line: lease.line,
+});
 
 /** The rules, one per reason, in the reference script's order; proofgate's own checks follow. */
 const RULES: readonly Rule[] = [
@@ -217,15 +229,27 @@ const RULES: readonly Rule[] = [
     }));
   },
   function agentAddedLease({ ledger, agentAddedLeases, judgedPatch }) {
-    if (judgedPatch) return leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_added_lease");
+    if (judgedPatch)
+      return leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_added_lease");
     if (!ledger.rejectIfAgentAddsLease || agentAddedLeases <= 0) return [];
-    return [{ reason: "agent_added_lease", message: `${agentAddedLeases} lease(s) added by an agent`, file: ledger.file, fix: "a human adds leases, in a commit with the trailer `Freeze-Lease: human`" }];
+    return [
+      {
+        reason: "agent_added_lease",
+        message: `${agentAddedLeases} lease(s) added by an agent`,
+        file: ledger.file,
+        fix: "a human adds leases, in a commit with the trailer `Freeze-Lease: human`",
+      },
+    ];
   },
   function agentExtendedLease({ judgedPatch }) {
-    return judgedPatch ? leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_extended_lease") : [];
+    return judgedPatch
+      ? leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_extended_lease")
+      : [];
   },
   function agentLoosenedPolicy({ judgedPatch }) {
-    return judgedPatch ? leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_loosened_policy") : [];
+    return judgedPatch
+      ? leaseFindings(judgedPatch.patch, judgedPatch.policy).filter((f) => f.reason === "agent_loosened_policy")
+      : [];
   },
   function provenCoverage({ coverage, minProven }) {
     if (coverage.percent >= minProven) return [];
@@ -240,7 +264,14 @@ const RULES: readonly Rule[] = [
   },
   function coverageMissing({ coverage }) {
     if (coverage.statements > 0) return [];
-    return [{ reason: "coverage_missing", message: "the coverage report measured no statements", file: coverage.files.join(", "), fix: "check `--cov=<package>` and `[run] source`: the proof run measured nothing" }];
+    return [
+      {
+        reason: "coverage_missing",
+        message: "the coverage report measured no statements",
+        file: coverage.files.join(", "),
+        fix: "check `--cov=<package>` and `[run] source`: the proof run measured nothing",
+      },
+    ];
   },
   function shardMissing({ coverage }) {
     const expected = coverage.shardsExpected;
@@ -260,21 +291,46 @@ const RULES: readonly Rule[] = [
     if (off?.fixtures) return [];
     if (judgedPatch) return fixtureDigestFindings(judgedPatch.patch, judgedPatch.policy);
     if (fixtureDelta <= 0 || humanFixtureLock) return [];
-    return [{ reason: "fixture_digest", message: `${fixtureDelta} fixture digest(s) changed without a human lock`, fix: "a human updates golden files, in a commit with `Fixture-Lock: human`" }];
+    return [
+      {
+        reason: "fixture_digest",
+        message: `${fixtureDelta} fixture digest(s) changed without a human lock`,
+        fix: "a human updates golden files, in a commit with `Fixture-Lock: human`",
+      },
+    ];
   },
   function propertyHold({ propertyFailures, properties, off, commands }) {
     if (off?.properties) return [];
     const findings: Finding[] = commandFindings(commands, "properties", "property_hold", "the property suite");
     if (properties && properties.resultFiles.length === 0) {
-      findings.push({ reason: "property_hold", message: "the property suite is on, but no results were given", fix: "name its JUnit XML in [properties] results of proofgate.toml, or turn it off there with enabled = false (a human change)" });
+      findings.push({
+        reason: "property_hold",
+        message: "the property suite is on, but no results were given",
+        fix: "name its JUnit XML in [properties] results of proofgate.toml, or turn it off there with enabled = false (a human change)",
+      });
     } else if (properties && properties.tests === 0) {
-      findings.push({ reason: "property_hold", message: `the property results hold no case that ran: ${properties.resultFiles.join(", ")}`, file: properties.resultFiles[0], fix: "run the property suite so that it writes its results there (--junitxml)" });
+      findings.push({
+        reason: "property_hold",
+        message: `the property results hold no case that ran: ${properties.resultFiles.join(", ")}`,
+        file: properties.resultFiles[0],
+        fix: "run the property suite so that it writes its results there (--junitxml)",
+      });
     }
     if (properties && properties.skipped > 0) {
-      findings.push({ reason: "property_hold", message: `${properties.skipped} property case(s) were skipped: a property that does not run holds nothing`, file: properties.resultFiles[0], fix: "remove the skip or xfail marker; a property that must stop is a human decision, made in the suite" });
+      findings.push({
+        reason: "property_hold",
+        message: `${properties.skipped} property case(s) were skipped: a property that does not run holds nothing`,
+        file: properties.resultFiles[0],
+        fix: "remove the skip or xfail marker; a property that must stop is a human decision, made in the suite",
+      });
     }
     if (propertyFailures > 0) {
-      findings.push({ reason: "property_hold", message: `the property suite reported ${propertyFailures} failure(s)`, file: properties?.resultFiles[0], fix: "fix the code, not the seeds: the seed corpus must predate the patch" });
+      findings.push({
+        reason: "property_hold",
+        message: `the property suite reported ${propertyFailures} failure(s)`,
+        file: properties?.resultFiles[0],
+        fix: "fix the code, not the seeds: the seed corpus must predate the patch",
+      });
     }
     return findings;
   },
@@ -285,7 +341,10 @@ const RULES: readonly Rule[] = [
     return judgedPatch ? seedRewriteFindings(judgedPatch.patch, judgedPatch.policy) : [];
   },
   function failedTests({ accounting, commands }) {
-    return [...commandFindings(commands, "proof", "tests_failed", "the proof run"), ...(accounting ? testsFailed(accounting) : [])];
+    return [
+      ...commandFindings(commands, "proof", "tests_failed", "the proof run"),
+      ...(accounting ? testsFailed(accounting) : []),
+    ];
   },
   function missingResults({ accounting }) {
     return accounting ? missingEvidence(accounting) : [];
@@ -316,17 +375,26 @@ const RULES: readonly Rule[] = [
   },
   function collectionErrors({ universe, commands }) {
     const failed = commandFindings(commands, "collect", "collection_errors", "the collection");
-    return [...failed, ...universe.collectionErrors.map((error): Finding => ({
-      reason: "collection_errors",
-      message: `pytest reported a collection error: ${error.text}; the universe is incomplete`,
-      file: universe.file,
-      line: error.line,
-      fix: "fix the import or syntax error so that every test is collected",
-    }))];
+    return [
+      ...failed,
+      ...universe.collectionErrors.map((error): Finding => ({
+        reason: "collection_errors",
+        message: `pytest reported a collection error: ${error.text}; the universe is incomplete`,
+        file: universe.file,
+        line: error.line,
+        fix: "fix the import or syntax error so that every test is collected",
+      })),
+    ];
   },
   function clockOverride({ clockOverride, today }) {
     if (!clockOverride) return [];
-    return [{ reason: "clock_override", message: `judged as of ${today}, a date given on the command line, not the machine's clock`, fix: "drop --today: previews cannot merge" }];
+    return [
+      {
+        reason: "clock_override",
+        message: `judged as of ${today}, a date given on the command line, not the machine's clock`,
+        fix: "drop --today: previews cannot merge",
+      },
+    ];
   },
 ];
 
@@ -351,8 +419,10 @@ export function decide(given: DecideInput): DecideReport {
   const { active, expired } = classifyLeases(input.ledger.leases, input.today);
   const unknown = findUnknownLeases(active, input.universe);
   const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
-  if (input.patch && !input.policy) throw new TypeError("decide: a patch needs its policy (agent patterns and trailer names)");
-  const judgedPatch = input.patch && input.policy && !input.patch.shallow ? { patch: input.patch, policy: input.policy } : undefined;
+  if (input.patch && !input.policy)
+    throw new TypeError("decide: a patch needs its policy (agent patterns and trailer names)");
+  const judgedPatch =
+    input.patch && input.policy && !input.patch.shallow ? { patch: input.patch, policy: input.policy } : undefined;
   const ctx: RuleContext = { ...input, active, expired, unknown, accounting, judgedPatch };
   const findings = RULES.flatMap((rule) => rule(ctx));
   const reasons = [...new Set(findings.map((f) => f.reason))];
@@ -368,7 +438,9 @@ export function decide(given: DecideInput): DecideReport {
     min_proven_coverage_percent: new PyFloat(input.minProven),
     fixture_digest_delta: judgedPatch ? fixtureDelta(judgedPatch.patch) : input.fixtureDelta,
     property_failures: input.propertyFailures,
-    agent_added_leases: judgedPatch ? agentAddedLeaseCount(judgedPatch.patch, judgedPatch.policy) : input.agentAddedLeases,
+    agent_added_leases: judgedPatch
+      ? agentAddedLeaseCount(judgedPatch.patch, judgedPatch.policy)
+      : input.agentAddedLeases,
     reasons,
     decision,
     schema_version: REPORT_SCHEMA_VERSION,
@@ -401,8 +473,23 @@ export function decide(given: DecideInput): DecideReport {
       unknown: unknown.map((u) => ({ ...leaseJson(u.lease), close_ids: u.close.map((c) => c.id) })),
     },
     accounting: accounting ? accountingJson(accounting, input.evidence?.maxUnledgeredSkips) : null,
-    universe: { file: input.universe.file, collected: input.universe.ids.length, duplicates: input.universe.duplicates.length, collection_errors: input.universe.collectionErrors.length },
-    properties: input.off?.properties ? { enabled: false } : input.properties ? { enabled: true, result_files: input.properties.resultFiles, tests: input.properties.tests, failures: input.properties.failures, skipped: input.properties.skipped } : null,
+    universe: {
+      file: input.universe.file,
+      collected: input.universe.ids.length,
+      duplicates: input.universe.duplicates.length,
+      collection_errors: input.universe.collectionErrors.length,
+    },
+    properties: input.off?.properties
+      ? { enabled: false }
+      : input.properties
+        ? {
+            enabled: true,
+            result_files: input.properties.resultFiles,
+            tests: input.properties.tests,
+            failures: input.properties.failures,
+            skipped: input.properties.skipped,
+          }
+        : null,
     fixtures: { enabled: !input.off?.fixtures },
     commands: (input.commands ?? []).map((c) => ({ step: c.step, command: c.command, exit_code: c.exitCode })),
     details: findings.map(findingJson),
@@ -422,15 +509,33 @@ const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n =
 
 /** What each row of the decision table shows: the measured value and the policy it is held to. */
 function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
-  const { coverage, ledger, active, expired, unknown, accounting, judgedPatch, patch, policy, properties, off, universe } = ctx;
-  const trailer = (key: keyof PatchPolicy["trailers"], fallback: string): string => `${policy?.trailers[key] ?? fallback}: human`;
+  const {
+    coverage,
+    ledger,
+    active,
+    expired,
+    unknown,
+    accounting,
+    judgedPatch,
+    patch,
+    policy,
+    properties,
+    off,
+    universe,
+  } = ctx;
+  const trailer = (key: keyof PatchPolicy["trailers"], fallback: string): string =>
+    `${policy?.trailers[key] ?? fallback}: human`;
   const delta = judgedPatch ? fixtureDelta(judgedPatch.patch) : ctx.fixtureDelta;
   const unlocked = judgedPatch?.patch.fixtures?.unlocked;
-  const unlockedCount = unlocked ? unlocked.changed.length + unlocked.added.length + unlocked.removed.length : undefined;
+  const unlockedCount = unlocked
+    ? unlocked.changed.length + unlocked.added.length + unlocked.removed.length
+    : undefined;
   const seeds = judgedPatch?.patch.seeds;
   const seedTouches = seeds ? seeds.touching.reduce((n, t) => n + t.paths.length, 0) : undefined;
   const added = judgedPatch ? agentAddedLeaseCount(judgedPatch.patch, judgedPatch.policy) : ctx.agentAddedLeases;
-  const leaseChanges = judgedPatch ? judgedPatch.patch.ledger.changes.reduce((n, c) => n + c.changes.length, 0) : undefined;
+  const leaseChanges = judgedPatch
+    ? judgedPatch.patch.ledger.changes.reduce((n, c) => n + c.changes.length, 0)
+    : undefined;
   const protectedTouches = judgedPatch?.patch.protect.touching;
   return {
     proven_coverage: {
@@ -442,7 +547,9 @@ function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
       policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test`,
     },
     lease_authorship: {
-      value: judgedPatch ? `${plural(leaseChanges ?? 0, "loosening change")} in the range; ${plural(added, "lease")} added without a human's trailer` : `${plural(added, "lease")} added by an agent (given)`,
+      value: judgedPatch
+        ? `${plural(leaseChanges ?? 0, "loosening change")} in the range; ${plural(added, "lease")} added without a human's trailer`
+        : `${plural(added, "lease")} added by an agent (given)`,
       policy: `lease changes by a human with ${trailer("freezeLease", "Freeze-Lease")}`,
     },
     fixture_digests: {
@@ -462,17 +569,38 @@ function signalMeasures(ctx: RuleContext): Record<SignalId, SignalMeasure> {
         }
       : { value: "no results given", policy: "none failed or missing", notMeasured: true },
     protected_paths: protectedTouches
-      ? { value: `${plural(protectedTouches.length, "commit")} touch ${judgedPatch!.patch.protect.patterns.join(", ")}`, policy: `changed only with ${trailer("gateChange", "Gate-Change")}` }
-      : { value: patch ? "not judged" : "no git range given", policy: `changed only with ${trailer("gateChange", "Gate-Change")}`, notMeasured: true },
+      ? {
+          value: `${plural(protectedTouches.length, "commit")} touch ${judgedPatch!.patch.protect.patterns.join(", ")}`,
+          policy: `changed only with ${trailer("gateChange", "Gate-Change")}`,
+        }
+      : {
+          value: patch ? "not judged" : "no git range given",
+          policy: `changed only with ${trailer("gateChange", "Gate-Change")}`,
+          notMeasured: true,
+        },
     history: patch
-      ? { value: patch.shallow ? "truncated" : `${plural(patch.commits.length, "commit")} in ${patch.base.slice(0, 12)}..${patch.head.slice(0, 12)}`, policy: "the whole range reaches the base" }
+      ? {
+          value: patch.shallow
+            ? "truncated"
+            : `${plural(patch.commits.length, "commit")} in ${patch.base.slice(0, 12)}..${patch.head.slice(0, 12)}`,
+          policy: "the whole range reaches the base",
+        }
       : { value: "no git range given", policy: "the whole range reaches the base", notMeasured: true },
-    universe: { value: `${plural(universe.ids.length, "test")} collected, ${plural(universe.collectionErrors.length, "collection error")}`, policy: "no collection errors" },
-    clock: { value: `${ctx.today} (${ctx.clockOverride ? "given on the command line" : "system clock"})`, policy: "the machine's clock" },
+    universe: {
+      value: `${plural(universe.ids.length, "test")} collected, ${plural(universe.collectionErrors.length, "collection error")}`,
+      policy: "no collection errors",
+    },
+    clock: {
+      value: `${ctx.today} (${ctx.clockOverride ? "given on the command line" : "system clock"})`,
+      policy: "the machine's clock",
+    },
   };
 }
 
-function accountingJson(accounting: EvidenceAccounting, maxUnledgeredSkips: number | undefined): Record<string, unknown> {
+function accountingJson(
+  accounting: EvidenceAccounting,
+  maxUnledgeredSkips: number | undefined,
+): Record<string, unknown> {
   return {
     result_files: accounting.resultFiles,
     collected: accounting.collected,
@@ -487,7 +615,15 @@ function leaseJson(lease: Lease): Record<string, unknown> {
 }
 
 function findingJson(f: Finding): Record<string, unknown> {
-  return { reason: f.reason, message: f.message, file: f.file ?? null, line: f.line ?? null, commit: f.commit ?? null, author: f.author ?? null, fix: f.fix };
+  return {
+    reason: f.reason,
+    message: f.message,
+    file: f.file ?? null,
+    line: f.line ?? null,
+    commit: f.commit ?? null,
+    author: f.author ?? null,
+    fix: f.fix,
+  };
 }
 
 /**
@@ -495,7 +631,12 @@ function findingJson(f: Finding): Record<string, unknown> {
  * listed, and every number it could not compute as null. Written so a queue that parses JSON still
  * sees REJECT.
  */
-export function errorReport(today: IsoDate | undefined, issues: readonly GateIssue[], inputs: InputDigest[] = [], range: { base?: string | undefined; head?: string | undefined } = {}): Record<string, unknown> {
+export function errorReport(
+  today: IsoDate | undefined,
+  issues: readonly GateIssue[],
+  inputs: InputDigest[] = [],
+  range: { base?: string | undefined; head?: string | undefined } = {},
+): Record<string, unknown> {
   return {
     today_utc: today ?? null,
     collected_tests: null,
@@ -515,6 +656,12 @@ export function errorReport(today: IsoDate | undefined, issues: readonly GateIss
     details: [],
     inputs,
     warnings: [],
-    errors: issues.map((i) => ({ code: i.code, message: i.message, file: i.file ?? null, line: i.line ?? null, fix: i.fix ?? null })),
+    errors: issues.map((i) => ({
+      code: i.code,
+      message: i.message,
+      file: i.file ?? null,
+      line: i.line ?? null,
+      fix: i.fix ?? null,
+    })),
   };
 }

@@ -18,7 +18,10 @@ import type { Universe } from "./universe.js";
 
 const TODAY = "2026-09-20";
 
-function ledgerOf(leases: Array<{ nodeid: string; expires?: string }>, options: Partial<Omit<Ledger, "leases">> = {}): Ledger {
+function ledgerOf(
+  leases: Array<{ nodeid: string; expires?: string }>,
+  options: Partial<Omit<Ledger, "leases">> = {},
+): Ledger {
   return {
     file: "freeze.toml",
     version: 1,
@@ -27,7 +30,14 @@ function ledgerOf(leases: Array<{ nodeid: string; expires?: string }>, options: 
     rejectIfExpired: true,
     rejectIfAgentAddsLease: true,
     ...options,
-    leases: leases.map((l, index): Lease => ({ index, nodeid: l.nodeid, owner: "team", reason: "flaky", expires: l.expires ?? "2026-12-31", line: 3 + index * 6 })),
+    leases: leases.map((l, index): Lease => ({
+      index,
+      nodeid: l.nodeid,
+      owner: "team",
+      reason: "flaky",
+      expires: l.expires ?? "2026-12-31",
+      line: 3 + index * 6,
+    })),
   };
 }
 
@@ -40,7 +50,8 @@ const activeLease = (nodeid: string): Lease => ({ index: 0, nodeid, owner: "o", 
 // Debian's python: the interpreter the plugin's strings and the contexts regex must satisfy.
 // (Real pytest runs of the plugin are in apps/e2e/src/deselect.e2e.test.ts.)
 const PYTHON = "/usr/bin/python3";
-const python = (code: string, input = "", args: string[] = []): string => execFileSync(PYTHON, ["-c", code, ...args], { input, encoding: "utf8" });
+const python = (code: string, input = "", args: string[] = []): string =>
+  execFileSync(PYTHON, ["-c", code, ...args], { input, encoding: "utf8" });
 
 const scratch: string[] = [];
 const tempDir = (): string => {
@@ -62,7 +73,9 @@ describe("findPrefixCollateral: what plain --deselect would also drop", () => {
 
   it("does not report the longer id when it is itself leased", () => {
     const ids = ["tests/a.py::test_x", "tests/a.py::test_x_slow"];
-    expect(findPrefixCollateral([activeLease("tests/a.py::test_x"), activeLease("tests/a.py::test_x_slow")], ids)).toEqual([]);
+    expect(
+      findPrefixCollateral([activeLease("tests/a.py::test_x"), activeLease("tests/a.py::test_x_slow")], ids),
+    ).toEqual([]);
   });
 
   it("does not report test_p[10] for a lease on test_p[1]: the closing bracket ends the prefix", () => {
@@ -72,16 +85,30 @@ describe("findPrefixCollateral: what plain --deselect would also drop", () => {
 
   it("finds every parameter of test_x2 behind a lease on test_x", () => {
     const ids = ["tests/test_a.py::test_x", "tests/test_a.py::test_x2[1]", "tests/test_a.py::test_x2[2]"];
-    expect(findPrefixCollateral([activeLease("tests/test_a.py::test_x")], ids)[0]!.alsoDropped).toEqual(["tests/test_a.py::test_x2[1]", "tests/test_a.py::test_x2[2]"]);
+    expect(findPrefixCollateral([activeLease("tests/test_a.py::test_x")], ids)[0]!.alsoDropped).toEqual([
+      "tests/test_a.py::test_x2[1]",
+      "tests/test_a.py::test_x2[2]",
+    ]);
   });
 
   it("finds every test of a file whose name extends the leased one, in any order of ids", () => {
-    const ids = ["tests/a.py::test_x_b", "tests/z.py::test_x", "tests/a.py::test_x", "tests/a.py::test_x_a", "tests/a.py::test_w"];
-    expect(findPrefixCollateral([activeLease("tests/a.py::test_x")], ids)[0]!.alsoDropped).toEqual(["tests/a.py::test_x_a", "tests/a.py::test_x_b"]);
+    const ids = [
+      "tests/a.py::test_x_b",
+      "tests/z.py::test_x",
+      "tests/a.py::test_x",
+      "tests/a.py::test_x_a",
+      "tests/a.py::test_w",
+    ];
+    expect(findPrefixCollateral([activeLease("tests/a.py::test_x")], ids)[0]!.alsoDropped).toEqual([
+      "tests/a.py::test_x_a",
+      "tests/a.py::test_x_b",
+    ]);
   });
 
   it("reports nothing when no id extends a leased one", () => {
-    expect(findPrefixCollateral([activeLease("tests/a.py::test_x")], ["tests/a.py::test_x", "tests/a.py::test_w"])).toEqual([]);
+    expect(
+      findPrefixCollateral([activeLease("tests/a.py::test_x")], ["tests/a.py::test_x", "tests/a.py::test_w"]),
+    ).toEqual([]);
   });
 });
 
@@ -101,7 +128,11 @@ describe("planDeselection: refusals in the reference script's order", () => {
   const good = (n: number) => ids.slice(0, n).map((nodeid) => ({ nodeid }));
 
   it("refuses expired leases first, even when a lease is unknown and the budget is blown", () => {
-    const plan = planDeselection(ledgerOf([expired, unknown, ...good(3).slice(1)], { maxActiveLeases: 0 }), universe, TODAY);
+    const plan = planDeselection(
+      ledgerOf([expired, unknown, ...good(3).slice(1)], { maxActiveLeases: 0 }),
+      universe,
+      TODAY,
+    );
     expect(plan.refusal).toBe("expired_leases");
     expect(plan.expired.map((l) => l.nodeid)).toEqual(["tests/a.py::test_x"]);
     expect(plan.collateral).toEqual([]);
@@ -129,7 +160,11 @@ describe("planDeselection: refusals in the reference script's order", () => {
   });
 
   it("does not refuse expired leases when reject_if_expired is false, and does not deselect them", () => {
-    const plan = planDeselection(ledgerOf([expired, { nodeid: "tests/a.py::test_p[1-2]" }], { rejectIfExpired: false }), universe, TODAY);
+    const plan = planDeselection(
+      ledgerOf([expired, { nodeid: "tests/a.py::test_p[1-2]" }], { rejectIfExpired: false }),
+      universe,
+      TODAY,
+    );
     expect(plan.refusal).toBeUndefined();
     expect(renderDeselectArgs(plan)).toBe("--deselect=tests/a.py::test_p[1-2]\n");
   });
@@ -160,12 +195,16 @@ describe("planDeselection: refusals in the reference script's order", () => {
   });
 
   it("suggests nothing for a lease that resembles no collected test", () => {
-    expect(planDeselection(ledgerOf([{ nodeid: "tests/q.py::test_zzz" }]), universe, TODAY).unknown[0]!.close).toEqual([]);
+    expect(planDeselection(ledgerOf([{ nodeid: "tests/q.py::test_zzz" }]), universe, TODAY).unknown[0]!.close).toEqual(
+      [],
+    );
   });
 
   it("lists prefix collateral when it does not refuse", () => {
     const plan = planDeselection(ledgerOf([{ nodeid: "tests/a.py::test_x" }]), universe, TODAY);
-    expect(plan.collateral.map((c) => [c.lease.nodeid, c.alsoDropped])).toEqual([["tests/a.py::test_x", ["tests/a.py::test_x_slow"]]]);
+    expect(plan.collateral.map((c) => [c.lease.nodeid, c.alsoDropped])).toEqual([
+      ["tests/a.py::test_x", ["tests/a.py::test_x_slow"]],
+    ]);
   });
 });
 
@@ -173,7 +212,9 @@ describe("renderDeselectArgs", () => {
   it("prints one --deselect line per active lease, in ledger order, ids exactly as collected", () => {
     const leased = ["tests/b.py::test_p[a b]", "tests/a.py::test_x", "tests/a.py::test_p[caf\\xe9]"];
     const plan = planDeselection(ledgerOf(leased.map((nodeid) => ({ nodeid }))), universeOf(leased), TODAY);
-    expect(renderDeselectArgs(plan)).toBe("--deselect=tests/b.py::test_p[a b]\n--deselect=tests/a.py::test_x\n--deselect=tests/a.py::test_p[caf\\xe9]\n");
+    expect(renderDeselectArgs(plan)).toBe(
+      "--deselect=tests/b.py::test_p[a b]\n--deselect=tests/a.py::test_x\n--deselect=tests/a.py::test_p[caf\\xe9]\n",
+    );
   });
 
   it("prints nothing when no lease is active", () => {
@@ -183,7 +224,11 @@ describe("renderDeselectArgs", () => {
 
 describe("deselectionJson", () => {
   it("lists the active leases, the ids they deselect and the collateral", () => {
-    const plan = planDeselection(ledgerOf([{ nodeid: "tests/a.py::test_x" }]), universeOf(["tests/a.py::test_x", "tests/a.py::test_x_slow"]), TODAY);
+    const plan = planDeselection(
+      ledgerOf([{ nodeid: "tests/a.py::test_x" }]),
+      universeOf(["tests/a.py::test_x", "tests/a.py::test_x_slow"]),
+      TODAY,
+    );
     expect(deselectionJson(plan, "freeze.toml", "collected.txt")).toEqual({
       today_utc: TODAY,
       ledger: "freeze.toml",
@@ -232,7 +277,10 @@ describe("pythonString", () => {
 
   it("round-trips through Python's parser for tricky ids", () => {
     const literals = TRICKY_IDS.map(pythonString);
-    const out = python("import ast, json, sys; print(json.dumps([ast.literal_eval(l) for l in json.load(sys.stdin)]))", JSON.stringify(literals));
+    const out = python(
+      "import ast, json, sys; print(json.dumps([ast.literal_eval(l) for l in json.load(sys.stdin)]))",
+      JSON.stringify(literals),
+    );
     expect(JSON.parse(out)).toEqual(TRICKY_IDS);
   });
 });
@@ -240,7 +288,7 @@ describe("pythonString", () => {
 describe("renderDeselectPlugin", () => {
   const leased = TRICKY_IDS.slice(1);
   const plan = planDeselection(ledgerOf(leased.map((nodeid) => ({ nodeid }))), universeOf(TRICKY_IDS), TODAY);
-  const source = renderDeselectPlugin(plan, "ci/freeze \"main\".toml");
+  const source = renderDeselectPlugin(plan, 'ci/freeze "main".toml');
 
   it("is ASCII and names the day and the ledger", () => {
     expect(source).toMatch(/^[\x00-\x7f]*$/);
@@ -273,7 +321,13 @@ describe("renderDeselectPlugin", () => {
 });
 
 describe("renderContextsRegex", () => {
-  const frozen = ["tests/a.py::test_x", "tests/a.py::test_q[a,b]", "tests/a.py::test_q[caf\\xe9]", "tests/a.py::test_q[(.*)+?{1}$^ |#&~-]", "tests/a.py::test_q[😀]"];
+  const frozen = [
+    "tests/a.py::test_x",
+    "tests/a.py::test_q[a,b]",
+    "tests/a.py::test_q[caf\\xe9]",
+    "tests/a.py::test_q[(.*)+?{1}$^ |#&~-]",
+    "tests/a.py::test_q[😀]",
+  ];
   const plan = planDeselection(ledgerOf(frozen.map((nodeid) => ({ nodeid }))), universeOf(frozen), TODAY);
   const regex = renderContextsRegex(plan);
 
@@ -286,7 +340,9 @@ describe("renderContextsRegex", () => {
   });
 
   it("escapes every regex metacharacter", () => {
-    expect(pythonRegexEscape("a.b*c+d?e(f)g[h]i{j}k|l^m$n\\o")).toBe("a\\.b\\*c\\+d\\?e\\(f\\)g\\[h\\]i\\{j\\}k\\|l\\^m\\$n\\\\o");
+    expect(pythonRegexEscape("a.b*c+d?e(f)g[h]i{j}k|l^m$n\\o")).toBe(
+      "a\\.b\\*c\\+d\\?e\\(f\\)g\\[h\\]i\\{j\\}k\\|l\\^m\\$n\\\\o",
+    );
     expect(pythonRegexEscape("x,y z")).toBe("x\\x2cy\\x20z");
   });
 

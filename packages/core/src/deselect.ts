@@ -84,7 +84,9 @@ export function findPrefixCollateral(active: readonly Lease[], ids: readonly str
       else dropped.set(lease, [id]);
     }
   }
-  return active.filter((lease) => dropped.has(lease)).map((lease) => ({ lease, alsoDropped: dropped.get(lease)!.sort() }));
+  return active
+    .filter((lease) => dropped.has(lease))
+    .map((lease) => ({ lease, alsoDropped: dropped.get(lease)!.sort() }));
 }
 
 /** Classifies the ledger for `today` and checks it against the universe, as `deselect` needs. */
@@ -93,7 +95,13 @@ export function planDeselection(ledger: Ledger, universe: Universe, today: IsoDa
   const unknown = findUnknownLeases(active, universe);
   const overBudget = Math.max(0, active.length - ledger.maxActiveLeases);
   const refusal =
-    ledger.rejectIfExpired && expired.length > 0 ? "expired_leases" : unknown.length > 0 ? "unknown_leases" : overBudget > 0 ? "freeze_budget" : undefined;
+    ledger.rejectIfExpired && expired.length > 0
+      ? "expired_leases"
+      : unknown.length > 0
+        ? "unknown_leases"
+        : overBudget > 0
+          ? "freeze_budget"
+          : undefined;
   const collateral = refusal ? [] : findPrefixCollateral(active, universe.ids);
   return { today, active, expired, unknown, overBudget, refusal, collateral };
 }
@@ -160,7 +168,6 @@ def pytest_collection_modifyitems(session, config, items):
 `;
 }
 
-
 /** Escapes text for a Python `re` pattern, with commas as `\\x2c` since coverage.py splits `--contexts` on commas. */
 export function pythonRegexEscape(text: string): string {
   let out = "";
@@ -199,6 +206,9 @@ export function deselectionJson(plan: DeselectionPlan, ledgerFile: string, unive
       line: lease.line ?? null,
     })),
     deselected: plan.active.map((lease) => lease.nodeid),
-    prefix_collateral: plan.collateral.map((c) => ({ lease: c.lease.nodeid, also_dropped_by_plain_deselect: c.alsoDropped })),
+    prefix_collateral: plan.collateral.map((c) => ({
+      lease: c.lease.nodeid,
+      also_dropped_by_plain_deselect: c.alsoDropped,
+    })),
   };
 }

@@ -61,7 +61,10 @@ export class GateError extends Error {
   static isInstance(value: unknown): value is GateError {
     return (
       value instanceof GateError ||
-      (typeof value === "object" && value !== null && (value as { name?: unknown }).name === "GateError" && Array.isArray((value as { issues?: unknown }).issues))
+      (typeof value === "object" &&
+        value !== null &&
+        (value as { name?: unknown }).name === "GateError" &&
+        Array.isArray((value as { issues?: unknown }).issues))
     );
   }
 }

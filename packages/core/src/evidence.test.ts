@@ -5,14 +5,26 @@ import { mergeJunitResults, parseJunitXml, type TestResult } from "./junit.js";
 import type { Lease } from "./ledger.js";
 import { parseCollectOnly } from "./universe.js";
 
-const recorded = (name: string): string => readFileSync(new URL(`./__fixtures__/junit/${name}`, import.meta.url), "utf8");
+const recorded = (name: string): string =>
+  readFileSync(new URL(`./__fixtures__/junit/${name}`, import.meta.url), "utf8");
 const universe = parseCollectOnly(recorded("pytest-7.2.1-collect-q.txt"), "collected.txt").universe!;
 const results = (name: string): TestResult[] => parseJunitXml(recorded(name), name, { universe }).results!;
 
-const lease = (nodeid: string, index = 0): Lease => ({ index, nodeid, owner: "sam", reason: "flaky", expires: "2026-12-31" as Lease["expires"], line: 2 + index * 5 });
+const lease = (nodeid: string, index = 0): Lease => ({
+  index,
+  nodeid,
+  owner: "sam",
+  reason: "flaky",
+  expires: "2026-12-31" as Lease["expires"],
+  line: 2 + index * 5,
+});
 
 describe("accountEvidence on the real pytest 7.2 run", () => {
-  const leases = [lease("tests/test_a.py::test_fail"), lease("tests/test_a.py::test_skip", 1), lease("tests/test_a.py::TestK::test_m", 2)];
+  const leases = [
+    lease("tests/test_a.py::test_fail"),
+    lease("tests/test_a.py::test_skip", 1),
+    lease("tests/test_a.py::TestK::test_m", 2),
+  ];
   const accounting = accountEvidence(universe, leases, results("pytest-7.2.1-xunit1.xml"));
 
   it("puts every collected test in exactly one class; a lease wins over any outcome", () => {
@@ -66,7 +78,15 @@ describe("accountEvidence on the real pytest 7.2 run", () => {
       "tests/test_c.py::test_xpass_strict failed in the proof run: [XPASS(strict)] strict",
       'tests/sub/test_b.py::test_teardown_err errored in the proof run: failed on teardown with "ValueError: teardown boom"',
     ]);
-    expect(findings.every((f) => f.reason === "tests_failed" && f.file === "pytest-7.2.1-xunit1.xml" && typeof f.line === "number" && f.fix.length > 0)).toBe(true);
+    expect(
+      findings.every(
+        (f) =>
+          f.reason === "tests_failed" &&
+          f.file === "pytest-7.2.1-xunit1.xml" &&
+          typeof f.line === "number" &&
+          f.fix.length > 0,
+      ),
+    ).toBe(true);
   });
 
   it("missing_evidence is silent when every test has a result", () => {
@@ -79,7 +99,8 @@ describe("accountEvidence on the real pytest 7.2 run", () => {
     expect(skipBudget(accounting, 1)).toEqual([
       {
         reason: "skip_budget",
-        message: "2 unledgered skip(s) exceed max_unledgered_skips = 1: tests/test_a.py::test_skip_inside, tests/test_a.py::test_xfail",
+        message:
+          "2 unledgered skip(s) exceed max_unledgered_skips = 1: tests/test_a.py::test_skip_inside, tests/test_a.py::test_xfail",
         file: "pytest-7.2.1-xunit1.xml",
         line: accounting.skips[0]!.line,
         fix: "a skip marker is a freeze without a lease: fix the test, or have a human freeze it in freeze.toml",
@@ -91,8 +112,17 @@ describe("accountEvidence on the real pytest 7.2 run", () => {
 
 describe("accountEvidence: missing and unknown", () => {
   it("a shard left out makes its tests missing; missing_evidence names them", () => {
-    const accounting = accountEvidence(universe, [lease("tests/test_plain.py::test_pass")], results("pytest-7.2.1-xunit2-shard1.xml"));
-    expect(accounting.ids.missing).toEqual(["tests/test_c.py::test_fail_and_teardown_error", "tests/test_c.py::test_xpass_strict", "tests/sub/test_b.py::test_b", "tests/sub/test_b.py::test_teardown_err"]);
+    const accounting = accountEvidence(
+      universe,
+      [lease("tests/test_plain.py::test_pass")],
+      results("pytest-7.2.1-xunit2-shard1.xml"),
+    );
+    expect(accounting.ids.missing).toEqual([
+      "tests/test_c.py::test_fail_and_teardown_error",
+      "tests/test_c.py::test_xpass_strict",
+      "tests/sub/test_b.py::test_b",
+      "tests/sub/test_b.py::test_teardown_err",
+    ]);
     expect(accounting.ids.frozen).toEqual(["tests/test_plain.py::test_pass"]);
     expect(missingEvidence(accounting)).toEqual([
       {
@@ -106,7 +136,10 @@ describe("accountEvidence: missing and unknown", () => {
   });
 
   it("both shards merged: nothing missing", () => {
-    const merged = mergeJunitResults([results("pytest-7.2.1-xunit2-shard1.xml"), results("pytest-7.2.1-xunit2-shard2.xml")]);
+    const merged = mergeJunitResults([
+      results("pytest-7.2.1-xunit2-shard1.xml"),
+      results("pytest-7.2.1-xunit2-shard2.xml"),
+    ]);
     const accounting = accountEvidence(universe, [], merged.results!);
     expect(accounting.counts).toEqual({ proven: 11, frozen: 0, skipped: 3, failed: 7, missing: 0 });
     expect(accounting.resultFiles).toEqual(["pytest-7.2.1-xunit2-shard1.xml", "pytest-7.2.1-xunit2-shard2.xml"]);
@@ -128,10 +161,22 @@ describe("accountEvidence: missing and unknown", () => {
   it("a result for an id not in the universe is a warning; a failing one is still tests_failed", () => {
     const small = parseCollectOnly("tests/test_ok.py::test_ok\n\n1 test collected in 0.01s\n", "c.txt").universe!;
     const parsed = parseJunitXml(recorded("pytest-7.2.1-xunit1-collection-error.xml"), "coll.xml").results!;
-    const extra: TestResult = { id: "tests/test_new.py::test_added", outcome: "passed", file: "r.xml", line: 9, classname: "tests.test_new", name: "test_added", mapping: "file", collectionError: false };
+    const extra: TestResult = {
+      id: "tests/test_new.py::test_added",
+      outcome: "passed",
+      file: "r.xml",
+      line: 9,
+      classname: "tests.test_new",
+      name: "test_added",
+      mapping: "file",
+      collectionError: false,
+    };
     const accounting = accountEvidence(small, [], [...parsed, extra]);
     expect(accounting.ids.missing).toEqual(["tests/test_ok.py::test_ok"]);
-    expect(accounting.unknownResults.map((r) => r.id)).toEqual(["tests/test_broken.py", "tests/test_new.py::test_added"]);
+    expect(accounting.unknownResults.map((r) => r.id)).toEqual([
+      "tests/test_broken.py",
+      "tests/test_new.py::test_added",
+    ]);
     expect(accounting.warnings.map((w) => [w.file, w.line, w.message])).toEqual([
       ["coll.xml", 1, "tests/test_broken.py failed to collect in the proof run (collection failure)"],
       ["r.xml", 9, "tests/test_new.py::test_added (passed) is not in the universe c.txt"],
@@ -149,15 +194,34 @@ describe("accountEvidence: missing and unknown", () => {
 
   it("an id repeated in the results (unmerged shards) counts once, by its worse outcome", () => {
     const small = parseCollectOnly("tests/test_a.py::test_x\n\n1 test collected in 0.01s\n", "c.txt").universe!;
-    const base: TestResult = { id: "tests/test_a.py::test_x", outcome: "passed", file: "a.xml", line: 1, classname: "tests.test_a", name: "test_x", mapping: "file", collectionError: false };
-    const accounting = accountEvidence(small, [], [base, { ...base, outcome: "failed", file: "b.xml" }, { ...base, outcome: "skipped", file: "c.xml" }]);
+    const base: TestResult = {
+      id: "tests/test_a.py::test_x",
+      outcome: "passed",
+      file: "a.xml",
+      line: 1,
+      classname: "tests.test_a",
+      name: "test_x",
+      mapping: "file",
+      collectionError: false,
+    };
+    const accounting = accountEvidence(
+      small,
+      [],
+      [base, { ...base, outcome: "failed", file: "b.xml" }, { ...base, outcome: "skipped", file: "c.xml" }],
+    );
     expect(accounting.ids.failed).toEqual(["tests/test_a.py::test_x"]);
     expect(accounting.failures[0]!.file).toBe("b.xml");
   });
 
   it("vitest results account against a universe made from them", () => {
     const parsed = parseJunitXml(recorded("vitest-4.1.12-junit.xml"), "vitest.xml").results!;
-    const u = { file: "vitest.xml", ids: parsed.filter((r) => !r.collectionError).map((r) => r.id), duplicates: [], collectionErrors: [], summaryCount: 11 };
+    const u = {
+      file: "vitest.xml",
+      ids: parsed.filter((r) => !r.collectionError).map((r) => r.id),
+      duplicates: [],
+      collectionErrors: [],
+      summaryCount: 11,
+    };
     const accounting = accountEvidence(u, [lease("src/sub/other.test.js::throws non-assertion")], parsed);
     expect(accounting.counts).toEqual({ proven: 7, frozen: 1, skipped: 2, failed: 1, missing: 0 });
     expect(testsFailed(accounting).map((f) => f.message)).toEqual([

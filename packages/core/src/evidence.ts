@@ -35,7 +35,11 @@ export interface EvidenceAccounting {
  * then failed (failed or error), skipped (skip or xfail), proven (passed); a test in no result file is
  * missing. `results` are one file's or the merged shards' (`mergeJunitResults`), one per id.
  */
-export function accountEvidence(universe: Universe, activeLeases: readonly Lease[], results: readonly TestResult[]): EvidenceAccounting {
+export function accountEvidence(
+  universe: Universe,
+  activeLeases: readonly Lease[],
+  results: readonly TestResult[],
+): EvidenceAccounting {
   const frozen = new Set(activeLeases.map((l) => l.nodeid));
   const collected = new Set(universe.ids);
   const byId = new Map<string, TestResult>();
@@ -50,7 +54,9 @@ export function accountEvidence(universe: Universe, activeLeases: readonly Lease
         code: "results_invalid",
         file: r.file,
         line: r.line,
-        message: r.collectionError ? `${r.id} failed to collect in the proof run (${r.message ?? "collection error"})` : `${r.id} (${r.outcome}) is not in the universe ${universe.file}`,
+        message: r.collectionError
+          ? `${r.id} failed to collect in the proof run (${r.message ?? "collection error"})`
+          : `${r.id} (${r.outcome}) is not in the universe ${universe.file}`,
         fix: "collect the universe and run the proof from the same commit, with the same test selection",
       });
       continue;
@@ -76,13 +82,24 @@ export function accountEvidence(universe: Universe, activeLeases: readonly Lease
     } else ids.proven.push(id);
   }
   const counts = Object.fromEntries(EVIDENCE_CLASSES.map((c) => [c, ids[c].length])) as Record<EvidenceClass, number>;
-  return { universeFile: universe.file, resultFiles, collected: universe.ids.length, counts, ids, failures, skips, unknownResults, warnings };
+  return {
+    universeFile: universe.file,
+    resultFiles,
+    collected: universe.ids.length,
+    counts,
+    ids,
+    failures,
+    skips,
+    unknownResults,
+    warnings,
+  };
 }
 
 const RANK: Record<TestResult["outcome"], number> = { passed: 0, xfail: 1, skipped: 2, failed: 3, error: 4 };
 const rank = (r: TestResult): number => RANK[r.outcome];
 const MAX_LISTED = 10;
-const list = (ids: readonly string[]): string => `${ids.slice(0, MAX_LISTED).join(", ")}${ids.length > MAX_LISTED ? `, and ${ids.length - MAX_LISTED} more` : ""}`;
+const list = (ids: readonly string[]): string =>
+  `${ids.slice(0, MAX_LISTED).join(", ")}${ids.length > MAX_LISTED ? `, and ${ids.length - MAX_LISTED} more` : ""}`;
 
 /**
  * `tests_failed`: one finding per collected test that failed or errored in the proof run, and per

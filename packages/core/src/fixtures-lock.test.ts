@@ -53,7 +53,10 @@ describe("formatFixturesLock / parseFixturesLock", () => {
 
   it("writes sha256sum lines sorted by UTF-8 byte order", () => {
     const text = formatFixturesLock(entries);
-    const paths = text.trimEnd().split("\n").map((l) => l.slice(66));
+    const paths = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.slice(66));
     expect(paths).toEqual(entries.map((e) => e.path).sort(byteOrder));
     expect(paths.at(-1)).toBe("tests/fixtures/\u{1F600}.txt");
     expect(text).toMatch(/^[0-9a-f]{64} {2}tests\/fixtures\/Zebra\n/);
@@ -66,27 +69,38 @@ describe("formatFixturesLock / parseFixturesLock", () => {
     const parsed = parseFixturesLock(text, "fixtures.lock");
     expect(parsed.errors).toEqual([]);
     expect(parsed.warnings).toEqual([]);
-    expect(parsed.entries.map(({ sha256, path }) => ({ sha256, path }))).toEqual([...entries].sort((x, y) => byteOrder(x.path, y.path)));
+    expect(parsed.entries.map(({ sha256, path }) => ({ sha256, path }))).toEqual(
+      [...entries].sort((x, y) => byteOrder(x.path, y.path)),
+    );
     expect(parsed.entries.map((e) => e.line)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(formatFixturesLock(parsed.entries)).toBe(text);
   });
 
   it("round-trips arbitrary valid names", () => {
-    const segment = fc.string({ unit: "grapheme", minLength: 1, maxLength: 8 }).filter((s) => fixturePathProblem(s) === undefined && !s.includes("/"));
-    const entry = fc.record({ sha256: fc.stringMatching(/^[0-9a-f]{64}$/), path: fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/")) });
+    const segment = fc
+      .string({ unit: "grapheme", minLength: 1, maxLength: 8 })
+      .filter((s) => fixturePathProblem(s) === undefined && !s.includes("/"));
+    const entry = fc.record({
+      sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+      path: fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/")),
+    });
     fc.assert(
       fc.property(fc.uniqueArray(entry, { minLength: 1, maxLength: 20, selector: (e) => e.path }), (list) => {
         const text = formatFixturesLock(list);
         const parsed = parseFixturesLock(text, "fixtures.lock");
         expect(parsed.errors).toEqual([]);
-        expect(parsed.entries.map(({ sha256, path }) => ({ sha256, path }))).toEqual([...list].sort((x, y) => byteOrder(x.path, y.path)));
+        expect(parsed.entries.map(({ sha256, path }) => ({ sha256, path }))).toEqual(
+          [...list].sort((x, y) => byteOrder(x.path, y.path)),
+        );
       }),
       { numRuns: 300 },
     );
   });
 
   it("is its entries' fixtureLockLine, one after the other (the hash workers write the lock a batch at a time)", () => {
-    const sorted = [...entries, { sha256: C, path: "f/a\\b" }, { sha256: D, path: "f/n\nl" }].sort((x, y) => byteOrder(x.path, y.path));
+    const sorted = [...entries, { sha256: C, path: "f/a\\b" }, { sha256: D, path: "f/n\nl" }].sort((x, y) =>
+      byteOrder(x.path, y.path),
+    );
     expect(formatFixturesLock(sorted)).toBe(sorted.map((e) => fixtureLockLine(e.sha256, e.path)).join(""));
     expect(fixtureLockLine(A, "tests/fixtures/Zebra")).toBe(`${A}  tests/fixtures/Zebra\n`);
     expect(fixtureLockLine(D, "f/n\nl")).toBe(`\\${D}  f/n\\nl\n`);
@@ -125,7 +139,12 @@ describe("formatFixturesLock / parseFixturesLock", () => {
   });
 
   it("formatFixturesLock throws on a caller's bug", () => {
-    expect(() => formatFixturesLock([{ sha256: A, path: "x" }, { sha256: B, path: "x" }])).toThrow(/duplicate/);
+    expect(() =>
+      formatFixturesLock([
+        { sha256: A, path: "x" },
+        { sha256: B, path: "x" },
+      ]),
+    ).toThrow(/duplicate/);
     expect(() => formatFixturesLock([{ sha256: "ABC", path: "x" }])).toThrow(/not a sha256/);
   });
 });
@@ -184,13 +203,16 @@ describe("parseFixturesLock: bad lines name the line and the fix", () => {
 
 describe("fixturePathProblem", () => {
   it("accepts canonical relative paths", () => {
-    for (const p of ["a", "tests/fixtures/x.json", "a b/c d", "ünï/😀", "..a/b..", ".hidden/x"]) expect(fixturePathProblem(p)).toBeUndefined();
+    for (const p of ["a", "tests/fixtures/x.json", "a b/c d", "ünï/😀", "..a/b..", ".hidden/x"])
+      expect(fixturePathProblem(p)).toBeUndefined();
   });
   it("refuses the rest", () => {
-    for (const p of ["", "/a", "../a", "a/..", "a/./b", "a//b", "a/", "a\\b", "a\nb", "a\rb", "a\0b", "C:\\x"]) expect(fixturePathProblem(p)).toBeTruthy();
+    for (const p of ["", "/a", "../a", "a/..", "a/./b", "a//b", "a/", "a\\b", "a\nb", "a\rb", "a\0b", "C:\\x"])
+      expect(fixturePathProblem(p)).toBeTruthy();
   });
   it("allows backslash, newline and CR only when asked", () => {
-    for (const p of ["a\\b", "a\nb", "a\rb"]) expect(fixturePathProblem(p, { allowSpecialNames: true })).toBeUndefined();
+    for (const p of ["a\\b", "a\nb", "a\rb"])
+      expect(fixturePathProblem(p, { allowSpecialNames: true })).toBeUndefined();
     expect(fixturePathProblem("../a", { allowSpecialNames: true })).toBeTruthy();
   });
 });
@@ -211,7 +233,11 @@ describe("diffFixturesLocks / compareLockToTree", () => {
 
   it("counts entries changed, added and removed, in byte order", () => {
     const diff = diffFixturesLocks(before, after);
-    expect(diff).toEqual({ changed: ["f/changed"], added: ["f/\uFF5E", "f/\u{1F600}"], removed: ["f/removed", "f/removed 2"] });
+    expect(diff).toEqual({
+      changed: ["f/changed"],
+      added: ["f/\uFF5E", "f/\u{1F600}"],
+      removed: ["f/removed", "f/removed 2"],
+    });
     expect(fixtureDeltaCount(diff)).toBe(5);
   });
 
@@ -221,7 +247,11 @@ describe("diffFixturesLocks / compareLockToTree", () => {
   });
 
   it("a rename is one removed and one added", () => {
-    expect(diffFixturesLocks([{ sha256: A, path: "x" }], [{ sha256: A, path: "y" }])).toEqual({ changed: [], added: ["y"], removed: ["x"] });
+    expect(diffFixturesLocks([{ sha256: A, path: "x" }], [{ sha256: A, path: "y" }])).toEqual({
+      changed: [],
+      added: ["y"],
+      removed: ["x"],
+    });
   });
 
   it("compareLockToTree: added is on disk only, removed in the lock only", () => {

@@ -142,7 +142,8 @@ export function formatFixturesLock(entries: readonly FixtureDigest[]): string {
   for (let i = 0; i < list.length; i++) {
     const { sha256, path } = list[i]!;
     // A length check only: digests come from the hash workers or a parsed lock, both already checked.
-    if (sha256.length !== 64) throw new Error(`formatFixturesLock: ${JSON.stringify(sha256)} is not a sha256 hex digest (${path})`);
+    if (sha256.length !== 64)
+      throw new Error(`formatFixturesLock: ${JSON.stringify(sha256)} is not a sha256 hex digest (${path})`);
     if (path === previous) throw new Error(`formatFixturesLock: duplicate path ${JSON.stringify(path)}`);
     previous = path;
     lines[i] = fixtureLockLine(sha256, path);
@@ -156,24 +157,37 @@ export function formatFixturesLock(entries: readonly FixtureDigest[]): string {
  * sorted by UTF-8 byte order and unique, at least one entry. Each error names `file`, the line, and the
  * fix. `entries` holds every well-formed line even when there are errors.
  */
-export function parseFixturesLock(text: string, file: string, options: FixturePathOptions = {}): FixturesLockParseResult {
+export function parseFixturesLock(
+  text: string,
+  file: string,
+  options: FixturePathOptions = {},
+): FixturesLockParseResult {
   const entries: FixtureLockEntry[] = [];
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
   const error = (line: number | undefined, message: string, fix: string = REWRITE_FIX): void => {
     errors.push({ code: "lock_invalid", file, line, message, fix });
   };
-  if (text.startsWith("\uFEFF")) error(1, "the lock starts with a byte order mark", "save it as UTF-8 without a BOM, or " + REWRITE_FIX);
+  if (text.startsWith("\uFEFF"))
+    error(1, "the lock starts with a byte order mark", "save it as UTF-8 without a BOM, or " + REWRITE_FIX);
   const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
   if (body === "") {
-    error(undefined, "the lock lists no files (`sha256sum -c` refuses an empty lock too)", "run `proofgate lock` over the fixture paths, which must hold at least one file");
+    error(
+      undefined,
+      "the lock lists no files (`sha256sum -c` refuses an empty lock too)",
+      "run `proofgate lock` over the fixture paths, which must hold at least one file",
+    );
     return { entries, errors, warnings };
   }
   const lines = body.split("\n");
   const last = lines.pop();
   if (last !== "") {
     lines.push(last ?? "");
-    error(lines.length, "the last line has no newline at its end", "end the file with a newline (LF), or " + REWRITE_FIX);
+    error(
+      lines.length,
+      "the last line has no newline at its end",
+      "end the file with a newline (LF), or " + REWRITE_FIX,
+    );
   }
   let crlfReported = false;
   let previous: FixtureLockEntry | undefined;
@@ -181,7 +195,12 @@ export function parseFixturesLock(text: string, file: string, options: FixturePa
     const lineNo = i + 1;
     let raw = lines[i] ?? "";
     if (raw.endsWith("\r")) {
-      if (!crlfReported) error(lineNo, "the lock has CRLF line endings (and maybe more lines after this one)", "use LF endings (git: `*.lock text eol=lf` in .gitattributes), or " + REWRITE_FIX);
+      if (!crlfReported)
+        error(
+          lineNo,
+          "the lock has CRLF line endings (and maybe more lines after this one)",
+          "use LF endings (git: `*.lock text eol=lf` in .gitattributes), or " + REWRITE_FIX,
+        );
       crlfReported = true;
       raw = raw.slice(0, -1);
     }
@@ -190,35 +209,64 @@ export function parseFixturesLock(text: string, file: string, options: FixturePa
       continue;
     }
     if (raw.startsWith("#")) {
-      error(lineNo, "a comment line: proofgate's lock holds only `<sha256>  <path>` lines", "delete it, or " + REWRITE_FIX);
+      error(
+        lineNo,
+        "a comment line: proofgate's lock holds only `<sha256>  <path>` lines",
+        "delete it, or " + REWRITE_FIX,
+      );
       continue;
     }
     if (BSD_TAG.test(raw)) {
-      error(lineNo, "a BSD-style `SHA256 (path) = digest` line", "write `sha256sum`'s default format (not --tag), or " + REWRITE_FIX);
+      error(
+        lineNo,
+        "a BSD-style `SHA256 (path) = digest` line",
+        "write `sha256sum`'s default format (not --tag), or " + REWRITE_FIX,
+      );
       continue;
     }
     const m = LOCK_LINE.exec(raw);
     if (!m) {
       const hex = /^\\?([0-9a-zA-Z]*)/.exec(raw)?.[1] ?? "";
-      const what = /^[0-9a-fA-F]+$/.test(hex) && hex.length !== 64 ? `the digest has ${hex.length} hex digits, not 64 (sha256)` : "not a `<sha256>  <path>` line";
+      const what =
+        /^[0-9a-fA-F]+$/.test(hex) && hex.length !== 64
+          ? `the digest has ${hex.length} hex digits, not 64 (sha256)`
+          : "not a `<sha256>  <path>` line";
       error(lineNo, `${what}: ${JSON.stringify(raw.length > 100 ? `${raw.slice(0, 100)}...` : raw)}`);
       continue;
     }
     const [, escaped, digest = "", marker, rest = ""] = m;
     if (!HEX64.test(digest)) {
-      error(lineNo, "the digest has uppercase hex digits", "write it in lowercase (as `sha256sum` does), or " + REWRITE_FIX);
+      error(
+        lineNo,
+        "the digest has uppercase hex digits",
+        "write it in lowercase (as `sha256sum` does), or " + REWRITE_FIX,
+      );
       continue;
     }
-    if (marker === "*") warnings.push({ code: "lock_invalid", file, line: lineNo, message: "a binary-mode line (`<sha256> *<path>`): the same digest, but proofgate writes `<sha256>  <path>`", fix: REWRITE_FIX });
+    if (marker === "*")
+      warnings.push({
+        code: "lock_invalid",
+        file,
+        line: lineNo,
+        message: "a binary-mode line (`<sha256> *<path>`): the same digest, but proofgate writes `<sha256>  <path>`",
+        fix: REWRITE_FIX,
+      });
     let path = rest;
     if (escaped) {
       if (!options.allowSpecialNames) {
-        error(lineNo, `an escaped name (\`\\\` before the digest: the name has a backslash, newline or carriage return): ${JSON.stringify(rest)}`, "rename the file, or allow such names in proofgate.toml ([fixtures] allow_special_names = true)");
+        error(
+          lineNo,
+          `an escaped name (\`\\\` before the digest: the name has a backslash, newline or carriage return): ${JSON.stringify(rest)}`,
+          "rename the file, or allow such names in proofgate.toml ([fixtures] allow_special_names = true)",
+        );
         continue;
       }
       const unescaped = unescapeName(rest);
       if (unescaped === undefined) {
-        error(lineNo, `an escaped name with an escape other than \`\\\\\`, \`\\n\` or \`\\r\`: ${JSON.stringify(rest)}`);
+        error(
+          lineNo,
+          `an escaped name with an escape other than \`\\\\\`, \`\\n\` or \`\\r\`: ${JSON.stringify(rest)}`,
+        );
         continue;
       }
       path = unescaped;
@@ -235,15 +283,25 @@ export function parseFixturesLock(text: string, file: string, options: FixturePa
     if (previous) {
       const order = compareUtf8(previous.path, path);
       if (order === 0) {
-        error(lineNo, `${JSON.stringify(path)} is listed twice (also on line ${previous.line})`, "keep one line per file, or " + REWRITE_FIX);
+        error(
+          lineNo,
+          `${JSON.stringify(path)} is listed twice (also on line ${previous.line})`,
+          "keep one line per file, or " + REWRITE_FIX,
+        );
         continue;
       }
-      if (order > 0) error(lineNo, `not sorted: ${JSON.stringify(path)} comes before ${JSON.stringify(previous.path)} (line ${previous.line}) in byte order`, "sort the lines by byte order (`LC_ALL=C sort`), or " + REWRITE_FIX);
+      if (order > 0)
+        error(
+          lineNo,
+          `not sorted: ${JSON.stringify(path)} comes before ${JSON.stringify(previous.path)} (line ${previous.line}) in byte order`,
+          "sort the lines by byte order (`LC_ALL=C sort`), or " + REWRITE_FIX,
+        );
     }
     entries.push(entry);
     previous = entry;
   }
-  if (entries.length === 0 && errors.length === 0) error(undefined, "the lock lists no files", "run `proofgate lock` over the fixture paths");
+  if (entries.length === 0 && errors.length === 0)
+    error(undefined, "the lock lists no files", "run `proofgate lock` over the fixture paths");
   return { entries, errors, warnings };
 }
 
@@ -278,7 +336,10 @@ export function fixtureDeltaCount(diff: FixturesLockDiff): number {
  * `proofgate lock --check`: the lock's entries against the files hashed from the tree. `added` are on
  * disk but not in the lock, `removed` in the lock but not on disk, `changed` differ in content.
  */
-export function compareLockToTree(lockEntries: readonly FixtureDigest[], treeEntries: readonly FixtureDigest[]): LockTreeComparison {
+export function compareLockToTree(
+  lockEntries: readonly FixtureDigest[],
+  treeEntries: readonly FixtureDigest[],
+): LockTreeComparison {
   const diff = diffFixturesLocks(lockEntries, treeEntries);
   return { ...diff, equal: fixtureDeltaCount(diff) === 0 };
 }

@@ -1,6 +1,13 @@
 export { GateError, formatIssue, type GateErrorCode, type GateIssue, type GateErrorLocation } from "./errors.js";
 export { parseIsoDate, daysBetween, utcDateOf, type IsoDate } from "./dates.js";
-export { parseLedger, classifyLeases, type Lease, type Ledger, type LedgerParseResult, type LeaseClasses } from "./ledger.js";
+export {
+  parseLedger,
+  classifyLeases,
+  type Lease,
+  type Ledger,
+  type LedgerParseResult,
+  type LeaseClasses,
+} from "./ledger.js";
 export { parseCollectOnly, type Universe, type UniverseParseResult, type CollectionError } from "./universe.js";
 export { CloseIdIndex, type CloseId } from "./close-ids.js";
 export {
@@ -17,16 +24,95 @@ export {
   type UnknownLease,
   type PrefixCollateral,
 } from "./deselect.js";
-export { parseCoveragePyJson, coveragePercent, summaryFromCounts, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
-export { decide, errorReport, REPORT_SCHEMA_VERSION, REASON_ORDER, type ProvenCoverage, type ProofResults, type DecideInput, type DecideReport, type Decision, type Finding, type ReasonCode, type InputDigest, type PropertyEvidence, type CommandOutcome } from "./decide.js";
+export {
+  parseCoveragePyJson,
+  coveragePercent,
+  summaryFromCounts,
+  type CoverageTotals,
+  type CoverageParseResult,
+} from "./coverage-json.js";
+export {
+  decide,
+  errorReport,
+  REPORT_SCHEMA_VERSION,
+  REASON_ORDER,
+  type ProvenCoverage,
+  type ProofResults,
+  type DecideInput,
+  type DecideReport,
+  type Decision,
+  type Finding,
+  type ReasonCode,
+  type InputDigest,
+  type PropertyEvidence,
+  type CommandOutcome,
+} from "./decide.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
-export { renderText, renderMarkdown, terminalSafe, markdownSafe, palette, type ReportView, type Palette } from "./render.js";
-export { PROVIDERS, localPlatform, selectPlatform, mergeContext, reportView, type Provider, type Env, type CiContext, type Platform, type PublishableReport, type PublishTools, type PublishOutcome } from "./platform.js";
+export {
+  renderText,
+  renderMarkdown,
+  terminalSafe,
+  markdownSafe,
+  palette,
+  type ReportView,
+  type Palette,
+} from "./render.js";
+export {
+  PROVIDERS,
+  localPlatform,
+  selectPlatform,
+  mergeContext,
+  reportView,
+  type Provider,
+  type Env,
+  type CiContext,
+  type Platform,
+  type PublishableReport,
+  type PublishTools,
+  type PublishOutcome,
+} from "./platform.js";
 export { toPythonJson, PyFloat } from "./python-json.js";
-export { parseJunitXml, mergeJunitResults, universeFromJunit, pytestJunitNames, type TestResult, type TestOutcome, type JunitProducer, type IdMapping, type JunitParseOptions, type JunitParseResult, type JunitMergeResult } from "./junit.js";
-export { accountEvidence, testsFailed, missingEvidence, skipBudget, EVIDENCE_CLASSES, type EvidenceAccounting, type EvidenceClass } from "./evidence.js";
-export { provenCoverageFromContexts, numbitsToNums, frozenContextNames, type CoverageDbRows, type ContextsCoverageResult } from "./coverage/contexts.js";
-export { summarizeCoverage, normalizeCoveragePath, fileCounts, hasSets, type CoverageFormat, type FileCoverage, type FileCounts, type CoverageData, type CoverageReadResult, type CoverageSummary } from "./coverage-model.js";
+export {
+  parseJunitXml,
+  mergeJunitResults,
+  universeFromJunit,
+  pytestJunitNames,
+  type TestResult,
+  type TestOutcome,
+  type JunitProducer,
+  type IdMapping,
+  type JunitParseOptions,
+  type JunitParseResult,
+  type JunitMergeResult,
+} from "./junit.js";
+export {
+  accountEvidence,
+  testsFailed,
+  missingEvidence,
+  skipBudget,
+  EVIDENCE_CLASSES,
+  type EvidenceAccounting,
+  type EvidenceClass,
+} from "./evidence.js";
+export {
+  provenCoverageFromContexts,
+  numbitsToNums,
+  frozenContextNames,
+  type CoverageDbRows,
+  type ContextsCoverageResult,
+} from "./coverage/contexts.js";
+export {
+  summarizeCoverage,
+  normalizeCoveragePath,
+  fileCounts,
+  hasSets,
+  type CoverageFormat,
+  type FileCoverage,
+  type FileCounts,
+  type CoverageData,
+  type CoverageReadResult,
+  type CoverageSummary,
+} from "./coverage-model.js";
 export { readCoverage } from "./coverage/read-coverage.js";
 export { detectCoverageFormat, COVERAGE_REPORT_FORMATS } from "./coverage/detect-format.js";
 export { readCoveragePyJson } from "./coverage/coveragepy-json-reader.js";
@@ -36,9 +122,47 @@ export { readIstanbulFinal } from "./coverage/istanbul-final-reader.js";
 export { readIstanbulSummary } from "./coverage/istanbul-summary-reader.js";
 export { mergeCoverageShards, CoverageShardMerger } from "./coverage/merge-shards.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
-export { parseFixturesLock, formatFixturesLock, fixtureLockLine, diffFixturesLocks, compareLockToTree, fixtureDeltaCount, fixturePathProblem, compareUtf8, sortFixtureEntries, type FixtureLockEntry, type FixtureDigest, type FixturePathOptions, type FixturesLockParseResult, type FixturesLockDiff, type LockTreeComparison } from "./fixtures-lock.js";
-export { DEFAULT_AGENT_PATTERNS, CO_AUTHOR_TRAILER_KEYS, formatIdentity, matchAgentPattern, isAgentIdentity, coAuthors, classifyCommit, hasHumanTrailer, type Identity, type Trailer, type Commit, type CommitClass } from "./authorship.js";
-export { parseConfig, defaultConfig, normalizeRepoPath, protectedPaths, DEFAULT_PROTECTED_PATHS, type GateConfig, type TrailerKeys, type ConfigParseResult } from "./config.js";
+export {
+  parseFixturesLock,
+  formatFixturesLock,
+  fixtureLockLine,
+  diffFixturesLocks,
+  compareLockToTree,
+  fixtureDeltaCount,
+  fixturePathProblem,
+  compareUtf8,
+  sortFixtureEntries,
+  type FixtureLockEntry,
+  type FixtureDigest,
+  type FixturePathOptions,
+  type FixturesLockParseResult,
+  type FixturesLockDiff,
+  type LockTreeComparison,
+} from "./fixtures-lock.js";
+export {
+  DEFAULT_AGENT_PATTERNS,
+  CO_AUTHOR_TRAILER_KEYS,
+  formatIdentity,
+  matchAgentPattern,
+  isAgentIdentity,
+  coAuthors,
+  classifyCommit,
+  hasHumanTrailer,
+  type Identity,
+  type Trailer,
+  type Commit,
+  type CommitClass,
+} from "./authorship.js";
+export {
+  parseConfig,
+  defaultConfig,
+  normalizeRepoPath,
+  protectedPaths,
+  DEFAULT_PROTECTED_PATHS,
+  type GateConfig,
+  type TrailerKeys,
+  type ConfigParseResult,
+} from "./config.js";
 export { diffLedgers, looseningKey, describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
 export {
   leaseFindings,

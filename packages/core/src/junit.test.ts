@@ -1,11 +1,19 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatIssue } from "./errors.js";
-import { mergeJunitResults, parseJunitXml, pytestJunitNames, universeFromJunit, type JunitParseOptions, type TestResult } from "./junit.js";
+import {
+  mergeJunitResults,
+  parseJunitXml,
+  pytestJunitNames,
+  universeFromJunit,
+  type JunitParseOptions,
+  type TestResult,
+} from "./junit.js";
 import { parseCollectOnly } from "./universe.js";
 
 /** Recorded output of real tools (see __fixtures__/junit/README.md). */
-const recorded = (name: string): string => readFileSync(new URL(`./__fixtures__/junit/${name}`, import.meta.url), "utf8");
+const recorded = (name: string): string =>
+  readFileSync(new URL(`./__fixtures__/junit/${name}`, import.meta.url), "utf8");
 const universe = parseCollectOnly(recorded("pytest-7.2.1-collect-q.txt"), "collected.txt").universe!;
 
 function parseOk(name: string, options?: JunitParseOptions) {
@@ -65,16 +73,30 @@ describe("parseJunitXml: pytest 7.2 xunit1", () => {
     const parsed = universeFromJunit(results, "pytest-7.2.1-xunit1.xml");
     expect(parsed.errors).toEqual([]);
     expect(parsed.universe!.ids).toEqual(universe.ids);
-    expect(parsed.universe).toMatchObject({ file: "pytest-7.2.1-xunit1.xml", duplicates: [], collectionErrors: [], summaryCount: 21 });
+    expect(parsed.universe).toMatchObject({
+      file: "pytest-7.2.1-xunit1.xml",
+      duplicates: [],
+      collectionErrors: [],
+      summaryCount: 21,
+    });
   });
 
   it("keeps messages and points at the testcase's line", () => {
     const { results } = parseOk("pytest-7.2.1-xunit1.xml");
     const byId = new Map(results.map((r) => [r.id, r]));
-    expect(byId.get("tests/test_a.py::test_fail")).toMatchObject({ message: "AssertionError: one is not two", line: 1, classname: "tests.test_a", name: "test_fail" });
+    expect(byId.get("tests/test_a.py::test_fail")).toMatchObject({
+      message: "AssertionError: one is not two",
+      line: 1,
+      classname: "tests.test_a",
+      name: "test_fail",
+    });
     expect(byId.get("tests/test_a.py::test_xfail")).toMatchObject({ outcome: "xfail", message: "known bug" });
     expect(byId.get("tests/test_a.py::test_skip")).toMatchObject({ outcome: "skipped", message: "not today" });
-    expect(byId.get("tests/test_a.py::TestK::test_round[2]")).toMatchObject({ classname: "tests.test_a.TestK", name: "test_round[2]", message: "assert 2 == 1" });
+    expect(byId.get("tests/test_a.py::TestK::test_round[2]")).toMatchObject({
+      classname: "tests.test_a.TestK",
+      name: "test_round[2]",
+      message: "assert 2 == 1",
+    });
     const line = byId.get("tests/test_a.py::TestK::test_round[2]")!.line;
     expect(recorded("pytest-7.2.1-xunit1.xml").split("\n")[line - 1]).toContain('name="test_round[2]"');
   });
@@ -83,19 +105,27 @@ describe("parseJunitXml: pytest 7.2 xunit1", () => {
     const { results, warnings } = parseOk("pytest-7.2.1-xunit1.xml");
     const twice = results.filter((r) => r.id === "tests/test_c.py::test_fail_and_teardown_error");
     expect(twice).toHaveLength(1);
-    expect(twice[0]).toMatchObject({ outcome: "error", message: 'failed on teardown with "ValueError: teardown after failure"' });
+    expect(twice[0]).toMatchObject({
+      outcome: "error",
+      message: 'failed on teardown with "ValueError: teardown after failure"',
+    });
     expect(recorded("pytest-7.2.1-xunit1.xml").match(/name="test_fail_and_teardown_error"/g)).toHaveLength(2);
     expect(warnings).toEqual([]);
   });
 
   it("a test inherited from a base class in another file: the file attribute does not fit, so the id is guessed, with a warning", () => {
     // pytest's file attribute is where the function is defined; the classname follows the nodeid.
-    const xml = '<testsuites><testsuite name="pytest"><testcase classname="tests.test_child.TestChild" name="test_inherited" file="tests/base.py" line="3"/></testsuite></testsuites>';
+    const xml =
+      '<testsuites><testsuite name="pytest"><testcase classname="tests.test_child.TestChild" name="test_inherited" file="tests/base.py" line="3"/></testsuite></testsuites>';
     const result = parseJunitXml(xml, "r.xml");
-    expect(result.results).toMatchObject([{ id: "tests/test_child.py::TestChild::test_inherited", mapping: "guessed" }]);
+    expect(result.results).toMatchObject([
+      { id: "tests/test_child.py::TestChild::test_inherited", mapping: "guessed" },
+    ]);
     expect(result.warnings).toHaveLength(1);
     const resolved = parseJunitXml(xml, "r.xml", { universe: ["tests/test_child.py::TestChild::test_inherited"] });
-    expect(resolved.results).toMatchObject([{ id: "tests/test_child.py::TestChild::test_inherited", mapping: "universe" }]);
+    expect(resolved.results).toMatchObject([
+      { id: "tests/test_child.py::TestChild::test_inherited", mapping: "universe" },
+    ]);
     expect(resolved.warnings).toEqual([]);
   });
 
@@ -144,7 +174,9 @@ describe("parseJunitXml: pytest 7.2 xunit2 (no file attribute)", () => {
     expect(outcomes(results)).toEqual(PYTEST_OUTCOMES);
     expect(results.every((r) => r.mapping === "guessed")).toBe(true);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.message).toMatch(/^21 pytest testcase\(s\) carry no file attribute \(xunit2\) and no universe was given, so their nodeids are guessed/);
+    expect(warnings[0]!.message).toMatch(
+      /^21 pytest testcase\(s\) carry no file attribute \(xunit2\) and no universe was given, so their nodeids are guessed/,
+    );
     expect(warnings[0]!.fix).toMatch(/collect-only -q.*junit_family=xunit1/);
   });
 
@@ -162,23 +194,34 @@ describe("parseJunitXml: pytest 7.2 xunit2 (no file attribute)", () => {
     expect(results[0]).toMatchObject({ id: "tests/test_a.py::test_pass", mapping: "universe" });
     expect(results.filter((r) => r.mapping === "guessed")).toHaveLength(20);
     expect(warnings).toHaveLength(20);
-    expect(warnings[0]).toMatchObject({ line: 1, message: 'no collected test maps to classname "tests.test_a" name "test_fail"; kept as tests/test_a.py::test_fail' });
+    expect(warnings[0]).toMatchObject({
+      line: 1,
+      message:
+        'no collected test maps to classname "tests.test_a" name "test_fail"; kept as tests/test_a.py::test_fail',
+    });
   });
 
   it("a mapping that two collected ids share is an error naming both", () => {
     // `tests/a.b/test_x.py` and `tests/a/b/test_x.py` both mangle to classname tests.a.b.test_x.
     const ids = ["tests/a.b/test_x.py::test_one", "tests/a/b/test_x.py::test_one"];
-    const xml = '<testsuites><testsuite name="pytest"><testcase classname="tests.a.b.test_x" name="test_one" time="0"/></testsuite></testsuites>';
+    const xml =
+      '<testsuites><testsuite name="pytest"><testcase classname="tests.a.b.test_x" name="test_one" time="0"/></testsuite></testsuites>';
     const issue = onlyError(xml, { universe: ids });
-    expect(issue.message).toBe('testcase classname "tests.a.b.test_x" name "test_one" matches 2 collected ids (tests/a.b/test_x.py::test_one, tests/a/b/test_x.py::test_one): proofgate will not pick one');
+    expect(issue.message).toBe(
+      'testcase classname "tests.a.b.test_x" name "test_one" matches 2 collected ids (tests/a.b/test_x.py::test_one, tests/a/b/test_x.py::test_one): proofgate will not pick one',
+    );
     expect(issue.line).toBe(1);
     // xunit1's file attribute tells them apart.
     const xunit1 = xml.replace('time="0"', 'file="tests/a/b/test_x.py" time="0"');
-    expect(parseJunitXml(xunit1, "r.xml", { universe: ids }).results).toMatchObject([{ id: "tests/a/b/test_x.py::test_one", mapping: "file" }]);
+    expect(parseJunitXml(xunit1, "r.xml", { universe: ids }).results).toMatchObject([
+      { id: "tests/a/b/test_x.py::test_one", mapping: "file" },
+    ]);
   });
 
   it("a collection error without a universe entry is kept, flagged, with the module's path", () => {
-    const { results } = parseOk("pytest-7.2.1-xunit2-collection-error.xml", { universe: ["tests/test_ok.py::test_ok"] });
+    const { results } = parseOk("pytest-7.2.1-xunit2-collection-error.xml", {
+      universe: ["tests/test_ok.py::test_ok"],
+    });
     expect(results.map((r) => [r.id, r.outcome, r.collectionError])).toEqual([
       ["tests/test_broken.py", "error", true],
       ["tests/test_ok.py::test_ok", "passed", false],
@@ -217,8 +260,14 @@ describe("parseJunitXml: vitest 4.1.12 junit reporter", () => {
       ["src/sub/other.test.js::other passes", "passed", false],
       ["src/sub/other.test.js::throws non-assertion", "failed", false],
     ]);
-    expect(results[2]).toMatchObject({ line: 17, message: "expected 2 to be 3 // Object.is equality", mapping: "direct" });
-    expect(results[0]!.message).toBe("Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js");
+    expect(results[2]).toMatchObject({
+      line: 17,
+      message: "expected 2 to be 3 // Object.is equality",
+      mapping: "direct",
+    });
+    expect(results[0]!.message).toBe(
+      "Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js",
+    );
   });
 
   it("serves as a universe: the file that failed to import is a collection error", () => {
@@ -226,7 +275,12 @@ describe("parseJunitXml: vitest 4.1.12 junit reporter", () => {
     const { universe: u, errors } = universeFromJunit(results, "vitest.xml");
     expect(errors).toEqual([]);
     expect(u!.ids).toHaveLength(11);
-    expect(u!.collectionErrors).toEqual([{ line: 4, text: "src/broken.test.js: Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js" }]);
+    expect(u!.collectionErrors).toEqual([
+      {
+        line: 4,
+        text: "src/broken.test.js: Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js",
+      },
+    ]);
   });
 });
 
@@ -247,12 +301,16 @@ describe("parseJunitXml: jest-junit (hand-written in its documented default shap
   });
 
   it("uses the file attribute when jest-junit writes one (addFileAttribute)", () => {
-    const xml = '<testsuites name="jest tests"><testsuite name="math"><testcase classname="math adds" name="math adds" file="src/math.test.js" time="0"/></testsuite></testsuites>';
-    expect(parseJunitXml(xml, "r.xml").results).toMatchObject([{ id: "src/math.test.js::math adds", outcome: "passed" }]);
+    const xml =
+      '<testsuites name="jest tests"><testsuite name="math"><testcase classname="math adds" name="math adds" file="src/math.test.js" time="0"/></testsuite></testsuites>';
+    expect(parseJunitXml(xml, "r.xml").results).toMatchObject([
+      { id: "src/math.test.js::math adds", outcome: "passed" },
+    ]);
   });
 
   it("the same name twice (no file attribute) warns and the worse outcome counts", () => {
-    const xml = '<testsuites name="jest tests"><testsuite name="a"><testcase classname="a t" name="a t"/></testsuite><testsuite name="a"><testcase classname="a t" name="a t"><failure>x</failure></testcase></testsuite></testsuites>';
+    const xml =
+      '<testsuites name="jest tests"><testsuite name="a"><testcase classname="a t" name="a t"/></testsuite><testsuite name="a"><testcase classname="a t" name="a t"><failure>x</failure></testcase></testsuite></testsuites>';
     const result = parseJunitXml(xml, "r.xml");
     expect(result.results).toMatchObject([{ id: "a::a t", outcome: "failed" }]);
     expect(result.warnings[0]!.message).toBe("a::a t appears again (first at line 1); the worse outcome counts");
@@ -262,7 +320,8 @@ describe("parseJunitXml: jest-junit (hand-written in its documented default shap
 
 describe("parseJunitXml: roots and other producers", () => {
   it("reads a bare <testsuite> root", () => {
-    const xml = '<?xml version="1.0"?>\n<testsuite name="pytest">\n  <testcase classname="tests.test_a" name="test_pass" file="tests/test_a.py"/>\n  <testcase classname="tests.test_a" name="test_skip" file="tests/test_a.py"><skipped type="pytest.skip" message="no"/></testcase>\n</testsuite>\n';
+    const xml =
+      '<?xml version="1.0"?>\n<testsuite name="pytest">\n  <testcase classname="tests.test_a" name="test_pass" file="tests/test_a.py"/>\n  <testcase classname="tests.test_a" name="test_skip" file="tests/test_a.py"><skipped type="pytest.skip" message="no"/></testcase>\n</testsuite>\n';
     const result = parseJunitXml(xml, "r.xml");
     expect(result.errors).toEqual([]);
     expect(result.results!.map((r) => [r.id, r.outcome, r.line])).toEqual([
@@ -272,7 +331,8 @@ describe("parseJunitXml: roots and other producers", () => {
   });
 
   it("an unknown producer gives `<classname>::<name>` ids and a warning", () => {
-    const xml = '<testsuites><testsuite name="suite"><testcase classname="com.acme.FooTest" name="bar"/></testsuite></testsuites>';
+    const xml =
+      '<testsuites><testsuite name="suite"><testcase classname="com.acme.FooTest" name="bar"/></testsuite></testsuites>';
     const result = parseJunitXml(xml, "r.xml");
     expect(result.producer).toBe("junit");
     expect(result.results).toMatchObject([{ id: "com.acme.FooTest::bar", mapping: "direct" }]);
@@ -280,38 +340,46 @@ describe("parseJunitXml: roots and other producers", () => {
   });
 
   it("the producer can be given: pytest with a renamed suite and no skips", () => {
-    const xml = '<testsuites><testsuite name="my-suite"><testcase classname="tests.test_a" name="test_pass" file="tests/test_a.py"/></testsuite></testsuites>';
-    expect(parseJunitXml(xml, "r.xml", { producer: "pytest" }).results).toMatchObject([{ id: "tests/test_a.py::test_pass", mapping: "file" }]);
+    const xml =
+      '<testsuites><testsuite name="my-suite"><testcase classname="tests.test_a" name="test_pass" file="tests/test_a.py"/></testsuite></testsuites>';
+    expect(parseJunitXml(xml, "r.xml", { producer: "pytest" }).results).toMatchObject([
+      { id: "tests/test_a.py::test_pass", mapping: "file" },
+    ]);
   });
 
   it("decodes character references in names", () => {
-    const xml = '<testsuites name="vitest tests"><testsuite name="a.test.js"><testcase classname="a.test.js" name="caf&#233; &#x263A; &apos;q&apos;"/></testsuite></testsuites>';
+    const xml =
+      '<testsuites name="vitest tests"><testsuite name="a.test.js"><testcase classname="a.test.js" name="caf&#233; &#x263A; &apos;q&apos;"/></testsuite></testsuites>';
     expect(parseJunitXml(xml, "r.xml").results![0]!.id).toBe("a.test.js::café ☺ 'q'");
   });
 });
 
 describe("parseJunitXml: bad input", () => {
   it("refuses a DOCTYPE with entity declarations, and never expands them", () => {
-    const xml = '<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n <!ENTITY lol2 "&lol;&lol;&lol;&lol;">\n]>\n<testsuites><testsuite name="pytest"><testcase classname="t" name="&lol2;"/></testsuite></testsuites>';
+    const xml =
+      '<?xml version="1.0"?>\n<!DOCTYPE lolz [\n <!ENTITY lol "lol">\n <!ENTITY lol2 "&lol;&lol;&lol;&lol;">\n]>\n<testsuites><testsuite name="pytest"><testcase classname="t" name="&lol2;"/></testsuite></testsuites>';
     const issue = onlyError(xml);
     expect(issue).toMatchObject({ code: "results_invalid", line: 2 });
     expect(issue.message).toMatch(/DOCTYPE declaration: proofgate never expands XML entities/);
   });
 
   it("a DOCTYPE inside CDATA or escaped in text is test output, not a declaration", () => {
-    const xml = '<testsuites name="jest tests"><testsuite name="a"><testcase classname="a t" name="a t"><failure>expected &lt;!DOCTYPE html&gt;</failure></testcase><system-out><![CDATA[<!DOCTYPE html><!ENTITY x "y">]]></system-out></testsuite></testsuites>';
+    const xml =
+      '<testsuites name="jest tests"><testsuite name="a"><testcase classname="a t" name="a t"><failure>expected &lt;!DOCTYPE html&gt;</failure></testcase><system-out><![CDATA[<!DOCTYPE html><!ENTITY x "y">]]></system-out></testsuite></testsuites>';
     const result = parseJunitXml(xml, "r.xml");
     expect(result.errors).toEqual([]);
     expect(result.results).toMatchObject([{ id: "a::a t", outcome: "failed", message: "expected <!DOCTYPE html>" }]);
   });
 
   it("refuses an external entity (XXE) declaration", () => {
-    const xml = '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<testsuites><testsuite><testcase classname="a" name="&x;"/></testsuite></testsuites>';
+    const xml =
+      '<?xml version="1.0"?>\n<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]>\n<testsuites><testsuite><testcase classname="a" name="&x;"/></testsuite></testsuites>';
     expect(onlyError(xml).message).toMatch(/never expands/);
   });
 
   it("an undeclared entity reference is an error, not text", () => {
-    const xml = '<testsuites name="vitest tests"><testsuite name="a"><testcase classname="a" name="x &foo; y"/></testsuite></testsuites>';
+    const xml =
+      '<testsuites name="vitest tests"><testsuite name="a"><testcase classname="a" name="x &foo; y"/></testsuite></testsuites>';
     expect(onlyError(xml).message).toMatch(/attribute name has an undeclared entity reference/);
   });
 
@@ -329,14 +397,18 @@ describe("parseJunitXml: bad input", () => {
   });
 
   it("malformed XML reports the parser's line", () => {
-    const issue = onlyError('<testsuites>\n<testsuite name="pytest">\n<testcase name="a"></testcase>\n</testsuites>\n</testsuite>');
+    const issue = onlyError(
+      '<testsuites>\n<testsuite name="pytest">\n<testcase name="a"></testcase>\n</testsuites>\n</testsuite>',
+    );
     expect(issue.message).toMatch(/^not well-formed XML: Expected closing tag 'testsuite'/);
     expect(issue.line).toBe(4);
   });
 
   it("a root that is neither <testsuites> nor <testsuite>", () => {
     const issue = onlyError('<?xml version="1.0"?>\n<coverage line-rate="1"/>');
-    expect(issue.message).toBe("the root element is <coverage>, neither <testsuites> nor <testsuite>: this is not JUnit XML");
+    expect(issue.message).toBe(
+      "the root element is <coverage>, neither <testsuites> nor <testsuite>: this is not JUnit XML",
+    );
     expect(issue.line).toBe(2);
   });
 
@@ -354,7 +426,10 @@ describe("parseJunitXml: bad input", () => {
   });
 
   it("a testcase without a name", () => {
-    expect(onlyError('<testsuites name="vitest tests"><testsuite><testcase classname="a"/></testsuite></testsuites>').message).toBe("a <testcase> without a name");
+    expect(
+      onlyError('<testsuites name="vitest tests"><testsuite><testcase classname="a"/></testsuite></testsuites>')
+        .message,
+    ).toBe("a <testcase> without a name");
   });
 });
 
@@ -362,21 +437,32 @@ describe("mergeJunitResults: shards", () => {
   const shard = (name: string): TestResult[] => parseOk(name, { universe }).results;
 
   it("two real pytest shards union to the whole run", () => {
-    const merged = mergeJunitResults([shard("pytest-7.2.1-xunit2-shard1.xml"), shard("pytest-7.2.1-xunit2-shard2.xml")]);
+    const merged = mergeJunitResults([
+      shard("pytest-7.2.1-xunit2-shard1.xml"),
+      shard("pytest-7.2.1-xunit2-shard2.xml"),
+    ]);
     expect(merged.errors).toEqual([]);
     expect(merged.warnings).toEqual([]);
     expect(new Map(outcomes(merged.results!))).toEqual(new Map(PYTEST_OUTCOMES));
-    expect(merged.results!.find((r) => r.id === "tests/test_plain.py::test_pass")!.file).toBe("pytest-7.2.1-xunit2-shard2.xml");
+    expect(merged.results!.find((r) => r.id === "tests/test_plain.py::test_pass")!.file).toBe(
+      "pytest-7.2.1-xunit2-shard2.xml",
+    );
   });
 
   it("the same id with different outcomes in two shards is an error naming both files", () => {
     const a = shard("pytest-7.2.1-xunit2-shard1.xml");
-    const b = a.map((r) => (r.id === "tests/test_a.py::test_fail" ? { ...r, outcome: "passed" as const, file: "other.xml", line: 7 } : { ...r, file: "other.xml" }));
+    const b = a.map((r) =>
+      r.id === "tests/test_a.py::test_fail"
+        ? { ...r, outcome: "passed" as const, file: "other.xml", line: 7 }
+        : { ...r, file: "other.xml" },
+    );
     const merged = mergeJunitResults([a, b.filter((r) => r.id === "tests/test_a.py::test_fail")]);
     expect(merged.results).toBeUndefined();
     expect(merged.errors).toHaveLength(1);
     expect(merged.errors[0]).toMatchObject({ code: "results_invalid", file: "other.xml", line: 7 });
-    expect(merged.errors[0]!.message).toBe("tests/test_a.py::test_fail is failed in pytest-7.2.1-xunit2-shard1.xml:1 but passed in other.xml:7: the shards disagree");
+    expect(merged.errors[0]!.message).toBe(
+      "tests/test_a.py::test_fail is failed in pytest-7.2.1-xunit2-shard1.xml:1 but passed in other.xml:7: the shards disagree",
+    );
   });
 
   it("the same id with the same outcome in two shards counts once, with a warning", () => {
@@ -384,6 +470,8 @@ describe("mergeJunitResults: shards", () => {
     const merged = mergeJunitResults([a, a.map((r) => ({ ...r, file: "again.xml" }))]);
     expect(merged.results).toHaveLength(a.length);
     expect(merged.warnings).toHaveLength(a.length);
-    expect(merged.warnings[0]!.message).toMatch(/ is in pytest-7.2.1-xunit2-shard2.xml:\d+ and again.xml:\d+ \(both \w+\); counted once$/);
+    expect(merged.warnings[0]!.message).toMatch(
+      / is in pytest-7.2.1-xunit2-shard2.xml:\d+ and again.xml:\d+ \(both \w+\); counted once$/,
+    );
   });
 });

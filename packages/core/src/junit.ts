@@ -50,7 +50,8 @@ export interface JunitParseResult {
   warnings: GateIssue[];
 }
 
-const FIX_XML = "pass the JUnit XML file the test run wrote (pytest --junitxml=FILE, vitest --reporter=junit, jest-junit), complete and unedited";
+const FIX_XML =
+  "pass the JUnit XML file the test run wrote (pytest --junitxml=FILE, vitest --reporter=junit, jest-junit), complete and unedited";
 const SEVERITY: Record<TestOutcome, number> = { passed: 0, xfail: 1, skipped: 2, failed: 3, error: 4 };
 const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" };
 
@@ -78,13 +79,20 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
   const markup = body.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, " "));
   const declaration = /<!(DOCTYPE|ENTITY)\b/i.exec(markup);
   if (declaration) {
-    return fail(`a ${declaration[1]!.toUpperCase()} declaration: proofgate never expands XML entities and refuses documents that declare them`, lines.lineOf(declaration.index), "write the results without a DOCTYPE; test runners never emit one");
+    return fail(
+      `a ${declaration[1]!.toUpperCase()} declaration: proofgate never expands XML entities and refuses documents that declare them`,
+      lines.lineOf(declaration.index),
+      "write the results without a DOCTYPE; test runners never emit one",
+    );
   }
   const valid = XMLValidator.validate(body);
   if (valid !== true) {
     const { msg, line } = valid.err;
     if (/^Invalid '\[|^Unclosed tag/.test(msg) || (body.trimStart().startsWith("<") && !body.trimEnd().endsWith(">"))) {
-      return fail(`the XML ends before its elements are closed (${msg.replace(/\s+/g, " ")}): the file looks truncated`, lines.count);
+      return fail(
+        `the XML ends before its elements are closed (${msg.replace(/\s+/g, " ")}): the file looks truncated`,
+        lines.count,
+      );
     }
     return fail(`not well-formed XML: ${msg}`, line);
   }
@@ -107,10 +115,18 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
   }
   const roots = Object.keys(doc).filter((k) => !k.startsWith("?"));
   const rootCount = roots.reduce((n, k) => n + (Array.isArray(doc[k]) ? (doc[k] as unknown[]).length : 1), 0);
-  if (rootCount !== 1) return fail(`the document has ${rootCount} root elements (${roots.join(", ")}); JUnit XML has one: concatenated files?`, undefined, "pass each result file on its own; shards are merged by proofgate");
+  if (rootCount !== 1)
+    return fail(
+      `the document has ${rootCount} root elements (${roots.join(", ")}); JUnit XML has one: concatenated files?`,
+      undefined,
+      "pass each result file on its own; shards are merged by proofgate",
+    );
   const rootName = roots[0]!;
   if (rootName !== "testsuites" && rootName !== "testsuite") {
-    return fail(`the root element is <${rootName}>, neither <testsuites> nor <testsuite>: this is not JUnit XML`, lines.lineOf(body.indexOf(`<${rootName}`)));
+    return fail(
+      `the root element is <${rootName}>, neither <testsuites> nor <testsuite>: this is not JUnit XML`,
+      lines.lineOf(body.indexOf(`<${rootName}`)),
+    );
   }
   const root = asNodes(doc[rootName])[0] ?? {};
   const meta = XMLParser.getMetaDataSymbol() as unknown as symbol;
@@ -123,7 +139,13 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
     if (raw === undefined) return undefined;
     const decoded = decodeXmlText(String(raw));
     if (decoded === undefined) {
-      errors.push({ code: "results_invalid", file, line, message: `attribute ${name} has an undeclared entity reference: ${JSON.stringify(String(raw).slice(0, 80))}`, fix: FIX_XML });
+      errors.push({
+        code: "results_invalid",
+        file,
+        line,
+        message: `attribute ${name} has an undeclared entity reference: ${JSON.stringify(String(raw).slice(0, 80))}`,
+        fix: FIX_XML,
+      });
       return String(raw);
     }
     return decoded;
@@ -140,9 +162,20 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
   collectSuites(root);
   const rootSuitesName = rootName === "testsuites" ? attr(root, "name", 1) : undefined;
 
-  const producer = options.producer ?? detectProducer(rootSuitesName, suites.map((s) => s.suite), body);
+  const producer =
+    options.producer ??
+    detectProducer(
+      rootSuitesName,
+      suites.map((s) => s.suite),
+      body,
+    );
   if (producer === "junit") {
-    warnings.push({ code: "results_invalid", file, message: "could not tell which tool wrote this JUnit XML; test ids are `<classname>::<name>`", fix: "pass the producer (pytest, vitest or jest-junit) explicitly" });
+    warnings.push({
+      code: "results_invalid",
+      file,
+      message: "could not tell which tool wrote this JUnit XML; test ids are `<classname>::<name>`",
+      fix: "pass the producer (pytest, vitest or jest-junit) explicitly",
+    });
   }
   const resolver = producer === "pytest" ? new PytestIdResolver(options.universe) : undefined;
 
@@ -169,7 +202,13 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
         collectionError = classname === "" && outcome === "error" && /^collection failure/.test(message ?? "");
         const mapped = collectionError ? collectionFileId(name, caseFile) : resolver.resolve(classname, name, caseFile);
         if ("ambiguous" in mapped) {
-          errors.push({ code: "results_invalid", file, line, message: `testcase classname ${JSON.stringify(classname)} name ${JSON.stringify(name)} matches ${mapped.ambiguous.length} collected ids (${mapped.ambiguous.join(", ")}): proofgate will not pick one`, fix: "write the results with `-o junit_family=xunit1`, whose file attribute tells them apart" });
+          errors.push({
+            code: "results_invalid",
+            file,
+            line,
+            message: `testcase classname ${JSON.stringify(classname)} name ${JSON.stringify(name)} matches ${mapped.ambiguous.length} collected ids (${mapped.ambiguous.join(", ")}): proofgate will not pick one`,
+            fix: "write the results with `-o junit_family=xunit1`, whose file attribute tells them apart",
+          });
           continue;
         }
         ({ id, mapping } = mapped);
@@ -183,14 +222,33 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
       } else {
         id = classname === "" ? name : `${classname}::${name}`;
       }
-      const result: TestResult = { id, outcome, file, line, classname, name, mapping, collectionError, ...(message !== undefined ? { message } : {}) };
+      const result: TestResult = {
+        id,
+        outcome,
+        file,
+        line,
+        classname,
+        name,
+        mapping,
+        collectionError,
+        ...(message !== undefined ? { message } : {}),
+      };
       if (isUnresolved) unresolved.add(id);
       const earlier = byId.get(id);
       if (earlier) {
         // pytest writes a second <testcase> for a teardown error after a failed call: the worse outcome counts.
         const teardown = producer === "pytest" && (earlier.outcome === "error" || outcome === "error");
         if (!teardown) {
-          warnings.push({ code: "results_invalid", file, line, message: `${id} appears again (first at line ${earlier.line}); the worse outcome counts`, fix: producer === "jest-junit" ? "set jest-junit's addFileAttribute=true so ids carry their file" : "give each test a unique name" });
+          warnings.push({
+            code: "results_invalid",
+            file,
+            line,
+            message: `${id} appears again (first at line ${earlier.line}); the worse outcome counts`,
+            fix:
+              producer === "jest-junit"
+                ? "set jest-junit's addFileAttribute=true so ids carry their file"
+                : "give each test a unique name",
+          });
         }
         if (SEVERITY[outcome] > SEVERITY[earlier.outcome]) byId.set(id, { ...result, line: earlier.line });
         continue;
@@ -199,7 +257,12 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
     }
   }
 
-  if (cases === 0) return fail("the file holds no <testcase>: the run recorded no tests", 1, "check that the test run found its tests before writing the results");
+  if (cases === 0)
+    return fail(
+      "the file holds no <testcase>: the run recorded no tests",
+      1,
+      "check that the test run found its tests before writing the results",
+    );
   const results = [...byId.values()];
   const guessed = results.filter((r) => r.mapping === "guessed" && !unresolved.has(r.id));
   if (guessed.length > 0) {
@@ -207,12 +270,21 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
       code: "results_invalid",
       file,
       line: guessed[0]!.line,
-      message: `${guessed.length} pytest testcase(s) carry no file attribute (xunit2) and no universe was given, so their nodeids are guessed from the dotted classname (${guessed.slice(0, 3).map((g) => `${g.classname === "" ? "" : `${g.classname}.`}${g.name} -> ${g.id}`).join("; ")}${guessed.length > 3 ? "; ..." : ""})`,
+      message: `${guessed.length} pytest testcase(s) carry no file attribute (xunit2) and no universe was given, so their nodeids are guessed from the dotted classname (${guessed
+        .slice(0, 3)
+        .map((g) => `${g.classname === "" ? "" : `${g.classname}.`}${g.name} -> ${g.id}`)
+        .join("; ")}${guessed.length > 3 ? "; ..." : ""})`,
       fix: "give the collected universe (`pytest --collect-only -q`), or write the results with `-o junit_family=xunit1`",
     });
   }
   for (const u of results.filter((r) => unresolved.has(r.id))) {
-    warnings.push({ code: "results_invalid", file, line: u.line, message: `no collected test maps to classname ${JSON.stringify(u.classname)} name ${JSON.stringify(u.name)}; kept as ${u.id}`, fix: "collect the universe and the results from the same commit and root directory" });
+    warnings.push({
+      code: "results_invalid",
+      file,
+      line: u.line,
+      message: `no collected test maps to classname ${JSON.stringify(u.classname)} name ${JSON.stringify(u.name)}; kept as ${u.id}`,
+      fix: "collect the universe and the results from the same commit and root directory",
+    });
   }
   if (errors.length > 0) return { producer, errors, warnings };
   return { results, producer, errors, warnings };
@@ -247,7 +319,13 @@ export function mergeJunitResults(shards: readonly (readonly TestResult[])[]): J
           fix: "run each test in one shard only, and pass each shard's results once",
         });
       } else {
-        warnings.push({ code: "results_invalid", file: result.file, line: result.line, message: `${result.id} is in ${earlier.file}:${earlier.line} and ${result.file}:${result.line} (both ${result.outcome}); counted once`, fix: "run each test in one shard only" });
+        warnings.push({
+          code: "results_invalid",
+          file: result.file,
+          line: result.line,
+          message: `${result.id} is in ${earlier.file}:${earlier.line} and ${result.file}:${result.line} (both ${result.outcome}); counted once`,
+          fix: "run each test in one shard only",
+        });
       }
     }
   }
@@ -268,7 +346,10 @@ export function universeFromJunit(results: readonly TestResult[], file: string):
       code: "universe_invalid",
       file,
       line: guessed[0]!.line,
-      message: `${guessed.length} test id(s) could only be guessed from the results (${guessed.slice(0, 3).map((g) => g.id).join(", ")}${guessed.length > 3 ? ", ..." : ""}), so they cannot serve as the universe`,
+      message: `${guessed.length} test id(s) could only be guessed from the results (${guessed
+        .slice(0, 3)
+        .map((g) => g.id)
+        .join(", ")}${guessed.length > 3 ? ", ..." : ""}), so they cannot serve as the universe`,
       fix: "write the results with `-o junit_family=xunit1`, or use `pytest --collect-only -q` output as the universe",
     });
     return { errors, warnings };
@@ -288,7 +369,12 @@ export function universeFromJunit(results: readonly TestResult[], file: string):
     }
   }
   if (ids.length === 0 && collectionErrors.length === 0) {
-    errors.push({ code: "universe_empty", file, message: "the JUnit results name no tests", fix: "use the results of a run that collected the whole suite" });
+    errors.push({
+      code: "universe_empty",
+      file,
+      message: "the JUnit results name no tests",
+      fix: "use the results of a run that collected the whole suite",
+    });
     return { errors, warnings };
   }
   return { universe: { file, ids, duplicates, collectionErrors, summaryCount: ids.length }, errors, warnings };
@@ -335,9 +421,13 @@ class PytestIdResolver {
         return exact !== undefined ? { id: exact, mapping: "file" } : { ambiguous: candidates };
       }
       if (candidates.length === 1) return { id: candidates[0]!, mapping: "universe" };
-      return fromFile !== undefined ? { id: fromFile, mapping: "file", unresolved: true } : { id: guessNodeid(classname, name), mapping: "guessed", unresolved: true };
+      return fromFile !== undefined
+        ? { id: fromFile, mapping: "file", unresolved: true }
+        : { id: guessNodeid(classname, name), mapping: "guessed", unresolved: true };
     }
-    return fromFile !== undefined ? { id: fromFile, mapping: "file" } : { id: guessNodeid(classname, name), mapping: "guessed" };
+    return fromFile !== undefined
+      ? { id: fromFile, mapping: "file" }
+      : { id: guessNodeid(classname, name), mapping: "guessed" };
   }
 }
 
@@ -361,10 +451,15 @@ function guessNodeid(classname: string, name: string): string {
 
 /** pytest's collection-error testcase: classname "", name the dotted module. The id is the module's path. */
 function collectionFileId(name: string, caseFile: string | undefined): Resolved {
-  return caseFile !== undefined ? { id: caseFile.replaceAll("\\", "/"), mapping: "file" } : { id: `${name.replaceAll(".", "/")}.py`, mapping: "guessed" };
+  return caseFile !== undefined
+    ? { id: caseFile.replaceAll("\\", "/"), mapping: "file" }
+    : { id: `${name.replaceAll(".", "/")}.py`, mapping: "guessed" };
 }
 
-function outcomeOf(tc: XmlNode, attr: (node: XmlNode, name: string) => string | undefined): { outcome: TestOutcome; message?: string } {
+function outcomeOf(
+  tc: XmlNode,
+  attr: (node: XmlNode, name: string) => string | undefined,
+): { outcome: TestOutcome; message?: string } {
   const first = (key: string): XmlNode | undefined => {
     const list = tc[key];
     if (!Array.isArray(list) || list.length === 0) return undefined;
@@ -372,8 +467,12 @@ function outcomeOf(tc: XmlNode, attr: (node: XmlNode, name: string) => string | 
     return typeof node === "object" && node !== null ? (node as XmlNode) : { "#text": String(node) };
   };
   const messageOf = (node: XmlNode): string | undefined => {
-    const text = attr(node, "message") ?? (typeof node["#text"] === "string" ? decodeXmlText(node["#text"]) : undefined);
-    const line = text?.split("\n").find((l) => l.trim() !== "")?.trim();
+    const text =
+      attr(node, "message") ?? (typeof node["#text"] === "string" ? decodeXmlText(node["#text"]) : undefined);
+    const line = text
+      ?.split("\n")
+      .find((l) => l.trim() !== "")
+      ?.trim();
     return line === undefined || line === "" ? undefined : line.slice(0, 300);
   };
   const error = first("error");
@@ -413,7 +512,9 @@ function decodeXmlText(raw: string): string | undefined {
 function binXmlEscape(text: string): string {
   return text.replace(/[^\u0009\u000A\u000D\u0020-\u007E\u0080-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (ch) => {
     const code = ch.codePointAt(0)!;
-    return code <= 0xff ? `#x${code.toString(16).toUpperCase().padStart(2, "0")}` : `#x${code.toString(16).toUpperCase().padStart(4, "0")}`;
+    return code <= 0xff
+      ? `#x${code.toString(16).toUpperCase().padStart(2, "0")}`
+      : `#x${code.toString(16).toUpperCase().padStart(4, "0")}`;
   });
 }
 

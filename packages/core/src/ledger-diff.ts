@@ -8,25 +8,42 @@ export type LedgerLoosening =
   | { kind: "disabled_flag"; flag: "reject_if_expired" | "reject_if_agent_adds_lease" };
 
 /** The ledger as it stands before any file exists: no leases, a budget of 0, every check on. */
-const NO_LEDGER = { maxActiveLeases: 0, rejectIfExpired: true, rejectIfAgentAddsLease: true, leases: [] as Ledger["leases"] };
+const NO_LEDGER = {
+  maxActiveLeases: 0,
+  rejectIfExpired: true,
+  rejectIfAgentAddsLease: true,
+  leases: [] as Ledger["leases"],
+};
 
 /**
  * Compares two ledgers by meaning, keyed by nodeid: added leases, later expiry dates, a higher budget,
  * a `reject_if_*` turned off. Reordering and reformatting change nothing; removing a lease, an earlier
  * expiry and a smaller budget are allowed and not listed. `before` undefined: the file is new.
  */
-export function diffLedgers(before: Pick<Ledger, "maxActiveLeases" | "rejectIfExpired" | "rejectIfAgentAddsLease" | "leases"> | undefined, after: Ledger): LedgerLoosening[] {
+export function diffLedgers(
+  before: Pick<Ledger, "maxActiveLeases" | "rejectIfExpired" | "rejectIfAgentAddsLease" | "leases"> | undefined,
+  after: Ledger,
+): LedgerLoosening[] {
   const base = before ?? NO_LEDGER;
   const out: LedgerLoosening[] = [];
   const earlier = new Map(base.leases.map((l) => [l.nodeid, l]));
   for (const lease of after.leases) {
     const old = earlier.get(lease.nodeid);
     if (!old) out.push({ kind: "added_lease", nodeid: lease.nodeid, expires: lease.expires, line: lease.line });
-    else if (lease.expires > old.expires) out.push({ kind: "extended_lease", nodeid: lease.nodeid, before: old.expires, after: lease.expires, line: lease.line });
+    else if (lease.expires > old.expires)
+      out.push({
+        kind: "extended_lease",
+        nodeid: lease.nodeid,
+        before: old.expires,
+        after: lease.expires,
+        line: lease.line,
+      });
   }
-  if (after.maxActiveLeases > base.maxActiveLeases) out.push({ kind: "raised_budget", before: base.maxActiveLeases, after: after.maxActiveLeases });
+  if (after.maxActiveLeases > base.maxActiveLeases)
+    out.push({ kind: "raised_budget", before: base.maxActiveLeases, after: after.maxActiveLeases });
   if (base.rejectIfExpired && !after.rejectIfExpired) out.push({ kind: "disabled_flag", flag: "reject_if_expired" });
-  if (base.rejectIfAgentAddsLease && !after.rejectIfAgentAddsLease) out.push({ kind: "disabled_flag", flag: "reject_if_agent_adds_lease" });
+  if (base.rejectIfAgentAddsLease && !after.rejectIfAgentAddsLease)
+    out.push({ kind: "disabled_flag", flag: "reject_if_agent_adds_lease" });
   return out;
 }
 

@@ -9,17 +9,24 @@ const FILE = "freeze.toml";
  * than copied into the project: the TOML block from `# freeze.toml` to the line before "Four rules".
  */
 function articleLedger(): string {
-  const article = readFileSync(new URL("../../../../shared/reference/frozen-test-accounting.txt", import.meta.url), "utf8");
+  const article = readFileSync(
+    new URL("../../../../shared/reference/frozen-test-accounting.txt", import.meta.url),
+    "utf8",
+  );
   const start = article.indexOf("# freeze.toml");
   const end = article.indexOf("\nFour rules", start);
   if (start < 0 || end < 0) throw new Error("the article's example ledger was not found in shared/reference");
   return article.slice(start, end).trimEnd() + "\n";
 }
-const fixture = (name: string): string => (name === "article-freeze.toml" ? articleLedger() : readFileSync(new URL(`./__fixtures__/ledger/${name}`, import.meta.url), "utf8"));
+const fixture = (name: string): string =>
+  name === "article-freeze.toml"
+    ? articleLedger()
+    : readFileSync(new URL(`./__fixtures__/ledger/${name}`, import.meta.url), "utf8");
 
 /** A valid header followed by `body`, so each case changes one thing. */
 const HEADER = "version = 1\nmax_active_leases = 8\n";
-const LEASE = '[[leases]]\nnodeid = "tests/test_a.py::test_x"\nowner = "team-a"\nreason = "flaky"\nexpires = "2026-09-26"\n';
+const LEASE =
+  '[[leases]]\nnodeid = "tests/test_a.py::test_x"\nowner = "team-a"\nreason = "flaky"\nexpires = "2026-09-26"\n';
 
 function parseOk(text: string) {
   const result = parseLedger(text, FILE);
@@ -74,7 +81,9 @@ describe("parseLedger: valid files", () => {
   });
 
   it("accepts TOML local dates for expires and created", () => {
-    const { ledger } = parseOk(`${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nowner = "o"\nreason = "r"\nexpires = 2026-09-26\ncreated = 2026-08-01\nticket = "PROJ-1"\n`);
+    const { ledger } = parseOk(
+      `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nowner = "o"\nreason = "r"\nexpires = 2026-09-26\ncreated = 2026-08-01\nticket = "PROJ-1"\n`,
+    );
     expect(ledger.leases[0]).toMatchObject({ expires: "2026-09-26", created: "2026-08-01", ticket: "PROJ-1" });
   });
 
@@ -84,7 +93,9 @@ describe("parseLedger: valid files", () => {
 
   it("keeps ids with spaces, brackets and non-ASCII exactly", () => {
     const id = "tests/t.py::TestA::test_p[caf\\\\xe9 a b-1]";
-    const { ledger } = parseOk(`${HEADER}[[leases]]\nnodeid = "${id}"\nowner = "o"\nreason = "r"\nexpires = "2026-09-26"\n`);
+    const { ledger } = parseOk(
+      `${HEADER}[[leases]]\nnodeid = "${id}"\nowner = "o"\nreason = "r"\nexpires = "2026-09-26"\n`,
+    );
     expect(ledger.leases[0]!.nodeid).toBe("tests/t.py::TestA::test_p[caf\\xe9 a b-1]");
   });
 
@@ -129,41 +140,177 @@ describe("parseLedger: valid files", () => {
 describe("parseLedger: errors name the file, the line and the fix", () => {
   // Each case: the text, the expected 1-based line, and a pattern the message must match.
   const cases: Array<[name: string, text: string, line: number | undefined, message: RegExp, fix?: RegExp]> = [
-    ["unknown top-level key, with did-you-mean", `version = 1\nmax_active_lease = 8\n`, 2, /unknown top-level key `max_active_lease`/, /did you mean `max_active_leases`/],
-    ["unknown top-level key far from any known", `${HEADER}colour = "red"\n`, 3, /unknown top-level key `colour`/, /known keys are version, max_active_leases/],
-    ["unknown lease key, with did-you-mean", `${HEADER}${LEASE}expire = "2026-10-01"\n`, 8, /lease #1 \(tests\/test_a\.py::test_x\): unknown key `expire`/, /did you mean `expires`/],
-    ["missing owner", `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nreason = "r"\nexpires = "2026-09-26"\n`, 3, /lease #1 \(tests\/t\.py::t\): `owner` is missing/, /add `owner = "\.\.\."`/],
-    ["missing reason", `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nowner = "o"\nexpires = "2026-09-26"\n`, 3, /`reason` is missing/],
-    ["missing nodeid", `${HEADER}[[leases]]\nowner = "o"\nreason = "r"\nexpires = "2026-09-26"\n`, 3, /^lease #1: `nodeid` is missing/],
-    ["missing expires", `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nowner = "o"\nreason = "r"\n`, 3, /`expires` is missing/, /YYYY-MM-DD/],
+    [
+      "unknown top-level key, with did-you-mean",
+      `version = 1\nmax_active_lease = 8\n`,
+      2,
+      /unknown top-level key `max_active_lease`/,
+      /did you mean `max_active_leases`/,
+    ],
+    [
+      "unknown top-level key far from any known",
+      `${HEADER}colour = "red"\n`,
+      3,
+      /unknown top-level key `colour`/,
+      /known keys are version, max_active_leases/,
+    ],
+    [
+      "unknown lease key, with did-you-mean",
+      `${HEADER}${LEASE}expire = "2026-10-01"\n`,
+      8,
+      /lease #1 \(tests\/test_a\.py::test_x\): unknown key `expire`/,
+      /did you mean `expires`/,
+    ],
+    [
+      "missing owner",
+      `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nreason = "r"\nexpires = "2026-09-26"\n`,
+      3,
+      /lease #1 \(tests\/t\.py::t\): `owner` is missing/,
+      /add `owner = "\.\.\."`/,
+    ],
+    [
+      "missing reason",
+      `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nowner = "o"\nexpires = "2026-09-26"\n`,
+      3,
+      /`reason` is missing/,
+    ],
+    [
+      "missing nodeid",
+      `${HEADER}[[leases]]\nowner = "o"\nreason = "r"\nexpires = "2026-09-26"\n`,
+      3,
+      /^lease #1: `nodeid` is missing/,
+    ],
+    [
+      "missing expires",
+      `${HEADER}[[leases]]\nnodeid = "tests/t.py::t"\nowner = "o"\nreason = "r"\n`,
+      3,
+      /`expires` is missing/,
+      /YYYY-MM-DD/,
+    ],
     ["empty owner", `${HEADER}${LEASE.replace('owner = "team-a"', 'owner = ""')}`, 5, /`owner` is empty/],
     ["blank reason", `${HEADER}${LEASE.replace('reason = "flaky"', 'reason = "   "')}`, 6, /`reason` is empty/],
-    ["empty nodeid", `${HEADER}${LEASE.replace('nodeid = "tests/test_a.py::test_x"', 'nodeid = ""')}`, 4, /`nodeid` is empty/],
-    ["nodeid with trailing space", `${HEADER}${LEASE.replace("test_x\"", 'test_x "')}`, 4, /leading or trailing whitespace/],
-    ["nodeid with a line break", `${HEADER}${LEASE.replace("test_x\"", 'test_x\\nmore"')}`, 4, /line break/],
-    ["owner of the wrong type", `${HEADER}${LEASE.replace('owner = "team-a"', "owner = 42")}`, 5, /`owner` must be a string, not number 42/],
-    ["nodeid as an array", `${HEADER}${LEASE.replace('nodeid = "tests/test_a.py::test_x"', 'nodeid = ["a", "b"]')}`, 4, /`nodeid` must be a string, not an array/],
+    [
+      "empty nodeid",
+      `${HEADER}${LEASE.replace('nodeid = "tests/test_a.py::test_x"', 'nodeid = ""')}`,
+      4,
+      /`nodeid` is empty/,
+    ],
+    [
+      "nodeid with trailing space",
+      `${HEADER}${LEASE.replace('test_x"', 'test_x "')}`,
+      4,
+      /leading or trailing whitespace/,
+    ],
+    ["nodeid with a line break", `${HEADER}${LEASE.replace('test_x"', 'test_x\\nmore"')}`, 4, /line break/],
+    [
+      "owner of the wrong type",
+      `${HEADER}${LEASE.replace('owner = "team-a"', "owner = 42")}`,
+      5,
+      /`owner` must be a string, not number 42/,
+    ],
+    [
+      "nodeid as an array",
+      `${HEADER}${LEASE.replace('nodeid = "tests/test_a.py::test_x"', 'nodeid = ["a", "b"]')}`,
+      4,
+      /`nodeid` must be a string, not an array/,
+    ],
     ["ticket as a number", `${HEADER}${LEASE}ticket = 123\n`, 8, /`ticket` must be a string/],
-    ["impossible date 2026-02-30", `${HEADER}${LEASE.replace("2026-09-26", "2026-02-30")}`, 7, /`expires` is "2026-02-30", a day that does not exist/, /expires = "2026-09-26"/],
-    ["impossible TOML local date", `${HEADER}${LEASE.replace('"2026-09-26"', "2026-02-30")}`, 7, /`expires` is 2026-02-30, a day that does not exist/],
-    ["TOML local time instead of date", `${HEADER}${LEASE.replace('"2026-09-26"', "12:00:00")}`, 7, /`expires` must be a calendar date/],
-    ["non-ISO date 26/09/2026", `${HEADER}${LEASE.replace("2026-09-26", "26/09/2026")}`, 7, /`expires` is "26\/09\/2026", not a YYYY-MM-DD date/],
-    ["datetime instead of date", `${HEADER}${LEASE.replace('"2026-09-26"', "2026-09-26T12:00:00Z")}`, 7, /`expires` must be a calendar date, not the date-time/],
-    ["local datetime instead of date", `${HEADER}${LEASE.replace('"2026-09-26"', "2026-09-26T12:00:00")}`, 7, /`expires` must be a calendar date, not the date-time/],
-    ["datetime string instead of date", `${HEADER}${LEASE.replace("2026-09-26", "2026-09-26T12:00:00Z")}`, 7, /not a YYYY-MM-DD date/],
-    ["expires as a number", `${HEADER}${LEASE.replace('"2026-09-26"', "20260926")}`, 7, /`expires` must be a date, not number 20260926/],
-    ["created after expires", `${HEADER}${LEASE}created = "2026-09-27"\n`, 8, /`created` \(2026-09-27\) is after `expires` \(2026-09-26\)/],
-    ["impossible created date", `${HEADER}${LEASE}created = "2026-04-31"\n`, 8, /`created` is "2026-04-31", a day that does not exist/],
+    [
+      "impossible date 2026-02-30",
+      `${HEADER}${LEASE.replace("2026-09-26", "2026-02-30")}`,
+      7,
+      /`expires` is "2026-02-30", a day that does not exist/,
+      /expires = "2026-09-26"/,
+    ],
+    [
+      "impossible TOML local date",
+      `${HEADER}${LEASE.replace('"2026-09-26"', "2026-02-30")}`,
+      7,
+      /`expires` is 2026-02-30, a day that does not exist/,
+    ],
+    [
+      "TOML local time instead of date",
+      `${HEADER}${LEASE.replace('"2026-09-26"', "12:00:00")}`,
+      7,
+      /`expires` must be a calendar date/,
+    ],
+    [
+      "non-ISO date 26/09/2026",
+      `${HEADER}${LEASE.replace("2026-09-26", "26/09/2026")}`,
+      7,
+      /`expires` is "26\/09\/2026", not a YYYY-MM-DD date/,
+    ],
+    [
+      "datetime instead of date",
+      `${HEADER}${LEASE.replace('"2026-09-26"', "2026-09-26T12:00:00Z")}`,
+      7,
+      /`expires` must be a calendar date, not the date-time/,
+    ],
+    [
+      "local datetime instead of date",
+      `${HEADER}${LEASE.replace('"2026-09-26"', "2026-09-26T12:00:00")}`,
+      7,
+      /`expires` must be a calendar date, not the date-time/,
+    ],
+    [
+      "datetime string instead of date",
+      `${HEADER}${LEASE.replace("2026-09-26", "2026-09-26T12:00:00Z")}`,
+      7,
+      /not a YYYY-MM-DD date/,
+    ],
+    [
+      "expires as a number",
+      `${HEADER}${LEASE.replace('"2026-09-26"', "20260926")}`,
+      7,
+      /`expires` must be a date, not number 20260926/,
+    ],
+    [
+      "created after expires",
+      `${HEADER}${LEASE}created = "2026-09-27"\n`,
+      8,
+      /`created` \(2026-09-27\) is after `expires` \(2026-09-26\)/,
+    ],
+    [
+      "impossible created date",
+      `${HEADER}${LEASE}created = "2026-04-31"\n`,
+      8,
+      /`created` is "2026-04-31", a day that does not exist/,
+    ],
     ["version missing", `max_active_leases = 8\n${LEASE}`, 1, /`version` is missing/, /version = 1/],
     ["version 2", `version = 2\nmax_active_leases = 8\n`, 1, /`version` is 2; this proofgate reads version 1/],
     ["version as a string", `max_active_leases = 8\nversion = "1"\n`, 2, /`version` is "1"/],
-    ["negative budget", `version = 1\nmax_active_leases = -1\n`, 2, /`max_active_leases` must be a whole number >= 0, not number -1/],
+    [
+      "negative budget",
+      `version = 1\nmax_active_leases = -1\n`,
+      2,
+      /`max_active_leases` must be a whole number >= 0, not number -1/,
+    ],
     ["fractional budget", `version = 1\nmax_active_leases = 2.5\n`, 2, /whole number >= 0, not number 2.5/],
     ["budget as a string", `version = 1\nmax_active_leases = "8"\n`, 2, /whole number >= 0, not the string "8"/],
-    ["reject flag as a string", `${HEADER}reject_if_expired = "yes"\n`, 3, /`reject_if_expired` must be true or false, not the string "yes"/],
-    ["reject flag as a number", `${HEADER}reject_if_agent_adds_lease = 0\n`, 3, /`reject_if_agent_adds_lease` must be true or false/],
-    ["leases as a table", `${HEADER}[leases]\nnodeid = "x"\n`, undefined, /`leases` must be an array of tables, not a table/],
-    ["leases as an array of strings", `${HEADER}leases = ["tests/t.py::t"]\n`, undefined, /lease #1 is the string "tests\/t\.py::t", not a table/],
+    [
+      "reject flag as a string",
+      `${HEADER}reject_if_expired = "yes"\n`,
+      3,
+      /`reject_if_expired` must be true or false, not the string "yes"/,
+    ],
+    [
+      "reject flag as a number",
+      `${HEADER}reject_if_agent_adds_lease = 0\n`,
+      3,
+      /`reject_if_agent_adds_lease` must be true or false/,
+    ],
+    [
+      "leases as a table",
+      `${HEADER}[leases]\nnodeid = "x"\n`,
+      undefined,
+      /`leases` must be an array of tables, not a table/,
+    ],
+    [
+      "leases as an array of strings",
+      `${HEADER}leases = ["tests/t.py::t"]\n`,
+      undefined,
+      /lease #1 is the string "tests\/t\.py::t", not a table/,
+    ],
   ];
 
   it.each(cases)("%s", (_name, text, line, message, fix) => {
@@ -194,7 +341,14 @@ describe("parseLedger: errors name the file, the line and the fix", () => {
     const result = parseLedger(`version = 2\nmax_active_leases = -3\ncolor = 1\n[[leases]]\nnodeid = "t::t"\n`, FILE);
     expect(result.ledger).toBeUndefined();
     const messages = result.errors.map((e) => e.message).join("\n");
-    for (const part of ["`version` is 2", "max_active_leases", "`color`", "`owner` is missing", "`reason` is missing", "`expires` is missing"]) {
+    for (const part of [
+      "`version` is 2",
+      "max_active_leases",
+      "`color`",
+      "`owner` is missing",
+      "`reason` is missing",
+      "`expires` is missing",
+    ]) {
       expect(messages).toContain(part);
     }
   });

@@ -47,18 +47,48 @@ const REQUIRED_STRINGS = ["nodeid", "owner", "reason"] as const;
 export function parseLedger(text: string, file: string): LedgerParseResult {
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
-  const issue = (message: string, line?: number, fix?: string): GateIssue => ({ code: "ledger_invalid", file, line, message, fix });
+  const issue = (message: string, line?: number, fix?: string): GateIssue => ({
+    code: "ledger_invalid",
+    file,
+    line,
+    message,
+    fix,
+  });
 
   if (text.trim() === "") {
-    return { errors: [{ code: "file_empty", file, message: "the ledger is empty", fix: "write `version = 1` and `max_active_leases = 0` (a ledger with no leases is valid)" }], warnings };
+    return {
+      errors: [
+        {
+          code: "file_empty",
+          file,
+          message: "the ledger is empty",
+          fix: "write `version = 1` and `max_active_leases = 0` (a ledger with no leases is valid)",
+        },
+      ],
+      warnings,
+    };
   }
   let data: Record<string, unknown>;
   try {
     data = parseToml(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
   } catch (error) {
-    const line = typeof (error as { line?: unknown }).line === "number" ? ((error as { line: number }).line) : undefined;
-    const first = String((error as Error).message).split("\n")[0]?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
-    return { errors: [{ code: "ledger_syntax", file, line, message: `not valid TOML: ${first}`, fix: "see https://toml.io; each lease is a `[[leases]]` table" }], warnings };
+    const line = typeof (error as { line?: unknown }).line === "number" ? (error as { line: number }).line : undefined;
+    const first =
+      String((error as Error).message)
+        .split("\n")[0]
+        ?.replace(/^Invalid TOML document: /, "") ?? "invalid TOML";
+    return {
+      errors: [
+        {
+          code: "ledger_syntax",
+          file,
+          line,
+          message: `not valid TOML: ${first}`,
+          fix: "see https://toml.io; each lease is a `[[leases]]` table",
+        },
+      ],
+      warnings,
+    };
   }
 
   const lines = new LineIndex(text);
@@ -68,29 +98,63 @@ export function parseLedger(text: string, file: string): LedgerParseResult {
   const impossible = lines.impossibleDates();
   if (impossible.length > 0) {
     return {
-      errors: impossible.map(({ line, key, date }) => issue(`\`${key}\` is ${date}, a day that does not exist`, line, `write \`${key} = "2026-09-26"\` (a calendar date, YYYY-MM-DD)`)),
+      errors: impossible.map(({ line, key, date }) =>
+        issue(
+          `\`${key}\` is ${date}, a day that does not exist`,
+          line,
+          `write \`${key} = "2026-09-26"\` (a calendar date, YYYY-MM-DD)`,
+        ),
+      ),
       warnings,
     };
   }
 
   for (const key of Object.keys(data)) {
     if (!(TOP_KEYS as readonly string[]).includes(key)) {
-      errors.push(issue(`unknown top-level key \`${key}\``, lines.keyLine(key), `${suggest(key, TOP_KEYS)}the known keys are ${TOP_KEYS.join(", ")}`));
+      errors.push(
+        issue(
+          `unknown top-level key \`${key}\``,
+          lines.keyLine(key),
+          `${suggest(key, TOP_KEYS)}the known keys are ${TOP_KEYS.join(", ")}`,
+        ),
+      );
     }
   }
 
   if (data.version === undefined) {
     errors.push(issue("`version` is missing", 1, "add `version = 1` at the top"));
   } else if (data.version !== 1) {
-    errors.push(issue(`\`version\` is ${JSON.stringify(data.version)}; this proofgate reads version 1`, lines.keyLine("version"), "write `version = 1`"));
+    errors.push(
+      issue(
+        `\`version\` is ${JSON.stringify(data.version)}; this proofgate reads version 1`,
+        lines.keyLine("version"),
+        "write `version = 1`",
+      ),
+    );
   }
 
   let maxActiveLeases = 0;
   const budgetOmitted = data.max_active_leases === undefined;
   if (budgetOmitted) {
-    warnings.push(issue("`max_active_leases` is omitted: the budget is 0, so any active lease fails the gate", undefined, "set `max_active_leases` to the number of frozen tests the team accepts"));
-  } else if (typeof data.max_active_leases !== "number" || !Number.isSafeInteger(data.max_active_leases) || data.max_active_leases < 0) {
-    errors.push(issue(`\`max_active_leases\` must be a whole number >= 0, not ${describe(data.max_active_leases)}`, lines.keyLine("max_active_leases"), "write e.g. `max_active_leases = 8`"));
+    warnings.push(
+      issue(
+        "`max_active_leases` is omitted: the budget is 0, so any active lease fails the gate",
+        undefined,
+        "set `max_active_leases` to the number of frozen tests the team accepts",
+      ),
+    );
+  } else if (
+    typeof data.max_active_leases !== "number" ||
+    !Number.isSafeInteger(data.max_active_leases) ||
+    data.max_active_leases < 0
+  ) {
+    errors.push(
+      issue(
+        `\`max_active_leases\` must be a whole number >= 0, not ${describe(data.max_active_leases)}`,
+        lines.keyLine("max_active_leases"),
+        "write e.g. `max_active_leases = 8`",
+      ),
+    );
   } else {
     maxActiveLeases = data.max_active_leases;
   }
@@ -99,7 +163,13 @@ export function parseLedger(text: string, file: string): LedgerParseResult {
     const value = data[key];
     if (value === undefined) return true;
     if (typeof value !== "boolean") {
-      errors.push(issue(`\`${key}\` must be true or false, not ${describe(value)}`, lines.keyLine(key), `write \`${key} = true\``));
+      errors.push(
+        issue(
+          `\`${key}\` must be true or false, not ${describe(value)}`,
+          lines.keyLine(key),
+          `write \`${key} = true\``,
+        ),
+      );
       return true;
     }
     return value;
@@ -110,7 +180,13 @@ export function parseLedger(text: string, file: string): LedgerParseResult {
   const leases: Lease[] = [];
   const rawLeases = data.leases ?? [];
   if (!Array.isArray(rawLeases)) {
-    errors.push(issue(`\`leases\` must be an array of tables, not ${describe(rawLeases)}`, lines.keyLine("leases"), "write each lease as a `[[leases]]` table"));
+    errors.push(
+      issue(
+        `\`leases\` must be an array of tables, not ${describe(rawLeases)}`,
+        lines.keyLine("leases"),
+        "write each lease as a `[[leases]]` table",
+      ),
+    );
   } else {
     const seen = new Map<string, Lease>();
     rawLeases.forEach((raw: unknown, index) => {
@@ -119,7 +195,13 @@ export function parseLedger(text: string, file: string): LedgerParseResult {
       if (!lease) return;
       const earlier = seen.get(lease.nodeid);
       if (earlier) {
-        errors.push(issue(`lease #${index + 1} (${lease.nodeid}) repeats lease #${earlier.index + 1}${earlier.line ? ` at line ${earlier.line}` : ""}`, line, "keep one lease per nodeid: delete one of them"));
+        errors.push(
+          issue(
+            `lease #${index + 1} (${lease.nodeid}) repeats lease #${earlier.index + 1}${earlier.line ? ` at line ${earlier.line}` : ""}`,
+            line,
+            "keep one lease per nodeid: delete one of them",
+          ),
+        );
         return;
       }
       seen.set(lease.nodeid, lease);
@@ -135,10 +217,23 @@ export function parseLedger(text: string, file: string): LedgerParseResult {
   };
 }
 
-function validateLease(raw: unknown, index: number, line: number | undefined, file: string, lines: LineIndex, errors: GateIssue[]): Lease | undefined {
+function validateLease(
+  raw: unknown,
+  index: number,
+  line: number | undefined,
+  file: string,
+  lines: LineIndex,
+  errors: GateIssue[],
+): Lease | undefined {
   const label = (nodeid?: string): string => `lease #${index + 1}${nodeid ? ` (${nodeid})` : ""}`;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw) || raw instanceof Date) {
-    errors.push({ code: "ledger_invalid", file, line, message: `${label()} is ${describe(raw)}, not a table`, fix: "write each lease as a `[[leases]]` table with nodeid, owner, reason and expires" });
+    errors.push({
+      code: "ledger_invalid",
+      file,
+      line,
+      message: `${label()} is ${describe(raw)}, not a table`,
+      fix: "write each lease as a `[[leases]]` table with nodeid, owner, reason and expires",
+    });
     return undefined;
   }
   const record = raw as Record<string, unknown>;
@@ -146,28 +241,51 @@ function validateLease(raw: unknown, index: number, line: number | undefined, fi
   const before = errors.length;
   const keyLine = (key: string): number | undefined => lines.leaseKeyLine(index, key) ?? line;
   const fail = (key: string, message: string, fix: string): void => {
-    errors.push({ code: "ledger_invalid", file, line: keyLine(key), message: `${label(nodeidValue)}: ${message}`, fix });
+    errors.push({
+      code: "ledger_invalid",
+      file,
+      line: keyLine(key),
+      message: `${label(nodeidValue)}: ${message}`,
+      fix,
+    });
   };
 
   for (const key of Object.keys(record)) {
     if (!(LEASE_KEYS as readonly string[]).includes(key)) {
-      fail(key, `unknown key \`${key}\``, `${suggest(key, LEASE_KEYS)}a lease has nodeid, owner, reason, expires, and optionally created and ticket`);
+      fail(
+        key,
+        `unknown key \`${key}\``,
+        `${suggest(key, LEASE_KEYS)}a lease has nodeid, owner, reason, expires, and optionally created and ticket`,
+      );
     }
   }
   for (const key of REQUIRED_STRINGS) {
     const value = record[key];
     if (value === undefined) fail(key, `\`${key}\` is missing`, `add \`${key} = "..."\` to the lease`);
-    else if (typeof value !== "string") fail(key, `\`${key}\` must be a string, not ${describe(value)}`, `write \`${key} = "..."\``);
+    else if (typeof value !== "string")
+      fail(key, `\`${key}\` must be a string, not ${describe(value)}`, `write \`${key} = "..."\``);
     else if (value.trim() === "") fail(key, `\`${key}\` is empty`, `write a non-empty \`${key}\``);
   }
   if (typeof record.nodeid === "string" && record.nodeid.trim() !== "") {
-    if (record.nodeid !== record.nodeid.trim()) fail("nodeid", "`nodeid` has leading or trailing whitespace, so it can never match a collected test", "copy the id exactly as `pytest --collect-only -q` prints it");
-    else if (/[\r\n]/.test(record.nodeid)) fail("nodeid", "`nodeid` contains a line break", "copy the id exactly as `pytest --collect-only -q` prints it");
+    if (record.nodeid !== record.nodeid.trim())
+      fail(
+        "nodeid",
+        "`nodeid` has leading or trailing whitespace, so it can never match a collected test",
+        "copy the id exactly as `pytest --collect-only -q` prints it",
+      );
+    else if (/[\r\n]/.test(record.nodeid))
+      fail("nodeid", "`nodeid` contains a line break", "copy the id exactly as `pytest --collect-only -q` prints it");
   }
   const expires = readDate(record.expires, "expires", fail, true);
   const created = readDate(record.created, "created", fail, false);
-  if (record.ticket !== undefined && typeof record.ticket !== "string") fail("ticket", `\`ticket\` must be a string, not ${describe(record.ticket)}`, 'write `ticket = "PROJ-123"`');
-  if (expires && created && created > expires) fail("created", `\`created\` (${created}) is after \`expires\` (${expires})`, "a lease cannot expire before it was created: fix one of the dates");
+  if (record.ticket !== undefined && typeof record.ticket !== "string")
+    fail("ticket", `\`ticket\` must be a string, not ${describe(record.ticket)}`, 'write `ticket = "PROJ-123"`');
+  if (expires && created && created > expires)
+    fail(
+      "created",
+      `\`created\` (${created}) is after \`expires\` (${expires})`,
+      "a lease cannot expire before it was created: fix one of the dates",
+    );
 
   if (errors.length > before || !expires || nodeidValue === undefined) return undefined;
   return {
@@ -182,7 +300,12 @@ function validateLease(raw: unknown, index: number, line: number | undefined, fi
   };
 }
 
-function readDate(value: unknown, key: string, fail: (key: string, message: string, fix: string) => void, required: boolean): IsoDate | undefined {
+function readDate(
+  value: unknown,
+  key: string,
+  fail: (key: string, message: string, fix: string) => void,
+  required: boolean,
+): IsoDate | undefined {
   const fix = `write \`${key} = "2026-09-26"\` (a calendar date, YYYY-MM-DD)`;
   if (value === undefined) {
     if (required) fail(key, `\`${key}\` is missing`, fix);
@@ -200,7 +323,13 @@ function readDate(value: unknown, key: string, fail: (key: string, message: stri
   const date = parseIsoDate(value);
   if (!date) {
     const shaped = /^\d{4}-\d{2}-\d{2}$/.test(value);
-    fail(key, shaped ? `\`${key}\` is ${JSON.stringify(value)}, a day that does not exist` : `\`${key}\` is ${JSON.stringify(value)}, not a YYYY-MM-DD date`, fix);
+    fail(
+      key,
+      shaped
+        ? `\`${key}\` is ${JSON.stringify(value)}, a day that does not exist`
+        : `\`${key}\` is ${JSON.stringify(value)}, not a YYYY-MM-DD date`,
+      fix,
+    );
   }
   return date;
 }

@@ -21,7 +21,10 @@ import {
 
 const ADA: Identity = { name: "Ada Lovelace", email: "ada@example.org" };
 const BOT: Identity = { name: "agent[bot]", email: "1+agent[bot]@users.noreply.github.com" };
-const POLICY: PatchPolicy = { agentPatterns: DEFAULT_AGENT_PATTERNS, trailers: defaultConfig(DEFAULT_AGENT_PATTERNS).trailers };
+const POLICY: PatchPolicy = {
+  agentPatterns: DEFAULT_AGENT_PATTERNS,
+  trailers: defaultConfig(DEFAULT_AGENT_PATTERNS).trailers,
+};
 
 let serial = 0;
 /** A commit: human (Ada) unless told; a fresh sha each time. */
@@ -39,8 +42,19 @@ function commit(o: { author?: Identity; committer?: Identity; trailers?: [string
 const human = (...trailers: [string, string][]): Commit => commit({ trailers });
 const agent = (...trailers: [string, string][]): Commit => commit({ author: BOT, trailers });
 
-const added = (n: string, line = 5): LedgerLoosening => ({ kind: "added_lease", nodeid: `t::${n}`, expires: "2026-12-20", line });
-const extended = (n: string, line = 9): LedgerLoosening => ({ kind: "extended_lease", nodeid: `t::${n}`, before: "2026-12-10", after: "2027-01-10", line });
+const added = (n: string, line = 5): LedgerLoosening => ({
+  kind: "added_lease",
+  nodeid: `t::${n}`,
+  expires: "2026-12-20",
+  line,
+});
+const extended = (n: string, line = 9): LedgerLoosening => ({
+  kind: "extended_lease",
+  nodeid: `t::${n}`,
+  before: "2026-12-10",
+  after: "2027-01-10",
+  line,
+});
 const BUDGET: LedgerLoosening = { kind: "raised_budget", before: 2, after: 4 };
 const FLAG: LedgerLoosening = { kind: "disabled_flag", flag: "reject_if_expired" };
 
@@ -60,7 +74,12 @@ const withLedger = (changes: PatchEvidence["ledger"]["changes"], rejectIfAgentAd
 
 describe("leaseFindings: the trailer rule (GATE.md 6, 7)", () => {
   it("`Freeze-Lease: human` on a human commit is accepted", () => {
-    expect(leaseFindings(withLedger([{ commit: human(["Freeze-Lease", "human"]), changes: [added("a"), extended("b"), BUDGET, FLAG] }]), POLICY)).toEqual([]);
+    expect(
+      leaseFindings(
+        withLedger([{ commit: human(["Freeze-Lease", "human"]), changes: [added("a"), extended("b"), BUDGET, FLAG] }]),
+        POLICY,
+      ),
+    ).toEqual([]);
   });
 
   it("the same trailer on an agent's commit is refused, naming the identity and pattern", () => {
@@ -82,13 +101,23 @@ describe("leaseFindings: the trailer rule (GATE.md 6, 7)", () => {
   it("an agent committer, or an agent co-author, makes a human-authored commit an agent's", () => {
     const committed = commit({ author: ADA, committer: BOT, trailers: [["Freeze-Lease", "human"]] });
     const coAuthored = human(["Co-authored-by", "Claude <noreply@anthropic.com>"], ["Freeze-Lease", "human"]);
-    const findings = leaseFindings(withLedger([{ commit: committed, changes: [added("a")] }, { commit: coAuthored, changes: [added("b")] }]), POLICY);
+    const findings = leaseFindings(
+      withLedger([
+        { commit: committed, changes: [added("a")] },
+        { commit: coAuthored, changes: [added("b")] },
+      ]),
+      POLICY,
+    );
     expect(findings.map((f) => [f.reason, f.commit, f.author])).toEqual([
       ["agent_added_lease", committed.sha, "Ada Lovelace <ada@example.org>"],
       ["agent_added_lease", coAuthored.sha, "Ada Lovelace <ada@example.org>"],
     ]);
-    expect(findings[0]!.message).toContain('committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"');
-    expect(findings[1]!.message).toContain('Co-authored-by trailer "Claude <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"');
+    expect(findings[0]!.message).toContain(
+      'committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"',
+    );
+    expect(findings[1]!.message).toContain(
+      'Co-authored-by trailer "Claude <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"',
+    );
   });
 
   it.each([
@@ -111,13 +140,21 @@ describe("leaseFindings: the trailer rule (GATE.md 6, 7)", () => {
     const c = human([key, value]);
     const findings = leaseFindings(withLedger([{ commit: c, changes: [added("a")] }]), POLICY);
     expect(findings.map((f) => f.reason)).toEqual(["agent_added_lease"]);
-    expect(findings[0]!.message).toBe(`adds a lease on t::a (expires 2026-12-20): commit ${c.sha.slice(0, 12)} lacks \`Freeze-Lease: human\``);
+    expect(findings[0]!.message).toBe(
+      `adds a lease on t::a (expires 2026-12-20): commit ${c.sha.slice(0, 12)} lacks \`Freeze-Lease: human\``,
+    );
   });
 
   it("each change maps to its reason; lines only for leases; one finding per change per commit, in commit order", () => {
     const c1 = agent();
     const c2 = human();
-    const findings = leaseFindings(withLedger([{ commit: c1, changes: [added("a"), extended("b")] }, { commit: c2, changes: [BUDGET, FLAG] }]), POLICY);
+    const findings = leaseFindings(
+      withLedger([
+        { commit: c1, changes: [added("a"), extended("b")] },
+        { commit: c2, changes: [BUDGET, FLAG] },
+      ]),
+      POLICY,
+    );
     expect(findings.map((f) => [f.reason, f.commit, f.line, f.message.split(": ")[0]])).toEqual([
       ["agent_added_lease", c1.sha, 5, "adds a lease on t::a (expires 2026-12-20)"],
       ["agent_extended_lease", c1.sha, 9, "extends the lease on t::b from 2026-12-10 to 2027-01-10"],
@@ -129,28 +166,62 @@ describe("leaseFindings: the trailer rule (GATE.md 6, 7)", () => {
   it("a human trailer on one commit approves only that commit", () => {
     const ok = human(["Freeze-Lease", "human"]);
     const bad = agent();
-    const findings = leaseFindings(withLedger([{ commit: ok, changes: [added("a")] }, { commit: bad, changes: [extended("a")] }]), POLICY);
+    const findings = leaseFindings(
+      withLedger([
+        { commit: ok, changes: [added("a")] },
+        { commit: bad, changes: [extended("a")] },
+      ]),
+      POLICY,
+    );
     expect(findings.map((f) => [f.reason, f.commit])).toEqual([["agent_extended_lease", bad.sha]]);
   });
 
   it("reject_if_agent_adds_lease = false at base: added leases pass, every other loosening still counts", () => {
     const c = agent();
-    const findings = leaseFindings(withLedger([{ commit: c, changes: [added("a"), extended("b"), BUDGET, { kind: "disabled_flag", flag: "reject_if_agent_adds_lease" }] }], false), POLICY);
-    expect(findings.map((f) => f.reason)).toEqual(["agent_extended_lease", "agent_loosened_policy", "agent_loosened_policy"]);
+    const findings = leaseFindings(
+      withLedger(
+        [
+          {
+            commit: c,
+            changes: [added("a"), extended("b"), BUDGET, { kind: "disabled_flag", flag: "reject_if_agent_adds_lease" }],
+          },
+        ],
+        false,
+      ),
+      POLICY,
+    );
+    expect(findings.map((f) => f.reason)).toEqual([
+      "agent_extended_lease",
+      "agent_loosened_policy",
+      "agent_loosened_policy",
+    ]);
   });
 
   it("the trailer names come from the policy: a renamed trailer replaces the default", () => {
     const policy: PatchPolicy = { ...POLICY, trailers: { ...POLICY.trailers, freezeLease: "Lease-Approved" } };
-    expect(leaseFindings(withLedger([{ commit: human(["lease-approved", "Human"]), changes: [added("a")] }]), policy)).toEqual([]);
-    const findings = leaseFindings(withLedger([{ commit: human(["Freeze-Lease", "human"]), changes: [added("a")] }]), policy);
-    expect(findings.map((f) => [f.reason, f.fix])).toEqual([["agent_added_lease", "a human makes this change, in a commit with the trailer `Lease-Approved: human`"]]);
+    expect(
+      leaseFindings(withLedger([{ commit: human(["lease-approved", "Human"]), changes: [added("a")] }]), policy),
+    ).toEqual([]);
+    const findings = leaseFindings(
+      withLedger([{ commit: human(["Freeze-Lease", "human"]), changes: [added("a")] }]),
+      policy,
+    );
+    expect(findings.map((f) => [f.reason, f.fix])).toEqual([
+      ["agent_added_lease", "a human makes this change, in a commit with the trailer `Lease-Approved: human`"],
+    ]);
     expect(findings[0]!.message).toMatch(/lacks `Lease-Approved: human`$/);
   });
 
   it("the agent patterns come from the policy", () => {
     const policy: PatchPolicy = { ...POLICY, agentPatterns: ["*<ada@example.org>"] };
-    expect(leaseFindings(withLedger([{ commit: human(["Freeze-Lease", "human"]), changes: [added("a")] }]), policy).map((f) => f.reason)).toEqual(["agent_added_lease"]);
-    expect(leaseFindings(withLedger([{ commit: agent(["Freeze-Lease", "human"]), changes: [added("a")] }]), policy)).toEqual([]);
+    expect(
+      leaseFindings(withLedger([{ commit: human(["Freeze-Lease", "human"]), changes: [added("a")] }]), policy).map(
+        (f) => f.reason,
+      ),
+    ).toEqual(["agent_added_lease"]);
+    expect(
+      leaseFindings(withLedger([{ commit: agent(["Freeze-Lease", "human"]), changes: [added("a")] }]), policy),
+    ).toEqual([]);
   });
 });
 
@@ -175,7 +246,11 @@ describe("agentAddedLeaseCount", () => {
 });
 
 describe("fixtures: fixture_digest and fixtures_unlocked (GATE.md 8)", () => {
-  const fixtures = (delta: { changed?: string[]; added?: string[]; removed?: string[] }, touching: { commit: Commit; paths: string[] }[], unlocked?: { changed?: string[]; added?: string[]; removed?: string[] }) =>
+  const fixtures = (
+    delta: { changed?: string[]; added?: string[]; removed?: string[] },
+    touching: { commit: Commit; paths: string[] }[],
+    unlocked?: { changed?: string[]; added?: string[]; removed?: string[] },
+  ) =>
     patch({
       commits: touching.map((t) => t.commit),
       fixtures: {
@@ -193,7 +268,9 @@ describe("fixtures: fixture_digest and fixtures_unlocked (GATE.md 8)", () => {
   });
 
   it("a delta of 0 is no finding, whoever touched the fixtures", () => {
-    expect(fixtureDigestFindings(fixtures({}, [{ commit: agent(), paths: ["tests/fixtures/a.json"] }]), POLICY)).toEqual([]);
+    expect(
+      fixtureDigestFindings(fixtures({}, [{ commit: agent(), paths: ["tests/fixtures/a.json"] }]), POLICY),
+    ).toEqual([]);
   });
 
   it("a delta > 0: one finding per touching commit without `Fixture-Lock: human` on a human commit", () => {
@@ -212,7 +289,9 @@ describe("fixtures: fixture_digest and fixtures_unlocked (GATE.md 8)", () => {
       ["fixture_digest", a.sha, "fixtures.lock"],
       ["fixture_digest", n.sha, "fixtures.lock"],
     ]);
-    expect(findings[0]!.message).toMatch(/^2 fixture digest\(s\) changed between base and head; commit [0-9a-f]{12} is an agent's \(.*\) and touches fixtures\.lock, tests\/fixtures\/a\.json$/);
+    expect(findings[0]!.message).toMatch(
+      /^2 fixture digest\(s\) changed between base and head; commit [0-9a-f]{12} is an agent's \(.*\) and touches fixtures\.lock, tests\/fixtures\/a\.json$/,
+    );
     expect(findings[1]!.message).toMatch(/lacks `Fixture-Lock: human` and touches fixtures\.lock$/);
   });
 
@@ -237,16 +316,30 @@ describe("fixtures: fixture_digest and fixtures_unlocked (GATE.md 8)", () => {
   it("unlocked: more than ten files are cut with an ellipsis", () => {
     const many = Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, "0")}`);
     const [finding] = unlockedFindings(fixtures({}, [], { changed: many }));
-    expect(finding!.message).toBe(`the fixtures differ from fixtures.lock: ${many.slice(0, 10).map((f) => `changed ${f}`).join(", ")}, ...`);
+    expect(finding!.message).toBe(
+      `the fixtures differ from fixtures.lock: ${many
+        .slice(0, 10)
+        .map((f) => `changed ${f}`)
+        .join(", ")}, ...`,
+    );
   });
 });
 
 describe("seeds: seeds_empty and seed_rewrite (GATE.md 8)", () => {
-  const seeds = (filesAtHead: number, touching: { commit: Commit; paths: string[] }[]) => patch({ commits: touching.map((t) => t.commit), seeds: { dirs: ["tests/properties/seeds", "more/seeds"], filesAtHead, touching } });
+  const seeds = (filesAtHead: number, touching: { commit: Commit; paths: string[] }[]) =>
+    patch({
+      commits: touching.map((t) => t.commit),
+      seeds: { dirs: ["tests/properties/seeds", "more/seeds"], filesAtHead, touching },
+    });
 
   it("no seed files at head: seeds_empty, naming the first folder", () => {
     expect(seedsEmptyFindings(seeds(0, []))).toEqual([
-      { reason: "seeds_empty", message: "the seed corpus (tests/properties/seeds, more/seeds) has no files at head", file: "tests/properties/seeds", fix: "restore the seeds from the base: proofgate seeds materialize --ref <base> --out <dir>" },
+      {
+        reason: "seeds_empty",
+        message: "the seed corpus (tests/properties/seeds, more/seeds) has no files at head",
+        file: "tests/properties/seeds",
+        fix: "restore the seeds from the base: proofgate seeds materialize --ref <base> --out <dir>",
+      },
     ]);
     expect(seedsEmptyFindings(seeds(1, []))).toEqual([]);
     expect(seedsEmptyFindings(patch())).toEqual([]);
@@ -256,7 +349,14 @@ describe("seeds: seeds_empty and seed_rewrite (GATE.md 8)", () => {
     const a = agent(["Property-Seeds", "human"]);
     const h = human(["PROPERTY-SEEDS", " human "]);
     const n = human(["Property-Seeds", "no"]);
-    const paths = ["tests/properties/seeds/1", "tests/properties/seeds/2", "tests/properties/seeds/3", "tests/properties/seeds/4", "tests/properties/seeds/5", "tests/properties/seeds/6"];
+    const paths = [
+      "tests/properties/seeds/1",
+      "tests/properties/seeds/2",
+      "tests/properties/seeds/3",
+      "tests/properties/seeds/4",
+      "tests/properties/seeds/5",
+      "tests/properties/seeds/6",
+    ];
     const findings = seedRewriteFindings(
       seeds(3, [
         { commit: a, paths: ["tests/properties/seeds/s1.json"] },
@@ -269,7 +369,9 @@ describe("seeds: seeds_empty and seed_rewrite (GATE.md 8)", () => {
       ["seed_rewrite", a.sha, "tests/properties/seeds/s1.json"],
       ["seed_rewrite", n.sha, "tests/properties/seeds/1"],
     ]);
-    expect(findings[1]!.message).toBe(`commit ${n.sha.slice(0, 12)} lacks \`Property-Seeds: human\` and rewrites seeds: ${paths.slice(0, 5).join(", ")}, ...`);
+    expect(findings[1]!.message).toBe(
+      `commit ${n.sha.slice(0, 12)} lacks \`Property-Seeds: human\` and rewrites seeds: ${paths.slice(0, 5).join(", ")}, ...`,
+    );
     expect(seedRewriteFindings(patch(), POLICY)).toEqual([]);
   });
 });
@@ -300,17 +402,29 @@ describe("protected paths (GATE.md 10)", () => {
 
   it("pathMatcher: `**` crosses folders, dot files match, an empty list matches nothing", () => {
     const m = pathMatcher(["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"]);
-    expect([".github/workflows/x.yml", ".github/workflows/sub/y.yaml", ".gitlab-ci.yml", ".buildkite/pipeline.yml", "proofgate.toml"].every(m)).toBe(true);
-    expect([".github/dependabot.yml", "sub/proofgate.toml", "gitlab-ci.yml", "src/.gitlab-ci.yml", "docs/.buildkite/x"].some(m)).toBe(false);
+    expect(
+      [
+        ".github/workflows/x.yml",
+        ".github/workflows/sub/y.yaml",
+        ".gitlab-ci.yml",
+        ".buildkite/pipeline.yml",
+        "proofgate.toml",
+      ].every(m),
+    ).toBe(true);
+    expect(
+      [".github/dependabot.yml", "sub/proofgate.toml", "gitlab-ci.yml", "src/.gitlab-ci.yml", "docs/.buildkite/x"].some(
+        m,
+      ),
+    ).toBe(false);
     expect(pathMatcher([])("proofgate.toml")).toBe(false);
   });
 });
 
 describe("shallow history", () => {
   it("a truncated range is one finding with the fix; a full one none", () => {
-    expect(shallowFindings(patch({ shallow: { message: "the base is not in this clone", fix: "fetch-depth: 0" } }))).toEqual([
-      { reason: "shallow_history", message: "the base is not in this clone", fix: "fetch-depth: 0" },
-    ]);
+    expect(
+      shallowFindings(patch({ shallow: { message: "the base is not in this clone", fix: "fetch-depth: 0" } })),
+    ).toEqual([{ reason: "shallow_history", message: "the base is not in this clone", fix: "fetch-depth: 0" }]);
     expect(shallowFindings(patch())).toEqual([]);
   });
 });

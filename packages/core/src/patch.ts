@@ -69,7 +69,9 @@ const who = (c: Commit): string => `${c.author.name} <${c.author.email}>`;
 
 function needsTrailer(commit: Commit, key: string, policy: PatchPolicy): string {
   const { agent, reasons } = classifyCommit(commit, policy.agentPatterns);
-  return agent ? `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})` : `commit ${short(commit.sha)} lacks \`${key}: human\``;
+  return agent
+    ? `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})`
+    : `commit ${short(commit.sha)} lacks \`${key}: human\``;
 }
 
 /** Lease changes by commits without `Freeze-Lease: human` on a human commit. */
@@ -81,7 +83,12 @@ export function leaseFindings(patch: PatchEvidence, policy: PatchPolicy): Findin
     for (const change of changes) {
       if (change.kind === "added_lease" && !patch.ledger.rejectIfAgentAddsLease) continue;
       out.push({
-        reason: change.kind === "added_lease" ? "agent_added_lease" : change.kind === "extended_lease" ? "agent_extended_lease" : "agent_loosened_policy",
+        reason:
+          change.kind === "added_lease"
+            ? "agent_added_lease"
+            : change.kind === "extended_lease"
+              ? "agent_extended_lease"
+              : "agent_loosened_policy",
         message: `${describeLoosening(change)}: ${needsTrailer(commit, key, policy)}`,
         file: patch.ledger.file,
         line: "line" in change ? change.line : undefined,
@@ -98,8 +105,19 @@ export function leaseFindings(patch: PatchEvidence, policy: PatchPolicy): Findin
 export function unlockedFindings(patch: PatchEvidence): Finding[] {
   const u = patch.fixtures?.unlocked;
   if (!u || u.changed.length + u.added.length + u.removed.length === 0) return [];
-  const list = [...u.changed.map((p) => `changed ${p}`), ...u.added.map((p) => `unlocked ${p}`), ...u.removed.map((p) => `missing ${p}`)];
-  return [{ reason: "fixtures_unlocked", message: `the fixtures differ from ${patch.fixtures!.lock}: ${list.slice(0, 10).join(", ")}${list.length > 10 ? ", ..." : ""}`, file: patch.fixtures!.lock, fix: "run `proofgate lock` in a human commit with `Fixture-Lock: human`, or restore the fixtures" }];
+  const list = [
+    ...u.changed.map((p) => `changed ${p}`),
+    ...u.added.map((p) => `unlocked ${p}`),
+    ...u.removed.map((p) => `missing ${p}`),
+  ];
+  return [
+    {
+      reason: "fixtures_unlocked",
+      message: `the fixtures differ from ${patch.fixtures!.lock}: ${list.slice(0, 10).join(", ")}${list.length > 10 ? ", ..." : ""}`,
+      file: patch.fixtures!.lock,
+      fix: "run `proofgate lock` in a human commit with `Fixture-Lock: human`, or restore the fixtures",
+    },
+  ];
 }
 
 /** A fixture digest delta from commits without `Fixture-Lock: human` on a human commit. */
@@ -125,7 +143,14 @@ export function fixtureDigestFindings(patch: PatchEvidence, policy: PatchPolicy)
 export function seedsEmptyFindings(patch: PatchEvidence): Finding[] {
   const s = patch.seeds;
   if (!s || s.filesAtHead > 0) return [];
-  return [{ reason: "seeds_empty", message: `the seed corpus (${s.dirs.join(", ")}) has no files at head`, file: s.dirs[0], fix: "restore the seeds from the base: proofgate seeds materialize --ref <base> --out <dir>" }];
+  return [
+    {
+      reason: "seeds_empty",
+      message: `the seed corpus (${s.dirs.join(", ")}) has no files at head`,
+      file: s.dirs[0],
+      fix: "restore the seeds from the base: proofgate seeds materialize --ref <base> --out <dir>",
+    },
+  ];
 }
 
 /** Seed files added, changed, renamed or removed without `Property-Seeds: human` on a human commit. */

@@ -95,12 +95,26 @@ export const localPlatform: Platform = {
  * The platform to use: the one named, or the first whose `detect` accepts the environment. A
  * named platform that is not available is an error, never a silent fallback to local.
  */
-export function selectPlatform(name: Provider | "auto", env: Env, available: readonly Platform[]): Platform | GateIssue {
+export function selectPlatform(
+  name: Provider | "auto",
+  env: Env,
+  available: readonly Platform[],
+): Platform | GateIssue {
   if (name !== "auto") {
     const platform = available.find((p) => p.provider === name);
-    return platform ?? { code: "usage" as GateErrorCode, message: `the ${name} platform is not available in this build`, fix: `use --platform ${available.map((p) => p.provider).join(" or ")}` };
+    return (
+      platform ?? {
+        code: "usage" as GateErrorCode,
+        message: `the ${name} platform is not available in this build`,
+        fix: `use --platform ${available.map((p) => p.provider).join(" or ")}`,
+      }
+    );
   }
-  return available.find((p) => p.provider !== "local" && p.detect(env)) ?? available.find((p) => p.provider === "local") ?? localPlatform;
+  return (
+    available.find((p) => p.provider !== "local" && p.detect(env)) ??
+    available.find((p) => p.provider === "local") ??
+    localPlatform
+  );
 }
 
 /** Merges context sources field by field: a flag beats the environment, which beats git. */
@@ -124,21 +138,35 @@ export function reportView(json: Record<string, unknown>): ReportView {
     today: str(json.today_utc),
     base: str(json.base),
     head: str(json.head),
-    provenCoverage: typeof json.proven_coverage_percent === "number" ? json.proven_coverage_percent : json.proven_coverage_percent instanceof PyFloat ? json.proven_coverage_percent.value : null,
-    minProven: typeof json.min_proven_coverage_percent === "number" ? json.min_proven_coverage_percent : json.min_proven_coverage_percent instanceof PyFloat ? json.min_proven_coverage_percent.value : null,
+    provenCoverage:
+      typeof json.proven_coverage_percent === "number"
+        ? json.proven_coverage_percent
+        : json.proven_coverage_percent instanceof PyFloat
+          ? json.proven_coverage_percent.value
+          : null,
+    minProven:
+      typeof json.min_proven_coverage_percent === "number"
+        ? json.min_proven_coverage_percent
+        : json.min_proven_coverage_percent instanceof PyFloat
+          ? json.min_proven_coverage_percent.value
+          : null,
     signals: list(json.signals).map((s) => s as unknown as Signal),
-    findings: list(json.details).map(
-      (d): Finding => ({
-        reason: d.reason as ReasonCode,
-        message: String(d.message),
-        file: opt<string>(d.file),
-        line: opt<number>(d.line),
-        commit: opt<string>(d.commit),
-        author: opt<string>(d.author),
-        fix: String(d.fix),
-      }),
-    ),
-    errors: list(json.errors).map((e): GateIssue => ({ code: e.code as GateErrorCode, message: String(e.message), file: opt<string>(e.file), line: opt<number>(e.line), fix: opt<string>(e.fix) })),
+    findings: list(json.details).map((d): Finding => ({
+      reason: d.reason as ReasonCode,
+      message: String(d.message),
+      file: opt<string>(d.file),
+      line: opt<number>(d.line),
+      commit: opt<string>(d.commit),
+      author: opt<string>(d.author),
+      fix: String(d.fix),
+    })),
+    errors: list(json.errors).map((e): GateIssue => ({
+      code: e.code as GateErrorCode,
+      message: String(e.message),
+      file: opt<string>(e.file),
+      line: opt<number>(e.line),
+      fix: opt<string>(e.fix),
+    })),
     warnings: (Array.isArray(json.warnings) ? json.warnings : []).map(String),
   };
 }

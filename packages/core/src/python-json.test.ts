@@ -32,10 +32,13 @@ describe("toPythonJson: floats as Python prints them", () => {
     expect(toPythonJson({ a: 70, b: 0, c: -3 })).toBe('{\n  "a": 70,\n  "b": 0,\n  "c": -3\n}');
   });
 
-  it.each([[Number.NaN], [Number.POSITIVE_INFINITY], [Number.NEGATIVE_INFINITY]])("refuses %d: JSON has no form for it", (value) => {
-    expect(() => toPythonJson(new PyFloat(value))).toThrow(RangeError);
-    expect(() => toPythonJson(value)).toThrow(RangeError);
-  });
+  it.each([[Number.NaN], [Number.POSITIVE_INFINITY], [Number.NEGATIVE_INFINITY]])(
+    "refuses %d: JSON has no form for it",
+    (value) => {
+      expect(() => toPythonJson(new PyFloat(value))).toThrow(RangeError);
+      expect(() => toPythonJson(value)).toThrow(RangeError);
+    },
+  );
 });
 
 describe("toPythonJson: strings as json.dumps escapes them", () => {
@@ -81,8 +84,13 @@ describe("toPythonJson: layout as json.dumps(indent=2)", () => {
       decision: "REJECT",
       empty_list: [],
       empty_map: {},
-      nested: { ids: ["tests/a.py::test_p[caf\\xe9]", "tests/a.py::test_q[naïve 日本 😀]"], ok: true, none: null, deep: [[1, 2], { k: [] }] },
-      "clé": 'quote " and backslash \\',
+      nested: {
+        ids: ["tests/a.py::test_p[caf\\xe9]", "tests/a.py::test_q[naïve 日本 😀]"],
+        ok: true,
+        none: null,
+        deep: [[1, 2], { k: [] }],
+      },
+      clé: 'quote " and backslash \\',
     };
     const expected = python(
       [

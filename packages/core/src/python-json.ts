@@ -9,7 +9,10 @@ function pyFloatRepr(v: number): string {
   const abs = Math.abs(v);
   if (abs !== 0 && (abs < 1e-4 || abs >= 1e16)) {
     // Python: 5e-05, 1e+16; JavaScript: 5e-5, 1e+16.
-    return v.toExponential().replace(/e([+-])(\d)$/, "e$10$2").replace(/\.0e/, "e");
+    return v
+      .toExponential()
+      .replace(/e([+-])(\d)$/, "e$10$2")
+      .replace(/\.0e/, "e");
   }
   return String(v);
 }

@@ -19,7 +19,12 @@ export interface ReportView {
   warnings: string[];
 }
 
-const RESULT_WORD: Record<SignalResult, string> = { pass: "pass", fail: "FAIL", off: "off", not_measured: "not measured" };
+const RESULT_WORD: Record<SignalResult, string> = {
+  pass: "pass",
+  fail: "FAIL",
+  off: "off",
+  not_measured: "not measured",
+};
 
 /**
  * Text from the patch under review (test ids, file names, commit authors) may hold control
@@ -27,12 +32,17 @@ const RESULT_WORD: Record<SignalResult, string> = { pass: "pass", fail: "FAIL", 
  * (`##[...]`, a line starting `::`). They are shown as `\xNN` instead.
  */
 export function terminalSafe(text: string): string {
-  return text
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`)
-    // CI logs read commands from output lines: GitHub's `::cmd::` at a line's start and `##[cmd]`
-    // anywhere. Text from the patch must not start one.
-    .replace(/##\[/g, "\\x23#[")
-    .replace(/^(\s*)::/, "$1\\x3a:");
+  return (
+    text
+      .replace(
+        /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+        (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+      )
+      // CI logs read commands from output lines: GitHub's `::cmd::` at a line's start and `##[cmd]`
+      // anywhere. Text from the patch must not start one.
+      .replace(/##\[/g, "\\x23#[")
+      .replace(/^(\s*)::/, "$1\\x3a:")
+  );
 }
 
 /** ANSI colours, or none (`NO_COLOR`, not a terminal). */
@@ -70,17 +80,28 @@ export function renderText(view: ReportView, options: { color: boolean }): strin
   const range = view.base || view.head ? `  ${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}` : "";
   out.push(`proofgate: ${verdict}${range}${view.today ? `  (${view.today} UTC)` : ""}`);
   // One line in a fixed form, for CI coverage parsers (GitLab's `coverage:` regex).
-  if (view.provenCoverage !== null) out.push(`Proven coverage: ${view.provenCoverage.toFixed(2)}%${view.minProven !== null ? ` (floor ${view.minProven}%)` : ""}`);
+  if (view.provenCoverage !== null)
+    out.push(
+      `Proven coverage: ${view.provenCoverage.toFixed(2)}%${view.minProven !== null ? ` (floor ${view.minProven}%)` : ""}`,
+    );
   if (view.signals.length > 0) {
     const rows = view.signals.map((s) => [s.label, RESULT_WORD[s.result], safe(s.value), safe(s.policy)] as const);
     const head = ["Signal", "Result", "Value", "Policy"] as const;
     const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const pad = (cells: readonly string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(width[i]!))).join("  ");
+    const pad = (cells: readonly string[]) =>
+      cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(width[i]!))).join("  ");
     out.push("", c.bold(pad(head)));
     view.signals.forEach((s, i) => {
       const r = rows[i]!;
       const word = r[1].padEnd(width[1]!);
-      const coloured = s.result === "fail" ? c.red(word) : s.result === "pass" ? c.green(word) : s.result === "off" ? c.yellow(word) : c.dim(word);
+      const coloured =
+        s.result === "fail"
+          ? c.red(word)
+          : s.result === "pass"
+            ? c.green(word)
+            : s.result === "off"
+              ? c.yellow(word)
+              : c.dim(word);
       out.push([r[0].padEnd(width[0]!), coloured, r[2].padEnd(width[2]!), r[3]].join("  "));
     });
   }
@@ -95,7 +116,10 @@ export function renderText(view: ReportView, options: { color: boolean }): strin
     }
   }
   if (view.errors.length > 0) {
-    out.push("", c.bold(c.red(`The gate could not evaluate (${view.errors.length} error${view.errors.length === 1 ? "" : "s"}):`)));
+    out.push(
+      "",
+      c.bold(c.red(`The gate could not evaluate (${view.errors.length} error${view.errors.length === 1 ? "" : "s"}):`)),
+    );
     for (const e of view.errors) out.push(`  ${safe(formatIssue(e))}`);
   }
   if (view.warnings.length > 0) {
@@ -124,7 +148,12 @@ function codeSpan(text: string): string {
   return `\`${text.replace(/[`\r\n]/g, "?")}\``;
 }
 
-const RESULT_MARK: Record<SignalResult, string> = { pass: "✅ pass", fail: "❌ **fail**", off: "⚠️ off", not_measured: "➖ not measured" };
+const RESULT_MARK: Record<SignalResult, string> = {
+  pass: "✅ pass",
+  fail: "❌ **fail**",
+  off: "⚠️ off",
+  not_measured: "➖ not measured",
+};
 
 /** The Markdown rendering (job summaries, MR notes, PR comments): the table, then the reasons. */
 export function renderMarkdown(view: ReportView, options: { title?: string; docsUrl?: string } = {}): string {
@@ -132,11 +161,17 @@ export function renderMarkdown(view: ReportView, options: { title?: string; docs
   const out: string[] = [];
   const title = options.title ?? "proofgate";
   out.push(`### ${title}: ${view.decision === "MERGE" ? "✅ MERGE" : "❌ REJECT"}`);
-  const facts = [view.base || view.head ? `range ${codeSpan(`${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}`)}` : "", view.today ? `judged ${view.today} (UTC)` : ""].filter(Boolean);
+  const facts = [
+    view.base || view.head
+      ? `range ${codeSpan(`${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}`)}`
+      : "",
+    view.today ? `judged ${view.today} (UTC)` : "",
+  ].filter(Boolean);
   if (facts.length) out.push("", facts.join(" · "));
   if (view.signals.length > 0) {
     out.push("", "| Signal | Result | Value | Policy |", "|---|---|---|---|");
-    for (const s of view.signals) out.push(`| ${s.label} | ${RESULT_MARK[s.result]} | ${md(s.value)} | ${md(s.policy)} |`);
+    for (const s of view.signals)
+      out.push(`| ${s.label} | ${RESULT_MARK[s.result]} | ${md(s.value)} | ${md(s.policy)} |`);
   }
   if (view.findings.length > 0) {
     out.push("", `#### Reasons (${view.findings.length})`, "");

@@ -15,10 +15,17 @@ import { markdownSafe, renderMarkdown, renderText, terminalSafe } from "./render
 import { SIGNALS } from "./signals.js";
 
 const schema = JSON.parse(readFileSync(new URL("../schema/report.schema.json", import.meta.url), "utf8")) as object;
-const validate = new Ajv2020({ allErrors: true, strict: true, strictTypes: false, strictRequired: false, allowUnionTypes: true }).compile(schema);
+const validate = new Ajv2020({
+  allErrors: true,
+  strict: true,
+  strictTypes: false,
+  strictRequired: false,
+  allowUnionTypes: true,
+}).compile(schema);
 
 /** The report as a consumer parses it from the file. */
-const asWritten = (json: Record<string, unknown>): Record<string, unknown> => JSON.parse(toPythonJson(json)) as Record<string, unknown>;
+const asWritten = (json: Record<string, unknown>): Record<string, unknown> =>
+  JSON.parse(toPythonJson(json)) as Record<string, unknown>;
 function expectValid(json: Record<string, unknown>): void {
   const ok = validate(asWritten(json));
   expect(validate.errors ?? []).toEqual([]);
@@ -26,19 +33,51 @@ function expectValid(json: Record<string, unknown>): void {
 }
 
 const BOT = { name: "agent[bot]", email: "1+agent[bot]@users.noreply.github.com" };
-const agentCommit: Commit = { sha: "a".repeat(40), parents: ["b".repeat(40)], author: BOT, committer: BOT, subject: "freeze a flaky test", trailers: [] };
+const agentCommit: Commit = {
+  sha: "a".repeat(40),
+  parents: ["b".repeat(40)],
+  author: BOT,
+  committer: BOT,
+  subject: "freeze a flaky test",
+  trailers: [],
+};
 
 function coverage(percent: number): ProvenCoverage {
-  return { source: "report", files: ["proven_coverage.json"], format: "coveragepy-json", percent, statements: 100, coveredLines: percent, branches: 0, coveredBranches: 0, lineRate: percent / 100, branchRate: 1 };
+  return {
+    source: "report",
+    files: ["proven_coverage.json"],
+    format: "coveragepy-json",
+    percent,
+    statements: 100,
+    coveredLines: percent,
+    branches: 0,
+    coveredBranches: 0,
+    lineRate: percent / 100,
+    branchRate: 1,
+  };
 }
 
 function input(over: Partial<DecideInput> = {}): DecideInput {
-  const ledger: Ledger = { file: "freeze.toml", version: 1, maxActiveLeases: 1, budgetOmitted: false, rejectIfExpired: true, rejectIfAgentAddsLease: true, leases: [{ index: 0, nodeid: "t.py::test_a", owner: "ada", reason: "flaky", expires: "2026-12-31", line: 4 }] };
+  const ledger: Ledger = {
+    file: "freeze.toml",
+    version: 1,
+    maxActiveLeases: 1,
+    budgetOmitted: false,
+    rejectIfExpired: true,
+    rejectIfAgentAddsLease: true,
+    leases: [{ index: 0, nodeid: "t.py::test_a", owner: "ada", reason: "flaky", expires: "2026-12-31", line: 4 }],
+  };
   return {
     today: "2026-12-02",
     clockOverride: false,
     ledger,
-    universe: { file: "collected.txt", ids: ["t.py::test_a", "t.py::test_b"], duplicates: [], collectionErrors: [], summaryCount: 2 },
+    universe: {
+      file: "collected.txt",
+      ids: ["t.py::test_a", "t.py::test_b"],
+      duplicates: [],
+      collectionErrors: [],
+      summaryCount: 2,
+    },
     coverage: coverage(80),
     minProven: 70,
     fixtureDelta: 0,
@@ -56,7 +95,16 @@ function agentPatch(): PatchEvidence {
     base: "b".repeat(40),
     head: "a".repeat(40),
     commits: [agentCommit],
-    ledger: { file: "freeze.toml", changes: [{ commit: agentCommit, changes: [{ kind: "added_lease", nodeid: "t.py::test_b", expires: "2026-12-20", line: 10 }] }], rejectIfAgentAddsLease: true },
+    ledger: {
+      file: "freeze.toml",
+      changes: [
+        {
+          commit: agentCommit,
+          changes: [{ kind: "added_lease", nodeid: "t.py::test_b", expires: "2026-12-20", line: 10 }],
+        },
+      ],
+      rejectIfAgentAddsLease: true,
+    },
     seeds: { dirs: ["seeds"], filesAtHead: 3, touching: [{ commit: agentCommit, paths: ["seeds/one.txt"] }] },
     protect: { patterns: ["proofgate.toml"], touching: [] },
   };
@@ -72,15 +120,39 @@ describe("the report JSON against its schema", () => {
   });
 
   it("a REJECT report with findings from git (commit, author, file, line) is valid", () => {
-    const report = decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50), properties: { resultFiles: ["props.xml"], tests: 4, failures: 1, skipped: 0 }, commands: [{ step: "proof", command: "pytest", exitCode: 1 }] }));
-    expect(report.reasons).toEqual(["agent_added_lease", "proven_coverage", "property_hold", "seed_rewrite", "tests_failed"]);
+    const report = decide(
+      input({
+        patch: agentPatch(),
+        policy: POLICY,
+        coverage: coverage(50),
+        properties: { resultFiles: ["props.xml"], tests: 4, failures: 1, skipped: 0 },
+        commands: [{ step: "proof", command: "pytest", exitCode: 1 }],
+      }),
+    );
+    expect(report.reasons).toEqual([
+      "agent_added_lease",
+      "proven_coverage",
+      "property_hold",
+      "seed_rewrite",
+      "tests_failed",
+    ]);
     expectValid(report.json);
     const added = report.findings.find((f) => f.reason === "agent_added_lease")!;
-    expect(added).toMatchObject({ file: "freeze.toml", line: 10, commit: agentCommit.sha, author: "agent[bot] <1+agent[bot]@users.noreply.github.com>" });
+    expect(added).toMatchObject({
+      file: "freeze.toml",
+      line: 10,
+      commit: agentCommit.sha,
+      author: "agent[bot] <1+agent[bot]@users.noreply.github.com>",
+    });
   });
 
   it("an error report (exit 2) is valid, and the schema requires its errors", () => {
-    const json = errorReport("2026-12-02", [{ code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" }], [], { base: "b".repeat(40) });
+    const json = errorReport(
+      "2026-12-02",
+      [{ code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" }],
+      [],
+      { base: "b".repeat(40) },
+    );
     expectValid(json);
     expect(validate(asWritten({ ...json, errors: [] }))).toBe(false);
   });
@@ -89,9 +161,21 @@ describe("the report JSON against its schema", () => {
     ["MERGE with a reason", (j: Record<string, unknown>) => ({ ...j, reasons: ["proven_coverage"] })],
     ["REJECT without a reason", (j: Record<string, unknown>) => ({ ...j, decision: "REJECT" })],
     ["an unknown key", (j: Record<string, unknown>) => ({ ...j, verdict: "ok" })],
-    ["a missing article key", (j: Record<string, unknown>) => Object.fromEntries(Object.entries(j).filter(([k]) => k !== "proven_coverage_percent"))],
+    [
+      "a missing article key",
+      (j: Record<string, unknown>) =>
+        Object.fromEntries(Object.entries(j).filter(([k]) => k !== "proven_coverage_percent")),
+    ],
     ["an unknown reason", (j: Record<string, unknown>) => ({ ...j, decision: "REJECT", reasons: ["vibes"] })],
-    ["a passing row that lists a reason", (j: Record<string, unknown>) => ({ ...j, signals: (j.signals as Record<string, unknown>[]).map((s, i) => (i === 0 ? { ...s, reasons: ["proven_coverage"] } : s)) })],
+    [
+      "a passing row that lists a reason",
+      (j: Record<string, unknown>) => ({
+        ...j,
+        signals: (j.signals as Record<string, unknown>[]).map((s, i) =>
+          i === 0 ? { ...s, reasons: ["proven_coverage"] } : s,
+        ),
+      }),
+    ],
   ])("the schema refuses %s", (_name, tamper) => {
     const json = asWritten(decide(input()).json);
     expect(validate(json)).toBe(true);
@@ -111,7 +195,12 @@ describe("the decision table", () => {
   it("a row fails with its own reasons, and only those", () => {
     const report = decide(input({ coverage: coverage(50), clockOverride: true }));
     const row = (id: string) => report.signals.find((s) => s.id === id)!;
-    expect(row("proven_coverage")).toMatchObject({ result: "fail", reasons: ["proven_coverage"], value: "50.00% (lines 50.00%; proof run)", policy: ">= 70%" });
+    expect(row("proven_coverage")).toMatchObject({
+      result: "fail",
+      reasons: ["proven_coverage"],
+      value: "50.00% (lines 50.00%; proof run)",
+      policy: ">= 70%",
+    });
     expect(row("clock")).toMatchObject({ result: "fail", reasons: ["clock_override"] });
     expect(row("freeze_budget")).toMatchObject({ result: "pass", reasons: [], value: "1 active, 0 expired" });
   });
@@ -119,31 +208,53 @@ describe("the decision table", () => {
   it("a signal turned off is shown as off, never as pass; inputs not given are not_measured", () => {
     const report = decide(input({ off: { fixtures: true, properties: true } }));
     const result = Object.fromEntries(report.signals.map((s) => [s.id, s.result]));
-    expect(result).toMatchObject({ fixture_digests: "off", property_hold: "off", test_evidence: "not_measured", history: "not_measured", protected_paths: "not_measured" });
+    expect(result).toMatchObject({
+      fixture_digests: "off",
+      property_hold: "off",
+      test_evidence: "not_measured",
+      history: "not_measured",
+      protected_paths: "not_measured",
+    });
     expect(report.decision).toBe("MERGE");
   });
 
   it("a property suite that is on but has no results, or results without a test case, fails property_hold", () => {
-    expect(decide(input({ properties: { resultFiles: [], tests: 0, failures: 0, skipped: 0 } })).reasons).toEqual(["property_hold"]);
-    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 0, failures: 0, skipped: 0 } })).reasons).toEqual(["property_hold"]);
-    expect(decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 0 } })).reasons).toEqual([]);
+    expect(decide(input({ properties: { resultFiles: [], tests: 0, failures: 0, skipped: 0 } })).reasons).toEqual([
+      "property_hold",
+    ]);
+    expect(
+      decide(input({ properties: { resultFiles: ["p.xml"], tests: 0, failures: 0, skipped: 0 } })).reasons,
+    ).toEqual(["property_hold"]);
+    expect(
+      decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 0 } })).reasons,
+    ).toEqual([]);
     // A skipped property holds nothing: skipping one is how a patch would freeze it without a lease.
     const skipped = decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 1 } }));
     expect(skipped.reasons).toEqual(["property_hold"]);
-    expect(skipped.findings[0]!.message).toBe("1 property case(s) were skipped: a property that does not run holds nothing");
+    expect(skipped.findings[0]!.message).toBe(
+      "1 property case(s) were skipped: a property that does not run holds nothing",
+    );
     // Turned off, the same inputs are not judged.
     expect(decide(input({ off: { properties: true }, propertyFailures: 2 })).reasons).toEqual([]);
   });
 
   it("a command of `check --run` that failed fails the signal it feeds", () => {
-    const report = decide(input({ commands: [{ step: "collect", command: "pytest --collect-only -q", exitCode: 2 }, { step: "proof", command: "pytest", exitCode: 0 }] }));
+    const report = decide(
+      input({
+        commands: [
+          { step: "collect", command: "pytest --collect-only -q", exitCode: 2 },
+          { step: "proof", command: "pytest", exitCode: 0 },
+        ],
+      }),
+    );
     expect(report.reasons).toEqual(["collection_errors"]);
     expect(report.findings[0]!.message).toBe("the collection (`pytest --collect-only -q`) exited with 2");
   });
 });
 
 describe("renderings", () => {
-  const rejected = () => reportView(asWritten(decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50) })).json));
+  const rejected = () =>
+    reportView(asWritten(decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50) })).json));
 
   it("the terminal table: a header with the decision, one row per signal, then each reason with where, commit and fix", () => {
     const text = renderText(rejected(), { color: false });
@@ -153,7 +264,9 @@ describe("renderings", () => {
     expect(lines[1]).toMatch(/Proven coverage: \d+\.\d+%/); // GitLab's coverage regex (ci-snippets)
     expect(lines[3]).toMatch(/^Signal +Result +Value +Policy$/);
     expect(lines.slice(4, 4 + SIGNALS.length).map((l) => l.split(/ {2,}/)[0])).toEqual(SIGNALS.map((s) => s.label));
-    expect(text).toContain(`  agent_added_lease  freeze.toml:10 (commit ${"a".repeat(12)} by agent[bot] <1+agent[bot]@users.noreply.github.com>)`);
+    expect(text).toContain(
+      `  agent_added_lease  freeze.toml:10 (commit ${"a".repeat(12)} by agent[bot] <1+agent[bot]@users.noreply.github.com>)`,
+    );
     expect(text).toContain("    fix: a human makes this change, in a commit with the trailer `Freeze-Lease: human`");
     expect(text).not.toContain("\u001b[");
   });
@@ -189,7 +302,20 @@ describe("renderings", () => {
     expect(md.split("\n")[0]).toBe("### proofgate: ❌ REJECT");
     expect(md).toContain("| Proven coverage | ❌ **fail** | 50.00% \\(lines 50.00%; proof run\\) | &gt;= 70% |");
     expect(md).toContain("  **Fix:** ");
-    const error = renderMarkdown(reportView(asWritten(errorReport("2026-12-02", [{ code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" }]))));
+    const error = renderMarkdown(
+      reportView(
+        asWritten(
+          errorReport("2026-12-02", [
+            {
+              code: "file_missing",
+              file: "freeze.toml",
+              message: "the freeze ledger does not exist",
+              fix: "create it",
+            },
+          ]),
+        ),
+      ),
+    );
     expect(error).toContain("#### The gate could not evaluate (1)");
     expect(error).toContain("- freeze.toml: the freeze ledger does not exist. Fix: create it");
     expect(error).not.toContain("| Signal |");
@@ -197,23 +323,47 @@ describe("renderings", () => {
 });
 
 describe("the platform contract", () => {
-  const fake = (provider: Platform["provider"], detected: boolean): Platform => ({ ...localPlatform, provider, detect: () => detected });
+  const fake = (provider: Platform["provider"], detected: boolean): Platform => ({
+    ...localPlatform,
+    provider,
+    detect: () => detected,
+  });
 
   it("auto picks the first CI whose environment matches, else local; a named platform that is missing is an error", () => {
     expect((selectPlatform("auto", {}, [fake("github", false), localPlatform]) as Platform).provider).toBe("local");
-    expect((selectPlatform("auto", {}, [fake("github", false), fake("gitlab", true), localPlatform]) as Platform).provider).toBe("gitlab");
-    expect(selectPlatform("buildkite", {}, [localPlatform])).toMatchObject({ code: "usage", message: "the buildkite platform is not available in this build" });
+    expect(
+      (selectPlatform("auto", {}, [fake("github", false), fake("gitlab", true), localPlatform]) as Platform).provider,
+    ).toBe("gitlab");
+    expect(selectPlatform("buildkite", {}, [localPlatform])).toMatchObject({
+      code: "usage",
+      message: "the buildkite platform is not available in this build",
+    });
   });
 
   it("a flag beats the environment, which beats git, field by field", () => {
-    const merged = mergeContext("github", { base: "flag-base", head: undefined }, { base: "env-base", head: "env-head", change: 7 }, { head: "git-head", repo: "o/r" });
+    const merged = mergeContext(
+      "github",
+      { base: "flag-base", head: undefined },
+      { base: "env-base", head: "env-head", change: 7 },
+      { head: "git-head", repo: "o/r" },
+    );
     expect(merged).toEqual({ provider: "github", base: "flag-base", head: "env-head", change: 7, repo: "o/r" });
   });
 
   it("local publishes the uncoloured table as report.txt", async () => {
     const written: Record<string, string> = {};
     const view = reportView(asWritten(decide(input()).json));
-    const outcome = await localPlatform.publish({ view, json: "{}", markdown: "", exitCode: 0 }, { provider: "local" }, { env: {}, log: () => {}, stdout: () => {}, comment: true, writeArtifact: (name, text) => ((written[name] = text), `out/${name}`) });
+    const outcome = await localPlatform.publish(
+      { view, json: "{}", markdown: "", exitCode: 0 },
+      { provider: "local" },
+      {
+        env: {},
+        log: () => {},
+        stdout: () => {},
+        comment: true,
+        writeArtifact: (name, text) => ((written[name] = text), `out/${name}`),
+      },
+    );
     expect(outcome).toEqual({ published: ["out/report.txt"], failures: [] });
     expect(written["report.txt"]).toBe(renderText(view, { color: false }));
   });

@@ -5,12 +5,24 @@ import type { ReasonCode } from "./decide.js";
  * proofgate's own. Each row answers for the reason codes listed with it.
  */
 export const SIGNALS = [
-  { id: "proven_coverage", label: "Proven coverage", reasons: ["proven_coverage", "coverage_missing", "shard_missing"] },
+  {
+    id: "proven_coverage",
+    label: "Proven coverage",
+    reasons: ["proven_coverage", "coverage_missing", "shard_missing"],
+  },
   { id: "freeze_budget", label: "Freeze budget", reasons: ["expired_leases", "freeze_budget", "unknown_leases"] },
-  { id: "lease_authorship", label: "Lease authorship", reasons: ["agent_added_lease", "agent_extended_lease", "agent_loosened_policy"] },
+  {
+    id: "lease_authorship",
+    label: "Lease authorship",
+    reasons: ["agent_added_lease", "agent_extended_lease", "agent_loosened_policy"],
+  },
   { id: "fixture_digests", label: "Fixture digests", reasons: ["fixtures_unlocked", "fixture_digest"] },
   { id: "property_hold", label: "Property hold", reasons: ["property_hold", "seeds_empty", "seed_rewrite"] },
-  { id: "test_evidence", label: "Test evidence", reasons: ["tests_failed", "missing_evidence", "skip_budget", "frozen_in_proof_run"] },
+  {
+    id: "test_evidence",
+    label: "Test evidence",
+    reasons: ["tests_failed", "missing_evidence", "skip_budget", "frozen_in_proof_run"],
+  },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },

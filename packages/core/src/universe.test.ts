@@ -5,7 +5,8 @@ import { parseCollectOnly } from "./universe.js";
 
 const FILE = "collected.txt";
 /** Real `pytest --collect-only` output of Debian's pytest 7.2.1, recorded in __fixtures__/pytest72. */
-const recorded = (name: string): string => readFileSync(new URL(`./__fixtures__/pytest72/${name}`, import.meta.url), "utf8");
+const recorded = (name: string): string =>
+  readFileSync(new URL(`./__fixtures__/pytest72/${name}`, import.meta.url), "utf8");
 
 function parseOk(text: string) {
   const result = parseCollectOnly(text, FILE);
@@ -39,7 +40,14 @@ describe("parseCollectOnly: real pytest 7.2 output", () => {
       "tests/test_a.py::TestBilling::test_round[1]",
       "tests/test_a.py::TestBilling::test_round[2]",
     ];
-    expect(universe).toEqual({ file: FILE, ids, duplicates: [], collectionErrors: [], summaryCount: 10, index: new Set(ids) });
+    expect(universe).toEqual({
+      file: FILE,
+      ids,
+      duplicates: [],
+      collectionErrors: [],
+      summaryCount: 10,
+      index: new Set(ids),
+    });
   });
 
   it("refuses a universe collected with -k (3/8-style summary): it is incomplete", () => {
@@ -58,7 +66,11 @@ describe("parseCollectOnly: real pytest 7.2 output", () => {
     const text = recorded("collection-error.txt");
     const lines = text.split("\n");
     const { universe } = parseOk(text);
-    expect(universe.ids).toEqual(["tests/test_ok.py::test_ok", "tests/test_two.py::test_1", "tests/test_two.py::test_2"]);
+    expect(universe.ids).toEqual([
+      "tests/test_ok.py::test_ok",
+      "tests/test_two.py::test_1",
+      "tests/test_two.py::test_2",
+    ]);
     expect(universe.summaryCount).toBe(3);
     expect(universe.collectionErrors.length).toBeGreaterThan(0);
     for (const error of universe.collectionErrors) expect(lines[error.line - 1]).toContain(error.text);
@@ -133,7 +145,10 @@ describe("parseCollectOnly: shapes of pytest 7, 8 and 9", () => {
     ["a summary with = rules", `${ids}\n========== 2 tests collected in 0.01s ==========\n`],
     ["a long run's duration", `${ids}\n2 tests collected in 61.20s (0:01:01)\n`],
     ["a summary without duration", `${ids}\n2 tests collected\n`],
-    ["colour codes (--color=yes)", `${ids}\n\u001b[32m\u001b[32m2 tests collected\u001b[0m\u001b[32m in 0.02s\u001b[0m\u001b[0m\n`],
+    [
+      "colour codes (--color=yes)",
+      `${ids}\n\u001b[32m\u001b[32m2 tests collected\u001b[0m\u001b[32m in 0.02s\u001b[0m\u001b[0m\n`,
+    ],
   ])("reads %s", (_name, text) => {
     expect(parseOk(text).universe.ids).toEqual(["tests/test_a.py::test_x", "tests/test_a.py::TestC::test_y[a b]"]);
   });
@@ -150,7 +165,8 @@ describe("parseCollectOnly: shapes of pytest 7, 8 and 9", () => {
   });
 
   it("reads `Interrupted: 1 error` lines as collection errors", () => {
-    const text = "tests/t.py::t\n\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n1 test collected, 1 error in 0.05s\n";
+    const text =
+      "tests/t.py::t\n\n!!!!!!!!!!!!!!!!!!!! Interrupted: 1 error during collection !!!!!!!!!!!!!!!!!!!!\n1 test collected, 1 error in 0.05s\n";
     const { universe } = parseOk(text);
     expect(universe.collectionErrors[0]).toEqual({ line: 3, text: "Interrupted: 1 error during collection" });
   });
@@ -164,7 +180,9 @@ describe("parseCollectOnly: broken files", () => {
   });
 
   it("says the count disagrees when ids were added (edited)", () => {
-    expect(onlyError("tests/t.py::a\ntests/t.py::b\n\n1 test collected in 0.01s\n").message).toMatch(/summary says 1 tests but the file lists 2/);
+    expect(onlyError("tests/t.py::a\ntests/t.py::b\n\n1 test collected in 0.01s\n").message).toMatch(
+      /summary says 1 tests but the file lists 2/,
+    );
   });
 
   it("refuses a file without the summary line (cut off)", () => {

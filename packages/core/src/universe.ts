@@ -52,7 +52,9 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
   const collectFix = "write it with `python -m pytest --collect-only -q > collected.txt` (no -k, -m or --deselect)";
   let clean = text.replace(/^\uFEFF/, "");
   if (clean.includes("\u001b")) clean = clean.replace(ANSI, "");
-  const lines = clean.includes("\r") ? clean.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l)) : clean.split("\n");
+  const lines = clean.includes("\r")
+    ? clean.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l))
+    : clean.split("\n");
   if (lines.every((l) => l.trim() === "")) {
     errors.push({ code: "file_empty", file, message: "the test universe is empty", fix: collectFix });
     return { errors, warnings };
@@ -68,12 +70,24 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
       printed.push(line);
       continue;
     }
-    if (/^=+ test session starts =+$/.test(line)) return fail("this is pytest's tree output, not the id list", n + 1, "add -q: `python -m pytest --collect-only -q`");
+    if (/^=+ test session starts =+$/.test(line))
+      return fail(
+        "this is pytest's tree output, not the id list",
+        n + 1,
+        "add -q: `python -m pytest --collect-only -q`",
+      );
     if (line.trim() === "" || /^={3,}|^!{3,}|^_{3,}/.test(line)) break;
-    if (/^\s*<\w+ .*>\s*$/.test(line)) return fail("this is pytest's tree output, not the id list", n + 1, "add -q: `python -m pytest --collect-only -q`");
-    if (/^\S.*: \d+$/.test(line) && !line.includes("::")) return fail("this is `-qq` output (counts per file), not the id list", n + 1, "use a single -q");
+    if (/^\s*<\w+ .*>\s*$/.test(line))
+      return fail(
+        "this is pytest's tree output, not the id list",
+        n + 1,
+        "add -q: `python -m pytest --collect-only -q`",
+      );
+    if (/^\S.*: \d+$/.test(line) && !line.includes("::"))
+      return fail("this is `-qq` output (counts per file), not the id list", n + 1, "use a single -q");
     if (SUMMARY.test(line) || ERRORS_ONLY.test(line)) break;
-    if (!line.includes("::")) return fail(`line ${n + 1} is not a test id: ${JSON.stringify(line.slice(0, 120))}`, n + 1, collectFix);
+    if (!line.includes("::"))
+      return fail(`line ${n + 1} is not a test id: ${JSON.stringify(line.slice(0, 120))}`, n + 1, collectFix);
     printed.push(line);
   }
 
@@ -88,7 +102,8 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     const m = SUMMARY.exec(line);
     if (m) {
       const errorCount = /, (\d+) errors?\b/.exec(m[4] ?? "");
-      if (errorCount && collectionErrors.length === 0) collectionErrors.push({ line: i + 1, text: `${errorCount[1]} error(s) during collection` });
+      if (errorCount && collectionErrors.length === 0)
+        collectionErrors.push({ line: i + 1, text: `${errorCount[1]} error(s) during collection` });
       summary = { count: line.includes("no tests") ? 0 : Number(m[2]), deselected: Number(m[3] ?? 0), line: i + 1 };
     } else if (ERRORS_ONLY.test(line)) {
       if (collectionErrors.length === 0) collectionErrors.push({ line: i + 1, text: line });
@@ -102,14 +117,31 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
   if (!summary) {
     let last = lines.length;
     while (last > 1 && lines[last - 1]!.trim() === "") last--;
-    return fail("no pytest summary line (`N tests collected in ...`) at the end: the output looks truncated", last, collectFix);
+    return fail(
+      "no pytest summary line (`N tests collected in ...`) at the end: the output looks truncated",
+      last,
+      collectFix,
+    );
   }
-  if (trailing !== undefined) return fail(`line ${trailing} follows pytest's summary line: two outputs concatenated, or an edited file`, trailing, collectFix);
+  if (trailing !== undefined)
+    return fail(
+      `line ${trailing} follows pytest's summary line: two outputs concatenated, or an edited file`,
+      trailing,
+      collectFix,
+    );
   if (summary.deselected > 0) {
-    return fail(`the universe was collected with ${summary.deselected} tests deselected, so it is incomplete`, summary.line, collectFix);
+    return fail(
+      `the universe was collected with ${summary.deselected} tests deselected, so it is incomplete`,
+      summary.line,
+      collectFix,
+    );
   }
   if (summary.count !== printed.length) {
-    return fail(`the summary says ${summary.count} tests but the file lists ${printed.length} ids: it is truncated or edited (or pytest was given the same test twice)`, summary.line, collectFix);
+    return fail(
+      `the summary says ${summary.count} tests but the file lists ${printed.length} ids: it is truncated or edited (or pytest was given the same test twice)`,
+      summary.line,
+      collectFix,
+    );
   }
 
   const seen = new Set<string>();
@@ -123,11 +155,25 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     }
   }
   if (duplicates.length > 0) {
-    warnings.push({ code: "universe_invalid", file, message: `${duplicates.length} test id(s) printed more than once, counted once: ${duplicates.slice(0, 3).join(", ")}${duplicates.length > 3 ? ", ..." : ""}` });
+    warnings.push({
+      code: "universe_invalid",
+      file,
+      message: `${duplicates.length} test id(s) printed more than once, counted once: ${duplicates.slice(0, 3).join(", ")}${duplicates.length > 3 ? ", ..." : ""}`,
+    });
   }
   if (ids.length === 0 && collectionErrors.length === 0) {
-    errors.push({ code: "universe_empty", file, line: summary.line, message: "no tests were collected", fix: "run the collection from the project root so pytest finds the tests" });
+    errors.push({
+      code: "universe_empty",
+      file,
+      line: summary.line,
+      message: "no tests were collected",
+      fix: "run the collection from the project root so pytest finds the tests",
+    });
     return { errors, warnings };
   }
-  return { universe: { file, ids, duplicates, collectionErrors, summaryCount: summary.count, index: seen }, errors, warnings };
+  return {
+    universe: { file, ids, duplicates, collectionErrors, summaryCount: summary.count, index: seen },
+    errors,
+    warnings,
+  };
 }

@@ -17,7 +17,8 @@ export interface GateAnnotation {
 function repoPath(file: string | undefined): string | undefined {
   if (!file) return undefined;
   const path = file.replace(/^\.\/+/, "");
-  if (path === "" || path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.split(/[\\/]/).includes("..")) return undefined;
+  if (path === "" || path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.split(/[\\/]/).includes(".."))
+    return undefined;
   return path;
 }
 
@@ -32,11 +33,25 @@ function lineOf(line: number | undefined): number | undefined {
 export function reportAnnotations(view: ReportView): GateAnnotation[] {
   const out: GateAnnotation[] = [];
   for (const f of view.findings) {
-    const by = f.commit ? `\ncommit ${inertText(f.commit.slice(0, 12))}${f.author ? ` by ${inertText(f.author)}` : ""}` : "";
-    out.push({ level: "failure", path: repoPath(f.file), line: lineOf(f.line), title: `proofgate: ${f.reason}`, message: `${inertText(f.message)}${by}\nfix: ${inertText(f.fix)}` });
+    const by = f.commit
+      ? `\ncommit ${inertText(f.commit.slice(0, 12))}${f.author ? ` by ${inertText(f.author)}` : ""}`
+      : "";
+    out.push({
+      level: "failure",
+      path: repoPath(f.file),
+      line: lineOf(f.line),
+      title: `proofgate: ${f.reason}`,
+      message: `${inertText(f.message)}${by}\nfix: ${inertText(f.fix)}`,
+    });
   }
   for (const e of view.errors) {
-    out.push({ level: "failure", path: repoPath(e.file), line: lineOf(e.line), title: `proofgate could not evaluate (${e.code})`, message: inertText(formatIssue({ ...e, file: undefined })) });
+    out.push({
+      level: "failure",
+      path: repoPath(e.file),
+      line: lineOf(e.line),
+      title: `proofgate could not evaluate (${e.code})`,
+      message: inertText(formatIssue({ ...e, file: undefined })),
+    });
   }
   for (const w of view.warnings) out.push({ level: "warning", title: "proofgate warning", message: inertText(w) });
   return out;

@@ -31,7 +31,16 @@ export interface CheckOutput {
 
 /** The request bodies of one check run: `checks.create`, then one `checks.update` per further batch. */
 export interface CheckRunPlan {
-  create: { name: string; head_sha: string; status: "completed"; conclusion: "success" | "failure"; completed_at: string; details_url?: string; external_id?: string; output: CheckOutput };
+  create: {
+    name: string;
+    head_sha: string;
+    status: "completed";
+    conclusion: "success" | "failure";
+    completed_at: string;
+    details_url?: string;
+    external_id?: string;
+    output: CheckOutput;
+  };
   updates: { output: CheckOutput }[];
 }
 
@@ -54,19 +63,39 @@ export function checkRunTitle(report: PublishableReport): string {
  * evaluate). The summary is the Markdown report, the text the JSON report; both trimmed with a note.
  * Annotations with a path go out 50 per request.
  */
-export function renderCheckRun(report: PublishableReport, annotations: readonly GateAnnotation[], at: { headSha: string; detailsUrl?: string | undefined; now: Date }): CheckRunPlan {
+export function renderCheckRun(
+  report: PublishableReport,
+  annotations: readonly GateAnnotation[],
+  at: { headSha: string; detailsUrl?: string | undefined; now: Date },
+): CheckRunPlan {
   const title = checkRunTitle(report);
-  const summary = trimToBytes(report.markdown, CHECK_OUTPUT_LIMIT, "\n\n> **proofgate:** the summary was trimmed to fit the check run; the job summary and report.md hold the whole report.\n");
+  const summary = trimToBytes(
+    report.markdown,
+    CHECK_OUTPUT_LIMIT,
+    "\n\n> **proofgate:** the summary was trimmed to fit the check run; the job summary and report.md hold the whole report.\n",
+  );
   const jsonNote = "\n(trimmed: the whole report is report.json in the out dir)\n";
   // The JSON is cut before it is fenced, so the closing fence always survives.
   const json = trimToBytes(report.json, CHECK_OUTPUT_LIMIT - 64, jsonNote);
   const text = fenced(json, "json");
   const pinned = annotations
     .filter((a): a is GateAnnotation & { path: string } => a.path !== undefined)
-    .map((a): CheckAnnotation => ({ path: a.path, start_line: a.line ?? 1, end_line: a.line ?? 1, annotation_level: a.level, title: a.title, message: trimToBytes(a.message, 60_000, " ...") }));
+    .map((a): CheckAnnotation => ({
+      path: a.path,
+      start_line: a.line ?? 1,
+      end_line: a.line ?? 1,
+      annotation_level: a.level,
+      title: a.title,
+      message: trimToBytes(a.message, 60_000, " ..."),
+    }));
   const batches: CheckAnnotation[][] = [];
-  for (let i = 0; i < pinned.length; i += ANNOTATIONS_PER_REQUEST) batches.push(pinned.slice(i, i + ANNOTATIONS_PER_REQUEST));
-  const output = (batch: CheckAnnotation[] | undefined): CheckOutput => ({ title, summary, ...(batch ? { annotations: batch } : {}) });
+  for (let i = 0; i < pinned.length; i += ANNOTATIONS_PER_REQUEST)
+    batches.push(pinned.slice(i, i + ANNOTATIONS_PER_REQUEST));
+  const output = (batch: CheckAnnotation[] | undefined): CheckOutput => ({
+    title,
+    summary,
+    ...(batch ? { annotations: batch } : {}),
+  });
   const create: CheckRunPlan["create"] = {
     name: CHECK_RUN_NAME,
     head_sha: at.headSha,
@@ -80,8 +109,13 @@ export function renderCheckRun(report: PublishableReport, annotations: readonly 
 }
 
 /** Creates the check run and sends the later annotation batches; returns its page. */
-export async function publishCheckRun(client: GithubClient, repo: { owner: string; repo: string }, plan: CheckRunPlan): Promise<{ id: number; url: string; requests: number }> {
+export async function publishCheckRun(
+  client: GithubClient,
+  repo: { owner: string; repo: string },
+  plan: CheckRunPlan,
+): Promise<{ id: number; url: string; requests: number }> {
   const created = await client.rest.checks.create({ ...repo, ...plan.create });
-  for (const update of plan.updates) await client.rest.checks.update({ ...repo, check_run_id: created.data.id, ...update });
+  for (const update of plan.updates)
+    await client.rest.checks.update({ ...repo, check_run_id: created.data.id, ...update });
   return { id: created.data.id, url: created.data.html_url ?? created.data.url, requests: 1 + plan.updates.length };
 }

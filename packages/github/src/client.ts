@@ -33,7 +33,9 @@ export interface GithubClientOptions extends GithubClientTiming {
 }
 
 // The write group without spacing, in the shape the throttling plugin schedules on (Bottleneck.Group).
-const UNSPACED = { key: () => ({ schedule: (_options: unknown, job: () => Promise<unknown>) => job() }) } as unknown as NonNullable<ThrottlingOptions["write"]>;
+const UNSPACED = {
+  key: () => ({ schedule: (_options: unknown, job: () => Promise<unknown>) => job() }),
+} as unknown as NonNullable<ThrottlingOptions["write"]>;
 
 /**
  * A client for `baseUrl` with `token`. Server errors (5xx) are retried with back-off; a rate limit is
@@ -45,19 +47,25 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
   const timeout = options.requestTimeoutMs ?? 30_000;
   const doFetch = options.fetch ?? fetch;
   const limitedFetch: typeof fetch = (input, init) => {
-    const signal = init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeout)]) : AbortSignal.timeout(timeout);
+    const signal = init?.signal
+      ? AbortSignal.any([init.signal, AbortSignal.timeout(timeout)])
+      : AbortSignal.timeout(timeout);
     return doFetch(input, { ...init, signal });
   };
   const throttle: ThrottlingOptions = {
     retryAfterBaseValue: base,
     onRateLimit: (retryAfter, request, _octokit, retryCount) => {
       const again = retryCount < 1 && retryAfter <= maxWait;
-      options.log(`GitHub's rate limit on ${request.method} ${request.url}: ${again ? `retrying in ${retryAfter} s` : `not waiting ${retryAfter} s`}`);
+      options.log(
+        `GitHub's rate limit on ${request.method} ${request.url}: ${again ? `retrying in ${retryAfter} s` : `not waiting ${retryAfter} s`}`,
+      );
       return again;
     },
     onSecondaryRateLimit: (retryAfter, request, _octokit, retryCount) => {
       const again = retryCount < 2 && retryAfter <= maxWait;
-      options.log(`GitHub's secondary rate limit on ${request.method} ${request.url}: ${again ? `retrying in ${retryAfter} s` : `not waiting ${retryAfter} s`}`);
+      options.log(
+        `GitHub's secondary rate limit on ${request.method} ${request.url}: ${again ? `retrying in ${retryAfter} s` : `not waiting ${retryAfter} s`}`,
+      );
       return again;
     },
   };

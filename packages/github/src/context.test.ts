@@ -6,7 +6,15 @@ import { githubPlatform } from "./platform.js";
 
 const fixture = (name: string) => readFileSync(new URL(`./__fixtures__/events/${name}.json`, import.meta.url), "utf8");
 const files: Record<string, string> = Object.fromEntries(
-  ["pull_request", "pull_request-fork", "pull_request-dependabot", "merge_group", "push", "push-created", "workflow_dispatch"].map((n) => [`/events/${n}.json`, fixture(n)]),
+  [
+    "pull_request",
+    "pull_request-fork",
+    "pull_request-dependabot",
+    "merge_group",
+    "push",
+    "push-created",
+    "workflow_dispatch",
+  ].map((n) => [`/events/${n}.json`, fixture(n)]),
 );
 const readFile = (path: string) => files[path];
 const MERGE_SHA = "9".repeat(40);
@@ -33,35 +41,77 @@ describe("the context from the Actions environment", () => {
     {
       name: "pull_request: the head is the PR's head, not GITHUB_SHA's test merge",
       env: actions("pull_request", "pull_request"),
-      context: { provider: "github", repo: "acme/widgets", base: "1".repeat(40), head: "2".repeat(40), change: 42, targetBranch: "main", buildUrl: run },
+      context: {
+        provider: "github",
+        repo: "acme/widgets",
+        base: "1".repeat(40),
+        head: "2".repeat(40),
+        change: 42,
+        targetBranch: "main",
+        buildUrl: run,
+      },
       fork: false,
       notes: [],
     },
     {
       name: "pull_request_target: the same range, and a warning about its write token",
       env: actions("pull_request_target", "pull_request"),
-      context: { provider: "github", repo: "acme/widgets", base: "1".repeat(40), head: "2".repeat(40), change: 42, targetBranch: "main", buildUrl: run },
+      context: {
+        provider: "github",
+        repo: "acme/widgets",
+        base: "1".repeat(40),
+        head: "2".repeat(40),
+        change: 42,
+        targetBranch: "main",
+        buildUrl: run,
+      },
       fork: false,
-      notes: [expect.stringMatching(/^pull_request_target runs with the base repository's write token: never check out and run/)],
+      notes: [
+        expect.stringMatching(
+          /^pull_request_target runs with the base repository's write token: never check out and run/,
+        ),
+      ],
     },
     {
       name: "a fork's pull request",
       env: actions("pull_request", "pull_request-fork"),
-      context: { provider: "github", repo: "acme/widgets", base: "1".repeat(40), head: "3".repeat(40), change: 7, targetBranch: "main", buildUrl: run },
+      context: {
+        provider: "github",
+        repo: "acme/widgets",
+        base: "1".repeat(40),
+        head: "3".repeat(40),
+        change: 7,
+        targetBranch: "main",
+        buildUrl: run,
+      },
       fork: true,
       notes: [],
     },
     {
       name: "merge_group: the queue's merge commit against its base",
       env: actions("merge_group", "merge_group", { GITHUB_SHA: "5".repeat(40) }),
-      context: { provider: "github", repo: "acme/widgets", base: "1".repeat(40), head: "5".repeat(40), targetBranch: "main", buildUrl: run },
+      context: {
+        provider: "github",
+        repo: "acme/widgets",
+        base: "1".repeat(40),
+        head: "5".repeat(40),
+        targetBranch: "main",
+        buildUrl: run,
+      },
       fork: false,
       notes: [],
     },
     {
       name: "push: before..after",
       env: actions("push", "push", { GITHUB_SHA: "6".repeat(40) }),
-      context: { provider: "github", repo: "acme/widgets", base: "1".repeat(40), head: "6".repeat(40), targetBranch: "main", buildUrl: run },
+      context: {
+        provider: "github",
+        repo: "acme/widgets",
+        base: "1".repeat(40),
+        head: "6".repeat(40),
+        targetBranch: "main",
+        buildUrl: run,
+      },
       fork: false,
       notes: [],
     },
@@ -84,12 +134,26 @@ describe("the context from the Actions environment", () => {
       env: actions("pull_request", "missing"),
       context: { provider: "github", repo: "acme/widgets", buildUrl: run },
       fork: false,
-      notes: ["the event payload /events/missing.json (GITHUB_EVENT_PATH) is unreadable: base and head come from flags or git"],
+      notes: [
+        "the event payload /events/missing.json (GITHUB_EVENT_PATH) is unreadable: base and head come from flags or git",
+      ],
     },
     {
       name: "GitHub Enterprise Server, a re-run",
-      env: actions("pull_request", "pull_request", { GITHUB_SERVER_URL: "https://ghe.acme.test", GITHUB_API_URL: "https://ghe.acme.test/api/v3", GITHUB_RUN_ATTEMPT: "3" }),
-      context: { provider: "github", repo: "acme/widgets", base: "1".repeat(40), head: "2".repeat(40), change: 42, targetBranch: "main", buildUrl: "https://ghe.acme.test/acme/widgets/actions/runs/123456/attempts/3" },
+      env: actions("pull_request", "pull_request", {
+        GITHUB_SERVER_URL: "https://ghe.acme.test",
+        GITHUB_API_URL: "https://ghe.acme.test/api/v3",
+        GITHUB_RUN_ATTEMPT: "3",
+      }),
+      context: {
+        provider: "github",
+        repo: "acme/widgets",
+        base: "1".repeat(40),
+        head: "2".repeat(40),
+        change: 42,
+        targetBranch: "main",
+        buildUrl: "https://ghe.acme.test/acme/widgets/actions/runs/123456/attempts/3",
+      },
       fork: false,
       notes: [],
     },
@@ -102,15 +166,23 @@ describe("the context from the Actions environment", () => {
   });
 
   it("reads the API root for GitHub Enterprise Server and the PR's author type", () => {
-    const ghes = readGithubRun(actions("pull_request", "pull_request-dependabot", { GITHUB_API_URL: "https://ghe.acme.test/api/v3/" }), readFile);
+    const ghes = readGithubRun(
+      actions("pull_request", "pull_request-dependabot", { GITHUB_API_URL: "https://ghe.acme.test/api/v3/" }),
+      readFile,
+    );
     expect(ghes.apiUrl).toBe("https://ghe.acme.test/api/v3");
     expect(ghes.prAuthor).toEqual({ login: "dependabot[bot]", type: "Bot" });
     expect(readGithubRun({ GITHUB_ACTIONS: "true" }).apiUrl).toBe("https://api.github.com");
   });
 
   it("takes no all-zero or malformed commit id from a payload", () => {
-    const hostile = JSON.stringify({ number: 1, pull_request: { number: 1, base: { sha: "0".repeat(40) }, head: { sha: "HEAD~3; rm -rf /" } } });
-    const got = readGithubRun(actions("pull_request", "hostile"), (p) => (p === "/events/hostile.json" ? hostile : undefined));
+    const hostile = JSON.stringify({
+      number: 1,
+      pull_request: { number: 1, base: { sha: "0".repeat(40) }, head: { sha: "HEAD~3; rm -rf /" } },
+    });
+    const got = readGithubRun(actions("pull_request", "hostile"), (p) =>
+      p === "/events/hostile.json" ? hostile : undefined,
+    );
     expect(got.context.base).toBeUndefined();
     expect(got.context.head).toBeUndefined();
     expect(got.notes).toEqual([expect.stringContaining("has no pull_request.head.sha")]);

@@ -4,7 +4,13 @@
 import type { CiContext, Env } from "@proofgate/core";
 
 /** The events proofgate reads a range from; any other event judges `GITHUB_SHA` against git's merge-base. */
-export const GITHUB_EVENTS = ["pull_request", "pull_request_target", "merge_group", "push", "workflow_dispatch"] as const;
+export const GITHUB_EVENTS = [
+  "pull_request",
+  "pull_request_target",
+  "merge_group",
+  "push",
+  "workflow_dispatch",
+] as const;
 
 /** What a GitHub Actions run tells about itself, beyond the normalised context. */
 export interface GithubRun {
@@ -58,7 +64,11 @@ function branch(ref: unknown): string | undefined {
   return name?.startsWith("refs/heads/") ? name.slice("refs/heads/".length) : name;
 }
 
-function readEvent(env: Env, readFile: ((path: string) => string | undefined) | undefined, notes: string[]): Json | undefined {
+function readEvent(
+  env: Env,
+  readFile: ((path: string) => string | undefined) | undefined,
+  notes: string[],
+): Json | undefined {
   const path = env.GITHUB_EVENT_PATH;
   if (!path) return undefined;
   const raw = readFile?.(path);
@@ -72,7 +82,9 @@ function readEvent(env: Env, readFile: ((path: string) => string | undefined) | 
   } catch {
     // reported below
   }
-  notes.push(`the event payload ${path} (GITHUB_EVENT_PATH) is not a JSON object: base and head come from flags or git`);
+  notes.push(
+    `the event payload ${path} (GITHUB_EVENT_PATH) is not a JSON object: base and head come from flags or git`,
+  );
   return undefined;
 }
 
@@ -118,9 +130,14 @@ export function readGithubRun(env: Env, readFile?: (path: string) => string | un
     const login = text(at(pr, "user", "login"));
     if (login !== undefined) prAuthor = { login, type: text(at(pr, "user", "type")) ?? "User" };
     if (event === "pull_request_target") {
-      notes.push("pull_request_target runs with the base repository's write token: never check out and run the pull request's code in this job (proofgate check --run runs the patch's commands); use pull_request for the gate");
+      notes.push(
+        "pull_request_target runs with the base repository's write token: never check out and run the pull request's code in this job (proofgate check --run runs the patch's commands); use pull_request for the gate",
+      );
     }
-    if (payload !== undefined && context.head === undefined) notes.push(`the ${event} payload has no pull_request.head.sha: the head comes from flags or git (GITHUB_SHA is a test merge, not the head)`);
+    if (payload !== undefined && context.head === undefined)
+      notes.push(
+        `the ${event} payload has no pull_request.head.sha: the head comes from flags or git (GITHUB_SHA is a test merge, not the head)`,
+      );
   } else if (event === "merge_group") {
     const group = at(payload, "merge_group");
     context.base = sha(at(group, "base_sha"));

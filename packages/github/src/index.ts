@@ -2,11 +2,41 @@
 // check run and one PR comment (GATE.md 9).
 export { githubPlatform, createGithubPlatform, githubToken, type GithubPlatformOptions } from "./platform.js";
 export { detectGithub, readGithubRun, runUrl, splitRepo, GITHUB_EVENTS, type GithubRun } from "./context.js";
-export { createGithubClient, describeRequestError, statusOf, type GithubClient, type GithubClientOptions, type GithubClientTiming } from "./client.js";
+export {
+  createGithubClient,
+  describeRequestError,
+  statusOf,
+  type GithubClient,
+  type GithubClientOptions,
+  type GithubClientTiming,
+} from "./client.js";
 export { reportAnnotations, type GateAnnotation } from "./annotations.js";
-export { annotationCommand, escapeData, escapeProperty, inertText, type AnnotationCommand, type CommandAnnotation } from "./workflow-commands.js";
+export {
+  annotationCommand,
+  escapeData,
+  escapeProperty,
+  inertText,
+  type AnnotationCommand,
+  type CommandAnnotation,
+} from "./workflow-commands.js";
 export { renderJobSummary, STEP_SUMMARY_LIMIT } from "./job-summary.js";
-export { renderCheckRun, publishCheckRun, checkRunTitle, CHECK_RUN_NAME, ANNOTATIONS_PER_REQUEST, CHECK_OUTPUT_LIMIT, type CheckRunPlan, type CheckAnnotation, type CheckOutput } from "./check-run.js";
+export {
+  renderCheckRun,
+  publishCheckRun,
+  checkRunTitle,
+  CHECK_RUN_NAME,
+  ANNOTATIONS_PER_REQUEST,
+  CHECK_OUTPUT_LIMIT,
+  type CheckRunPlan,
+  type CheckAnnotation,
+  type CheckOutput,
+} from "./check-run.js";
 export { renderComment, upsertPrComment, findGateComment, COMMENT_MARKER, COMMENT_LIMIT } from "./pr-comment.js";
-export { listPullCommits, verifiedHuman, PULL_COMMITS_LIMIT, type PullCommit, type PullCommits } from "./pull-commits.js";
+export {
+  listPullCommits,
+  verifiedHuman,
+  PULL_COMMITS_LIMIT,
+  type PullCommit,
+  type PullCommits,
+} from "./pull-commits.js";
 export { trimToBytes } from "./trim.js";

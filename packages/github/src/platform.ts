@@ -2,7 +2,13 @@ import { appendFileSync, readFileSync, statSync } from "node:fs";
 import type { CiContext, Env, Platform, PublishableReport, PublishOutcome, PublishTools } from "@proofgate/core";
 import { reportAnnotations } from "./annotations.js";
 import { publishCheckRun, renderCheckRun } from "./check-run.js";
-import { createGithubClient, describeRequestError, statusOf, type GithubClient, type GithubClientTiming } from "./client.js";
+import {
+  createGithubClient,
+  describeRequestError,
+  statusOf,
+  type GithubClient,
+  type GithubClientTiming,
+} from "./client.js";
 import { detectGithub, readGithubRun, splitRepo, type GithubRun } from "./context.js";
 import { renderJobSummary } from "./job-summary.js";
 import { renderComment, upsertPrComment } from "./pr-comment.js";
@@ -36,7 +42,8 @@ function readOptional(path: string): string | undefined {
 /** Why a token may not write, for the one-line note. */
 function readOnlyWhy(run: GithubRun): string {
   if (run.fork) return "a pull request from a fork gets a read-only GITHUB_TOKEN";
-  if (run.actor === "dependabot[bot]" || run.prAuthor?.login === "dependabot[bot]") return "Dependabot's runs get a read-only GITHUB_TOKEN";
+  if (run.actor === "dependabot[bot]" || run.prAuthor?.login === "dependabot[bot]")
+    return "Dependabot's runs get a read-only GITHUB_TOKEN";
   return "the token lacks the permission (give the job `permissions: checks: write, pull-requests: write`)";
 }
 
@@ -62,7 +69,12 @@ function appendStepSummary(path: string, markdown: string): number {
  * step's failure is one line in `failures`; none changes the decision or the exit code. Without a
  * token, or with a read-only one, only the first two happen, and the log says why.
  */
-async function publish(report: PublishableReport, context: CiContext, tools: PublishTools, options: GithubPlatformOptions): Promise<PublishOutcome> {
+async function publish(
+  report: PublishableReport,
+  context: CiContext,
+  tools: PublishTools,
+  options: GithubPlatformOptions,
+): Promise<PublishOutcome> {
   const published: string[] = [];
   const failures: string[] = [];
   const run = readGithubRun(tools.env, options.readFile ?? readOptional);
@@ -75,45 +87,83 @@ async function publish(report: PublishableReport, context: CiContext, tools: Pub
       const bytes = appendStepSummary(summaryPath, report.markdown);
       published.push(`job summary (${bytes} bytes)`);
     } catch (error) {
-      failures.push(`the job summary (GITHUB_STEP_SUMMARY=${summaryPath}) could not be written: ${error instanceof Error ? error.message : String(error)}`);
+      failures.push(
+        `the job summary (GITHUB_STEP_SUMMARY=${summaryPath}) could not be written: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   } else {
     tools.log("note: GITHUB_STEP_SUMMARY is not set: no job summary");
   }
 
   try {
-    tools.stdout(annotations.map((a) => annotationCommand({ level: a.level === "failure" ? "error" : "warning", file: a.path, line: a.line, title: a.title, message: a.message })).join(""));
-    if (annotations.length > 0) published.push(`${annotations.length} workflow annotation${annotations.length === 1 ? "" : "s"}`);
+    tools.stdout(
+      annotations
+        .map((a) =>
+          annotationCommand({
+            level: a.level === "failure" ? "error" : "warning",
+            file: a.path,
+            line: a.line,
+            title: a.title,
+            message: a.message,
+          }),
+        )
+        .join(""),
+    );
+    if (annotations.length > 0)
+      published.push(`${annotations.length} workflow annotation${annotations.length === 1 ? "" : "s"}`);
     // The runner shows 10 error and 10 warning annotations per step; the check run carries every one.
-    if (annotations.length > 10) tools.log(`note: GitHub shows the first 10 annotations of each level on the run; the check run and the summary list all ${annotations.length}`);
+    if (annotations.length > 10)
+      tools.log(
+        `note: GitHub shows the first 10 annotations of each level on the run; the check run and the summary list all ${annotations.length}`,
+      );
   } catch (error) {
-    failures.push(`the workflow annotations could not be printed: ${error instanceof Error ? error.message : String(error)}`);
+    failures.push(
+      `the workflow annotations could not be printed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 
   const token = githubToken(tools.env);
   if (!token) {
-    tools.log("note: no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN: the job summary and annotations only, no check run or comment (pass `env: GITHUB_TOKEN: ${{ github.token }}` to publish them)");
+    tools.log(
+      "note: no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN: the job summary and annotations only, no check run or comment (pass `env: GITHUB_TOKEN: ${{ github.token }}` to publish them)",
+    );
     return { published, failures };
   }
   const repo = splitRepo(context.repo);
   if (!repo) {
-    failures.push(`no check run or comment: the repository ${JSON.stringify(context.repo ?? "")} is not owner/name (GITHUB_REPOSITORY)`);
+    failures.push(
+      `no check run or comment: the repository ${JSON.stringify(context.repo ?? "")} is not owner/name (GITHUB_REPOSITORY)`,
+    );
     return { published, failures };
   }
-  const client: GithubClient = createGithubClient({ token, baseUrl: run.apiUrl, log: tools.log, ...options.timing, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const client: GithubClient = createGithubClient({
+    token,
+    baseUrl: run.apiUrl,
+    log: tools.log,
+    ...options.timing,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
 
   let readOnly = false;
   if (context.head === undefined) {
-    failures.push("no check run: the head commit is unknown (a pull request's GITHUB_SHA is a test merge, not the head); pass --head");
+    failures.push(
+      "no check run: the head commit is unknown (a pull request's GITHUB_SHA is a test merge, not the head); pass --head",
+    );
   } else {
     try {
-      const plan = renderCheckRun(report, annotations, { headSha: context.head, detailsUrl: context.buildUrl, now: (options.now ?? (() => new Date()))() });
+      const plan = renderCheckRun(report, annotations, {
+        headSha: context.head,
+        detailsUrl: context.buildUrl,
+        now: (options.now ?? (() => new Date()))(),
+      });
       const check = await publishCheckRun(client, repo, plan);
       published.push(`check run ${check.url}`);
     } catch (error) {
       if (isForbidden(error)) {
         readOnly = true;
-        tools.log(`note: the token cannot write a check run (${readOnlyWhy(run)}): the job summary and annotations only`);
+        tools.log(
+          `note: the token cannot write a check run (${readOnlyWhy(run)}): the job summary and annotations only`,
+        );
       } else {
         failures.push(`the check run on ${context.head.slice(0, 12)} failed: ${describeRequestError(error)}`);
       }
@@ -124,10 +174,17 @@ async function publish(report: PublishableReport, context: CiContext, tools: Pub
     tools.log("note: --no-comment: no PR comment");
   } else if (context.change !== undefined && !readOnly) {
     try {
-      const comment = await upsertPrComment(client, { ...repo, number: context.change }, renderComment(report.markdown, context.buildUrl));
+      const comment = await upsertPrComment(
+        client,
+        { ...repo, number: context.change },
+        renderComment(report.markdown, context.buildUrl),
+      );
       published.push(`PR comment ${comment.url} (${comment.action})`);
     } catch (error) {
-      if (isForbidden(error)) tools.log(`note: the token cannot comment on pull request #${context.change} (${readOnlyWhy(run)}): no PR comment`);
+      if (isForbidden(error))
+        tools.log(
+          `note: the token cannot comment on pull request #${context.change} (${readOnlyWhy(run)}): no PR comment`,
+        );
       else failures.push(`the PR comment on #${context.change} failed: ${describeRequestError(error)}`);
     }
   }

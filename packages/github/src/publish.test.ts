@@ -6,7 +6,14 @@ import type { Env, PublishableReport, PublishTools } from "@proofgate/core";
 import { COMMENT_MARKER } from "./pr-comment.js";
 import { createGithubPlatform } from "./platform.js";
 import { STEP_SUMMARY_LIMIT } from "./job-summary.js";
-import { FORBIDDEN, SECONDARY_LIMIT, SERVER_ERROR, TOKENS, startFakeGithub, type FakeGithub } from "./__fixtures__/openapi-server.js";
+import {
+  FORBIDDEN,
+  SECONDARY_LIMIT,
+  SERVER_ERROR,
+  TOKENS,
+  startFakeGithub,
+  type FakeGithub,
+} from "./__fixtures__/openapi-server.js";
 import { expiredLease, reportWith } from "./__fixtures__/reports.js";
 
 const HEAD = "2".repeat(40);
@@ -51,8 +58,16 @@ function env(more: Env = {}): Env {
 async function publish(report: PublishableReport, e: Env = env(), options: { comment?: boolean } = {}) {
   const logs: string[] = [];
   const out: string[] = [];
-  const tools: PublishTools = { env: e, writeArtifact: () => "unused", log: (l) => logs.push(l), stdout: (t) => out.push(t), comment: options.comment ?? true };
-  const context = platform.context(e, (p) => (p === "/event.json" ? payload : p === "/fork.json" ? forkPayload : undefined));
+  const tools: PublishTools = {
+    env: e,
+    writeArtifact: () => "unused",
+    log: (l) => logs.push(l),
+    stdout: (t) => out.push(t),
+    comment: options.comment ?? true,
+  };
+  const context = platform.context(e, (p) =>
+    p === "/event.json" ? payload : p === "/fork.json" ? forkPayload : undefined,
+  );
   const outcome = await platform.publish(report, context, tools);
   return { outcome, logs, stdout: out.join("") };
 }
@@ -66,9 +81,16 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     expect(fake.violations).toEqual([]);
     expect(ops()).toEqual(["POST checks/create 201", "GET issues/list-comments 200", "POST issues/create-comment 201"]);
     expect(outcome.failures).toEqual([]);
-    expect(outcome.published).toEqual([expect.stringMatching(/^job summary \(\d+ bytes\)$/), "1 workflow annotation", expect.stringMatching(/^check run https:/), expect.stringMatching(/^PR comment .* \(created\)$/)]);
+    expect(outcome.published).toEqual([
+      expect.stringMatching(/^job summary \(\d+ bytes\)$/),
+      "1 workflow annotation",
+      expect.stringMatching(/^check run https:/),
+      expect.stringMatching(/^PR comment .* \(created\)$/),
+    ]);
     expect(readFileSync(join(dir, "step_summary.md"), "utf8")).toBe(rejected.markdown);
-    expect(stdout).toBe("::error file=freeze.toml,line=7,title=proofgate%3A expired_leases::lease on tests/test_api.py::test_login (owner alice) expired 2026-01-01; today is 2026-03-01%0Afix: fix the test and delete the lease, or have its owner renew it in a human commit\n");
+    expect(stdout).toBe(
+      "::error file=freeze.toml,line=7,title=proofgate%3A expired_leases::lease on tests/test_api.py::test_login (owner alice) expired 2026-01-01; today is 2026-03-01%0Afix: fix the test and delete the lease, or have its owner renew it in a human commit\n",
+    );
     const create = fake.requests[0]!.body as Record<string, unknown>;
     expect({ ...create, output: undefined }).toEqual({
       name: "proofgate",
@@ -80,7 +102,14 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
       output: undefined,
     });
     expect((create.output as Record<string, unknown>).annotations).toEqual([
-      { path: "freeze.toml", start_line: 7, end_line: 7, annotation_level: "failure", title: "proofgate: expired_leases", message: expect.stringContaining("lease on tests/test_api.py::test_login") },
+      {
+        path: "freeze.toml",
+        start_line: 7,
+        end_line: 7,
+        annotation_level: "failure",
+        title: "proofgate: expired_leases",
+        message: expect.stringContaining("lease on tests/test_api.py::test_login"),
+      },
     ]);
     expect(logs).toEqual([]);
   });
@@ -96,7 +125,9 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     const { outcome } = await publish(reportWith(findings), env(), { comment: false });
     expect(fake.violations).toEqual([]);
     expect(ops()).toEqual(["POST checks/create 201", "PATCH checks/update 200", "PATCH checks/update 200"]);
-    const sizes = fake.requests.map((r) => ((r.body as { output: { annotations: unknown[] } }).output.annotations ?? []).length);
+    const sizes = fake.requests.map(
+      (r) => ((r.body as { output: { annotations: unknown[] } }).output.annotations ?? []).length,
+    );
     expect(sizes).toEqual([50, 50, 20]);
     const [run] = [...fake.checkRuns.values()];
     expect(run!.annotations).toHaveLength(120);
@@ -104,7 +135,11 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
   });
 
   it("trims a 200 kB report to the check run's 65535 characters and the comment's 65536", async () => {
-    const big = reportWith(Array.from({ length: 700 }, (_, i) => expiredLease(`tests/test_${i}.py::test_${"x".repeat(200)}`, "carol", i + 1)));
+    const big = reportWith(
+      Array.from({ length: 700 }, (_, i) =>
+        expiredLease(`tests/test_${i}.py::test_${"x".repeat(200)}`, "carol", i + 1),
+      ),
+    );
     expect(Buffer.byteLength(big.markdown)).toBeGreaterThan(200_000);
     const { outcome } = await publish(big);
     expect(fake.violations).toEqual([]);
@@ -122,13 +157,17 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
   it("trims a job summary past 1 MiB, counting what the step already wrote, with a note", async () => {
     const path = join(dir, "step_summary.md");
     writeFileSync(path, "x".repeat(100_000));
-    const huge = reportWith(Array.from({ length: 4000 }, (_, i) => expiredLease(`tests/test_${i}.py::test_${"y".repeat(200)}`, "dan", i + 1)));
+    const huge = reportWith(
+      Array.from({ length: 4000 }, (_, i) => expiredLease(`tests/test_${i}.py::test_${"y".repeat(200)}`, "dan", i + 1)),
+    );
     expect(Buffer.byteLength(huge.markdown)).toBeGreaterThan(STEP_SUMMARY_LIMIT);
     await publish(huge, env({ GITHUB_TOKEN: "" }));
     const written = readFileSync(path);
     expect(written.length).toBeLessThanOrEqual(STEP_SUMMARY_LIMIT);
     expect(written.length).toBeGreaterThan(STEP_SUMMARY_LIMIT - 2000);
-    expect(written.toString("utf8")).toMatch(/the report was trimmed to fit GitHub's 1 MiB job summary; the whole report is report.md in proofgate's out dir.\n$/);
+    expect(written.toString("utf8")).toMatch(
+      /the report was trimmed to fit GitHub's 1 MiB job summary; the whole report is report.md in proofgate's out dir.\n$/,
+    );
   });
 
   it("edits the same comment on a second run, never a second one", async () => {
@@ -139,12 +178,22 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     expect(fake.comments).toHaveLength(1);
     expect(fake.comments[0]!.id).toBe(first.id);
     expect(fake.comments[0]!.body).toMatch(/^<!-- proofgate:report .*-->\n### proofgate: ✅ MERGE/);
-    expect(ops().slice(3)).toEqual(["POST checks/create 201", "GET issues/list-comments 200", "PATCH issues/update-comment 200"]);
+    expect(ops().slice(3)).toEqual([
+      "POST checks/create 201",
+      "GET issues/list-comments 200",
+      "PATCH issues/update-comment 200",
+    ]);
   });
 
   it("finds its comment on a later page, and leaves a comment that only copies the marker alone", async () => {
-    for (let i = 0; i < 120; i++) fake.comments.push({ id: i + 1, body: `chatter ${i}`, user: { login: "someone", type: "User" }, issue: 42 });
-    fake.comments.push({ id: 500, body: `${COMMENT_MARKER}\n### proofgate: ✅ MERGE (forged)`, user: { login: "outsider", type: "User" }, issue: 42 });
+    for (let i = 0; i < 120; i++)
+      fake.comments.push({ id: i + 1, body: `chatter ${i}`, user: { login: "someone", type: "User" }, issue: 42 });
+    fake.comments.push({
+      id: 500,
+      body: `${COMMENT_MARKER}\n### proofgate: ✅ MERGE (forged)`,
+      user: { login: "outsider", type: "User" },
+      issue: 42,
+    });
     await publish(rejected);
     expect(fake.comments.find((c) => c.id === 500)!.body).toMatch(/forged/);
     const ours = fake.comments.filter((c) => c.user.type === "Bot");
@@ -165,27 +214,39 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
   });
 
   it("with a read-only token: summary and annotations, a one-line note, no failure", async () => {
-    const { outcome, logs, stdout } = await publish(rejected, env({ GITHUB_TOKEN: TOKENS.readOnly, GITHUB_EVENT_PATH: "/fork.json" }));
+    const { outcome, logs, stdout } = await publish(
+      rejected,
+      env({ GITHUB_TOKEN: TOKENS.readOnly, GITHUB_EVENT_PATH: "/fork.json" }),
+    );
     expect(fake.violations).toEqual([]);
     expect(ops()).toEqual(["POST checks/create 403"]);
     expect(outcome.failures).toEqual([]);
     expect(outcome.published).toEqual([expect.stringMatching(/^job summary/), "1 workflow annotation"]);
     expect(stdout).toMatch(/^::error file=freeze.toml,line=7/);
-    expect(logs).toEqual(["note: the token cannot write a check run (a pull request from a fork gets a read-only GITHUB_TOKEN): the job summary and annotations only"]);
+    expect(logs).toEqual([
+      "note: the token cannot write a check run (a pull request from a fork gets a read-only GITHUB_TOKEN): the job summary and annotations only",
+    ]);
   });
 
   it("with no token: summary and annotations, a one-line note, no request", async () => {
     const { outcome, logs } = await publish(rejected, env({ GITHUB_TOKEN: undefined }));
     expect(fake.requests).toEqual([]);
-    expect(outcome).toEqual({ published: [expect.stringMatching(/^job summary/), "1 workflow annotation"], failures: [] });
-    expect(logs).toEqual([expect.stringMatching(/^note: no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN: the job summary and annotations only/)]);
+    expect(outcome).toEqual({
+      published: [expect.stringMatching(/^job summary/), "1 workflow annotation"],
+      failures: [],
+    });
+    expect(logs).toEqual([
+      expect.stringMatching(/^note: no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN: the job summary and annotations only/),
+    ]);
   });
 
   it("reports a 422 as a failure and still comments", async () => {
     fake.commits.delete(HEAD);
     const { outcome } = await publish(rejected);
     expect(ops()).toEqual(["POST checks/create 422", "GET issues/list-comments 200", "POST issues/create-comment 201"]);
-    expect(outcome.failures).toEqual([`the check run on ${HEAD.slice(0, 12)} failed: HTTP 422: No commit found for SHA: ${HEAD} - https://docs.github.com/rest/checks/runs#create-a-check-run`]);
+    expect(outcome.failures).toEqual([
+      `the check run on ${HEAD.slice(0, 12)} failed: HTTP 422: No commit found for SHA: ${HEAD} - https://docs.github.com/rest/checks/runs#create-a-check-run`,
+    ]);
   });
 
   it("retries a 500 and waits out a secondary rate limit with retry-after", async () => {
@@ -194,12 +255,22 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     const t0 = Date.now();
     const { outcome, logs } = await publish(rejected);
     expect(fake.violations).toEqual([]);
-    expect(ops()).toEqual(["POST checks/create 500", "POST checks/create 201", "GET issues/list-comments 200", "POST issues/create-comment 403", "POST issues/create-comment 201"]);
+    expect(ops()).toEqual([
+      "POST checks/create 500",
+      "POST checks/create 201",
+      "GET issues/list-comments 200",
+      "POST issues/create-comment 403",
+      "POST issues/create-comment 201",
+    ]);
     expect(outcome.failures).toEqual([]);
     expect(fake.comments).toHaveLength(1);
     // retry-after: 1 is waited as 1 ms in this test (retryAfterBaseMs: 1).
     expect(Date.now() - t0).toBeLessThan(2000);
-    expect(logs).toEqual([expect.stringMatching(/^GitHub's secondary rate limit on POST \/repos\/\{owner\}\/\{repo\}\/issues\/\{issue_number\}\/comments: retrying in 1 s$/)]);
+    expect(logs).toEqual([
+      expect.stringMatching(
+        /^GitHub's secondary rate limit on POST \/repos\/\{owner\}\/\{repo\}\/issues\/\{issue_number\}\/comments: retrying in 1 s$/,
+      ),
+    ]);
   });
 
   it("gives up on a server that keeps failing, with the failure reported", async () => {
@@ -214,7 +285,9 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     const { outcome, logs } = await publish(rejected);
     expect(outcome.failures).toEqual([]);
     expect(outcome.published).toContainEqual(expect.stringMatching(/^check run /));
-    expect(logs).toEqual([expect.stringMatching(/^note: the token cannot comment on pull request #42 \(the token lacks the permission/)]);
+    expect(logs).toEqual([
+      expect.stringMatching(/^note: the token cannot comment on pull request #42 \(the token lacks the permission/),
+    ]);
   });
 
   it("--no-comment: no comment requests", async () => {
@@ -226,8 +299,17 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
   it("pushes get a check run on the pushed commit and no comment", async () => {
     const pushPayload = JSON.stringify({ before: "1".repeat(40), after: HEAD, repository: { default_branch: "main" } });
     const e = env({ GITHUB_EVENT_NAME: "push", GITHUB_EVENT_PATH: "/push.json", GITHUB_SHA: HEAD });
-    const pushPlatform = createGithubPlatform({ readFile: () => pushPayload, timing: { retryAfterBaseMs: 1, spaceWrites: false } });
-    const outcome = await pushPlatform.publish(rejected, pushPlatform.context(e), { env: e, writeArtifact: () => "", log: () => {}, stdout: () => {}, comment: true });
+    const pushPlatform = createGithubPlatform({
+      readFile: () => pushPayload,
+      timing: { retryAfterBaseMs: 1, spaceWrites: false },
+    });
+    const outcome = await pushPlatform.publish(rejected, pushPlatform.context(e), {
+      env: e,
+      writeArtifact: () => "",
+      log: () => {},
+      stdout: () => {},
+      comment: true,
+    });
     expect(outcome.failures).toEqual([]);
     expect(ops()).toEqual(["POST checks/create 201"]);
     expect(fake.requests[0]!.body).toMatchObject({ head_sha: HEAD });
@@ -237,7 +319,9 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     const e = env({ GITHUB_EVENT_PATH: "/nowhere.json" });
     const { outcome } = await publish(rejected, e, { comment: false });
     expect(ops()).toEqual([]);
-    expect(outcome.failures).toEqual(["no check run: the head commit is unknown (a pull request's GITHUB_SHA is a test merge, not the head); pass --head"]);
+    expect(outcome.failures).toEqual([
+      "no check run: the head commit is unknown (a pull request's GITHUB_SHA is a test merge, not the head); pass --head",
+    ]);
   });
 });
 
@@ -250,7 +334,11 @@ describe("GitHub Enterprise Server", () => {
       expect(ghes.url).toMatch(/\/api\/v3$/);
       expect(ghes.violations).toEqual([]);
       expect(outcome.failures).toEqual([]);
-      expect(ghes.requests.map((r) => r.operationId)).toEqual(["checks/create", "issues/list-comments", "issues/create-comment"]);
+      expect(ghes.requests.map((r) => r.operationId)).toEqual([
+        "checks/create",
+        "issues/list-comments",
+        "issues/create-comment",
+      ]);
     } finally {
       await ghes.close();
     }

@@ -9,7 +9,14 @@ beforeEach(async () => {
 });
 afterEach(() => fake.close());
 
-const client = () => createGithubClient({ token: TOKENS.write, baseUrl: fake.url, log: () => {}, retryAfterBaseMs: 1, spaceWrites: false });
+const client = () =>
+  createGithubClient({
+    token: TOKENS.write,
+    baseUrl: fake.url,
+    log: () => {},
+    retryAfterBaseMs: 1,
+    spaceWrites: false,
+  });
 const sha = (i: number) => i.toString(16).padStart(40, "0");
 
 describe("pulls.listCommits, only where asked", () => {
@@ -17,7 +24,13 @@ describe("pulls.listCommits, only where asked", () => {
     fake.pullCommits.push({ sha: sha(1), verified: true }, { sha: sha(2), verified: false });
     const listed = await listPullCommits(client(), { owner: "acme", repo: "widgets", number: 42 });
     expect(fake.violations).toEqual([]);
-    expect(listed).toEqual({ complete: true, commits: [{ sha: sha(1), verified: true, verificationReason: "valid" }, { sha: sha(2), verified: false, verificationReason: "unsigned" }] });
+    expect(listed).toEqual({
+      complete: true,
+      commits: [
+        { sha: sha(1), verified: true, verificationReason: "valid" },
+        { sha: sha(2), verified: false, verificationReason: "unsigned" },
+      ],
+    });
     expect(verifiedHuman(sha(1), listed)).toBe(true);
     expect(verifiedHuman(sha(2), listed)).toBe(false);
     expect(verifiedHuman(sha(3), listed)).toBe(false);

@@ -27,11 +27,27 @@ export interface PullCommits {
  * view (signature verification). The gate's commits come from git, which has every one: GitHub's list
  * stops at 250, so a list that reaches 250 is reported incomplete and must not stand for the range.
  */
-export async function listPullCommits(client: GithubClient, at: { owner: string; repo: string; number: number }): Promise<PullCommits> {
-  const listed = await client.paginate(client.rest.pulls.listCommits, { owner: at.owner, repo: at.repo, pull_number: at.number, per_page: 100 });
-  const commits = listed.map((c): PullCommit => ({ sha: c.sha, verified: c.commit.verification?.verified === true, verificationReason: c.commit.verification?.reason }));
+export async function listPullCommits(
+  client: GithubClient,
+  at: { owner: string; repo: string; number: number },
+): Promise<PullCommits> {
+  const listed = await client.paginate(client.rest.pulls.listCommits, {
+    owner: at.owner,
+    repo: at.repo,
+    pull_number: at.number,
+    per_page: 100,
+  });
+  const commits = listed.map((c): PullCommit => ({
+    sha: c.sha,
+    verified: c.commit.verification?.verified === true,
+    verificationReason: c.commit.verification?.reason,
+  }));
   if (commits.length >= PULL_COMMITS_LIMIT) {
-    return { commits, complete: false, note: `GitHub lists at most ${PULL_COMMITS_LIMIT} commits of a pull request: this one may have more, so its list cannot stand for the range (git's can)` };
+    return {
+      commits,
+      complete: false,
+      note: `GitHub lists at most ${PULL_COMMITS_LIMIT} commits of a pull request: this one may have more, so its list cannot stand for the range (git's can)`,
+    };
   }
   return { commits, complete: true };
 }

@@ -8,7 +8,8 @@ import { createGitlabApi, hostOf } from "./api.js";
 import { GitlabRequestError, retryAfterMs } from "./requester.js";
 import { startGitlabServer, type GitlabServer, type Handler } from "./__fixtures__/gitlab-server.js";
 
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8"));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8"));
 const SHA = "18f3e63d05582537db6d183d9d557be09e1f90c8";
 const TOKEN = "glpat-test-token";
 
@@ -21,14 +22,27 @@ afterEach(async () => {
 async function apiWith(script: Handler[], retry: { retries?: number } = {}) {
   server = await startGitlabServer(script);
   const sleeps: number[] = [];
-  const api = createGitlabApi({ apiUrl: server.apiUrl, token: TOKEN, retry: { baseDelayMs: 5, ...retry, sleep: async (ms) => void sleeps.push(ms) } });
+  const api = createGitlabApi({
+    apiUrl: server.apiUrl,
+    token: TOKEN,
+    retry: { baseDelayMs: 5, ...retry, sleep: async (ms) => void sleeps.push(ms) },
+  });
   return { api, server, sleeps };
 }
 
 describe("the GitLab API through @gitbeaker/rest", () => {
   it("posts the commit status: POST /projects/:id/statuses/:sha with the documented fields, JSON, the token in PRIVATE-TOKEN", async () => {
     const { api, server } = await apiWith([() => ({ status: 201, body: fixture("commit-status.json") })]);
-    await api.setStatus({ projectId: 42, sha: SHA, state: "failed", name: "proofgate", description: "REJECT: proven 65.20% (floor 70.00%), 1 reason", targetUrl: "https://gitlab.example.com/g/p/-/jobs/9", coverage: 65.2, pipelineId: 8 });
+    await api.setStatus({
+      projectId: 42,
+      sha: SHA,
+      state: "failed",
+      name: "proofgate",
+      description: "REJECT: proven 65.20% (floor 70.00%), 1 reason",
+      targetUrl: "https://gitlab.example.com/g/p/-/jobs/9",
+      coverage: 65.2,
+      pipelineId: 8,
+    });
     expect(server.seen).toHaveLength(1);
     const [req] = server.seen;
     expect(req!.method).toBe("POST");
@@ -50,8 +64,20 @@ describe("the GitLab API through @gitbeaker/rest", () => {
   it("lists MR notes oldest first, 100 a page, following the Link header to the next page", async () => {
     const note = fixture("mr-note.json") as Record<string, unknown>;
     const { api, server } = await apiWith([
-      (req, base) => ({ status: 200, body: [note], headers: { link: `<${base}${req.path}?page=2&per_page=100&sort=asc&order_by=created_at>; rel="next"`, "x-next-page": "2", "x-page": "1" } }),
-      () => ({ status: 200, body: [{ ...note, id: 302, body: "second page", author: { id: 77 } }], headers: { "x-page": "2" } }),
+      (req, base) => ({
+        status: 200,
+        body: [note],
+        headers: {
+          link: `<${base}${req.path}?page=2&per_page=100&sort=asc&order_by=created_at>; rel="next"`,
+          "x-next-page": "2",
+          "x-page": "1",
+        },
+      }),
+      () => ({
+        status: 200,
+        body: [{ ...note, id: 302, body: "second page", author: { id: 77 } }],
+        headers: { "x-page": "2" },
+      }),
     ]);
     const notes = await api.listNotes(42, 7);
     expect(notes).toEqual([
@@ -68,7 +94,10 @@ describe("the GitLab API through @gitbeaker/rest", () => {
   });
 
   it("creates a note (POST, body) and edits one in place (PUT .../notes/:note_id, body)", async () => {
-    const { api, server } = await apiWith([() => ({ status: 201, body: fixture("mr-note.json") }), () => ({ status: 200, body: fixture("mr-note.json") })]);
+    const { api, server } = await apiWith([
+      () => ({ status: 201, body: fixture("mr-note.json") }),
+      () => ({ status: 200, body: fixture("mr-note.json") }),
+    ]);
     expect(await api.createNote(42, 7, "<!-- m -->\nhello")).toBe(301);
     await api.editNote(42, 7, 301, "<!-- m -->\nagain");
     expect(server.seen.map((r) => [r.method, r.path, r.body])).toEqual([
@@ -85,15 +114,24 @@ describe("the GitLab API through @gitbeaker/rest", () => {
 
   it("401 fails at once with GitLab's message, no retry", async () => {
     const { api, server, sleeps } = await apiWith([() => ({ status: 401, body: { message: "401 Unauthorized" } })]);
-    const error = await api.setStatus({ projectId: 42, sha: SHA, state: "success", name: "proofgate", description: "MERGE" }).catch((e: unknown) => e);
+    const error = await api
+      .setStatus({ projectId: 42, sha: SHA, state: "success", name: "proofgate", description: "MERGE" })
+      .catch((e: unknown) => e);
     expect(GitlabRequestError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ status: 401, method: "POST", message: `POST /gitlab/api/v4/projects/42/statuses/${SHA}: HTTP 401 (401 Unauthorized)` });
+    expect(error).toMatchObject({
+      status: 401,
+      method: "POST",
+      message: `POST /gitlab/api/v4/projects/42/statuses/${SHA}: HTTP 401 (401 Unauthorized)`,
+    });
     expect(server.seen).toHaveLength(1);
     expect(sleeps).toEqual([]);
   });
 
   it("429 waits what retry-after asks (seconds), then succeeds", async () => {
-    const { api, server, sleeps } = await apiWith([() => ({ status: 429, body: { message: "Retry later" }, headers: { "retry-after": "3" } }), () => ({ status: 201, body: fixture("mr-note.json") })]);
+    const { api, server, sleeps } = await apiWith([
+      () => ({ status: 429, body: { message: "Retry later" }, headers: { "retry-after": "3" } }),
+      () => ({ status: 201, body: fixture("mr-note.json") }),
+    ]);
     expect(await api.createNote(42, 7, "x")).toBe(301);
     expect(sleeps).toEqual([3000]);
     expect(server.seen).toHaveLength(2);
@@ -101,7 +139,10 @@ describe("the GitLab API through @gitbeaker/rest", () => {
   });
 
   it("a 500 then success: retried after the backoff, the same request sent again", async () => {
-    const { api, server, sleeps } = await apiWith([() => ({ status: 500, body: { message: "500 Internal Server Error" } }), () => ({ status: 201, body: fixture("commit-status.json") })]);
+    const { api, server, sleeps } = await apiWith([
+      () => ({ status: 500, body: { message: "500 Internal Server Error" } }),
+      () => ({ status: 201, body: fixture("commit-status.json") }),
+    ]);
     await api.setStatus({ projectId: 42, sha: SHA, state: "success", name: "proofgate", description: "MERGE" });
     expect(sleeps).toEqual([5]);
     expect(server.seen.map((r) => r.body)).toEqual([

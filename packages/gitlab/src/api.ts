@@ -60,7 +60,10 @@ export function createGitlabApi(settings: GitlabApiSettings): GitlabApi {
     host: hostOf(settings.apiUrl),
     token: settings.token,
     queryTimeout: settings.timeoutMs ?? 30_000,
-    requesterFn: createRequesterFn({ ...(settings.fetch ? { fetch: settings.fetch } : {}), ...(settings.retry ? { retry: settings.retry } : {}) }),
+    requesterFn: createRequesterFn({
+      ...(settings.fetch ? { fetch: settings.fetch } : {}),
+      ...(settings.retry ? { retry: settings.retry } : {}),
+    }),
   };
   // requesterFn is gitbeaker's documented seam; its option type is not exported from @gitbeaker/rest.
   const commits = new Commits(options as unknown as ConstructorParameters<typeof Commits>[0]);
@@ -82,10 +85,20 @@ export function createGitlabApi(settings: GitlabApiSettings): GitlabApi {
       return user.id;
     },
     listNotes: async (projectId, iid) => {
-      const list = (await notes.all(projectId, iid, { sort: "asc", orderBy: "created_at", perPage: 100, maxPages: MAX_NOTE_PAGES })) as unknown[];
+      const list = (await notes.all(projectId, iid, {
+        sort: "asc",
+        orderBy: "created_at",
+        perPage: 100,
+        maxPages: MAX_NOTE_PAGES,
+      })) as unknown[];
       return list.map((n) => {
         const note = n as { id?: unknown; body?: unknown; system?: unknown; author?: { id?: unknown } };
-        return { id: Number(note.id), authorId: typeof note.author?.id === "number" ? note.author.id : undefined, body: typeof note.body === "string" ? note.body : "", system: note.system === true };
+        return {
+          id: Number(note.id),
+          authorId: typeof note.author?.id === "number" ? note.author.id : undefined,
+          body: typeof note.body === "string" ? note.body : "",
+          system: note.system === true,
+        };
       });
     },
     createNote: async (projectId, iid, body) => {

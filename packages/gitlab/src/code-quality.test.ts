@@ -22,10 +22,24 @@ describe("codeQualityReport", () => {
       expect(Number.isInteger(location.lines.begin)).toBe(true);
       expect(location.lines.begin as number).toBeGreaterThanOrEqual(1);
     }
-    const [coverage, lease, escaped] = issues as { check_name: string; location: { path: string; lines: { begin: number } }; description: string; severity: string }[];
-    expect(coverage).toMatchObject({ check_name: "proofgate/proven_coverage", severity: "blocker", location: { path: POLICY_FILE, lines: { begin: 1 } } });
-    expect(coverage!.description).toBe("proven_coverage: proven coverage 65.20% is below the floor 70% Fix: add tests that are not frozen");
-    expect(lease).toMatchObject({ check_name: "proofgate/agent_added_lease", location: { path: "freeze.toml", lines: { begin: 12 } } });
+    const [coverage, lease, escaped] = issues as {
+      check_name: string;
+      location: { path: string; lines: { begin: number } };
+      description: string;
+      severity: string;
+    }[];
+    expect(coverage).toMatchObject({
+      check_name: "proofgate/proven_coverage",
+      severity: "blocker",
+      location: { path: POLICY_FILE, lines: { begin: 1 } },
+    });
+    expect(coverage!.description).toBe(
+      "proven_coverage: proven coverage 65.20% is below the floor 70% Fix: add tests that are not frozen",
+    );
+    expect(lease).toMatchObject({
+      check_name: "proofgate/agent_added_lease",
+      location: { path: "freeze.toml", lines: { begin: 12 } },
+    });
     // A path out of the repository is not a location: the issue lands on the policy file, naming the path.
     expect(escaped!.location).toEqual({ path: POLICY_FILE, lines: { begin: 1 } });
     expect(escaped!.description).toContain("(at ../../etc/passwd)");
@@ -43,13 +57,19 @@ describe("codeQualityReport", () => {
     expect(a).toEqual(b);
     expect(new Set(a).size).toBe(a.length);
     const view = rejectReport().view;
-    const twice = codeQualityIssues({ ...view, findings: [view.findings[1]!, view.findings[1]!] }).map((i) => i.fingerprint);
+    const twice = codeQualityIssues({ ...view, findings: [view.findings[1]!, view.findings[1]!] }).map(
+      (i) => i.fingerprint,
+    );
     expect(twice[0]).not.toBe(twice[1]);
   });
 
   it("a MERGE has no issue; an evaluation error is one, at its file and line", () => {
     expect(JSON.parse(codeQualityReport(mergeReport().view))).toEqual([]);
     const [error] = codeQualityIssues(errorReportFixture().view);
-    expect(error).toMatchObject({ check_name: "proofgate/ledger_syntax", severity: "blocker", location: { path: "freeze.toml", lines: { begin: 3 } } });
+    expect(error).toMatchObject({
+      check_name: "proofgate/ledger_syntax",
+      severity: "blocker",
+      location: { path: "freeze.toml", lines: { begin: 3 } },
+    });
   });
 });

@@ -23,7 +23,10 @@ const MAX_DESCRIPTION = 1000;
 
 /** Text from the patch as one plain line: no control or bidi characters, bounded length. */
 export function plainLine(text: string, max = MAX_DESCRIPTION): string {
-  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, " ").replace(/ {2,}/g, " ").trim();
+  const flat = text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, " ")
+    .replace(/ {2,}/g, " ")
+    .trim();
   return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 }
 
@@ -35,8 +38,20 @@ export function plainLine(text: string, max = MAX_DESCRIPTION): string {
  */
 export function codeQualityIssues(view: ReportView): CodeQualityIssue[] {
   const raw = [
-    ...view.findings.map((f) => ({ check: `proofgate/${f.reason}`, file: f.file, line: f.line, commit: f.commit, text: `${f.message} Fix: ${f.fix}` })),
-    ...view.errors.map((e) => ({ check: `proofgate/${e.code}`, file: e.file, line: e.line, commit: undefined, text: formatIssue(e) })),
+    ...view.findings.map((f) => ({
+      check: `proofgate/${f.reason}`,
+      file: f.file,
+      line: f.line,
+      commit: f.commit,
+      text: `${f.message} Fix: ${f.fix}`,
+    })),
+    ...view.errors.map((e) => ({
+      check: `proofgate/${e.code}`,
+      file: e.file,
+      line: e.line,
+      commit: undefined,
+      text: formatIssue(e),
+    })),
   ];
   const seen = new Map<string, number>();
   return raw.map((r) => {
@@ -47,7 +62,9 @@ export function codeQualityIssues(view: ReportView): CodeQualityIssue[] {
     const key = JSON.stringify([r.check, path, begin, r.commit ?? null, r.text]);
     const n = seen.get(key) ?? 0;
     seen.set(key, n + 1);
-    const fingerprint = createHash("sha256").update(n === 0 ? key : `${key}#${n}`).digest("hex");
+    const fingerprint = createHash("sha256")
+      .update(n === 0 ? key : `${key}#${n}`)
+      .digest("hex");
     return { description, check_name: r.check, fingerprint, severity: "blocker", location: { path, lines: { begin } } };
   });
 }

@@ -9,7 +9,8 @@ import { JUNIT_FILE } from "./junit-report.js";
 import { coverageLine } from "./platform.js";
 import { rejectReport } from "./__fixtures__/reports.js";
 
-const read = (path: string): string => readFileSync(new URL(`../../../apps/gitlab-component/${path}`, import.meta.url), "utf8");
+const read = (path: string): string =>
+  readFileSync(new URL(`../../../apps/gitlab-component/${path}`, import.meta.url), "utf8");
 const FILES = { template: read("templates/proofgate.yml"), example: read("example/.gitlab-ci.yml") };
 
 /** GitLab's reading: lines from the end, the last line the regex matches wins (Gitlab::Ci::Trace::Stream#extract_coverage). */

@@ -72,7 +72,13 @@ export function gitlabPipeline(env: Env): GitlabPipeline {
   const iid = positiveInt(env.CI_MERGE_REQUEST_IID);
   const event = env.CI_MERGE_REQUEST_EVENT_TYPE;
   const kind: GitlabPipeline["kind"] =
-    iid === undefined ? "branch" : event === "merge_train" ? "merge_train" : event === "merged_result" || sourceSha !== undefined ? "merged_result" : "detached";
+    iid === undefined
+      ? "branch"
+      : event === "merge_train"
+        ? "merge_train"
+        : event === "merged_result" || sourceSha !== undefined
+          ? "merged_result"
+          : "detached";
   return {
     apiUrl: httpUrl(env.CI_API_V4_URL),
     projectId: positiveInt(env.CI_PROJECT_ID),

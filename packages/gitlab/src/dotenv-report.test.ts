@@ -38,9 +38,19 @@ describe("dotenvReport, read back under GitLab's rules", () => {
   });
 
   it("a MERGE says none for reasons; a run that could not evaluate says not_measured, never an empty value", () => {
-    expect(readLikeGitlab(dotenvReport(mergeReport()))).toMatchObject({ PROOFGATE_DECISION: "MERGE", PROOFGATE_EXIT_CODE: "0", PROOFGATE_PROVEN_COVERAGE: "82.35", PROOFGATE_REASONS: "none" });
+    expect(readLikeGitlab(dotenvReport(mergeReport()))).toMatchObject({
+      PROOFGATE_DECISION: "MERGE",
+      PROOFGATE_EXIT_CODE: "0",
+      PROOFGATE_PROVEN_COVERAGE: "82.35",
+      PROOFGATE_REASONS: "none",
+    });
     const error = readLikeGitlab(dotenvReport(errorReportFixture()));
-    expect(error).toMatchObject({ PROOFGATE_DECISION: "REJECT", PROOFGATE_EXIT_CODE: "2", PROOFGATE_PROVEN_COVERAGE: "not_measured", PROOFGATE_REASONS: "input_error" });
+    expect(error).toMatchObject({
+      PROOFGATE_DECISION: "REJECT",
+      PROOFGATE_EXIT_CODE: "2",
+      PROOFGATE_PROVEN_COVERAGE: "not_measured",
+      PROOFGATE_REASONS: "input_error",
+    });
     expect(error.PROOFGATE_BASE).toBeUndefined();
   });
 

@@ -33,10 +33,16 @@ export function dotenvVariables(report: PublishableReport): [string, string][] {
 /** The dotenv text; throws when a line would break GitLab's rules (then no file beats a wrong one). */
 export function dotenvReport(report: PublishableReport): string {
   const lines = dotenvVariables(report).map(([key, value]) => {
-    if (!KEY.test(key) || !VALUE.test(value)) throw new Error(`dotenv variable ${key} has a value GitLab would not read: ${JSON.stringify(value.slice(0, 80))}`);
+    if (!KEY.test(key) || !VALUE.test(value))
+      throw new Error(
+        `dotenv variable ${key} has a value GitLab would not read: ${JSON.stringify(value.slice(0, 80))}`,
+      );
     return `${key}=${value}`;
   });
   const text = `${lines.join("\n")}\n`;
-  if (Buffer.byteLength(text) >= DOTENV_MAX_BYTES) throw new Error(`the dotenv report is ${Buffer.byteLength(text)} bytes, GitLab reads less than ${DOTENV_MAX_BYTES}`);
+  if (Buffer.byteLength(text) >= DOTENV_MAX_BYTES)
+    throw new Error(
+      `the dotenv report is ${Buffer.byteLength(text)} bytes, GitLab reads less than ${DOTENV_MAX_BYTES}`,
+    );
   return text;
 }

@@ -1,9 +1,32 @@
 // proofgate on GitLab: the context of merge request and branch pipelines, the commit status, one MR
 // note, the Code Quality, JUnit and dotenv reports, and the proven coverage line.
-export { gitlabPlatform, createGitlabPlatform, apiToken, coverageLine, statusDescription, noteBody, STATUS_NAME, NOTE_MARKER, type GitlabPlatformOptions } from "./platform.js";
+export {
+  gitlabPlatform,
+  createGitlabPlatform,
+  apiToken,
+  coverageLine,
+  statusDescription,
+  noteBody,
+  STATUS_NAME,
+  NOTE_MARKER,
+  type GitlabPlatformOptions,
+} from "./platform.js";
 export { detectGitlab, gitlabContext, gitlabPipeline, type GitlabPipeline } from "./context.js";
-export { codeQualityIssues, codeQualityReport, CODE_QUALITY_FILE, POLICY_FILE, type CodeQualityIssue } from "./code-quality.js";
+export {
+  codeQualityIssues,
+  codeQualityReport,
+  CODE_QUALITY_FILE,
+  POLICY_FILE,
+  type CodeQualityIssue,
+} from "./code-quality.js";
 export { junitReport, JUNIT_FILE, JUNIT_CLASSNAME } from "./junit-report.js";
 export { dotenvReport, dotenvVariables, DOTENV_FILE, DOTENV_MAX_BYTES } from "./dotenv-report.js";
-export { createGitlabApi, hostOf, type GitlabApi, type GitlabApiSettings, type StatusInput, type NoteSummary } from "./api.js";
+export {
+  createGitlabApi,
+  hostOf,
+  type GitlabApi,
+  type GitlabApiSettings,
+  type StatusInput,
+  type NoteSummary,
+} from "./api.js";
 export { createRequesterFn, retryAfterMs, GitlabRequestError, type RetryOptions } from "./requester.js";

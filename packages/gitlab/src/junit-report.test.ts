@@ -12,7 +12,13 @@ describe("junitReport, read back by proofgate's own JUnit reader", () => {
     expect(results.map((r) => r.name)).toEqual(report.view.signals.map((s) => s.label));
     expect(results.every((r) => r.classname === JUNIT_CLASSNAME)).toBe(true);
     const outcome = Object.fromEntries(results.map((r) => [r.name, r.outcome]));
-    expect(outcome).toMatchObject({ "Proven coverage": "failed", "Lease authorship": "failed", "Fixture digests": "skipped", "Property hold": "skipped", "Freeze budget": "passed" });
+    expect(outcome).toMatchObject({
+      "Proven coverage": "failed",
+      "Lease authorship": "failed",
+      "Fixture digests": "skipped",
+      "Property hold": "skipped",
+      "Freeze budget": "passed",
+    });
     expect(results.find((r) => r.name === "Proven coverage")!.message).toBe("proven_coverage: 65.20% (policy >= 70%)");
   });
 
@@ -22,7 +28,13 @@ describe("junitReport, read back by proofgate's own JUnit reader", () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
     const parsed = parseJunitXml(xml, "junit.xml");
     expect(parsed.errors).toEqual([]);
-    const hostile = parseJunitXml(junitReport({ ...rejectReport().view, signals: rejectReport().view.signals.map((s, i) => (i === 0 ? { ...s, label: HOSTILE } : s)) }), "junit.xml");
+    const hostile = parseJunitXml(
+      junitReport({
+        ...rejectReport().view,
+        signals: rejectReport().view.signals.map((s, i) => (i === 0 ? { ...s, label: HOSTILE } : s)),
+      }),
+      "junit.xml",
+    );
     expect(hostile.errors).toEqual([]);
     expect(hostile.results![0]!.name).toBe(HOSTILE.replace("\u001b", ""));
   });
@@ -36,6 +48,10 @@ describe("junitReport, read back by proofgate's own JUnit reader", () => {
     const parsed = parseJunitXml(junitReport(errorReportFixture().view), "junit.xml");
     expect(parsed.errors).toEqual([]);
     expect(parsed.results).toHaveLength(1);
-    expect(parsed.results![0]).toMatchObject({ name: "evaluation", outcome: "error", message: "the gate could not evaluate (1 error)" });
+    expect(parsed.results![0]).toMatchObject({
+      name: "evaluation",
+      outcome: "error",
+      message: "the gate could not evaluate (1 error)",
+    });
   });
 });

@@ -38,9 +38,15 @@ export function junitReport(view: ReportView): string {
     if (s.result === "fail") {
       failures += 1;
       const findings = view.findings.filter((f) => (s.reasons as readonly string[]).includes(f.reason));
-      const details = findings.map((f) => `${f.reason}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""}: ${f.message}\nfix: ${f.fix}`).join("\n\n");
+      const details = findings
+        .map(
+          (f) => `${f.reason}${f.file ? ` ${f.file}${f.line ? `:${f.line}` : ""}` : ""}: ${f.message}\nfix: ${f.fix}`,
+        )
+        .join("\n\n");
       const message = `${s.reasons.join(", ")}: ${s.value} (policy ${s.policy})`;
-      cases.push(`${head}\n      <failure message="${attr(message)}" type="${attr(s.reasons[0] ?? "fail")}">${xml(details || message)}</failure>\n    </testcase>`);
+      cases.push(
+        `${head}\n      <failure message="${attr(message)}" type="${attr(s.reasons[0] ?? "fail")}">${xml(details || message)}</failure>\n    </testcase>`,
+      );
     } else if (s.result === "off" || s.result === "not_measured") {
       skipped += 1;
       const why = s.result === "off" ? "turned off in proofgate.toml" : "not measured: its input was not given";

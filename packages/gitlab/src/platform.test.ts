@@ -7,7 +7,8 @@ import { coverageLine, createGitlabPlatform, NOTE_MARKER, noteBody, statusDescri
 import { startGitlabServer, type GitlabServer, type Handler } from "./__fixtures__/gitlab-server.js";
 import { errorReportFixture, HEAD, HOSTILE, MERGE_COMMIT, mergeReport, rejectReport } from "./__fixtures__/reports.js";
 
-const fixture = (name: string): Record<string, unknown> => JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
+const fixture = (name: string): Record<string, unknown> =>
+  JSON.parse(readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8")) as Record<string, unknown>;
 const ME = 77;
 
 let server: GitlabServer | undefined;
@@ -51,11 +52,18 @@ function tools(env: Env, comment = true) {
 }
 
 const platform = createGitlabPlatform({ retry: { baseDelayMs: 1, retries: 2 } });
-const ok = (body: unknown, status = 200): Handler => () => ({ status, body });
+const ok =
+  (body: unknown, status = 200): Handler =>
+  () => ({ status, body });
 
 describe("gitlabPlatform.publish", () => {
   it("a REJECT: the three reports, the coverage line on stderr only, a failed status on the head, a new MR note", async () => {
-    server = await startGitlabServer([ok(fixture("commit-status.json"), 201), ok(fixture("current-user.json")), ok([{ ...fixture("mr-note.json"), body: `${NOTE_MARKER}\nforged by someone else` }]), ok({ ...fixture("mr-note.json"), id: 900 }, 201)]);
+    server = await startGitlabServer([
+      ok(fixture("commit-status.json"), 201),
+      ok(fixture("current-user.json")),
+      ok([{ ...fixture("mr-note.json"), body: `${NOTE_MARKER}\nforged by someone else` }]),
+      ok({ ...fixture("mr-note.json"), id: 900 }, 201),
+    ]);
     const env = mrEnv(server.apiUrl);
     const report = rejectReport();
     const { t, artifacts, log, stdout } = tools(env);
@@ -66,7 +74,14 @@ describe("gitlabPlatform.publish", () => {
     expect(stdout).toEqual([]);
     const [status, user, list, create] = server.seen;
     expect([status!.method, status!.path]).toEqual(["POST", `/gitlab/api/v4/projects/42/statuses/${HEAD}`]);
-    expect(status!.body).toEqual({ state: "failed", name: "proofgate", description: "REJECT: proven 65.20% (floor 70.00%), 2 reasons", target_url: "https://gitlab.example.com/g/p/-/jobs/9", coverage: 65.2, pipeline_id: 8 });
+    expect(status!.body).toEqual({
+      state: "failed",
+      name: "proofgate",
+      description: "REJECT: proven 65.20% (floor 70.00%), 2 reasons",
+      target_url: "https://gitlab.example.com/g/p/-/jobs/9",
+      coverage: 65.2,
+      pipeline_id: 8,
+    });
     expect([user!.method, user!.path]).toEqual(["GET", "/gitlab/api/v4/user"]);
     expect([list!.method, list!.path]).toEqual(["GET", "/gitlab/api/v4/projects/42/merge_requests/7/notes"]);
     // The marker note there is someone else's (author 1, not the token's user 77): a new note, not an edit of theirs.
@@ -77,16 +92,31 @@ describe("gitlabPlatform.publish", () => {
     expect(body).not.toContain("<img");
     expect(body).not.toContain("@all");
     expect(body).toContain("&lt;img src=x onerror=alert\\(1\\)&gt; @\u200ball");
-    expect(outcome.published).toEqual(["proofgate-report/codequality.json", "proofgate-report/junit.xml", "proofgate-report/proofgate.env", `commit status proofgate: failed on ${HEAD.slice(0, 12)}`, "MR !7 note 900 created"]);
+    expect(outcome.published).toEqual([
+      "proofgate-report/codequality.json",
+      "proofgate-report/junit.xml",
+      "proofgate-report/proofgate.env",
+      `commit status proofgate: failed on ${HEAD.slice(0, 12)}`,
+      "MR !7 note 900 created",
+    ]);
   });
 
   it("a later run edits its own note in place (PUT), found by the marker among other notes", async () => {
     const mine = { ...fixture("mr-note.json"), id: 555, author: { id: ME }, body: `${NOTE_MARKER}\nold report` };
-    server = await startGitlabServer([ok(fixture("commit-status.json"), 201), ok(fixture("current-user.json")), ok([fixture("mr-note.json"), { ...mine, id: 554, system: true }, mine]), ok(mine)]);
+    server = await startGitlabServer([
+      ok(fixture("commit-status.json"), 201),
+      ok(fixture("current-user.json")),
+      ok([fixture("mr-note.json"), { ...mine, id: 554, system: true }, mine]),
+      ok(mine),
+    ]);
     const env = mrEnv(server.apiUrl);
     const outcome = await platform.publish(mergeReport(), platform.context(env), tools(env).t);
     expect(outcome.failures).toEqual([]);
-    expect(server.seen[0]!.body).toMatchObject({ state: "success", coverage: 82.35, description: "MERGE: proven 82.35% (floor 70.00%), 0 reasons" });
+    expect(server.seen[0]!.body).toMatchObject({
+      state: "success",
+      coverage: 82.35,
+      description: "MERGE: proven 82.35% (floor 70.00%), 0 reasons",
+    });
     const edit = server.seen[3]!;
     expect([edit.method, edit.path]).toEqual(["PUT", "/gitlab/api/v4/projects/42/merge_requests/7/notes/555"]);
     expect((edit.body as { body: string }).body).toContain("### proofgate: ✅ MERGE");
@@ -94,8 +124,17 @@ describe("gitlabPlatform.publish", () => {
   });
 
   it("merged results: the status goes on the source branch's SHA, without the merge pipeline's id", async () => {
-    server = await startGitlabServer([ok(fixture("commit-status.json"), 201), ok(fixture("current-user.json")), ok([]), ok(fixture("mr-note.json"), 201)]);
-    const env = mrEnv(server.apiUrl, { CI_COMMIT_SHA: MERGE_COMMIT, CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: HEAD, CI_MERGE_REQUEST_EVENT_TYPE: "merged_result" });
+    server = await startGitlabServer([
+      ok(fixture("commit-status.json"), 201),
+      ok(fixture("current-user.json")),
+      ok([]),
+      ok(fixture("mr-note.json"), 201),
+    ]);
+    const env = mrEnv(server.apiUrl, {
+      CI_COMMIT_SHA: MERGE_COMMIT,
+      CI_MERGE_REQUEST_SOURCE_BRANCH_SHA: HEAD,
+      CI_MERGE_REQUEST_EVENT_TYPE: "merged_result",
+    });
     await platform.publish(mergeReport(), platform.context(env), tools(env).t);
     expect(server.seen[0]!.path).toBe(`/gitlab/api/v4/projects/42/statuses/${HEAD}`);
     expect(server.seen[0]!.body).not.toHaveProperty("pipeline_id");
@@ -104,7 +143,9 @@ describe("gitlabPlatform.publish", () => {
   it("--no-comment and branch pipelines post the status and no note", async () => {
     server = await startGitlabServer([ok(fixture("commit-status.json"), 201), ok(fixture("commit-status.json"), 201)]);
     const noComment = tools(mrEnv(server.apiUrl), false);
-    expect((await platform.publish(mergeReport(), platform.context(noComment.t.env), noComment.t)).failures).toEqual([]);
+    expect((await platform.publish(mergeReport(), platform.context(noComment.t.env), noComment.t)).failures).toEqual(
+      [],
+    );
     const branchEnv = mrEnv(server.apiUrl, { CI_MERGE_REQUEST_IID: undefined });
     const branch = tools(branchEnv);
     expect((await platform.publish(mergeReport(), platform.context(branchEnv), branch.t)).failures).toEqual([]);
@@ -119,20 +160,28 @@ describe("gitlabPlatform.publish", () => {
     const { t, artifacts } = tools(env);
     const outcome = await platform.publish(rejectReport(), platform.context(env), t);
     expect(outcome.failures).toHaveLength(1);
-    expect(outcome.failures[0]).toMatch(/^CI_JOB_TOKEN can post neither commit statuses nor MR notes: set PROOFGATE_GITLAB_TOKEN/);
+    expect(outcome.failures[0]).toMatch(
+      /^CI_JOB_TOKEN can post neither commit statuses nor MR notes: set PROOFGATE_GITLAB_TOKEN/,
+    );
     expect(Object.keys(artifacts)).toHaveLength(3);
     expect(server.seen).toEqual([]);
   });
 
   it("GITLAB_TOKEN is the fallback token", async () => {
     server = await startGitlabServer([ok(fixture("commit-status.json"), 201)]);
-    const env = mrEnv(server.apiUrl, { PROOFGATE_GITLAB_TOKEN: undefined, GITLAB_TOKEN: "glpat-fallback", CI_MERGE_REQUEST_IID: undefined });
+    const env = mrEnv(server.apiUrl, {
+      PROOFGATE_GITLAB_TOKEN: undefined,
+      GITLAB_TOKEN: "glpat-fallback",
+      CI_MERGE_REQUEST_IID: undefined,
+    });
     await platform.publish(mergeReport(), platform.context(env), tools(env).t);
     expect(server.seen[0]!.headers["private-token"]).toBe("glpat-fallback");
   });
 
   it("API failures are lines in failures, never a throw: 401 on the status, 500s past the retries on the note", async () => {
-    const err = (status: number): Handler => () => ({ status, body: { message: `${status} nope` } });
+    const err =
+      (status: number): Handler =>
+      () => ({ status, body: { message: `${status} nope` } });
     server = await startGitlabServer([err(401), err(500), err(500), err(500)]);
     const env = mrEnv(server.apiUrl);
     const { t, artifacts } = tools(env);
@@ -148,36 +197,57 @@ describe("gitlabPlatform.publish", () => {
     server = await startGitlabServer([ok(fixture("commit-status.json"), 201)]);
     const env = mrEnv(server.apiUrl, { CI_MERGE_REQUEST_IID: undefined });
     const { t } = tools(env);
-    const outcome = await platform.publish(mergeReport(), platform.context(env), { ...t, writeArtifact: () => { throw new Error("EACCES"); } });
-    expect(outcome.failures).toEqual(["writing codequality.json: EACCES", "writing junit.xml: EACCES", "writing proofgate.env: EACCES"]);
+    const outcome = await platform.publish(mergeReport(), platform.context(env), {
+      ...t,
+      writeArtifact: () => {
+        throw new Error("EACCES");
+      },
+    });
+    expect(outcome.failures).toEqual([
+      "writing codequality.json: EACCES",
+      "writing junit.xml: EACCES",
+      "writing proofgate.env: EACCES",
+    ]);
     expect(server.seen).toHaveLength(1);
     // A MERGE whose reports did not reach the out dir is not posted as success (the job cannot end clean).
-    expect(server.seen[0]!.body).toMatchObject({ state: "failed", description: "MERGE: proven 82.35% (floor 70.00%), 0 reasons; the report could not be written" });
+    expect(server.seen[0]!.body).toMatchObject({
+      state: "failed",
+      description: "MERGE: proven 82.35% (floor 70.00%), 0 reasons; the report could not be written",
+    });
   });
 
   it("outside a GitLab job (no CI_API_V4_URL): a failure line, no request", async () => {
     const env: Env = { PROOFGATE_GITLAB_TOKEN: "glpat-x", CI_COMMIT_SHA: HEAD };
     const outcome = await platform.publish(mergeReport(), platform.context(env), tools(env).t);
-    expect(outcome.failures).toEqual(["cannot reach the GitLab API without CI_API_V4_URL, CI_PROJECT_ID: run proofgate check inside a GitLab CI job"]);
+    expect(outcome.failures).toEqual([
+      "cannot reach the GitLab API without CI_API_V4_URL, CI_PROJECT_ID: run proofgate check inside a GitLab CI job",
+    ]);
   });
 });
 
 describe("coverageLine and statusDescription", () => {
   it("prints proven coverage in the regex's form; a run without it prints 0.00%, so no other line of the log can stand in", () => {
     expect(coverageLine(rejectReport())).toBe("Proven coverage: 65.20%");
-    expect(coverageLine(errorReportFixture())).toBe("Proven coverage: 0.00% (not measured: the gate could not compute it)");
+    expect(coverageLine(errorReportFixture())).toBe(
+      "Proven coverage: 0.00% (not measured: the gate could not compute it)",
+    );
     expect(coverageLine(rejectReport())).toMatch(/Proven coverage: \d+\.\d+%/);
   });
 
   it("a run that could not evaluate is a failed status that says so", async () => {
-    expect(statusDescription(errorReportFixture())).toBe("REJECT (could not evaluate): proven coverage not measured, 1 reason");
+    expect(statusDescription(errorReportFixture())).toBe(
+      "REJECT (could not evaluate): proven coverage not measured, 1 reason",
+    );
   });
 });
 
 describe("noteBody", () => {
   it("starts with the marker, and a report too long for a note is cut at a line with its details closed", () => {
     const report = rejectReport();
-    const long = { ...report, markdown: `${report.markdown}<details><summary>Warnings</summary>\n\n${`- ${HOSTILE.replace(/\n/g, " ")}\n`.repeat(20_000)}` };
+    const long = {
+      ...report,
+      markdown: `${report.markdown}<details><summary>Warnings</summary>\n\n${`- ${HOSTILE.replace(/\n/g, " ")}\n`.repeat(20_000)}`,
+    };
     const body = noteBody(long, "https://gitlab.example.com/g/p/-/jobs/9");
     expect(body.startsWith(`${NOTE_MARKER}\n`)).toBe(true);
     expect(body.length).toBeLessThanOrEqual(1_000_000);

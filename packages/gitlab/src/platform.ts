@@ -42,21 +42,29 @@ export function apiToken(env: Env): string | undefined {
  */
 export function coverageLine(report: PublishableReport): string {
   const pct = report.view.provenCoverage;
-  return pct === null || !Number.isFinite(pct) ? "Proven coverage: 0.00% (not measured: the gate could not compute it)" : `Proven coverage: ${pct.toFixed(2)}%`;
+  return pct === null || !Number.isFinite(pct)
+    ? "Proven coverage: 0.00% (not measured: the gate could not compute it)"
+    : `Proven coverage: ${pct.toFixed(2)}%`;
 }
 
 /** The commit status's description: the decision and three numbers (proven coverage, its floor, reasons). */
 export function statusDescription(report: PublishableReport): string {
   const { view } = report;
-  const proven = view.provenCoverage === null ? "proven coverage not measured" : `proven ${view.provenCoverage.toFixed(2)}%`;
+  const proven =
+    view.provenCoverage === null ? "proven coverage not measured" : `proven ${view.provenCoverage.toFixed(2)}%`;
   const floor = view.minProven === null ? "" : ` (floor ${view.minProven.toFixed(2)}%)`;
   const reasons = `${view.reasons.length} reason${view.reasons.length === 1 ? "" : "s"}`;
-  return `${report.exitCode === 2 ? "REJECT (could not evaluate)" : view.decision}: ${proven}${floor}, ${reasons}`.slice(0, 255);
+  return `${report.exitCode === 2 ? "REJECT (could not evaluate)" : view.decision}: ${proven}${floor}, ${reasons}`.slice(
+    0,
+    255,
+  );
 }
 
 /** The MR note: the hidden marker, then the Markdown report (cut at a line if it is too long for GitLab). */
 export function noteBody(report: PublishableReport, jobUrl: string | undefined): string {
-  const footer = jobUrl ? `\n---\n[The job](${encodeURI(jobUrl)}) · the full report is the job's \`report.md\` artifact.\n` : "";
+  const footer = jobUrl
+    ? `\n---\n[The job](${encodeURI(jobUrl)}) · the full report is the job's \`report.md\` artifact.\n`
+    : "";
   let markdown = report.markdown;
   const room = MAX_NOTE_CHARS - NOTE_MARKER.length - footer.length - 200;
   if (markdown.length > room) {
@@ -68,7 +76,11 @@ export function noteBody(report: PublishableReport, jobUrl: string | undefined):
   return `${NOTE_MARKER}\n${markdown}${footer}`;
 }
 
-async function step(outcome: PublishOutcome, what: string, run: () => Promise<string | undefined> | string | undefined): Promise<void> {
+async function step(
+  outcome: PublishOutcome,
+  what: string,
+  run: () => Promise<string | undefined> | string | undefined,
+): Promise<void> {
   try {
     const published = await run();
     if (published) outcome.published.push(published);
@@ -90,7 +102,9 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
     context: (env) => gitlabContext(env),
     publish: async (report: PublishableReport, context: CiContext, tools: PublishTools): Promise<PublishOutcome> => {
       const outcome: PublishOutcome = { published: [], failures: [] };
-      await step(outcome, `writing ${CODE_QUALITY_FILE}`, () => tools.writeArtifact(CODE_QUALITY_FILE, codeQualityReport(report.view)));
+      await step(outcome, `writing ${CODE_QUALITY_FILE}`, () =>
+        tools.writeArtifact(CODE_QUALITY_FILE, codeQualityReport(report.view)),
+      );
       await step(outcome, `writing ${JUNIT_FILE}`, () => tools.writeArtifact(JUNIT_FILE, junitReport(report.view)));
       await step(outcome, `writing ${DOTENV_FILE}`, () => tools.writeArtifact(DOTENV_FILE, dotenvReport(report)));
       // To stderr, which GitLab's job log holds too: stdout carries the report in --format json or markdown.
@@ -99,8 +113,12 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       const pipeline = gitlabPipeline(tools.env);
       const token = apiToken(tools.env);
       if (token === undefined) {
-        const why = tools.env.CI_JOB_TOKEN ? "CI_JOB_TOKEN can post neither commit statuses nor MR notes" : "no API token";
-        outcome.failures.push(`${why}: set PROOFGATE_GITLAB_TOKEN (a project access token with the api scope) as a masked CI/CD variable; the report artifacts were written`);
+        const why = tools.env.CI_JOB_TOKEN
+          ? "CI_JOB_TOKEN can post neither commit statuses nor MR notes"
+          : "no API token";
+        outcome.failures.push(
+          `${why}: set PROOFGATE_GITLAB_TOKEN (a project access token with the api scope) as a masked CI/CD variable; the report artifacts were written`,
+        );
         return outcome;
       }
       const missing = [
@@ -109,13 +127,21 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
         context.head === undefined ? "the head commit (CI_COMMIT_SHA or --head)" : "",
       ].filter(Boolean);
       if (missing.length > 0) {
-        outcome.failures.push(`cannot reach the GitLab API without ${missing.join(", ")}: run proofgate check inside a GitLab CI job`);
+        outcome.failures.push(
+          `cannot reach the GitLab API without ${missing.join(", ")}: run proofgate check inside a GitLab CI job`,
+        );
         return outcome;
       }
       const projectId = pipeline.projectId!;
       let api: GitlabApi;
       try {
-        api = makeApi({ apiUrl: pipeline.apiUrl!, token, fetch: options.fetch, retry: options.retry, timeoutMs: options.timeoutMs });
+        api = makeApi({
+          apiUrl: pipeline.apiUrl!,
+          token,
+          fetch: options.fetch,
+          retry: options.retry,
+          timeoutMs: options.timeoutMs,
+        });
       } catch (error) {
         outcome.failures.push(`GitLab API: ${error instanceof Error ? error.message : String(error)}`);
         return outcome;
@@ -133,7 +159,9 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
           sha: head,
           state: merge ? "success" : "failed",
           name: STATUS_NAME,
-          description: unwritten ? `${statusDescription(report)}; the report could not be written`.slice(0, 255) : statusDescription(report),
+          description: unwritten
+            ? `${statusDescription(report)}; the report could not be written`.slice(0, 255)
+            : statusDescription(report),
           targetUrl: pipeline.jobUrl !== undefined && pipeline.jobUrl.length <= 255 ? pipeline.jobUrl : undefined,
           coverage: coverage === null || !Number.isFinite(coverage) ? undefined : Number(coverage.toFixed(2)),
           // Only a pipeline that runs on the head itself can hold its status (not a merged-results one).
@@ -150,7 +178,9 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
           const body = noteBody(report, pipeline.jobUrl);
           const me = await api.currentUserId();
           // Only our own note: anyone may write the marker into a note of theirs.
-          const mine = (await api.listNotes(projectId, iid)).find((n) => !n.system && n.authorId === me && n.body.startsWith(NOTE_MARKER));
+          const mine = (await api.listNotes(projectId, iid)).find(
+            (n) => !n.system && n.authorId === me && n.body.startsWith(NOTE_MARKER),
+          );
           if (mine) {
             await api.editNote(projectId, iid, mine.id, body);
             return `MR !${iid} note ${mine.id} updated`;

@@ -26,12 +26,19 @@ export class GitlabRequestError extends Error {
     readonly detail: string,
     options?: { cause?: unknown },
   ) {
-    super(`${method} ${path}: ${status === 0 ? "no response" : `HTTP ${status}`}${detail ? ` (${detail})` : ""}`, options);
+    super(
+      `${method} ${path}: ${status === 0 ? "no response" : `HTTP ${status}`}${detail ? ` (${detail})` : ""}`,
+      options,
+    );
   }
 
   /** True for a GitlabRequestError, across bundles. */
   static isInstance(error: unknown): error is GitlabRequestError {
-    return error instanceof Error && error.name === "GitlabRequestError" && typeof (error as { status?: unknown }).status === "number";
+    return (
+      error instanceof Error &&
+      error.name === "GitlabRequestError" &&
+      typeof (error as { status?: unknown }).status === "number"
+    );
   }
 }
 
@@ -69,7 +76,9 @@ const snake = (key: string): string => key.replace(/[A-Z]/g, (c) => `_${c.toLowe
 function decamelize(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(decamelize);
   if (value !== null && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [snake(k), decamelize(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [snake(k), decamelize(v)]),
+    );
   }
   return value;
 }
@@ -115,7 +124,9 @@ function errorDetail(body: unknown): string {
  * A `requesterFn` for @gitbeaker/rest that sends with `fetch` and retries 429 (waiting what
  * `retry-after` asks, up to `maxDelayMs`), 5xx and network failures with backoff.
  */
-export function createRequesterFn(settings: { fetch?: typeof fetch; retry?: RetryOptions } = {}): (service: ServiceOptions) => Requester {
+export function createRequesterFn(
+  settings: { fetch?: typeof fetch; retry?: RetryOptions } = {},
+): (service: ServiceOptions) => Requester {
   const retries = settings.retry?.retries ?? 3;
   const baseDelayMs = settings.retry?.baseDelayMs ?? 1000;
   const maxDelayMs = settings.retry?.maxDelayMs ?? 60_000;
@@ -130,7 +141,11 @@ export function createRequesterFn(settings: { fetch?: typeof fetch; retry?: Retr
       if (options.sudo !== undefined) headers.sudo = String(options.sudo);
       for (const [name, value] of Object.entries(service.authHeaders ?? {})) headers[name] = await value();
       let body: string | undefined;
-      if (options.body !== undefined && method !== "get" && !(method === "delete" && Object.keys(options.body as object).length === 0)) {
+      if (
+        options.body !== undefined &&
+        method !== "get" &&
+        !(method === "delete" && Object.keys(options.body as object).length === 0)
+      ) {
         body = JSON.stringify(decamelize(options.body));
         headers["content-type"] = "application/json";
       }
@@ -139,17 +154,30 @@ export function createRequesterFn(settings: { fetch?: typeof fetch; retry?: Retr
       for (let attempt = 0; ; attempt += 1) {
         let response: Response;
         try {
-          response = await doFetch(url, { method: verb, headers, ...(body === undefined ? {} : { body }), ...(options.signal ? { signal: options.signal } : {}) });
+          response = await doFetch(url, {
+            method: verb,
+            headers,
+            ...(body === undefined ? {} : { body }),
+            ...(options.signal ? { signal: options.signal } : {}),
+          });
         } catch (error) {
-          if (options.signal?.aborted || attempt >= retries) throw new GitlabRequestError(verb, path, 0, error instanceof Error ? error.message : String(error), { cause: error });
+          if (options.signal?.aborted || attempt >= retries)
+            throw new GitlabRequestError(verb, path, 0, error instanceof Error ? error.message : String(error), {
+              cause: error,
+            });
           await sleep(Math.min(maxDelayMs, baseDelayMs * 2 ** attempt));
           continue;
         }
         if (response.ok) {
-          return { body: await readBody(response), headers: Object.fromEntries(response.headers.entries()), status: response.status };
+          return {
+            body: await readBody(response),
+            headers: Object.fromEntries(response.headers.entries()),
+            status: response.status,
+          };
         }
         const failed = await readBody(response).catch(() => "");
-        if (!RETRYABLE(response.status) || attempt >= retries) throw new GitlabRequestError(verb, path, response.status, errorDetail(failed));
+        if (!RETRYABLE(response.status) || attempt >= retries)
+          throw new GitlabRequestError(verb, path, response.status, errorDetail(failed));
         const asked = retryAfterMs(response.headers.get("retry-after"));
         await sleep(Math.min(maxDelayMs, asked ?? baseDelayMs * 2 ** attempt));
       }

@@ -73,9 +73,19 @@ interface CheckSettings {
 
 function settingsOf(args: CheckArgs): CheckSettings {
   const format = stringFlag("format", args.format, "text");
-  if (!(CHECK_FORMATS as readonly string[]).includes(format)) throw new GateError({ code: "usage", message: `--format ${JSON.stringify(format)} is not one of ${CHECK_FORMATS.join(", ")}`, fix: "see proofgate check --help" });
+  if (!(CHECK_FORMATS as readonly string[]).includes(format))
+    throw new GateError({
+      code: "usage",
+      message: `--format ${JSON.stringify(format)} is not one of ${CHECK_FORMATS.join(", ")}`,
+      fix: "see proofgate check --help",
+    });
   const platform = stringFlag("platform", args.platform, "auto");
-  if (!(CHECK_PLATFORMS as readonly string[]).includes(platform)) throw new GateError({ code: "usage", message: `--platform ${JSON.stringify(platform)} is not one of ${CHECK_PLATFORMS.join(", ")}`, fix: "see proofgate check --help" });
+  if (!(CHECK_PLATFORMS as readonly string[]).includes(platform))
+    throw new GateError({
+      code: "usage",
+      message: `--platform ${JSON.stringify(platform)} is not one of ${CHECK_PLATFORMS.join(", ")}`,
+      fix: "see proofgate check --help",
+    });
   return {
     format: format as CheckSettings["format"],
     outDir: stringFlag("out-dir", args.outDir, "proofgate-report"),
@@ -94,14 +104,22 @@ function settingsOf(args: CheckArgs): CheckSettings {
  * `--format`, and returns 0 MERGE, 1 REJECT or 2 when the gate could not evaluate (the report is
  * still written, decision REJECT, with the errors).
  */
-export async function runCheck(args: CheckArgs, io: CliIo, platforms: readonly Platform[] = availablePlatforms()): Promise<number> {
+export async function runCheck(
+  args: CheckArgs,
+  io: CliIo,
+  platforms: readonly Platform[] = availablePlatforms(),
+): Promise<number> {
   const settings = settingsOf(args);
   const env: Env = io.env ?? process.env;
   const outDir = resolve(io.cwd, settings.outDir);
   const chosen = selectPlatform(settings.platform, env, platforms);
   if (!("provider" in chosen)) throw new GateError(chosen);
   const platform = chosen;
-  const context = mergeContext(platform.provider, { base: settings.base, head: settings.head }, platform.context(env, readOptionalFile));
+  const context = mergeContext(
+    platform.provider,
+    { base: settings.base, head: settings.head },
+    platform.context(env, readOptionalFile),
+  );
 
   let jsonReport: Record<string, unknown>;
   let exitCode: 0 | 1 | 2;
@@ -110,7 +128,16 @@ export async function runCheck(args: CheckArgs, io: CliIo, platforms: readonly P
   try {
     const clock = resolveToday(settings.today, io);
     today = clock.today;
-    const evaluated = await evaluate({ io, env, context, settings, outDir, today: clock.today, clockOverride: clock.override, inputs });
+    const evaluated = await evaluate({
+      io,
+      env,
+      context,
+      settings,
+      outDir,
+      today: clock.today,
+      clockOverride: clock.override,
+      inputs,
+    });
     jsonReport = evaluated.json;
     exitCode = evaluated.decision === "MERGE" ? 0 : 1;
   } catch (error) {
@@ -132,7 +159,8 @@ async function emit(
   const { io, env, settings, outDir, platform, context } = at;
   const written: string[] = [];
   const writeArtifact = (name: string, text: string): string => {
-    if (name.includes("/") || name.includes("\\") || name.startsWith(".")) throw new TypeError(`artifact name ${name} must be a plain file name`);
+    if (name.includes("/") || name.includes("\\") || name.startsWith("."))
+      throw new TypeError(`artifact name ${name} must be a plain file name`);
     const path = join(outDir, name);
     writeAtomic(path, text);
     written.push(path);
@@ -147,13 +175,20 @@ async function emit(
   } catch (error) {
     // The report cannot be written: the gate could not do its job, so what is printed and published is
     // that error (REJECT), never the MERGE a queue could not read back.
-    const issues: GateIssue[] = GateError.isInstance(error) ? [...error.issues] : [{ code: "file_unreadable", file: outDir, message: `cannot write the report: ${String(error)}` }];
+    const issues: GateIssue[] = GateError.isInstance(error)
+      ? [...error.issues]
+      : [{ code: "file_unreadable", file: outDir, message: `cannot write the report: ${String(error)}` }];
     printIssues(io, issues);
     const prior = Array.isArray(json.errors) ? (json.errors as GateIssue[]) : [];
-    json = errorReport(typeof json.today_utc === "string" ? (json.today_utc as IsoDate) : undefined, [...prior, ...issues], (json.inputs as InputDigest[] | undefined) ?? [], {
-      base: typeof json.base === "string" ? json.base : context.base,
-      head: typeof json.head === "string" ? json.head : context.head,
-    });
+    json = errorReport(
+      typeof json.today_utc === "string" ? (json.today_utc as IsoDate) : undefined,
+      [...prior, ...issues],
+      (json.inputs as InputDigest[] | undefined) ?? [],
+      {
+        base: typeof json.base === "string" ? json.base : context.base,
+        head: typeof json.head === "string" ? json.head : context.head,
+      },
+    );
     jsonText = `${toPythonJson(json)}\n`;
     view = reportView(json);
     markdown = renderMarkdown(view);
@@ -164,10 +199,19 @@ async function emit(
     // Workflow commands go to stdout, unless stdout carries the report itself (--format json or markdown):
     // then to stderr, which GitHub's runner reads commands from too, so a merge queue gets clean JSON.
     const commands = settings.format === "text" ? io.stdout : io.stderr;
-    const outcome = await platform.publish(report, context, { env, writeArtifact, log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`), stdout: commands, comment: settings.comment });
-    for (const failure of outcome.failures) io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
+    const outcome = await platform.publish(report, context, {
+      env,
+      writeArtifact,
+      log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`),
+      stdout: commands,
+      comment: settings.comment,
+    });
+    for (const failure of outcome.failures)
+      io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
   } catch (error) {
-    io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${error instanceof Error ? error.message : String(error)} (the decision stands)\n`);
+    io.stderr(
+      `proofgate: error: publishing to ${platform.provider} failed: ${error instanceof Error ? error.message : String(error)} (the decision stands)\n`,
+    );
   }
   if (settings.format === "json") io.stdout(jsonText);
   else if (settings.format === "markdown") io.stdout(markdown);
@@ -204,7 +248,8 @@ interface EvaluateOptions {
 async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unknown>; decision: "MERGE" | "REJECT" }> {
   const { io, context, settings, inputs } = o;
   // Paths in the config are relative to the repository root (io.cwd); read them from this process's folder.
-  const at = (path: string): string => (isAbsolute(path) ? path : relative(process.cwd(), resolve(io.cwd, path)) || ".");
+  const at = (path: string): string =>
+    isAbsolute(path) ? path : relative(process.cwd(), resolve(io.cwd, path)) || ".";
   const provider = context.provider === "local" ? detectCiProvider(o.env as NodeJS.ProcessEnv) : context.provider;
   let fixtureLock: InputDigest | undefined;
   const loaded = await loadPatchEvidence({
@@ -222,12 +267,17 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   const warnings: GateIssue[] = [...loaded.warnings];
   // The judge is the base's config. A truncated history has no base: its paths then come from the work
   // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
-  const config = loaded.patch.shallow ? workTreeConfig(io.cwd) ?? loaded.config : loaded.config;
-  if (loaded.configSource) inputs.push({ role: "config", path: loaded.configSource.path, sha256: loaded.configSource.sha256 });
+  const config = loaded.patch.shallow ? (workTreeConfig(io.cwd) ?? loaded.config) : loaded.config;
+  if (loaded.configSource)
+    inputs.push({ role: "config", path: loaded.configSource.path, sha256: loaded.configSource.sha256 });
   const workTree = join(io.cwd, CONFIG_FILE);
   if (!loaded.patch.shallow && existsSync(workTree)) {
     if (readInput(at(CONFIG_FILE), "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
-      warnings.push({ code: "config_invalid", file: CONFIG_FILE, message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge` });
+      warnings.push({
+        code: "config_invalid",
+        file: CONFIG_FILE,
+        message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge`,
+      });
     }
   }
 
@@ -236,33 +286,56 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
   const commands: CommandOutcome[] = [];
   if (settings.run && loaded.patch.shallow) {
     // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
-    warnings.push({ code: "shallow_history", message: "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs" });
+    warnings.push({
+      code: "shallow_history",
+      message:
+        "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
+    });
   } else if (settings.run) {
-    commands.push(...(await runConfiguredCommands({ io, config, base: loaded.patch.base, outDir: o.outDir, today: o.today, at })));
+    commands.push(
+      ...(await runConfiguredCommands({ io, config, base: loaded.patch.base, outDir: o.outDir, today: o.today, at })),
+    );
   }
 
   const ledger = loadLedger(at(config.ledger.path));
   inputs.push({ role: "ledger", path: config.ledger.path, sha256: ledger.file.sha256 });
   const universe = loadUniverses(config.universe.collected.map(at));
-  config.universe.collected.forEach((path, i) => inputs.push({ role: "universe", path, sha256: universe.files[i]!.sha256 }));
+  config.universe.collected.forEach((path, i) =>
+    inputs.push({ role: "universe", path, sha256: universe.files[i]!.sha256 }),
+  );
   const { active } = classifyLeases(ledger.value.leases, o.today);
   const coverage = await loadProvenCoverage({
     reports: config.coverage.reports.map(at),
     contexts: config.coverage.contexts === undefined ? undefined : at(config.coverage.contexts),
     // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
-    shards: context.shards === undefined ? config.coverage.shards : Math.max(context.shards, config.coverage.shards ?? 0),
+    shards:
+      context.shards === undefined ? config.coverage.shards : Math.max(context.shards, config.coverage.shards ?? 0),
     frozen: active.map((l) => l.nodeid),
     root: io.cwd,
   });
-  const coverageRoles = coverage.files.map((f): InputDigest => ({ role: config.coverage.contexts !== undefined && f.path === at(config.coverage.contexts) ? "contexts" : "coverage", path: displayPath(io.cwd, f.path), sha256: f.sha256 }));
+  const coverageRoles = coverage.files.map((f): InputDigest => ({
+    role: config.coverage.contexts !== undefined && f.path === at(config.coverage.contexts) ? "contexts" : "coverage",
+    path: displayPath(io.cwd, f.path),
+    sha256: f.sha256,
+  }));
   inputs.push(...coverageRoles);
-  const results = config.results.junit.length > 0 ? loadResults(config.results.junit.map(at), universe.value) : undefined;
-  for (const f of results?.files ?? []) inputs.push({ role: "results", path: displayPath(io.cwd, f.path), sha256: f.sha256 });
+  const results =
+    config.results.junit.length > 0 ? loadResults(config.results.junit.map(at), universe.value) : undefined;
+  for (const f of results?.files ?? [])
+    inputs.push({ role: "results", path: displayPath(io.cwd, f.path), sha256: f.sha256 });
   // The lock the fixtures were checked against (fixtures_unlocked), read once there.
   if (fixtureLock) inputs.push(fixtureLock);
-  const properties = config.properties.enabled ? loadPropertyResults(config.properties.results.map(at), io.cwd, inputs) : undefined;
+  const properties = config.properties.enabled
+    ? loadPropertyResults(config.properties.results.map(at), io.cwd, inputs)
+    : undefined;
 
-  warnings.push(...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(properties?.warnings ?? []));
+  warnings.push(
+    ...ledger.warnings,
+    ...universe.warnings,
+    ...coverage.warnings,
+    ...(results?.warnings ?? []),
+    ...(properties?.warnings ?? []),
+  );
   printWarnings(io, warnings);
   const report = decide({
     today: o.today,
@@ -304,7 +377,9 @@ function platformBase(context: CiContext, settings: CheckSettings, io: CliIo): s
   if (baseSha === undefined || headSha === undefined || isAncestor(baseSha, headSha, io.cwd)) return base;
   const fork = mergeBase(baseSha, headSha, io.cwd);
   if (fork === undefined) return base;
-  io.stderr(`proofgate: the ${context.provider} base ${baseSha.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${fork.slice(0, 12)}\n`);
+  io.stderr(
+    `proofgate: the ${context.provider} base ${baseSha.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${fork.slice(0, 12)}\n`,
+  );
   return fork;
 }
 
@@ -315,7 +390,13 @@ function platformBase(context: CiContext, settings: CheckSettings, io: CliIo): s
  * never committed). The artifacts the config names and the report folder may differ; with `--run`,
  * so may no untracked file (an uncommitted test would add coverage that head does not have).
  */
-function requireWorkTreeAtHead(cwd: string, head: string, config: GateConfig, settings: CheckSettings, outDir: string): void {
+function requireWorkTreeAtHead(
+  cwd: string,
+  head: string,
+  config: GateConfig,
+  settings: CheckSettings,
+  outDir: string,
+): void {
   const current = resolveCommit("HEAD", cwd);
   // A CI's test merge (GitHub's refs/pull/N/merge, GitLab's merged results) checks out a merge of the
   // head into the target branch: its tests are the head's changes as they would land.
@@ -328,7 +409,13 @@ function requireWorkTreeAtHead(cwd: string, head: string, config: GateConfig, se
     });
   }
   const artifacts = new Set(
-    [...config.universe.collected, ...config.coverage.reports, ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]), ...config.results.junit, ...config.properties.results]
+    [
+      ...config.universe.collected,
+      ...config.coverage.reports,
+      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
+      ...config.results.junit,
+      ...config.properties.results,
+    ]
       .map((p) => normalizeRepoPath(p))
       .filter((p): p is string => p !== undefined),
   );
@@ -342,7 +429,9 @@ function requireWorkTreeAtHead(cwd: string, head: string, config: GateConfig, se
         code: "work_tree_dirty" as const,
         file,
         message: `${settings.run ? "is uncommitted or untracked" : "has uncommitted changes"}: the gate judges commit ${head.slice(0, 12)}, and the work tree must be it${i === shown.length - 1 && changed.length > shown.length ? ` (and ${changed.length - shown.length} more file(s))` : ""}`,
-        fix: settings.run ? "commit or stash the changes, and delete or .gitignore untracked files (git status shows them)" : "commit or stash the changes (git status shows them)",
+        fix: settings.run
+          ? "commit or stash the changes, and delete or .gitignore untracked files (git status shows them)"
+          : "commit or stash the changes (git status shows them)",
       })),
     );
   }
@@ -359,7 +448,11 @@ function workTreeConfig(cwd: string): GateConfig | undefined {
 }
 
 /** The property suite's JUnit results: counts of test cases and failures, each file digested. */
-function loadPropertyResults(paths: readonly string[], cwd: string, inputs: InputDigest[]): { evidence: PropertyEvidence; warnings: GateIssue[] } {
+function loadPropertyResults(
+  paths: readonly string[],
+  cwd: string,
+  inputs: InputDigest[],
+): { evidence: PropertyEvidence; warnings: GateIssue[] } {
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
   let tests = 0;

@@ -1,4 +1,12 @@
-import { classifyLeases, findUnknownLeases, toPythonJson, PyFloat, GateError, type GateIssue, type ProvenCoverage } from "@proofgate/core";
+import {
+  classifyLeases,
+  findUnknownLeases,
+  toPythonJson,
+  PyFloat,
+  GateError,
+  type GateIssue,
+  type ProvenCoverage,
+} from "@proofgate/core";
 import { listFlag, optionalFlag, optionalIntFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
 import { loadLedger, loadUniverse } from "../inputs.js";
@@ -28,7 +36,12 @@ type Printed = ProvenCoverage & { frozen?: string[] };
  */
 export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number> {
   const format = stringFlag("format", args.format, "text");
-  if (format !== "text" && format !== "json") throw new GateError({ code: "usage", message: `--format ${JSON.stringify(format)} is not one of text, json`, fix: "see proofgate coverage --help" });
+  if (format !== "text" && format !== "json")
+    throw new GateError({
+      code: "usage",
+      message: `--format ${JSON.stringify(format)} is not one of text, json`,
+      fix: "see proofgate coverage --help",
+    });
   const reports = listFlag("report", args.report);
   const contextsPath = optionalFlag("contexts", args.contexts);
   const shards = optionalIntFlag("shards", args.shards, 1);
@@ -47,7 +60,13 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
       const universe = loadUniverse(collectedPath);
       warnings.push(...universe.warnings);
       for (const { lease } of findUnknownLeases(active, universe.value)) {
-        warnings.push({ code: "coverage_invalid", file: freezePath, line: lease.line, message: `lease ${lease.nodeid} names no test in ${collectedPath}, so no context of it can be dropped`, fix: "copy the id exactly as `pytest --collect-only -q` prints it" });
+        warnings.push({
+          code: "coverage_invalid",
+          file: freezePath,
+          line: lease.line,
+          message: `lease ${lease.nodeid} names no test in ${collectedPath}, so no context of it can be dropped`,
+          fix: "copy the id exactly as `pytest --collect-only -q` prints it",
+        });
       }
     }
     if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
@@ -62,12 +81,22 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
   });
   warnings.push(...loaded.warnings);
   for (const nodeid of loaded.frozenNotRun) {
-    warnings.push({ code: "coverage_invalid", file: contextsPath, message: `the frozen test ${nodeid} has no context in the data file (it did not run, or its id differs)`, fix: "collect and run the whole suite with --cov-context=test" });
+    warnings.push({
+      code: "coverage_invalid",
+      file: contextsPath,
+      message: `the frozen test ${nodeid} has no context in the data file (it did not run, or its id differs)`,
+      fix: "collect and run the whole suite with --cov-context=test",
+    });
   }
   printWarnings(io, warnings);
   const c = loaded.coverage;
   if (c.statements === 0) {
-    throw new GateError({ code: "coverage_invalid", file: c.files.join(", "), message: "the report measures no statements", fix: "measure the package under test: pytest --cov=<package>" });
+    throw new GateError({
+      code: "coverage_invalid",
+      file: c.files.join(", "),
+      message: "the report measures no statements",
+      fix: "measure the package under test: pytest --cov=<package>",
+    });
   }
   const missingShards = shards !== undefined && c.source !== "contexts" ? shards - c.files.length : 0;
   const result: Printed = { ...c, ...(c.source === "contexts" ? { frozen } : {}) };
@@ -99,7 +128,9 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
     );
   }
   if (missingShards > 0) {
-    io.stderr(`proofgate: shard_missing: ${missingShards} of ${shards} coverage shards are missing. Fix: pass every parallel job's report with --report\n`);
+    io.stderr(
+      `proofgate: shard_missing: ${missingShards} of ${shards} coverage shards are missing. Fix: pass every parallel job's report with --report\n`,
+    );
     return 1;
   }
   return 0;

@@ -45,14 +45,20 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   const head = optionalFlag("head", args.head);
   const fromGit = base !== undefined || head !== undefined;
   if (fromGit && (agentAddedLeases > 0 || fixtureDelta > 0 || humanFixtureLock)) {
-    throw new GateError({ code: "usage", message: "--agent-added-leases, --fixture-delta and --human-fixture-lock cannot be combined with --base/--head: proofgate reads them from git", fix: "drop the manual counts" });
+    throw new GateError({
+      code: "usage",
+      message:
+        "--agent-added-leases, --fixture-delta and --human-fixture-lock cannot be combined with --base/--head: proofgate reads them from git",
+      fix: "drop the manual counts",
+    });
   }
   const { today, override } = resolveToday(optionalFlag("today", args.today), io);
   // --coverage is the reference script's flag (one coverage.py JSON report); --report is proofgate's,
   // any format, repeatable for shards.
   const shardReports = listFlag("report", args.report);
   // Neither flag: the article's default path, a coverage.py JSON report.
-  const legacy = optionalFlag("coverage", args.coverage) ?? (shardReports.length === 0 ? "proven_coverage.json" : undefined);
+  const legacy =
+    optionalFlag("coverage", args.coverage) ?? (shardReports.length === 0 ? "proven_coverage.json" : undefined);
   const reports = [...(legacy === undefined ? [] : [legacy]), ...shardReports];
   const declaredFormat = optionalFlag("coverage-format", args.coverageFormat);
 
@@ -69,8 +75,21 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   });
   const resultPaths = listFlag("results", args.results);
   const results = resultPaths.length > 0 ? loadResults(resultPaths, universe.value) : undefined;
-  const patch = fromGit ? await loadPatchEvidence({ cwd: io.cwd, base, head, unlocked: async (config) => (await unlockedFixtures(config, io)).delta }) : undefined;
-  const warnings = [...ledger.warnings, ...universe.warnings, ...coverage.warnings, ...(results?.warnings ?? []), ...(patch?.warnings ?? [])];
+  const patch = fromGit
+    ? await loadPatchEvidence({
+        cwd: io.cwd,
+        base,
+        head,
+        unlocked: async (config) => (await unlockedFixtures(config, io)).delta,
+      })
+    : undefined;
+  const warnings = [
+    ...ledger.warnings,
+    ...universe.warnings,
+    ...coverage.warnings,
+    ...(results?.warnings ?? []),
+    ...(patch?.warnings ?? []),
+  ];
   printWarnings(io, warnings);
 
   const inputs: InputDigest[] = [
@@ -100,7 +119,9 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   if (out !== undefined) writeAtomic(out, json);
   io.stdout(json);
   for (const f of report.findings) {
-    io.stderr(`proofgate: ${f.reason}: ${terminalSafe(`${f.file ? `${f.file}${f.line ? `:${f.line}` : ""}: ` : ""}${f.message}. Fix: ${f.fix}`)}\n`);
+    io.stderr(
+      `proofgate: ${f.reason}: ${terminalSafe(`${f.file ? `${f.file}${f.line ? `:${f.line}` : ""}: ` : ""}${f.message}. Fix: ${f.fix}`)}\n`,
+    );
   }
   return report.decision === "MERGE" ? 0 : 1;
 }

@@ -31,7 +31,11 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
   const collectedPath = stringFlag("collected", args.collected, "collected.txt");
   const format = stringFlag("format", args.format, "args");
   if (!(DESELECT_FORMATS as readonly string[]).includes(format)) {
-    throw new GateError({ code: "usage", message: `--format ${JSON.stringify(format)} is not one of ${DESELECT_FORMATS.join(", ")}`, fix: "see proofgate deselect --help" });
+    throw new GateError({
+      code: "usage",
+      message: `--format ${JSON.stringify(format)} is not one of ${DESELECT_FORMATS.join(", ")}`,
+      fix: "see proofgate deselect --help",
+    });
   }
   const out = optionalFlag("out", args.out);
   const pluginModule = format === "plugin" ? checkPluginPath(out) : undefined;
@@ -72,7 +76,9 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
     writeAtomic(out, text);
     io.stderr(`proofgate: wrote ${out} (${plan.active.length} frozen test(s))\n`);
     if (pluginModule) {
-      io.stderr(`proofgate: load it with: PYTHONPATH=${dirname(resolve(io.cwd, out))} python -m pytest -p ${pluginModule} ...\n`);
+      io.stderr(
+        `proofgate: load it with: PYTHONPATH=${dirname(resolve(io.cwd, out))} python -m pytest -p ${pluginModule} ...\n`,
+      );
     }
   }
   return 0;
@@ -80,12 +86,20 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
 
 function checkPluginPath(out: string | undefined): string {
   if (out === undefined) {
-    throw new GateError({ code: "usage", message: "--format plugin needs --out PATH.py", fix: "write e.g. --format plugin --out .proofgate/proofgate_frozen.py" });
+    throw new GateError({
+      code: "usage",
+      message: "--format plugin needs --out PATH.py",
+      fix: "write e.g. --format plugin --out .proofgate/proofgate_frozen.py",
+    });
   }
   const name = basename(out);
   const m = /^([A-Za-z_][A-Za-z0-9_]*)\.py$/.exec(name);
   if (!m) {
-    throw new GateError({ code: "usage", message: `--out ${JSON.stringify(out)} is not a Python module file name`, fix: "name it like proofgate_frozen.py (letters, digits, underscores) so `-p proofgate_frozen` can import it" });
+    throw new GateError({
+      code: "usage",
+      message: `--out ${JSON.stringify(out)} is not a Python module file name`,
+      fix: "name it like proofgate_frozen.py (letters, digits, underscores) so `-p proofgate_frozen` can import it",
+    });
   }
   return m[1]!;
 }
@@ -122,7 +136,9 @@ function refusalIssues(plan: DeselectionPlan, freezePath: string, collectedPath:
 function warnPrefixCollateral(plan: DeselectionPlan, io: CliIo): void {
   if (plan.collateral.length === 0) return;
   const count = plan.collateral.reduce((n, c) => n + c.alsoDropped.length, 0);
-  io.stderr(`proofgate: warning: pytest's --deselect matches by prefix, so these lines also drop ${count} collected test(s) that have no lease:\n`);
+  io.stderr(
+    `proofgate: warning: pytest's --deselect matches by prefix, so these lines also drop ${count} collected test(s) that have no lease:\n`,
+  );
   for (const c of plan.collateral) {
     io.stderr(`  --deselect=${c.lease.nodeid} also drops: ${c.alsoDropped.join(", ")}\n`);
   }

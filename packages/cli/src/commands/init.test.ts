@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
@@ -38,7 +47,10 @@ function memoryIo(cwd = repo): CliIo & { out: string; err: string } {
 }
 
 /** `proofgate init` with no CI in the environment unless `env` says so. */
-async function init(args: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string; err: string }> {
+async function init(
+  args: Record<string, unknown> = {},
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo();
   const code = await runInit(args, io, { env, hash: HASH });
   return { code, out: io.out, err: io.err };
@@ -80,7 +92,14 @@ describe("proofgate init: the files", () => {
     const parsed = parseLedger(read("freeze.toml"), "freeze.toml");
     expect(parsed.errors).toEqual([]);
     expect(parsed.warnings).toEqual([]);
-    expect(parsed.ledger).toMatchObject({ version: 1, maxActiveLeases: 0, budgetOmitted: false, rejectIfExpired: true, rejectIfAgentAddsLease: true, leases: [] });
+    expect(parsed.ledger).toMatchObject({
+      version: 1,
+      maxActiveLeases: 0,
+      budgetOmitted: false,
+      rejectIfExpired: true,
+      rejectIfAgentAddsLease: true,
+      leases: [],
+    });
   });
 
   it("shows a lease example that is valid once uncommented, dated from the clock", async () => {
@@ -95,7 +114,13 @@ describe("proofgate init: the files", () => {
     const parsed = parseLedger(uncommented, "freeze.toml");
     expect(parsed.errors).toEqual([]);
     expect(parsed.ledger?.leases).toMatchObject([
-      { nodeid: "tests/test_billing.py::test_invoice_total_currency_round", owner: "platform-billing", expires: "2026-12-16", created: "2026-12-02", ticket: "BILL-42" },
+      {
+        nodeid: "tests/test_billing.py::test_invoice_total_currency_round",
+        owner: "platform-billing",
+        expires: "2026-12-16",
+        created: "2026-12-02",
+        ticket: "BILL-42",
+      },
     ]);
   });
 
@@ -104,8 +129,10 @@ describe("proofgate init: the files", () => {
     expect(r.out).toContain("wrote proofgate.toml: the policy, every key at its default\n");
     const text = read("proofgate.toml");
     const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS);
-    for (const table of Object.keys(defaults).filter((k) => k !== "file")) expect(text).toMatch(new RegExp(`^\\[${table}\\]$`, "m"));
-    for (const key of ["shards", "contexts", "max_unledgered_skips", "collect", "proof", "properties"]) expect(text).toMatch(new RegExp(`^# ${key} = `, "m"));
+    for (const table of Object.keys(defaults).filter((k) => k !== "file"))
+      expect(text).toMatch(new RegExp(`^\\[${table}\\]$`, "m"));
+    for (const key of ["shards", "contexts", "max_unledgered_skips", "collect", "proof", "properties"])
+      expect(text).toMatch(new RegExp(`^# ${key} = `, "m"));
     const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
     expect(parsed.errors).toEqual([]);
     expect(parsed.warnings).toEqual([]);
@@ -120,7 +147,9 @@ describe("proofgate init: the files", () => {
     expect(parsed.errors).toEqual([]);
     expect(parsed.config).toEqual(defaults);
     // And they are written out: a team that edits them starts from the real lists.
-    expect(parseConfig(text, "proofgate.toml", ["nobody"]).config?.agents.patterns).toEqual([...DEFAULT_AGENT_PATTERNS]);
+    expect(parseConfig(text, "proofgate.toml", ["nobody"]).config?.agents.patterns).toEqual([
+      ...DEFAULT_AGENT_PATTERNS,
+    ]);
   });
 
   it("writes the lock byte for byte as `proofgate lock` does, and `lock --check` is clean", async () => {
@@ -141,7 +170,9 @@ describe("proofgate init: the files", () => {
     const r = await init();
     expect(r.code).toBe(0);
     expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
-    expect(r.out).toContain("skipped fixtures.lock: no fixture file in tests/fixtures yet, and an empty lock verifies nothing.\n");
+    expect(r.out).toContain(
+      "skipped fixtures.lock: no fixture file in tests/fixtures yet, and an empty lock verifies nothing.\n",
+    );
     rmSync(join(repo, "tests"), { recursive: true });
     rmSync(join(repo, "proofgate.toml"));
     rmSync(join(repo, "freeze.toml"));
@@ -155,7 +186,9 @@ describe("proofgate init: the files", () => {
     writeFixtures(repo);
     symlinkSync("golden.json", join(repo, "tests/fixtures/link.json"));
     const io = memoryIo();
-    await expect(runInit({}, io, { env: {}, hash: HASH })).rejects.toMatchObject({ issues: [expect.objectContaining({ file: "tests/fixtures/link.json" })] });
+    await expect(runInit({}, io, { env: {}, hash: HASH })).rejects.toMatchObject({
+      issues: [expect.objectContaining({ file: "tests/fixtures/link.json" })],
+    });
     expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
     expect(existsSync(join(repo, "freeze.toml"))).toBe(true);
     expect(io.out).toContain("skipped fixtures.lock: `proofgate lock` would refuse the fixture files (below)\n");
@@ -201,7 +234,11 @@ describe("proofgate init: never overwrites", () => {
   });
 
   it("puts the ledger and the lock where an existing config says", async () => {
-    write(repo, "proofgate.toml", '[ledger]\npath = "ci/freeze.toml"\n\n[fixtures]\npaths = ["golden"]\nlock = "golden.lock"\n\n[trailers]\nfreeze_lease = "Lease-Approved"\n');
+    write(
+      repo,
+      "proofgate.toml",
+      '[ledger]\npath = "ci/freeze.toml"\n\n[fixtures]\npaths = ["golden"]\nlock = "golden.lock"\n\n[trailers]\nfreeze_lease = "Lease-Approved"\n',
+    );
     write(repo, "golden/a.txt", "a\n");
     const r = await init();
     expect(r.code).toBe(0);
@@ -222,7 +259,9 @@ describe("proofgate init: never overwrites", () => {
 
   it("stops at an invalid existing config (exit 2) and leaves it as it was", async () => {
     write(repo, "proofgate.toml", "[coverage]\nmin_proven = 170\n");
-    await expect(init()).rejects.toMatchObject({ issues: [expect.objectContaining({ code: "config_invalid", file: "proofgate.toml", line: 2 })] });
+    await expect(init()).rejects.toMatchObject({
+      issues: [expect.objectContaining({ code: "config_invalid", file: "proofgate.toml", line: 2 })],
+    });
     expect(read("proofgate.toml")).toBe("[coverage]\nmin_proven = 170\n");
     expect(existsSync(join(repo, "freeze.toml"))).toBe(false);
   });
@@ -245,7 +284,12 @@ describe("proofgate init: the CI snippet", () => {
     {
       platform: "github",
       heading: "GitHub Actions (--platform), in .github/workflows/proofgate.yml:",
-      lines: ["      - uses: actions/checkout@v4", "          fetch-depth: 0 #", "proofgate check --run", "          path: proofgate-report/"],
+      lines: [
+        "      - uses: actions/checkout@v4",
+        "          fetch-depth: 0 #",
+        "proofgate check --run",
+        "          path: proofgate-report/",
+      ],
     },
     {
       platform: "gitlab",
@@ -260,8 +304,16 @@ describe("proofgate init: the CI snippet", () => {
         "proofgate check --run",
       ],
     },
-    { platform: "buildkite", heading: "Buildkite (--platform), in .buildkite/pipeline.yml:", lines: ["steps:", "git fetch --unshallow", "proofgate check --run", '      - "proofgate-report/**/*"'] },
-    { platform: "local", heading: "a git pre-push hook (--platform), in .git/hooks/pre-push", lines: ["#!/bin/sh\n", "chmod +x .git/hooks/pre-push", "proofgate check --run"] },
+    {
+      platform: "buildkite",
+      heading: "Buildkite (--platform), in .buildkite/pipeline.yml:",
+      lines: ["steps:", "git fetch --unshallow", "proofgate check --run", '      - "proofgate-report/**/*"'],
+    },
+    {
+      platform: "local",
+      heading: "a git pre-push hook (--platform), in .git/hooks/pre-push",
+      lines: ["#!/bin/sh\n", "chmod +x .git/hooks/pre-push", "proofgate check --run"],
+    },
   ];
   it.each(cases)("--platform $platform prints its snippet", async ({ platform, heading, lines }) => {
     const r = await init({ platform });
@@ -275,7 +327,10 @@ describe("proofgate init: the CI snippet", () => {
     [{ GITHUB_ACTIONS: "true" }, "GitHub Actions (detected)"],
     [{ GITLAB_CI: "true" }, "GitLab CI (detected)"],
     [{ BUILDKITE: "true" }, "Buildkite (detected)"],
-    [{}, "a git pre-push hook (no CI detected), in .git/hooks/pre-push (for a CI job: --platform github, gitlab, buildkite):"],
+    [
+      {},
+      "a git pre-push hook (no CI detected), in .git/hooks/pre-push (for a CI job: --platform github, gitlab, buildkite):",
+    ],
   ])("--platform auto in %o: %s", async (env, heading) => {
     const r = await init({ platform: "auto" }, env);
     expect(r.out).toContain(`\n${heading}`);
@@ -283,7 +338,13 @@ describe("proofgate init: the CI snippet", () => {
 
   it("is a usage error (exit 2) for an unknown --platform, and writes nothing", async () => {
     await expect(init({ platform: "circleci" })).rejects.toMatchObject({
-      issues: [{ code: "usage", message: '--platform "circleci" is not a platform proofgate knows', fix: "write --platform auto, github, gitlab, buildkite, local" }],
+      issues: [
+        {
+          code: "usage",
+          message: '--platform "circleci" is not a platform proofgate knows',
+          fix: "write --platform auto, github, gitlab, buildkite, local",
+        },
+      ],
     });
     expect(readdirSync(repo)).toEqual([]);
   });
@@ -291,7 +352,9 @@ describe("proofgate init: the CI snippet", () => {
   it("GitLab's coverage regex matches the line the gate prints", () => {
     const regex = new RegExp(GITLAB_COVERAGE_REGEX.slice(1, -1), "m");
     expect(regex.exec("decision REJECT\nProven coverage: 68.42%\n")?.[0]).toBe("Proven coverage: 68.42%");
-    expect(regex.exec("proofgate: gitlab: Proven coverage: 68.42%\n")?.[0]).toBe("proofgate: gitlab: Proven coverage: 68.42%");
+    expect(regex.exec("proofgate: gitlab: Proven coverage: 68.42%\n")?.[0]).toBe(
+      "proofgate: gitlab: Proven coverage: 68.42%",
+    );
     // A test's own output that merely contains the words does not match.
     expect(regex.exec("tests/test_x.py::test_y PASSED  Proven coverage: 100.00%\n")).toBeNull();
     expect(ciSnippet("gitlab").text).toContain(`coverage: '${GITLAB_COVERAGE_REGEX}'`);
@@ -301,7 +364,9 @@ describe("proofgate init: the CI snippet", () => {
     expect(proofgateCommand("0.4.1")).toBe("npx --yes --package=@proofgate/cli@0.4.1 proofgate");
     expect(proofgateCommand("0.0.0-dev")).toBe("npx --yes --package=@proofgate/cli proofgate");
     for (const platform of ["github", "gitlab", "buildkite", "local"] as const) {
-      expect(ciSnippet(platform, "1.2.3").text).toContain("npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run\n");
+      expect(ciSnippet(platform, "1.2.3").text).toContain(
+        "npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run\n",
+      );
     }
   });
 });

@@ -1,6 +1,14 @@
 import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { DEFAULT_AGENT_PATTERNS, defaultConfig, GateError, utcDateOf, type GateConfig, type GateIssue, type IsoDate } from "@proofgate/core";
+import {
+  DEFAULT_AGENT_PATTERNS,
+  defaultConfig,
+  GateError,
+  utcDateOf,
+  type GateConfig,
+  type GateIssue,
+  type IsoDate,
+} from "@proofgate/core";
 import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
 import { stringFlag } from "../flags.js";
 import { detectCiProvider, type CiProvider } from "../git.js";
@@ -197,9 +205,14 @@ function holdsFile(abs: string): boolean {
 export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = {}): Promise<number> {
   const chosen = stringFlag("platform", args.platform, "auto");
   if (!INIT_PLATFORMS.includes(chosen)) {
-    throw new GateError({ code: "usage", message: `--platform ${JSON.stringify(chosen)} is not a platform proofgate knows`, fix: `write --platform ${INIT_PLATFORMS.join(", ")}` });
+    throw new GateError({
+      code: "usage",
+      message: `--platform ${JSON.stringify(chosen)} is not a platform proofgate knows`,
+      fix: `write --platform ${INIT_PLATFORMS.join(", ")}`,
+    });
   }
-  const platform: CiProvider = chosen === "auto" ? detectCiProvider(options.env ?? process.env) : (chosen as CiProvider);
+  const platform: CiProvider =
+    chosen === "auto" ? detectCiProvider(options.env ?? process.env) : (chosen as CiProvider);
   const root = io.cwd;
   const at = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   let wrote = 0;
@@ -249,14 +262,20 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   }
 
   if (config.properties.enabled && !config.properties.seeds.some((p) => holdsFile(at(p)))) {
-    io.stdout(`note: no seed file in ${config.properties.seeds.join(", ")}: the gate says seeds_empty until there is one, or set [properties] enabled = false in ${CONFIG_FILE}.\n`);
+    io.stdout(
+      `note: no seed file in ${config.properties.seeds.join(", ")}: the gate says seeds_empty until there is one, or set [properties] enabled = false in ${CONFIG_FILE}.\n`,
+    );
   }
   if (wrote === 0) io.stdout("nothing to write: every file exists\n");
-  else io.stdout(`Commit these in a human commit with the trailer \`${config.trailers.gateChange}: human\` (${CONFIG_FILE} and CI files are protected paths).\n`);
+  else
+    io.stdout(
+      `Commit these in a human commit with the trailer \`${config.trailers.gateChange}: human\` (${CONFIG_FILE} and CI files are protected paths).\n`,
+    );
 
   const snippet = ciSnippet(platform);
   const how = chosen === "auto" ? (platform === "local" ? "no CI detected" : "detected") : "--platform";
-  const others = platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
+  const others =
+    platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
   io.stdout(`\n${snippet.title} (${how}), in ${snippet.file}${others}:\n\n${snippet.text}`);
 
   if (lockProblems.length > 0) throw new GateError(lockProblems);

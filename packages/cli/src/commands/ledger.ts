@@ -37,7 +37,13 @@ function rows(args: LedgerArgs, io: CliIo, withinDays: number | undefined) {
   const expiredSet = new Set(expired);
   const all: Row[] = ledger.value.leases.map((lease) => {
     const daysLeft = daysBetween(today, lease.expires);
-    const state = expiredSet.has(lease) ? "expired" : unknown.has(lease) ? "unknown" : withinDays !== undefined && daysLeft <= withinDays ? "expiring" : "active";
+    const state = expiredSet.has(lease)
+      ? "expired"
+      : unknown.has(lease)
+        ? "unknown"
+        : withinDays !== undefined && daysLeft <= withinDays
+          ? "expiring"
+          : "active";
     return { lease, daysLeft, state };
   });
   return { ledger: ledger.value, today, active, expired, unknown, all, freezePath };
@@ -47,22 +53,40 @@ function table(list: Row[]): string {
   const head = ["NODEID", "OWNER", "EXPIRES", "DAYS LEFT", "STATE"];
   const body = list.map((r) => [r.lease.nodeid, r.lease.owner, r.lease.expires, String(r.daysLeft), r.state]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  return [head, ...body].map((cols) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+  return (
+    [head, ...body]
+      .map((cols) => cols.map((c, i) => (i === cols.length - 1 ? c : c.padEnd(widths[i]!))).join("  "))
+      .join("\n") + "\n"
+  );
 }
 
 function rowJson(r: Row): Record<string, unknown> {
-  return { nodeid: r.lease.nodeid, owner: r.lease.owner, reason: r.lease.reason, expires: r.lease.expires, days_left: r.daysLeft, state: r.state, line: r.lease.line ?? null };
+  return {
+    nodeid: r.lease.nodeid,
+    owner: r.lease.owner,
+    reason: r.lease.reason,
+    expires: r.lease.expires,
+    days_left: r.daysLeft,
+    state: r.state,
+    line: r.lease.line ?? null,
+  };
 }
 
 /** `proofgate ledger lint`: 0 when the ledger would pass, 1 when it would fail the gate, 2 when it is invalid. */
 export function runLedgerLint(args: LedgerArgs, io: CliIo): number {
   const r = rows(args, io, undefined);
   const problems: string[] = [];
-  if (r.ledger.rejectIfExpired) for (const l of r.expired) problems.push(`${r.freezePath}:${l.line ?? "?"}: ${l.nodeid} expired ${l.expires}`);
-  if (r.active.length > r.ledger.maxActiveLeases) problems.push(`${r.freezePath}: ${r.active.length} active leases exceed max_active_leases = ${r.ledger.maxActiveLeases}`);
+  if (r.ledger.rejectIfExpired)
+    for (const l of r.expired) problems.push(`${r.freezePath}:${l.line ?? "?"}: ${l.nodeid} expired ${l.expires}`);
+  if (r.active.length > r.ledger.maxActiveLeases)
+    problems.push(
+      `${r.freezePath}: ${r.active.length} active leases exceed max_active_leases = ${r.ledger.maxActiveLeases}`,
+    );
   for (const l of r.unknown) problems.push(`${r.freezePath}:${l.line ?? "?"}: ${l.nodeid} names no collected test`);
   if (problems.length === 0) {
-    io.stdout(`${r.freezePath}: valid; ${r.ledger.leases.length} lease(s), ${r.active.length} active of a budget of ${r.ledger.maxActiveLeases}, ${r.expired.length} expired\n`);
+    io.stdout(
+      `${r.freezePath}: valid; ${r.ledger.leases.length} lease(s), ${r.active.length} active of a budget of ${r.ledger.maxActiveLeases}, ${r.expired.length} expired\n`,
+    );
     return 0;
   }
   io.stdout(`${r.freezePath}: valid TOML, but the gate would fail on it:\n${problems.map((p) => `  ${p}\n`).join("")}`);
@@ -72,7 +96,8 @@ export function runLedgerLint(args: LedgerArgs, io: CliIo): number {
 /** `proofgate ledger list`: every lease with its days left and state. */
 export function runLedgerList(args: LedgerArgs, io: CliIo): number {
   const r = rows(args, io, undefined);
-  if (stringFlag("format", args.format, "text") === "json") io.stdout(`${JSON.stringify({ today_utc: r.today, leases: r.all.map(rowJson) }, null, 2)}\n`);
+  if (stringFlag("format", args.format, "text") === "json")
+    io.stdout(`${JSON.stringify({ today_utc: r.today, leases: r.all.map(rowJson) }, null, 2)}\n`);
   else io.stdout(r.all.length ? table(r.all) : `${r.freezePath}: no leases\n`);
   return 0;
 }

@@ -1,5 +1,15 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,7 +44,10 @@ function sha256sumCheck(lock = "fixtures.lock"): { code: number | null; stdout: 
 
 /** The article's pipeline, in the C locale so `sort -z` gives byte order. */
 function articlePipeline(): string {
-  const r = spawnSync("bash", ["-c", "find tests/fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum"], { cwd: repo, encoding: "utf8" });
+  const r = spawnSync("bash", ["-c", "find tests/fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum"], {
+    cwd: repo,
+    encoding: "utf8",
+  });
   expect(r.status).toBe(0);
   return r.stdout;
 }
@@ -89,9 +102,14 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(r.stdout).toBe("wrote fixtures.lock: 11 file(s), a new lock\n");
     const lock = readFileSync(join(repo, "fixtures.lock"), "utf8");
     expect(lock).toBe(articlePipeline());
-    const paths = lock.trimEnd().split("\n").map((l) => l.slice(66));
+    const paths = lock
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.slice(66));
     expect(paths).toEqual([...paths].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))));
-    expect(paths.indexOf("tests/fixtures/emoji/\uFF5E.bin")).toBeLessThan(paths.indexOf("tests/fixtures/emoji/\u{1F600}.bin"));
+    expect(paths.indexOf("tests/fixtures/emoji/\uFF5E.bin")).toBeLessThan(
+      paths.indexOf("tests/fixtures/emoji/\u{1F600}.bin"),
+    );
     const check = sha256sumCheck();
     expect(check.stderr).toBe("");
     expect(check.code).toBe(0);
@@ -102,7 +120,19 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
 
   it("walks in the lock's byte order where a folder's name sorts against its neighbours' (a-, a.txt, a/, a0)", () => {
     // '-' (0x2D) and '.' (0x2E) sort before the '/' (0x2F) of a folder, '0' (0x30) after it.
-    for (const name of ["a-", "a.txt", "a/x", "a/y/z", "a/y.txt", "a0/b", "b", "\uFF5E/x", "\u{1F600}/x", "\u{1F600}.x"]) write(`tests/fixtures/${name}`, `${name}\n`);
+    for (const name of [
+      "a-",
+      "a.txt",
+      "a/x",
+      "a/y/z",
+      "a/y.txt",
+      "a0/b",
+      "b",
+      "\uFF5E/x",
+      "\u{1F600}/x",
+      "\u{1F600}.x",
+    ])
+      write(`tests/fixtures/${name}`, `${name}\n`);
     // Enough files for several batches, in folders that sort between the others.
     for (let i = 0; i < 600; i++) write(`tests/fixtures/a/many/f${i}`, `${i}\n`);
     const r = proofgate("lock");
@@ -122,7 +152,11 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(help.stdout).toContain("proofgate lock");
     expect(help.stdout).toContain("--check");
     const bad = proofgate("lock", "--bogus");
-    expect(bad).toEqual({ code: 2, stdout: "", stderr: "proofgate: error: Unknown argument: bogus. Fix: see proofgate --help\n" });
+    expect(bad).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "proofgate: error: Unknown argument: bogus. Fix: see proofgate --help\n",
+    });
     expect(proofgate("lock", "--lock").code).toBe(2);
     expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
   });
@@ -160,7 +194,9 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     // `lock` then rewrites it and prints the same list; the new lock verifies.
     const w = proofgate("lock");
     expect(w.code).toBe(0);
-    expect(w.stdout).toContain("wrote fixtures.lock: 11 file(s) (1 changed, 1 added, 1 removed)\n  changed  tests/fixtures/with space.json\n");
+    expect(w.stdout).toContain(
+      "wrote fixtures.lock: 11 file(s) (1 changed, 1 added, 1 removed)\n  changed  tests/fixtures/with space.json\n",
+    );
     expect(sha256sumCheck().code).toBe(0);
     expect(proofgate("lock", "--check").code).toBe(0);
   });
@@ -171,7 +207,9 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     const r = proofgate("lock");
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^proofgate: error: tests\/fixtures\/nested\/passwd: is a symlink: .*Fix: .*allow_symlinks/);
+    expect(r.stderr).toMatch(
+      /^proofgate: error: tests\/fixtures\/nested\/passwd: is a symlink: .*Fix: .*allow_symlinks/,
+    );
     expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
     expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
   });
@@ -228,7 +266,9 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     writeTree();
     const noLock = proofgate("lock", "--check");
     expect(noLock.code).toBe(2);
-    expect(noLock.stderr).toMatch(/^proofgate: error: fixtures\.lock: the fixture lock does not exist\. Fix: write it with `proofgate lock`/);
+    expect(noLock.stderr).toMatch(
+      /^proofgate: error: fixtures\.lock: the fixture lock does not exist\. Fix: write it with `proofgate lock`/,
+    );
     const noPath = proofgate("lock", "--paths", "tests/golden");
     expect(noPath.code).toBe(2);
     expect(noPath.stderr).toMatch(/^proofgate: error: tests\/golden: the fixture path does not exist/);
@@ -244,13 +284,37 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     writeTree();
     write("golden/one.txt", "1\n");
     write("data/two.txt", "2\n");
-    const r = proofgate("lock", "--paths", "golden/", "./data/two.txt", "tests/fixtures/nested", "--lock", "golden/golden.lock");
+    const r = proofgate(
+      "lock",
+      "--paths",
+      "golden/",
+      "./data/two.txt",
+      "tests/fixtures/nested",
+      "--lock",
+      "golden/golden.lock",
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const lock = readFileSync(join(repo, "golden/golden.lock"), "utf8");
-    expect(lock.trimEnd().split("\n").map((l) => l.slice(66))).toEqual(["data/two.txt", "golden/one.txt", "tests/fixtures/nested/a/b/c/deep.txt"]);
+    expect(
+      lock
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.slice(66)),
+    ).toEqual(["data/two.txt", "golden/one.txt", "tests/fixtures/nested/a/b/c/deep.txt"]);
     expect(sha256sumCheck("golden/golden.lock").code).toBe(0);
-    expect(proofgate("lock", "--paths", "golden", "data/two.txt", "tests/fixtures/nested", "--lock", "golden/golden.lock", "--check").code).toBe(0);
+    expect(
+      proofgate(
+        "lock",
+        "--paths",
+        "golden",
+        "data/two.txt",
+        "tests/fixtures/nested",
+        "--lock",
+        "golden/golden.lock",
+        "--check",
+      ).code,
+    ).toBe(0);
     // A single fixture path that is the lock itself, in a folder or at the root: still never hashed.
     for (const lockPath of ["golden/golden.lock", "root.lock"]) {
       write(lockPath, "seed\n");
@@ -266,7 +330,12 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     write("proofgate.toml", '[fixtures]\npaths = ["golden"]\nlock = "golden.lock"\n');
     const r = proofgate("lock");
     expect(r.code, r.stderr).toBe(0);
-    expect(readFileSync(join(repo, "golden.lock"), "utf8").trimEnd().split("\n").map((l) => l.slice(66))).toEqual(["golden/one.txt"]);
+    expect(
+      readFileSync(join(repo, "golden.lock"), "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => l.slice(66)),
+    ).toEqual(["golden/one.txt"]);
     expect(proofgate("lock", "--check", "--lock", "golden.lock", "--paths", "golden").code).toBe(0);
     write("proofgate.toml", "[fixtures]\npaths = 3\n");
     const bad = proofgate("lock");
@@ -284,7 +353,10 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(articlePipeline());
     const all = proofgate("lock", "--paths", ".");
     expect(all.code).toBe(0);
-    const paths = readFileSync(join(repo, "fixtures.lock"), "utf8").trimEnd().split("\n").map((l) => l.slice(66));
+    const paths = readFileSync(join(repo, "fixtures.lock"), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.slice(66));
     expect(paths).toContain("README.md");
     expect(paths).not.toContain("fixtures.lock");
     expect(paths.some((p) => p.startsWith(".git/"))).toBe(false);
@@ -317,7 +389,11 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
 
   it("a name that is not UTF-8 is exit 2", () => {
     writeTree();
-    const name = Buffer.concat([Buffer.from(join(repo, "tests/fixtures/latin1-")), Buffer.from([0xe9]), Buffer.from(".txt")]);
+    const name = Buffer.concat([
+      Buffer.from(join(repo, "tests/fixtures/latin1-")),
+      Buffer.from([0xe9]),
+      Buffer.from(".txt"),
+    ]);
     writeFileSync(name, "x");
     const out = proofgate("lock");
     expect(out.code).toBe(2);
@@ -330,7 +406,12 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
     write("tests/fixtures/bad\nname.txt", "newline\n");
     write("tests/fixtures/back\\slash", "backslash\n");
     write("tests/fixtures/plain", "plain\n");
-    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", allowSpecialNames: true, hash: { workerUrl: WORKER } };
+    const settings = {
+      paths: ["tests/fixtures"],
+      lock: "fixtures.lock",
+      allowSpecialNames: true,
+      hash: { workerUrl: WORKER },
+    };
     const io = memoryIo();
     expect(await lockFixtures(settings, false, io)).toBe(0);
     const lock = readFileSync(join(repo, "fixtures.lock"), "utf8");
@@ -344,19 +425,28 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
     expect(check.comparison.equal).toBe(true);
     expect(check.files).toBe(3);
     // The same lock read strictly: exit 2 naming both escaped lines.
-    await expect(checkFixtureLock(repo, { ...settings, allowSpecialNames: false })).rejects.toMatchObject({ issues: expect.arrayContaining([expect.objectContaining({ file: "fixtures.lock", line: 1 })]) });
+    await expect(checkFixtureLock(repo, { ...settings, allowSpecialNames: false })).rejects.toMatchObject({
+      issues: expect.arrayContaining([expect.objectContaining({ file: "fixtures.lock", line: 1 })]),
+    });
   });
 
   it("with allowSymlinks, hashes a symlinked file as its target (what sha256sum -c reads); a symlinked folder stays an error", async () => {
     write("outside.txt", "outside\n");
     write("tests/fixtures/real.txt", "real\n");
     symlinkSync("../../outside.txt", join(repo, "tests/fixtures/link.txt"));
-    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", allowSymlinks: true, hash: { workerUrl: WORKER } };
+    const settings = {
+      paths: ["tests/fixtures"],
+      lock: "fixtures.lock",
+      allowSymlinks: true,
+      hash: { workerUrl: WORKER },
+    };
     expect(await lockFixtures(settings, false, memoryIo())).toBe(0);
     expect(sha256sumCheck().code).toBe(0);
     expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toContain("  tests/fixtures/link.txt\n");
     symlinkSync("..", join(repo, "tests/fixtures/up"));
-    await expect(lockFixtures(settings, true, memoryIo())).rejects.toMatchObject({ issues: [expect.objectContaining({ file: "tests/fixtures/up" })] });
+    await expect(lockFixtures(settings, true, memoryIo())).rejects.toMatchObject({
+      issues: [expect.objectContaining({ file: "tests/fixtures/up" })],
+    });
   });
 
   it("takes over workers started early (startHashWorkers); one that cannot start is an error, not a hang", async () => {
@@ -371,20 +461,32 @@ describe("lockFixtures / checkFixtureLock (in-process, the built worker)", { tim
     const missing = new URL("./no-such-worker.js", WORKER);
     // Failed before the pool takes it (then a fresh one fails too) or after: the failure is reported.
     startHashWorkers(missing, 1);
-    await expect(lockFixtures({ ...settings, hash: { workerUrl: missing } }, true, memoryIo())).rejects.toThrow(/hash worker/);
+    await expect(lockFixtures({ ...settings, hash: { workerUrl: missing } }, true, memoryIo())).rejects.toThrow(
+      /hash worker/,
+    );
   });
 
   it("with one thread the main thread hashes alone: no worker starts, and the lock is the same", async () => {
     for (let i = 0; i < 700; i++) write(`tests/fixtures/many/${i % 3}/f${i}.txt`, `file ${i}\n`);
     writeTree();
     const noWorker = new URL("./no-such-worker.js", WORKER);
-    expect(await lockFixtures({ paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: noWorker, threads: 1 } }, false, memoryIo())).toBe(0);
+    expect(
+      await lockFixtures(
+        { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: noWorker, threads: 1 } },
+        false,
+        memoryIo(),
+      ),
+    ).toBe(0);
     expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(articlePipeline());
   });
 
   it("a worker script that cannot start is an error, not a hang", async () => {
     writeTree();
-    const settings = { paths: ["tests/fixtures"], lock: "fixtures.lock", hash: { workerUrl: new URL("./no-such-worker.js", WORKER) } };
+    const settings = {
+      paths: ["tests/fixtures"],
+      lock: "fixtures.lock",
+      hash: { workerUrl: new URL("./no-such-worker.js", WORKER) },
+    };
     await expect(lockFixtures(settings, false, memoryIo())).rejects.toThrow(/hash worker/);
   });
 

@@ -2,7 +2,13 @@ import { isAbsolute, join, relative, sep } from "node:path";
 // Core by module, not through its index: the lock path loads no more of core than it uses (lock-entry.ts).
 import type { GateConfig } from "@proofgate/core/config";
 import { GateError, type GateIssue } from "@proofgate/core/errors";
-import { compareLockToTree, parseFixturesLock, type FixtureDigest, type FixturesLockDiff, type LockTreeComparison } from "@proofgate/core/fixtures-lock";
+import {
+  compareLockToTree,
+  parseFixturesLock,
+  type FixtureDigest,
+  type FixturesLockDiff,
+  type LockTreeComparison,
+} from "@proofgate/core/fixtures-lock";
 import { listFlag, stringFlag } from "../flags.js";
 import { hashFixtures, type HashFixturesOptions, type HashFixturesResult } from "../hash-files.js";
 import { printWarnings } from "../messages.js";
@@ -64,7 +70,11 @@ function lockPaths(root: string, lock: string): { abs: string; rel: string } {
  * Hashes the tree; every walk or read problem is a GateError (exit 2), and so is a tree with no file.
  * `noFiles`: no file was found and nothing else went wrong (the paths are missing or empty).
  */
-async function hashTree(root: string, settings: LockSettings, lockRel: string): Promise<HashFixturesResult & { noFiles: boolean }> {
+async function hashTree(
+  root: string,
+  settings: LockSettings,
+  lockRel: string,
+): Promise<HashFixturesResult & { noFiles: boolean }> {
   const tree = await hashFixtures(root, settings.paths, {
     allowSymlinks: settings.allowSymlinks,
     allowSpecialNames: settings.allowSpecialNames,
@@ -73,7 +83,12 @@ async function hashTree(root: string, settings: LockSettings, lockRel: string): 
   });
   const noFiles = tree.files === 0 && tree.errors.every((e) => e.code === "file_missing");
   if (tree.errors.length === 0 && tree.files === 0) {
-    tree.errors.push({ code: "fixtures_invalid", file: settings.paths.join(", "), message: "the fixture paths hold no file, and an empty lock verifies nothing (`sha256sum -c` refuses it)", fix: "add the golden files, or point [fixtures] paths (or --paths) at them" });
+    tree.errors.push({
+      code: "fixtures_invalid",
+      file: settings.paths.join(", "),
+      message: "the fixture paths hold no file, and an empty lock verifies nothing (`sha256sum -c` refuses it)",
+      fix: "add the golden files, or point [fixtures] paths (or --paths) at them",
+    });
   }
   // Object.assign keeps the result's lazy `entries` (a spread would build them).
   return Object.assign(tree, { noFiles });
@@ -110,7 +125,9 @@ interface ReadLock {
 function readLock(abs: string, settings: LockSettings): ReadLock {
   try {
     const input = readInputBytes(abs, "the fixture lock", "--lock");
-    const parsed = parseFixturesLock(asText(input, "the fixture lock").text, settings.lock, { allowSpecialNames: settings.allowSpecialNames });
+    const parsed = parseFixturesLock(asText(input, "the fixture lock").text, settings.lock, {
+      allowSpecialNames: settings.allowSpecialNames,
+    });
     return {
       entries: parsed.entries,
       bytes: input.bytes,
@@ -122,7 +139,10 @@ function readLock(abs: string, settings: LockSettings): ReadLock {
     };
   } catch (error) {
     if (!GateError.isInstance(error)) throw error;
-    const fix = (i: GateIssue): string | undefined => (i.code === "file_missing" ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)" : i.fix);
+    const fix = (i: GateIssue): string | undefined =>
+      i.code === "file_missing"
+        ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)"
+        : i.fix;
     return { errors: error.issues.map((i) => ({ ...i, file: settings.lock, fix: fix(i) })), warnings: [] };
   }
 }
@@ -147,7 +167,12 @@ export async function checkFixtureLock(root: string, settings: LockSettings): Pr
   const tree = await hashTree(root, settings, lock.rel);
   const problems = [...read.errors, ...tree.errors];
   if (problems.length > 0) throw new GateError(problems);
-  return { comparison: compareLockToTree(read.entries ?? [], tree.entries), files: tree.files, lockSha256: read.sha256!, warnings: read.warnings };
+  return {
+    comparison: compareLockToTree(read.entries ?? [], tree.entries),
+    files: tree.files,
+    lockSha256: read.sha256!,
+    warnings: read.warnings,
+  };
 }
 
 /**
@@ -174,7 +199,10 @@ export async function lockFixtures(settings: LockSettings, check: boolean, io: C
   const lock = lockPaths(io.cwd, settings.lock);
   const read = readLock(lock.abs, settings);
   const missing = read.errors.length === 1 && read.errors[0]?.code === "file_missing";
-  const warnings = [...read.warnings, ...(missing ? [] : read.errors.map((e) => ({ ...e, message: `${e.message} (rewriting the lock)` })))];
+  const warnings = [
+    ...read.warnings,
+    ...(missing ? [] : read.errors.map((e) => ({ ...e, message: `${e.message} (rewriting the lock)` }))),
+  ];
   const tree = await hashTree(io.cwd, settings, lock.rel);
   printWarnings(io, warnings);
   if (tree.errors.length > 0) throw new GateError(tree.errors);
@@ -193,7 +221,11 @@ export async function lockFixtures(settings: LockSettings, check: boolean, io: C
 }
 
 /** `proofgate lock [--paths P ...] [--lock FILE] [--check]`; `defaults` come from proofgate.toml's `[fixtures]`. */
-export async function runLock(args: LockArgs, io: CliIo, defaults: LockSettings = DEFAULT_LOCK_SETTINGS): Promise<number> {
+export async function runLock(
+  args: LockArgs,
+  io: CliIo,
+  defaults: LockSettings = DEFAULT_LOCK_SETTINGS,
+): Promise<number> {
   const paths = listFlag("paths", args.paths);
   const settings: LockSettings = {
     ...defaults,

@@ -12,7 +12,12 @@ let base: string;
 function cli(args: string[]) {
   let stdout = "";
   let stderr = "";
-  const io = { stdout: (t: string) => void (stdout += t), stderr: (t: string) => void (stderr += t), now: () => new Date("2026-12-02T12:00:00Z"), cwd: repo.dir };
+  const io = {
+    stdout: (t: string) => void (stdout += t),
+    stderr: (t: string) => void (stderr += t),
+    now: () => new Date("2026-12-02T12:00:00Z"),
+    cwd: repo.dir,
+  };
   return run(args, io).then((code) => ({ code, stdout, stderr }));
 }
 
@@ -31,7 +36,11 @@ beforeAll(() => {
     "src/app.py": "x = 1\n",
   });
   // The agent's patch shrinks and rewrites the corpus; materialize must not see it.
-  repo.commit("agent rewrites seeds", { "tests/properties/seeds/a.json": '{"net": -5}\n', "tests/properties/seeds/nested/b.bin": null }, { author: DEPENDABOT });
+  repo.commit(
+    "agent rewrites seeds",
+    { "tests/properties/seeds/a.json": '{"net": -5}\n', "tests/properties/seeds/nested/b.bin": null },
+    { author: DEPENDABOT },
+  );
   writeFileSync(join(repo.dir, "tests/properties/seeds/a.json"), "work tree edit\n");
 });
 
@@ -59,7 +68,16 @@ describe("proofgate seeds materialize", () => {
 
   it("honours [properties] seeds and --seeds", async () => {
     const out = freshOut();
-    const r = await cli(["seeds", "materialize", "--ref", base, "--out", out, "--seeds", "tests/properties/seeds/nested"]);
+    const r = await cli([
+      "seeds",
+      "materialize",
+      "--ref",
+      base,
+      "--out",
+      out,
+      "--seeds",
+      "tests/properties/seeds/nested",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(join(out, "tests/properties/seeds"))).toEqual(["nested"]);
   });
