@@ -1,5 +1,5 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, REASON_ORDER, errorReport, toPythonJson } from "@proofgate/core";
+import { GateError, RULE_REASONS, errorReport, reportJson } from "@proofgate/core";
 import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
 import { printFailure, printIssues } from "./messages.js";
 import { resolveToday, writeAtomic, type CliIo } from "./io.js";
@@ -238,7 +238,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               "LCOV shards of two parallel jobs, with the proof run's JUnit results",
             )
             .epilog(
-              `Reasons, in order: ${REASON_ORDER.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG,
+              `Reasons, in order: ${RULE_REASONS.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG,
             ),
         async (a) => {
           code = await (await import("./commands/decide.js")).runDecide(a, io);
@@ -462,7 +462,7 @@ function reportFailure(error: unknown, command: string | undefined, argv: string
     } catch {
       today = undefined;
     }
-    const report = `${toPythonJson(errorReport(today, issues))}\n`;
+    const report = reportJson(errorReport(today, issues));
     io.stdout(report);
     // `--out` gets the REJECT report too: a file left from an earlier run must not still say MERGE.
     const at = argv.findIndex((a) => a === "--out" || a.startsWith("--out="));

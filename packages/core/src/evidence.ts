@@ -1,4 +1,4 @@
-import type { Finding } from "./decide.js";
+import type { Finding } from "./report.js";
 import type { GateIssue } from "./errors.js";
 import type { TestResult } from "./junit.js";
 import type { Lease } from "./ledger.js";

@@ -24,45 +24,40 @@ export {
   type UnknownLease,
   type PrefixCollateral,
 } from "./deselect.js";
+export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
+export { decide, type DecideInput } from "./decide.js";
+export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
-  parseCoveragePyJson,
-  coveragePercent,
-  summaryFromCounts,
-  type CoverageTotals,
-  type CoverageParseResult,
-} from "./coverage-json.js";
-export {
-  decide,
-  errorReport,
   REPORT_SCHEMA_VERSION,
-  REASON_ORDER,
-  type ProvenCoverage,
-  type ProofResults,
-  type DecideInput,
-  type DecideReport,
-  type Decision,
+  type GateReport,
   type Finding,
-  type ReasonCode,
   type InputDigest,
-  type PropertyEvidence,
+  type InputRole,
+  type ProvenCoverage,
   type CommandOutcome,
-} from "./decide.js";
+  type CommandStep,
+  type PropertyEvidence,
+  type ReportLease,
+  type LedgerSection,
+  type CoverageSection,
+  type AccountingSection,
+  type UniverseSection,
+  type PropertiesSection,
+} from "./report.js";
+export { RULES, type Rule, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
+export { buildReport, errorReport } from "./build-report.js";
+export { reportJson, reportObject } from "./report-json.js";
+export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./fit-text.js";
+export { FULL_SHA, isFullSha, shortRevision } from "./revisions.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
-export {
-  renderText,
-  renderMarkdown,
-  terminalSafe,
-  markdownSafe,
-  palette,
-  type ReportView,
-  type Palette,
-} from "./render.js";
+export { renderText, renderMarkdown, terminalSafe, markdownSafe, palette, type Palette } from "./render.js";
 export {
   PROVIDERS,
   localPlatform,
   selectPlatform,
   mergeContext,
-  reportView,
+  shallowHistoryFixFor,
+  publishedDecision,
   type Provider,
   type Env,
   type CiContext,
@@ -103,6 +98,8 @@ export {
 } from "./coverage/contexts.js";
 export {
   summarizeCoverage,
+  coveragePercent,
+  summaryFromCounts,
   normalizeCoveragePath,
   fileCounts,
   hasSets,
@@ -175,6 +172,9 @@ export {
   agentAddedLeaseCount,
   fixtureDelta,
   pathMatcher,
+  judgePatch,
+  type PatchSource,
+  type PatchJudgement,
   type PatchEvidence,
   type PatchPolicy,
   type CommitLedgerChanges,

@@ -39,4 +39,3 @@ export {
   type PullCommit,
   type PullCommits,
 } from "./pull-commits.js";
-export { trimToBytes } from "./trim.js";

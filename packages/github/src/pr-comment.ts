@@ -1,7 +1,7 @@
 // Issue comments (a pull request is an issue): https://docs.github.com/en/rest/issues/comments
+import { fitText } from "@proofgate/core";
 import type { GithubClient } from "./client.js";
 import { statusOf } from "./client.js";
-import { trimToBytes } from "./trim.js";
 
 /**
  * The hidden first line of proofgate's comment, by which later runs find it. Report text cannot
@@ -15,11 +15,11 @@ export const COMMENT_LIMIT = 65536;
 export function renderComment(markdown: string, runUrl?: string): string {
   const footer = runUrl ? `\n<sub>[proofgate run](${runUrl})</sub>\n` : "";
   const room = COMMENT_LIMIT - COMMENT_MARKER.length - footer.length - 8;
-  const body = trimToBytes(
-    markdown,
-    room,
-    "\n\n> **proofgate:** trimmed to fit a comment; the job summary holds the whole report.\n",
-  );
+  const body = fitText(markdown, {
+    limit: room,
+    unit: "bytes",
+    note: "\n\n> **proofgate:** trimmed to fit a comment; the job summary holds the whole report.\n",
+  }).text;
   return `${COMMENT_MARKER}\n${body}${footer}`;
 }
 

@@ -36,7 +36,7 @@ describe.each(Object.entries(FILES))("apps/gitlab-component %s", (_name, text) =
     const regex = new RegExp(source);
     const report = rejectReport();
     const stderr = `proofgate: gitlab: ${coverageLine(report)}`;
-    const textMode = `Proven coverage: 100.00% printed by a test\n${stderr}\n${renderText(report.view, { color: false })}`;
+    const textMode = `Proven coverage: 100.00% printed by a test\n${stderr}\n${renderText(report.gate, { color: false })}`;
     expect(extractCoverage(regex, textMode)).toBe("65.20");
     const forged = `${stderr}\n{\n  "details": [{"message": "lease test_x[Proven coverage: 100.00%] added"}]\n}\n`;
     expect(extractCoverage(regex, forged)).toBe("65.20");

@@ -1,4 +1,13 @@
-import type { CiContext, Env, Platform, PublishableReport, PublishOutcome, PublishTools } from "@proofgate/core";
+import {
+  fitText,
+  publishedDecision,
+  type CiContext,
+  type Env,
+  type Platform,
+  type PublishableReport,
+  type PublishOutcome,
+  type PublishTools,
+} from "@proofgate/core";
 import { createGitlabApi, type GitlabApi, type GitlabApiSettings } from "./api.js";
 import { CODE_QUALITY_FILE, codeQualityReport } from "./code-quality.js";
 import { detectGitlab, gitlabContext, gitlabPipeline } from "./context.js";
@@ -41,7 +50,7 @@ export function apiToken(env: Env): string | undefined {
  * controls (its tests print what they like), so the gate's own line must always be there.
  */
 export function coverageLine(report: PublishableReport): string {
-  const pct = report.view.provenCoverage;
+  const pct = report.gate.provenCoveragePercent;
   return pct === null || !Number.isFinite(pct)
     ? "Proven coverage: 0.00% (not measured: the gate could not compute it)"
     : `Proven coverage: ${pct.toFixed(2)}%`;
@@ -49,10 +58,12 @@ export function coverageLine(report: PublishableReport): string {
 
 /** The commit status's description: the decision and three numbers (proven coverage, its floor, reasons). */
 export function statusDescription(report: PublishableReport): string {
-  const { view } = report;
+  const view = report.gate;
   const proven =
-    view.provenCoverage === null ? "proven coverage not measured" : `proven ${view.provenCoverage.toFixed(2)}%`;
-  const floor = view.minProven === null ? "" : ` (floor ${view.minProven.toFixed(2)}%)`;
+    view.provenCoveragePercent === null
+      ? "proven coverage not measured"
+      : `proven ${view.provenCoveragePercent.toFixed(2)}%`;
+  const floor = view.minProvenCoveragePercent === null ? "" : ` (floor ${view.minProvenCoveragePercent.toFixed(2)}%)`;
   const reasons = `${view.reasons.length} reason${view.reasons.length === 1 ? "" : "s"}`;
   return `${report.exitCode === 2 ? "REJECT (could not evaluate)" : view.decision}: ${proven}${floor}, ${reasons}`.slice(
     0,
@@ -65,14 +76,12 @@ export function noteBody(report: PublishableReport, jobUrl: string | undefined):
   const footer = jobUrl
     ? `\n---\n[The job](${encodeURI(jobUrl)}) · the full report is the job's \`report.md\` artifact.\n`
     : "";
-  let markdown = report.markdown;
-  const room = MAX_NOTE_CHARS - NOTE_MARKER.length - footer.length - 200;
-  if (markdown.length > room) {
-    const cut = markdown.lastIndexOf("\n", room);
-    markdown = `${markdown.slice(0, cut > 0 ? cut : room)}\n`;
-    if (markdown.lastIndexOf("<details>") > markdown.lastIndexOf("</details>")) markdown += "\n</details>\n";
-    markdown += "\n*(cut: too long for a GitLab note)*\n";
-  }
+  const room = MAX_NOTE_CHARS - NOTE_MARKER.length - footer.length - 1;
+  const { text: markdown } = fitText(report.markdown, {
+    limit: room,
+    unit: "chars",
+    note: "\n\n*(cut: too long for a GitLab note)*\n",
+  });
   return `${NOTE_MARKER}\n${markdown}${footer}`;
 }
 
@@ -100,12 +109,14 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
     provider: "gitlab",
     detect: detectGitlab,
     context: (env) => gitlabContext(env),
+    shallowHistoryFix: "GitLab CI: set the variable `GIT_DEPTH: 0`",
+    artifacts: [CODE_QUALITY_FILE, JUNIT_FILE, DOTENV_FILE],
     publish: async (report: PublishableReport, context: CiContext, tools: PublishTools): Promise<PublishOutcome> => {
       const outcome: PublishOutcome = { published: [], failures: [] };
       await step(outcome, `writing ${CODE_QUALITY_FILE}`, () =>
-        tools.writeArtifact(CODE_QUALITY_FILE, codeQualityReport(report.view)),
+        tools.writeArtifact(CODE_QUALITY_FILE, codeQualityReport(report.gate)),
       );
-      await step(outcome, `writing ${JUNIT_FILE}`, () => tools.writeArtifact(JUNIT_FILE, junitReport(report.view)));
+      await step(outcome, `writing ${JUNIT_FILE}`, () => tools.writeArtifact(JUNIT_FILE, junitReport(report.gate)));
       await step(outcome, `writing ${DOTENV_FILE}`, () => tools.writeArtifact(DOTENV_FILE, dotenvReport(report)));
       // To stderr, which GitLab's job log holds too: stdout carries the report in --format json or markdown.
       tools.log(coverageLine(report));
@@ -152,8 +163,8 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       // does not end as a clean MERGE, so neither does the status.
       const unwritten = outcome.failures.length > 0;
       await step(outcome, `commit status ${STATUS_NAME} on ${head.slice(0, 12)}`, async () => {
-        const merge = report.view.decision === "MERGE" && report.exitCode === 0 && !unwritten;
-        const coverage = report.view.provenCoverage;
+        const merge = publishedDecision(report) === "MERGE" && !unwritten;
+        const coverage = report.gate.provenCoveragePercent;
         await api.setStatus({
           projectId,
           sha: head,

@@ -11,13 +11,13 @@ import {
   parseJunitXml,
   renderMarkdown,
   renderText,
-  reportView,
   selectPlatform,
-  toPythonJson,
+  reportJson,
   type CiContext,
   type CommandOutcome,
   type Env,
   type GateConfig,
+  type GateReport,
   type GateIssue,
   type InputDigest,
   type IsoDate,
@@ -121,7 +121,7 @@ export async function runCheck(
     platform.context(env, readOptionalFile),
   );
 
-  let jsonReport: Record<string, unknown>;
+  let gateReport: GateReport;
   let exitCode: 0 | 1 | 2;
   let today: IsoDate | undefined;
   const inputs: InputDigest[] = [];
@@ -138,21 +138,21 @@ export async function runCheck(
       clockOverride: clock.override,
       inputs,
     });
-    jsonReport = evaluated.json;
+    gateReport = evaluated;
     exitCode = evaluated.decision === "MERGE" ? 0 : 1;
   } catch (error) {
     if (!GateError.isInstance(error)) throw error;
     // The text table lists the errors itself; the other formats keep stdout machine-readable.
     if (settings.format !== "text") printIssues(io, error.issues);
-    jsonReport = errorReport(today, error.issues, inputs, { base: context.base, head: context.head });
+    gateReport = errorReport(today, error.issues, inputs, { base: context.base, head: context.head });
     exitCode = 2;
   }
-  return emit(jsonReport, exitCode, { io, env, settings, outDir, platform, context });
+  return emit(gateReport, exitCode, { io, env, settings, outDir, platform, context });
 }
 
 /** Writes the report and the platform's artifacts, prints it, and returns the exit code. */
 async function emit(
-  json: Record<string, unknown>,
+  gate: GateReport,
   exitCode: 0 | 1 | 2,
   at: { io: CliIo; env: Env; settings: CheckSettings; outDir: string; platform: Platform; context: CiContext },
 ): Promise<0 | 1 | 2> {
@@ -166,9 +166,8 @@ async function emit(
     written.push(path);
     return path;
   };
-  let jsonText = `${toPythonJson(json)}\n`;
-  let view = reportView(json);
-  let markdown = renderMarkdown(view);
+  let jsonText = reportJson(gate);
+  let markdown = renderMarkdown(gate);
   try {
     writeArtifact("report.json", jsonText);
     writeArtifact("report.md", markdown);
@@ -179,22 +178,15 @@ async function emit(
       ? [...error.issues]
       : [{ code: "file_unreadable", file: outDir, message: `cannot write the report: ${String(error)}` }];
     printIssues(io, issues);
-    const prior = Array.isArray(json.errors) ? (json.errors as GateIssue[]) : [];
-    json = errorReport(
-      typeof json.today_utc === "string" ? (json.today_utc as IsoDate) : undefined,
-      [...prior, ...issues],
-      (json.inputs as InputDigest[] | undefined) ?? [],
-      {
-        base: typeof json.base === "string" ? json.base : context.base,
-        head: typeof json.head === "string" ? json.head : context.head,
-      },
-    );
-    jsonText = `${toPythonJson(json)}\n`;
-    view = reportView(json);
-    markdown = renderMarkdown(view);
+    gate = errorReport(gate.todayUtc ?? undefined, [...gate.errors, ...issues], gate.inputs, {
+      base: gate.base ?? context.base,
+      head: gate.head ?? context.head,
+    });
+    jsonText = reportJson(gate);
+    markdown = renderMarkdown(gate);
     exitCode = 2;
   }
-  const report: PublishableReport = { view, json: jsonText, markdown, exitCode };
+  const report: PublishableReport = { gate, json: jsonText, markdown, exitCode };
   try {
     // Workflow commands go to stdout, unless stdout carries the report itself (--format json or markdown):
     // then to stderr, which GitHub's runner reads commands from too, so a merge queue gets clean JSON.
@@ -215,7 +207,7 @@ async function emit(
   }
   if (settings.format === "json") io.stdout(jsonText);
   else if (settings.format === "markdown") io.stdout(markdown);
-  else io.stdout(renderText(view, { color: colorWanted(io, env) }));
+  else io.stdout(renderText(gate, { color: colorWanted(io, env) }));
   if (written.length > 0) io.stderr(`proofgate: wrote ${written.map((p) => relativeTo(io.cwd, p)).join(", ")}\n`);
   return exitCode;
 }
@@ -245,7 +237,7 @@ interface EvaluateOptions {
   inputs: InputDigest[];
 }
 
-async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unknown>; decision: "MERGE" | "REJECT" }> {
+async function evaluate(o: EvaluateOptions): Promise<GateReport> {
   const { io, context, settings, inputs } = o;
   // Paths in the config are relative to the repository root (io.cwd); read them from this process's folder.
   const at = (path: string): string =>
@@ -345,19 +337,14 @@ async function evaluate(o: EvaluateOptions): Promise<{ json: Record<string, unkn
     coverage: coverage.coverage,
     evidence: results ? { results: results.results, maxUnledgeredSkips: config.results.maxUnledgeredSkips } : undefined,
     minProven: config.coverage.minProven,
-    fixtureDelta: 0,
-    propertyFailures: properties?.evidence.failures ?? 0,
-    agentAddedLeases: 0,
-    humanFixtureLock: false,
     inputs,
     warnings,
-    patch: loaded.patch,
-    policy: loaded.policy,
-    properties: properties?.evidence,
-    off: { fixtures: !config.fixtures.enabled, properties: !config.properties.enabled },
+    patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
+    properties: properties ? { kind: "results", evidence: properties.evidence } : { kind: "off" },
+    fixturesOff: !config.fixtures.enabled,
     commands,
   });
-  return { json: report.json, decision: report.decision };
+  return report;
 }
 
 function displayPath(cwd: string, path: string): string {

@@ -1,4 +1,4 @@
-import { GateError, classifyLeases, decide, terminalSafe, toPythonJson, type InputDigest } from "@proofgate/core";
+import { GateError, classifyLeases, decide, reportJson, terminalSafe, type InputDigest } from "@proofgate/core";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
 import { resolveToday, writeAtomic, type CliIo } from "../io.js";
 import { loadLedger, loadUniverse } from "../inputs.js";
@@ -106,16 +106,14 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
     coverage: coverage.coverage,
     evidence: results ? { results: results.results, maxUnledgeredSkips } : undefined,
     minProven,
-    fixtureDelta,
-    propertyFailures,
-    agentAddedLeases,
-    humanFixtureLock,
     inputs,
     warnings,
-    patch: patch?.patch,
-    policy: patch?.policy,
+    patch: patch
+      ? { kind: "git", patch: patch.patch, policy: patch.policy }
+      : { kind: "counts", agentAddedLeases, fixtureDelta, humanFixtureLock },
+    properties: { kind: "count", failures: propertyFailures },
   });
-  const json = `${toPythonJson(report.json)}\n`;
+  const json = reportJson(report);
   if (out !== undefined) writeAtomic(out, json);
   io.stdout(json);
   for (const f of report.findings) {
