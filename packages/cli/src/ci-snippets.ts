@@ -1,4 +1,4 @@
-import type { CiProvider } from "./git.js";
+import type { Provider as CiProvider } from "@proofgate/core";
 import { VERSION } from "./version.js";
 
 // The CI configuration that runs the gate, per platform: one place, so `proofgate init` prints and the

@@ -308,6 +308,7 @@ async function gate(dir: string, command: "deselect" | "decide", flags: string[]
     stderr: (t) => void (stderr += t),
     now: () => new Date(),
     cwd: dir,
+    env: process.env,
   });
   const strip = (text: string): string => text.split(`${dir}/`).join("");
   return { code, stdout: strip(stdout), stderr: strip(stderr) };

@@ -1,4 +1,11 @@
-export { GateError, formatIssue, type GateErrorCode, type GateIssue, type GateErrorLocation } from "./errors.js";
+export {
+  GateError,
+  formatIssue,
+  orThrow,
+  type GateErrorCode,
+  type GateIssue,
+  type GateErrorLocation,
+} from "./errors.js";
 export { parseIsoDate, daysBetween, utcDateOf, type IsoDate } from "./dates.js";
 export {
   parseLedger,
@@ -8,7 +15,13 @@ export {
   type LedgerParseResult,
   type LeaseClasses,
 } from "./ledger.js";
-export { parseCollectOnly, type Universe, type UniverseParseResult, type CollectionError } from "./universe.js";
+export {
+  parseCollectOnly,
+  mergeUniverses,
+  type Universe,
+  type UniverseParseResult,
+  type CollectionError,
+} from "./universe.js";
 export { CloseIdIndex, type CloseId } from "./close-ids.js";
 export {
   planDeselection,
@@ -82,6 +95,7 @@ export {
 } from "./junit.js";
 export {
   accountEvidence,
+  countPropertyResults,
   testsFailed,
   missingEvidence,
   skipBudget,
@@ -173,6 +187,7 @@ export {
   fixtureDelta,
   pathMatcher,
   judgePatch,
+  mergeOwnChanges,
   type PatchSource,
   type PatchJudgement,
   type PatchEvidence,
@@ -181,3 +196,4 @@ export {
   type CommitPaths,
   type LockDelta,
 } from "./patch.js";
+export { evidencePaths, unexpectedChanges } from "./work-tree.js";

@@ -300,3 +300,15 @@ export function judgePatch(
     shallow: [],
   };
 }
+
+/**
+ * What a merge commit answers for, given what it changed against each parent: only what differs from
+ * every parent (its own resolution). What it brings in from a merged side is that side's commits' doing
+ * (in the range), or was already there (merging the base branch in). A commit with one parent answers
+ * for all of it.
+ */
+export function mergeOwnChanges<T>(perParent: readonly (readonly T[])[], key: (change: T) => string): T[] {
+  const [first, ...rest] = perParent;
+  const others = rest.map((changes) => new Set(changes.map(key)));
+  return (first ?? []).filter((change) => others.every((other) => other.has(key(change))));
+}

@@ -13,9 +13,10 @@ import { dirname, join } from "node:path";
 import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ciSnippet, GITLAB_COVERAGE_REGEX, proofgateCommand } from "../ci-snippets.js";
-import { writeNew, type CliIo } from "../io.js";
+import type { CliIo } from "../io.js";
+import { DEFAULT_LOCK_SETTINGS, writeNew } from "@proofgate/gate/node";
 import { configTemplate, runInit } from "./init.js";
-import { DEFAULT_LOCK_SETTINGS, lockFixtures, runLock } from "./lock.js";
+import { lockFixtures, runLock } from "./lock.js";
 
 // `proofgate init` in-process, in temp repos. The hash worker comes from dist/, as in lock.test.ts.
 const WORKER = new URL("../../dist/hash-worker.js", import.meta.url);
@@ -42,6 +43,7 @@ function memoryIo(cwd = repo): CliIo & { out: string; err: string } {
     stderr: (t: string) => void (io.err += t),
     now: () => new Date("2026-12-02T09:30:00Z"),
     cwd,
+    env: process.env,
   };
   return io;
 }
