@@ -95,12 +95,15 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
   }
 
   notes.commands = [
-    `Written by \`proofgate init\` for: pytest settings ${layout.pytest ? `in ${layout.pytest.where}` : "none (pytest's defaults)"}; ` +
-      `--cov=${layout.source.join(",")} (${layout.sourceFrom}).`,
+    `Written by \`proofgate init\` for pytest's settings ${layout.pytest ? `in ${layout.pytest.where}` : "(none: pytest's defaults)"}`,
+    `and --cov=${layout.source.join(",")} (${layout.sourceFrom}).`,
     `Python: \`${py}\`${toolsText(tools) ? ` (${toolsText(tools)})` : ""}.`,
-    jsonReport
-      ? "pytest-cov writes the JSON report (--cov-report=json, pytest-cov 4.1 or later)."
-      : "pytest-cov before 4.1 has no JSON report: `coverage json` writes it, and the step keeps pytest's exit code.",
+    ...(jsonReport
+      ? ["pytest-cov writes the JSON report (--cov-report=json, pytest-cov 4.1 or later)."]
+      : [
+          "pytest-cov before 4.1 has no JSON report: `coverage json` writes it, and the step keeps",
+          "pytest's exit code.",
+        ]),
   ];
 
   findings.push(

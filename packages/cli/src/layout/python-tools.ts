@@ -70,8 +70,13 @@ export const PYTHON_CANDIDATES: readonly string[] = Object.freeze(["python", "py
  */
 export function choosePython(chosen: string | undefined, cwd: string, env: Env): PythonTools {
   if (chosen !== undefined) return probePython(chosen, cwd, env);
-  const probes = PYTHON_CANDIDATES.map((c) => probePython(c, cwd, env));
-  return probes.find((p) => p.pytest) ?? probes.find((p) => p.python) ?? { command: PYTHON_CANDIDATES[0]! };
+  const probes: PythonTools[] = [];
+  for (const candidate of PYTHON_CANDIDATES) {
+    const probe = probePython(candidate, cwd, env);
+    if (probe.pytest) return probe;
+    probes.push(probe);
+  }
+  return probes.find((p) => p.python) ?? { command: PYTHON_CANDIDATES[0]! };
 }
 
 /** Whether `version` (e.g. "4.0.0") is at least `min` (e.g. [4, 1]); an unreadable version is not. */
