@@ -218,9 +218,12 @@ describe("detectLayout", () => {
     expect(detectLayout(memoryTree(files))).toMatchObject(expected);
   });
 
-  it("a pyproject.toml that is not valid TOML is read as no settings, not an error", () => {
-    const layout = detectLayout(memoryTree({ "pyproject.toml": "[tool.pytest.ini_options\n", "pkg/__init__.py": "" }));
+  it("a pyproject.toml that is not valid TOML is read as no settings, and named with its line", () => {
+    const layout = detectLayout(
+      memoryTree({ "pyproject.toml": '[project]\nname = "pkg"\n[tool.pytest.ini_options\n', "pkg/__init__.py": "" }),
+    );
     expect(layout.pytest).toBeUndefined();
     expect(layout.source).toEqual(["pkg"]);
+    expect(layout.unreadable).toEqual([{ path: "pyproject.toml:3", why: expect.stringMatching(/^not valid TOML \(/) }]);
   });
 });

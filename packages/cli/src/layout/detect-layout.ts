@@ -59,6 +59,8 @@ export interface Layout {
   propertySuite?: string | undefined;
   /** Folders that looked like fixtures or seeds and were passed over. */
   passed: Passed[];
+  /** Settings files init could not read (read as no settings), and why. */
+  unreadable: Passed[];
   /** The CIs configured in the repository, in a fixed order. */
   ci: CiFound[];
 }
@@ -128,7 +130,8 @@ const isTestFile = (name: string): boolean => /^test_.*\.py$|_test\.py$/.test(na
 
 /** Detects the layout of the repository `tree` holds. */
 export function detectLayout(tree: LayoutTree): Layout {
-  const pyproject = readToml(tree, "pyproject.toml");
+  const unreadable: Passed[] = [];
+  const pyproject = readToml(tree, "pyproject.toml", unreadable);
   const ini = (file: string): IniFile | undefined => {
     const text = tree.read(file);
     return text === undefined ? undefined : parseIni(text);
@@ -214,16 +217,22 @@ export function detectLayout(tree: LayoutTree): Layout {
     seeds: nested(seeds),
     propertySuite: propertySuite(tree, nested(seeds), testFolders),
     passed,
+    unreadable,
     ci: ciFound(tree),
   };
 }
 
-function readToml(tree: LayoutTree, file: string): Record<string, unknown> | undefined {
+function readToml(tree: LayoutTree, file: string, unreadable: Passed[]): Record<string, unknown> | undefined {
   const text = tree.read(file);
   if (text === undefined) return undefined;
   try {
     return parseToml(text) as Record<string, unknown>;
-  } catch {
+  } catch (error) {
+    const line = (error as { line?: unknown }).line;
+    unreadable.push({
+      path: typeof line === "number" ? `${file}:${line}` : file,
+      why: `not valid TOML (${(error instanceof Error ? error.message : String(error)).split("\n")[0]})`,
+    });
     return undefined;
   }
 }

@@ -79,6 +79,13 @@ describe("planInit: the commands", () => {
     expect(plan(FLAT).config.commands.proof).not.toContain("--cov-fail-under");
   });
 
+  it("warns about a settings file it could not read", () => {
+    const p = plan({ ...FLAT, "pyproject.toml": "[project\n" });
+    expect(p.warnings[0]).toMatch(
+      /^pyproject\.toml:1: not valid TOML \(.*\); init read it as holding no settings, and pytest will stop on it too$/,
+    );
+  });
+
   it("quotes what sh would split", () => {
     expect(shellWord("src/my pkg")).toBe("'src/my pkg'");
     expect(shellWord("it's")).toBe("'it'\\''s'");

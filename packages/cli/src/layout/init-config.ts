@@ -111,6 +111,9 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
     `tests: ${layout.testFolders.length ? layout.testFolders.join(", ") : "no tests/ or test/ folder found: pytest collects from the root"}`,
     `coverage source: ${layout.source.join(", ")} (${layout.sourceFrom})`,
   );
+  for (const u of layout.unreadable) {
+    warnings.push(`${u.path}: ${u.why}; init read it as holding no settings, and pytest will stop on it too`);
+  }
   if (layout.source.length === 1 && layout.source[0] === ".") {
     warnings.push(
       "no package folder found (src/<pkg>/, <pkg>/__init__.py): the proof run measures the whole repository, tests included. Set [tool.coverage.run] source, or edit --cov= in [commands] proof",
