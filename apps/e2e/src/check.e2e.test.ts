@@ -1,6 +1,6 @@
 // `proofgate check` end to end on a temp Python project with git history (check-project.ts): --run runs
 // the base's [commands] with the real pytest 7.2, pytest-cov 4.0 and coverage.py 6.5 of /usr/bin/python3;
-// every reason code of GATE.md is reached through `check`, each with its exact `reasons` array and the
+// every reason code of docs/contract.md is reached through `check`, each with its exact `reasons` array and the
 // file and commit its findings name; the same inputs give the same bytes; and every input deleted,
 // emptied or corrupted is REJECT (exit 1 with the right reason, or exit 2 naming the file), never MERGE.
 // Scenarios whose signal is history or config (not a run) reuse one real run's artifacts, to stay fast.
@@ -673,7 +673,7 @@ describe("proofgate check: each reason code", () => {
 });
 
 // Found by this suite: the property suite's cases that did not run (skip, xfail) count as held. These
-// tests assert the contract (GATE.md 1 and 8: a suite that proved nothing is not a hold) and fail until
+// tests assert the contract (docs/contract.md §1 and §8: a suite that proved nothing is not a hold) and fail until
 // packages/cli/src/commands/check.ts (loadPropertyResults) or core's propertyHold rule counts only cases
 // that ran and passed.
 describe("proofgate check --run: a property suite that did not run is no hold", () => {

@@ -1,4 +1,4 @@
-// The Buildkite platform for `proofgate check` (GATE.md 9): the context from the job's environment,
+// The Buildkite platform for `proofgate check` (docs/contract.md §9): the context from the job's environment,
 // the report as an annotation and meta-data through `buildkite-agent` (REST fallback for the annotation).
 
 export { buildkiteContext, detectBuildkite, expectedShards, repoSlug } from "./context.js";

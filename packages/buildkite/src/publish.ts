@@ -1,7 +1,7 @@
 // The report on Buildkite: one annotation (context `proofgate`, so a re-run replaces it; style by
 // decision) and two meta-data keys for later steps. Through `buildkite-agent`; where the job has no
 // agent, the annotation goes through the REST API when a token is given, else a one-line note.
-// Every step's failure is reported and none changes the decision or the exit code (GATE.md 9).
+// Every step's failure is reported and none changes the decision or the exit code (docs/contract.md §9).
 import {
   fitText,
   publishedDecision,

@@ -20,7 +20,7 @@ export const REPORT_FILES = Object.freeze({
 });
 
 /**
- * The regex for GitLab's `coverage:` keyword; the gate prints `Proven coverage: NN.NN%` (GATE.md 9).
+ * The regex for GitLab's `coverage:` keyword; the gate prints `Proven coverage: NN.NN%` (docs/contract.md §9).
  * Anchored to the gate's own line: GitLab takes the last match in the job log, and the patch's tests
  * write to the same log (a test printing "Proven coverage: 100.00%" must not set the number).
  */

@@ -1,4 +1,4 @@
-// Test helper for seed parity (GATE.md 12): the generated cases both proofgate and the article's reference
+// Test helper for seed parity (docs/contract.md §12): the generated cases both proofgate and the article's reference
 // script run on, and the recording of what the script answered on them (__fixtures__/parity/). The unit
 // test (parity.test.ts) compares proofgate against the recording, so it needs no script; the check in
 // parity-recording.test.ts runs the script again where it is present and fails when the recording is stale.

@@ -1,4 +1,4 @@
-// The parity recording against the reference script itself (GATE.md 12). Where the script is present
+// The parity recording against the reference script itself (docs/contract.md §12). Where the script is present
 // (CI has ../shared beside the clone), this runs it again on every case of parity-cases.ts, its clock
 // pinned to PARITY_NOW, and fails when __fixtures__/parity/recording.json is not what it answers: the
 // cases or the script changed and the recording did not. Without the script it skips, saying why; the

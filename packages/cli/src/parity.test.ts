@@ -1,4 +1,4 @@
-// Seed parity (GATE.md 12): proofgate against what the article's reference script answered on the same
+// Seed parity (docs/contract.md §12): proofgate against what the article's reference script answered on the same
 // generated inputs (parity-cases.ts), as recorded in __fixtures__/parity/recording.json. Where the script
 // is right they must agree: the same `deselect` stdout and exit code, the same values under the article's
 // 11 `decide` keys and the same exit code. Where the script is wrong (shared/reference/README.md), a test

@@ -1,4 +1,4 @@
-// `decide --base <base>` over real git histories (GATE.md 6, 7, 8, 10): each scenario scripts a
+// `decide --base <base>` over real git histories (docs/contract.md §6, §7, §8, §10): each scenario scripts a
 // repository in a temp folder (git-scratch: no global config is read or written), runs the CLI
 // in-process with a fixed clock (2026-12-02) in the repository, and checks the EXACT reasons, the
 // commit and file of each finding, the counts and the range.
@@ -180,7 +180,7 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-  // ---- GATE.md 7: lease authorship -------------------------------------------------------------
+  // ---- docs/contract.md §7: lease authorship -------------------------------------------------------------
   {
     name: "an agent adds a lease in the first of three commits (a grep over git diff HEAD~1 misses it)",
     patch: (repo) => ({
@@ -553,7 +553,7 @@ const SCENARIOS: Scenario[] = [
     check: ({ report }) =>
       expect(report.details![1]!.message).toMatch(/lacks `Gate-Change: human` and touches \.gitlab-ci\.yml$/),
   },
-  // ---- GATE.md 8: fixtures ---------------------------------------------------------------------
+  // ---- docs/contract.md §8: fixtures ---------------------------------------------------------------------
   {
     name: "an agent rewrites golden files with their lock: fixture_digest",
     patch: (repo) => {
@@ -603,7 +603,7 @@ const SCENARIOS: Scenario[] = [
       expect(report.details![0]!.message).toBe(`the fixtures differ from fixtures.lock: changed ${GOLDEN}`),
   },
 
-  // ---- GATE.md 8: seeds ------------------------------------------------------------------------
+  // ---- docs/contract.md §8: seeds ------------------------------------------------------------------------
   {
     name: "an agent deletes a seed: seed_rewrite",
     patch: (repo) => ({ del: repo.commit("Drop a seed\n", { [S2]: null }, BY_AGENT) }),
@@ -648,7 +648,7 @@ const SCENARIOS: Scenario[] = [
     details: [],
   },
 
-  // ---- GATE.md 10: protected paths -------------------------------------------------------------
+  // ---- docs/contract.md §10: protected paths -------------------------------------------------------------
   {
     name: "an agent touches .github/workflows/x.yml and .gitlab-ci.yml: protected_path per commit",
     patch: (repo) => ({

@@ -1,4 +1,4 @@
-// Agent or human (GATE.md 6): a commit is an agent's unless its author and its committer match none
+// Agent or human (docs/contract.md §6): a commit is an agent's unless its author and its committer match none
 // of the agent patterns and no co-author trailer matches them. Pure: the caller reads git.
 
 /** A git identity as git records it (`%an`/`%ae`, `%cn`/`%ce`; never remapped by a .mailmap). */
@@ -114,7 +114,7 @@ export function coAuthors(commit: Pick<Commit, "trailers">): string[] {
 }
 
 /**
- * Agent or human (GATE.md 6): the commit is an agent's when its author, its committer or any
+ * Agent or human (docs/contract.md §6): the commit is an agent's when its author, its committer or any
  * co-author trailer matches an agent pattern. The reasons name each identity and the pattern it matched.
  */
 export function classifyCommit(

@@ -24,7 +24,7 @@ export interface GateConfig {
   commands: { collect?: string | undefined; proof?: string | undefined; properties?: string | undefined };
 }
 
-/** Paths a patch may not touch without `Gate-Change: human` (GATE.md 10). */
+/** Paths a patch may not touch without `Gate-Change: human` (docs/contract.md §10). */
 export const DEFAULT_PROTECTED_PATHS = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"];
 
 /**

@@ -2,7 +2,7 @@
 // patch judged), every rule runs on them, and the report is built from what fired.
 import { buildReport } from "./build-report.js";
 import type { IsoDate } from "./dates.js";
-import { findUnknownLeases } from "./deselect.js";
+import { findUnknownLeases, type JudgedLeases } from "./deselect.js";
 import type { GateIssue } from "./errors.js";
 import { accountEvidence } from "./evidence.js";
 import { classifyLeases, type Ledger } from "./ledger.js";
@@ -18,6 +18,8 @@ export interface DecideInput {
   clockOverride: boolean;
   ledger: Ledger;
   universe: Universe;
+  /** The ledger's leases as the caller already judged them for `today` and `universe` (else judged here). */
+  leases?: JudgedLeases | undefined;
   coverage: ProvenCoverage;
   minProven: number;
   /** What the patch did: from git, or the article's manual counts. */
@@ -36,7 +38,7 @@ export interface DecideInput {
 
 /** Applies every rule and builds the report. The first failing signal is enough; all are listed. */
 export function decide(input: DecideInput): GateReport {
-  const { active, expired } = classifyLeases(input.ledger.leases, input.today);
+  const { active, expired } = input.leases ?? classifyLeases(input.ledger.leases, input.today);
   const fixturesOff = input.fixturesOff === true;
   const facts: GateFacts = {
     today: input.today,
@@ -51,7 +53,7 @@ export function decide(input: DecideInput): GateReport {
     commands: input.commands ?? [],
     active,
     expired,
-    unknown: findUnknownLeases(active, input.universe),
+    unknown: input.leases?.unknown ?? findUnknownLeases(active, input.universe),
     accounting: input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined,
     patch: judgePatch(input.patch, input.ledger, fixturesOff),
     // With the suite's own results, their failures are the count (no separate number can disagree).

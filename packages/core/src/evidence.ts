@@ -4,7 +4,7 @@ import type { TestResult } from "./junit.js";
 import type { Lease } from "./ledger.js";
 import type { Universe } from "./universe.js";
 
-/** The one class every collected test falls in (GATE.md 5). */
+/** The one class every collected test falls in (docs/contract.md §5). */
 export type EvidenceClass = "proven" | "frozen" | "skipped" | "failed" | "missing";
 
 /** The evidence classes in report order. */

@@ -35,6 +35,7 @@ export {
   pythonRegexEscape,
   type DeselectionPlan,
   type UnknownLease,
+  type JudgedLeases,
   type PrefixCollateral,
 } from "./deselect.js";
 export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";

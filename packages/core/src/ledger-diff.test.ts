@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseLedger, type Ledger } from "./ledger.js";
 import { describeLoosening, diffLedgers, looseningKey, type LedgerLoosening } from "./ledger-diff.js";
 
-// The ledger diff by meaning (GATE.md 7): keyed by nodeid, never by text lines.
+// The ledger diff by meaning (docs/contract.md §7): keyed by nodeid, never by text lines.
 
 const id = (n: string): string => `tests/test_a.py::test_${n}`;
 

@@ -1,6 +1,6 @@
 import type { Ledger } from "./ledger.js";
 
-/** A change to the ledger that loosens the gate (GATE.md 7). Tightening changes are never listed. */
+/** A change to the ledger that loosens the gate (docs/contract.md §7). Tightening changes are never listed. */
 export type LedgerLoosening =
   | { kind: "added_lease"; nodeid: string; expires: string; line?: number | undefined }
   | { kind: "extended_lease"; nodeid: string; before: string; after: string; line?: number | undefined }

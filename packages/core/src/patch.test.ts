@@ -17,7 +17,7 @@ import {
   type PatchPolicy,
 } from "./patch.js";
 
-// The patch rules (GATE.md 6, 7, 8, 10) on hand-built evidence: no git here.
+// The patch rules (docs/contract.md §6, §7, §8, §10) on hand-built evidence: no git here.
 
 const ADA: Identity = { name: "Ada Lovelace", email: "ada@example.org" };
 const BOT: Identity = { name: "agent[bot]", email: "1+agent[bot]@users.noreply.github.com" };
@@ -72,7 +72,7 @@ function patch(over: Partial<PatchEvidence> = {}): PatchEvidence {
 const withLedger = (changes: PatchEvidence["ledger"]["changes"], rejectIfAgentAddsLease = true): PatchEvidence =>
   patch({ commits: changes.map((c) => c.commit), ledger: { file: "freeze.toml", changes, rejectIfAgentAddsLease } });
 
-describe("leaseFindings: the trailer rule (GATE.md 6, 7)", () => {
+describe("leaseFindings: the trailer rule (docs/contract.md §6, §7)", () => {
   it("`Freeze-Lease: human` on a human commit is accepted", () => {
     expect(
       leaseFindings(
@@ -245,7 +245,7 @@ describe("agentAddedLeaseCount", () => {
   });
 });
 
-describe("fixtures: fixture_digest and fixtures_unlocked (GATE.md 8)", () => {
+describe("fixtures: fixture_digest and fixtures_unlocked (docs/contract.md §8)", () => {
   const fixtures = (
     delta: { changed?: string[]; added?: string[]; removed?: string[] },
     touching: { commit: Commit; paths: string[] }[],
@@ -325,7 +325,7 @@ describe("fixtures: fixture_digest and fixtures_unlocked (GATE.md 8)", () => {
   });
 });
 
-describe("seeds: seeds_empty and seed_rewrite (GATE.md 8)", () => {
+describe("seeds: seeds_empty and seed_rewrite (docs/contract.md §8)", () => {
   const seeds = (filesAtHead: number, touching: { commit: Commit; paths: string[] }[]) =>
     patch({
       commits: touching.map((t) => t.commit),
@@ -376,7 +376,7 @@ describe("seeds: seeds_empty and seed_rewrite (GATE.md 8)", () => {
   });
 });
 
-describe("protected paths (GATE.md 10)", () => {
+describe("protected paths (docs/contract.md §10)", () => {
   it("a commit touching protected paths without `Gate-Change: human` on a human commit", () => {
     const a = agent(["Gate-Change", "human"]);
     const h = human(["gate-change", "human"]);

@@ -4,7 +4,7 @@ import type { TrailerKeys } from "./config.js";
 import type { Finding } from "./report.js";
 import { describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
 
-/** The ledger's loosening changes that one commit made (GATE.md 7). */
+/** The ledger's loosening changes that one commit made (docs/contract.md §7). */
 export interface CommitLedgerChanges {
   commit: Commit;
   changes: LedgerLoosening[];

@@ -12,7 +12,7 @@ export const PROVIDERS: readonly Provider[] = ["github", "gitlab", "buildkite", 
 /** A CI's environment variables (or the process's): read-only, never written. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
-/** One normalised context from any CI (GATE.md 9). Every field but `provider` may be unknown. */
+/** One normalised context from any CI (docs/contract.md §9). Every field but `provider` may be unknown. */
 export interface CiContext {
   provider: Provider;
   /** `owner/name` (GitHub), the project path (GitLab), `owner/name` from the clone URL (Buildkite). */

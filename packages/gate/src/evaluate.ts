@@ -2,7 +2,6 @@
 // base revision's proofgate.toml; `decide` from the article's flags. Both load the same way and ask
 // core's decide() for the answer. Any input it cannot read or trust throws a GateError (exit 2).
 import {
-  classifyLeases,
   decide,
   unexpectedChanges,
   GateError,
@@ -19,9 +18,10 @@ import {
 } from "@proofgate/core";
 import type { GateLog } from "./log.js";
 import type { GatePorts } from "./ports.js";
+import { leaseBook, type LeaseBook } from "./lease-book.js";
 import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
-import { loadLedger, loadPropertyResults, loadResults, loadUniverse } from "./sources/inputs.js";
+import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { runConfiguredCommands } from "./sources/run-commands.js";
 
@@ -203,6 +203,11 @@ async function evaluateCheck(
   }
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
 
+  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
+  const universe = { paths: config.universe.collected, flag: "[universe] collected" };
+  let book: LeaseBook | undefined;
+  // After the collection (with --run): the universe the proof run is planned on is the one judged.
+  const readBook = (): LeaseBook => (book ??= leaseBook(files, ledger, universe, request.clock.today));
   const commands: CommandOutcome[] = [];
   if (request.run && shallow) {
     // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
@@ -220,6 +225,7 @@ async function evaluateCheck(
         base: loaded.patch.base,
         outDir: request.outDir,
         today: request.clock.today,
+        leases: () => readBook(),
         log,
       })),
     );
@@ -228,8 +234,7 @@ async function evaluateCheck(
   return judge(
     {
       clock: request.clock,
-      ledger: { path: config.ledger.path, flag: "[ledger] path" },
-      universe: { paths: config.universe.collected, flag: "[universe] collected" },
+      book: readBook(),
       coverage: {
         reports: config.coverage.reports,
         contexts: config.coverage.contexts,
@@ -288,8 +293,12 @@ async function evaluateDecide(
   return judge(
     {
       clock: request.clock,
-      ledger: { path: request.ledger, flag: "--freeze" },
-      universe: { paths: [request.collected], flag: "--collected" },
+      book: leaseBook(
+        ports.files,
+        loadLedger(ports.files, request.ledger, "--freeze"),
+        { paths: [request.collected], flag: "--collected" },
+        request.clock.today,
+      ),
       coverage: request.coverage,
       coverageRoles: "all-coverage",
       results: request.results,
@@ -312,8 +321,7 @@ async function evaluateDecide(
 /** What both doors hand the one loader: where each input is, and what was learned before. */
 interface JudgeSources {
   clock: GateClock;
-  ledger: { path: string; flag: string };
-  universe: { paths: string[]; flag: string };
+  book: LeaseBook;
   coverage: Omit<CoverageSources, "frozen">;
   /** `by-source`: the contexts data file is listed as `contexts`; `all-coverage`: every file as `coverage`. */
   coverageRoles: "by-source" | "all-coverage";
@@ -335,12 +343,10 @@ interface JudgeSources {
 async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: GateTrace): Promise<GateReport> {
   const { files } = ports;
   const { inputs } = trace;
-  const ledger = loadLedger(files, s.ledger.path, s.ledger.flag);
-  inputs.push({ role: "ledger", path: s.ledger.path, sha256: ledger.files[0]!.sha256 });
-  const universe = loadUniverse(files, s.universe.paths, s.universe.flag);
-  universe.files.forEach((f) => inputs.push({ role: "universe", path: f.path, sha256: f.sha256 }));
-  const { active } = classifyLeases(ledger.value.leases, s.clock.today);
-  const coverage = await loadProvenCoverage({ ...s.coverage, frozen: active.map((l) => l.nodeid) }, ports);
+  const { ledger, universe, leases } = s.book;
+  inputs.push(...ledger.files.map((f): InputDigest => ({ role: "ledger", path: f.path, sha256: f.sha256 })));
+  inputs.push(...universe.files.map((f): InputDigest => ({ role: "universe", path: f.path, sha256: f.sha256 })));
+  const coverage = await loadProvenCoverage({ ...s.coverage, frozen: leases.active.map((l) => l.nodeid) }, ports);
   for (const f of coverage.files) {
     const role = s.coverageRoles === "by-source" && f.path === s.coverage.contexts ? "contexts" : "coverage";
     inputs.push({ role, path: f.path, sha256: f.sha256 });
@@ -368,6 +374,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     clockOverride: s.clock.override,
     ledger: ledger.value,
     universe: universe.value,
+    leases,
     coverage: coverage.coverage,
     minProven: s.minProven,
     evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,

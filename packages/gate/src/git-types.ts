@@ -16,7 +16,7 @@ export interface GitRange {
 }
 
 /**
- * A resolved range, or `shallow_history` (GATE.md 6): the history cannot show every commit of
+ * A resolved range, or `shallow_history` (docs/contract.md §6): the history cannot show every commit of
  * base..head, so nothing about the patch may be judged. The issue carries the fix for the CI.
  */
 export type RangeResolution =

@@ -1,5 +1,5 @@
 // proofgate on GitHub: context from the Actions environment, the job summary, workflow annotations, a
-// check run and one PR comment (GATE.md 9).
+// check run and one PR comment (docs/contract.md §9).
 export { githubPlatform, createGithubPlatform, githubToken, type GithubPlatformOptions } from "./platform.js";
 export { detectGithub, readGithubRun, runUrl, splitRepo, GITHUB_EVENTS, type GithubRun } from "./context.js";
 export {

@@ -348,7 +348,7 @@ describe("listCommits", () => {
   });
 });
 
-describe("agent or human, from real commits (GATE.md 6)", () => {
+describe("agent or human, from real commits (docs/contract.md §6)", () => {
   function commitsOf(build: (repo: ScratchRepo) => void) {
     const repo = track(scratchRepo());
     const base = repo.commit("base\n");

@@ -4,7 +4,6 @@
 // error: a file left from an earlier run is not evidence.
 import {
   GateError,
-  planDeselection,
   renderDeselectPlugin,
   type CommandOutcome,
   type CommandStep,
@@ -14,7 +13,7 @@ import {
 } from "@proofgate/core";
 import type { GatePorts } from "../ports.js";
 import type { GateLog } from "../log.js";
-import { loadLedger, loadUniverse } from "./inputs.js";
+import type { LeaseBook } from "../lease-book.js";
 
 /** The name the frozen-test plugin is loaded by (`-p proofgate_frozen`). */
 export const PLUGIN_MODULE = "proofgate_frozen";
@@ -30,6 +29,8 @@ export interface RunCommandsOptions {
   /** The report folder (repository-relative or absolute): the plugin and the base's seeds go under it. */
   outDir: string;
   today: IsoDate;
+  /** The ledger and the universe with the leases judged, read after the collection. */
+  leases: () => LeaseBook;
   log: GateLog;
 }
 
@@ -71,13 +72,11 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
  */
 function proofEnvironment(o: RunCommandsOptions): Record<string, string> {
   const { config, ports } = o;
-  const ledger = loadLedger(ports.files, config.ledger.path, "[ledger] path");
-  const universe = loadUniverse(ports.files, config.universe.collected);
-  const plan = planDeselection(ledger.value, universe.value, o.today);
+  const { universe, leases } = o.leases();
   // Only leases that name a collected test: an unknown lease is judged as unknown_leases, and must not
   // make the plugin stop the proof run.
   const collected = universe.value.index ?? new Set(universe.value.ids);
-  const exact = { ...plan, active: plan.active.filter((l) => collected.has(l.nodeid)) };
+  const exact = { today: o.today, active: leases.active.filter((l) => collected.has(l.nodeid)) };
   const pluginDir = join(o.outDir, "pytest");
   const idsFile = join(o.outDir, "frozen-ids.txt");
   ports.files.writeAtomic(idsFile, exact.active.map((l) => `${l.nodeid}\n`).join(""));
