@@ -110,6 +110,47 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(JSON.parse(r.out)).toEqual(r.report);
   });
 
+  it("the adoption patch: a base without proofgate.toml is judged by the defaults, said plainly; default signals with nothing to judge are off", async () => {
+    const repo = scratchRepo("proofgate-check-");
+    repos.push(repo);
+    const base = repo.commit("before the gate", {
+      "freeze.toml": LEDGER,
+      "collected.txt": COLLECTED,
+      "proven_coverage.json": COVERAGE(80),
+      ".gitignore": "proofgate-report/\n",
+    });
+    repo.commit("Adopt proofgate\n\nGate-Change: human\n", { "proofgate.toml": "[coverage]\nmin_proven = 90\n" });
+    const r = await check(repo, ["--base", base, "--format", "json", "--run"]);
+    // The patch's own floor (90) is not its judge: the defaults' 70 is.
+    expect(r.code, r.err).toBe(0);
+    expect(r.report).toMatchObject({ decision: "MERGE", base, min_proven_coverage_percent: 70 });
+    const rows = Object.fromEntries((r.report.signals as { id: string; value: string }[]).map((s) => [s.id, s.value]));
+    expect(rows.policy).toBe("defaults: the base has no proofgate.toml (this patch's applies once merged)");
+    expect(rows.fixture_digests).toBe(
+      "off: no tests/fixtures or fixtures.lock at the base or head (on by default once there are)",
+    );
+    expect(rows.property_hold).toBe(
+      "off: no seeds in tests/properties/seeds at the base or head (on by default once there are)",
+    );
+    expect(r.err).toContain("--run ran no command: the base has no proofgate.toml, so the defaults apply");
+  });
+
+  it("a default signal whose files exist at the base stays on: seeds deleted by the patch are seeds_empty, not off", async () => {
+    const repo = scratchRepo("proofgate-check-");
+    repos.push(repo);
+    const base = repo.commit("before the gate", {
+      "freeze.toml": LEDGER,
+      "collected.txt": COLLECTED,
+      "proven_coverage.json": COVERAGE(80),
+      "tests/properties/seeds/a.txt": "seed\n",
+      ".gitignore": "proofgate-report/\n",
+    });
+    repo.commit("drop the seeds", { "tests/properties/seeds/a.txt": null }, { author: AGENT });
+    const r = await check(repo, ["--base", base, "--format", "json"]);
+    expect(r.code).toBe(1);
+    expect(r.report.reasons).toEqual(expect.arrayContaining(["seeds_empty", "seed_rewrite"]));
+  });
+
   it("a missing input is exit 2: the error names the file, and report.json says REJECT with input_error", async () => {
     const { repo, base } = project();
     repo.commit("drop the coverage", { "proven_coverage.json": null });

@@ -25,6 +25,16 @@ export function colorWanted(io: CliIo): boolean {
   return io.isTTY === true && env.TERM !== "dumb";
 }
 
+/**
+ * The width to fit the terminal rendering to: `COLUMNS` when set (a user's or a CI's choice), else the
+ * terminal's; undefined when stdout is no terminal (a CI log keeps the table on one line per row).
+ */
+export function terminalWidth(io: CliIo): number | undefined {
+  const columns = io.env.COLUMNS?.trim();
+  if (columns && /^\d+$/.test(columns) && Number(columns) >= 40) return Number(columns);
+  return io.isTTY && io.columns && io.columns >= 40 ? io.columns : undefined;
+}
+
 /** Today's UTC date, from `--today` (a preview) or the machine's clock. */
 export function resolveToday(flag: string | undefined, io: CliIo): { today: IsoDate; override: boolean } {
   if (flag === undefined) return { today: utcDateOf(io.now()), override: false };

@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
-import { colorWanted, resolveToday, type CliIo } from "../io.js";
+import { colorWanted, resolveToday, terminalWidth, type CliIo } from "../io.js";
 import { cliLog, printIssues } from "../messages.js";
 
 /** Options of `proofgate check`. */
@@ -88,7 +88,8 @@ export async function runCheck(
   const base = flag(failures, () => optionalFlag("base", args.base), undefined);
   const head = flag(failures, () => optionalFlag("head", args.head), undefined);
   const today = flag(failures, () => optionalFlag("today", args.today), undefined);
-  const log = cliLog(io);
+  // The text table lists the warnings itself; with JSON or Markdown on stdout they go to stderr.
+  const log = cliLog(io, { warnings: format !== "text" });
   const run = await runGate({
     ports: nodePorts({ root: io.cwd, env: io.env }),
     platforms,
@@ -117,7 +118,7 @@ export async function runCheck(
     io.stderr(`proofgate: error: publishing to ${run.platform.provider} failed: ${failure} (the decision stands)\n`);
   if (format === "json") io.stdout(run.json);
   else if (format === "markdown") io.stdout(run.markdown);
-  else io.stdout(renderText(run.report, { color: colorWanted(io) }));
+  else io.stdout(renderText(run.report, { color: colorWanted(io), width: terminalWidth(io) }));
   if (run.written.length > 0) io.stderr(`proofgate: wrote ${run.written.map((p) => shown(io.cwd, p)).join(", ")}\n`);
   return run.exitCode;
 }
