@@ -19,6 +19,7 @@ export {
   ANNOTATION_CONTEXT,
   MAX_ANNOTATION_BYTES,
   META_DATA_KEYS,
+  metaDataKeys,
   fitAnnotation,
   provenCoverageValue,
   publishToBuildkite,

@@ -31,7 +31,14 @@ export {
   type CheckAnnotation,
   type CheckOutput,
 } from "./check-run.js";
-export { renderComment, upsertPrComment, findGateComment, COMMENT_MARKER, COMMENT_LIMIT } from "./pr-comment.js";
+export {
+  renderComment,
+  upsertPrComment,
+  findGateComment,
+  commentMarker,
+  COMMENT_MARKER,
+  COMMENT_LIMIT,
+} from "./pr-comment.js";
 export {
   listPullCommits,
   verifiedHuman,

@@ -9,6 +9,7 @@ export {
   noteBody,
   STATUS_NAME,
   NOTE_MARKER,
+  noteMarker,
   type GitlabPlatformOptions,
 } from "./platform.js";
 export { detectGitlab, gitlabContext, gitlabPipeline, type GitlabPipeline } from "./context.js";
