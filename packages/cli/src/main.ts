@@ -118,6 +118,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               default: true,
               describe: "create or update the one PR/MR comment (--no-comment: don't)",
             })
+            .option("name", {
+              type: "string",
+              describe:
+                "the gate's name: its check run, status, comment and annotation, so two gates on one change keep theirs (default: PROOFGATE_NAME, else proofgate)",
+              requiresArg: true,
+            })
             .option("run", {
               type: "boolean",
               default: false,

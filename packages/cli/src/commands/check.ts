@@ -1,8 +1,10 @@
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import {
+  DEFAULT_GATE_NAME,
   GateError,
   classifyLeases,
+  gateNameIssue,
   decide,
   errorReport,
   localPlatform,
@@ -53,6 +55,7 @@ export interface CheckArgs {
   comment?: unknown;
   run?: unknown;
   today?: unknown;
+  name?: unknown;
 }
 
 /** The platforms this build can publish to; the platform packages add theirs. */
@@ -66,12 +69,24 @@ interface CheckSettings {
   platform: Provider | "auto";
   comment: boolean;
   run: boolean;
+  /** The gate's name on the platform (check run, status, marker, context). */
+  name: string;
   base?: string | undefined;
   head?: string | undefined;
   today?: string | undefined;
 }
 
-function settingsOf(args: CheckArgs): CheckSettings {
+/** The gate's name: `--name`, else PROOFGATE_NAME, else the default; a name no platform can carry is a usage error. */
+function gateName(args: CheckArgs, env: Env): string {
+  const flag = optionalFlag("name", args.name);
+  const fromEnv = env.PROOFGATE_NAME?.trim() || undefined;
+  const name = flag ?? fromEnv ?? DEFAULT_GATE_NAME;
+  const issue = gateNameIssue(name, flag !== undefined ? "--name" : "PROOFGATE_NAME");
+  if (issue) throw new GateError(issue);
+  return name;
+}
+
+function settingsOf(args: CheckArgs, env: Env): CheckSettings {
   const format = stringFlag("format", args.format, "text");
   if (!(CHECK_FORMATS as readonly string[]).includes(format))
     throw new GateError({
@@ -92,6 +107,7 @@ function settingsOf(args: CheckArgs): CheckSettings {
     platform: platform as CheckSettings["platform"],
     comment: args.comment !== false,
     run: args.run === true,
+    name: gateName(args, env),
     base: optionalFlag("base", args.base),
     head: optionalFlag("head", args.head),
     today: optionalFlag("today", args.today),
@@ -109,8 +125,8 @@ export async function runCheck(
   io: CliIo,
   platforms: readonly Platform[] = availablePlatforms(),
 ): Promise<number> {
-  const settings = settingsOf(args);
   const env: Env = io.env ?? process.env;
+  const settings = settingsOf(args, env);
   const outDir = resolve(io.cwd, settings.outDir);
   const chosen = selectPlatform(settings.platform, env, platforms);
   if (!("provider" in chosen)) throw new GateError(chosen);
@@ -205,6 +221,7 @@ async function emit(
       log: (line) => io.stderr(`proofgate: ${platform.provider}: ${line}\n`),
       stdout: commands,
       comment: settings.comment,
+      name: settings.name,
     });
     for (const failure of outcome.failures)
       io.stderr(`proofgate: error: publishing to ${platform.provider} failed: ${failure} (the decision stands)\n`);
