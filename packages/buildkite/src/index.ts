@@ -39,3 +39,11 @@ export function createBuildkitePlatform(options: BuildkitePublishOptions = {}): 
 
 /** proofgate on Buildkite: detected by `BUILDKITE=true`. */
 export const buildkitePlatform: Platform = createBuildkitePlatform();
+export {
+  buildkiteStep,
+  buildkitePluginStep,
+  buildkiteShardedPipeline,
+  pluginRef,
+  PLUGIN_ID,
+  UNSHALLOW,
+} from "./ci-snippet.js";

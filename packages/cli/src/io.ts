@@ -16,18 +16,9 @@ import { dirname, basename, join } from "node:path";
 import { parseIsoDate, utcDateOf, type IsoDate } from "@proofgate/core/dates";
 import { GateError, type GateIssue } from "@proofgate/core/errors";
 
-/** The process's streams and clock, injected so tests run the CLI in-process. */
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** The machine's clock. Only the CLI reads it; core is handed `today`. */
-  now: () => Date;
-  cwd: string;
-  /** The environment (CI variables, NO_COLOR); `process.env` when absent. */
-  env?: Readonly<Record<string, string | undefined>> | undefined;
-  /** Whether stdout is a terminal (colour, progress lines). */
-  isTTY?: boolean | undefined;
-}
+import type { CliIo } from "./cli-io.js";
+
+export type { CliIo } from "./cli-io.js";
 
 /** A file's text and digest. */
 export interface InputFile {

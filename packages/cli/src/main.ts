@@ -2,10 +2,11 @@ import yargs, { type Argv } from "yargs";
 import { GateError, REASON_ORDER, errorReport, toPythonJson } from "@proofgate/core";
 import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
 import { printFailure, printIssues } from "./messages.js";
-import { resolveToday, writeAtomic, type CliIo } from "./io.js";
+import type { CliIo } from "./cli-io.js";
+import { resolveToday, writeAtomic } from "./io.js";
 import { commandName, VERSION } from "./version.js";
 
-export type { CliIo } from "./io.js";
+export type { CliIo } from "./cli-io.js";
 
 const EPILOG = `Exit codes: 0 MERGE (or success), 1 REJECT (or a finding), 2 the gate could not evaluate: bad input or usage.
 Docs: README.md in the proofgate repository.`;

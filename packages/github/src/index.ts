@@ -47,3 +47,11 @@ export {
   type PullCommits,
 } from "./pull-commits.js";
 export { trimToBytes } from "./trim.js";
+export {
+  githubWorkflow,
+  githubCliWorkflow,
+  actionRef,
+  ACTION_REPOSITORY,
+  GITHUB_ACTIONS_USED,
+  GITHUB_PERMISSIONS,
+} from "./ci-snippet.js";

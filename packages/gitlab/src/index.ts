@@ -31,3 +31,12 @@ export {
   type NoteSummary,
 } from "./api.js";
 export { createRequesterFn, retryAfterMs, GitlabRequestError, type RetryOptions } from "./requester.js";
+export {
+  gitlabJob,
+  gitlabComponentInclude,
+  componentRef,
+  COMPONENT_PROJECT,
+  REPORT_FILES,
+  COBERTURA_FILE,
+  GITLAB_COVERAGE_REGEX,
+} from "./ci-snippet.js";

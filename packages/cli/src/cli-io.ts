@@ -1,0 +1,15 @@
+// The CLI's one library type, in a file of its own that imports nothing: the published package has no
+// dependencies (its bundle holds them), so its type declarations may not name another package.
+
+/** The process's streams and clock, injected so tests run the CLI in-process. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** The machine's clock. Only the CLI reads it; core is handed `today`. */
+  now: () => Date;
+  cwd: string;
+  /** The environment (CI variables, NO_COLOR); `process.env` when absent. */
+  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** Whether stdout is a terminal (colour, progress lines). */
+  isTTY?: boolean | undefined;
+}
