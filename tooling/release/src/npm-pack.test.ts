@@ -155,9 +155,7 @@ describe("the packed CLI", () => {
     const env = { ...process.env, npm_config_cache: join(temp, "npm-cache"), npm_config_update_notifier: "false" };
     run("npm", ["install", "--offline", "--no-audit", "--no-fund", packed.get("cli")!.tarball], app, env);
     // Only the CLI was installed.
-    expect(readdirSync(join(app, "node_modules"), { recursive: false }).filter((n) => !n.startsWith("."))).toEqual([
-      "@proofgate",
-    ]);
+    expect(readdirSync(join(app, "node_modules")).filter((n) => !n.startsWith("."))).toEqual(["@proofgate"]);
     expect(readdirSync(join(app, "node_modules", "@proofgate"))).toEqual(["cli"]);
     const version = source("cli").version as string;
     expect(run(join(app, "node_modules", ".bin", "proofgate"), ["--version"], app)).toBe(`${version}\n`);
