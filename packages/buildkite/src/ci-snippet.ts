@@ -21,7 +21,7 @@ export function buildkiteStep(version: string): CiSnippet {
     file: ".buildkite/pipeline.yml",
     text: `steps:
   - label: ":lock: proofgate"
-    # Pull request builds; the agent needs your Python test stack and Node.js >= 20.11 (for npx).
+    # Pull request builds; the agent needs your Python test stack and Node.js >= 20 (for npx).
     if: build.pull_request.id != null
     command:
       # every commit of the patch: a clone made with --depth is shallow_history

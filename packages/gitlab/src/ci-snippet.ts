@@ -39,7 +39,7 @@ export function componentRef(version: string): string {
 
 const JOB = (run: string) => `proofgate:
   stage: test
-  # Your Python test stack and Node.js >= 20.11 (for npx).
+  # Your Python test stack and Node.js >= 20 (for npx).
   image: registry.example.com/python-node:3.12-24
   variables:
     GIT_DEPTH: "0" # every commit of the merge request; a shallow clone is shallow_history
@@ -78,7 +78,7 @@ export function gitlabComponentInclude(version: string): CiSnippet {
     text: `include:
   - component: ${componentRef(version)}
     inputs:
-      image: registry.example.com/python-node:3.12-24 # your Python test stack and Node.js >= 20.11
+      image: registry.example.com/python-node:3.12-24 # your Python test stack and Node.js >= 20
 # Set PROOFGATE_GITLAB_TOKEN (a masked CI/CD variable: project access token, api scope) for the commit
 # status and the MR note; CI_JOB_TOKEN can post neither.
 `,

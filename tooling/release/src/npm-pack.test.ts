@@ -77,7 +77,7 @@ describe.each(PACKAGES)("@proofgate/%s as packed", (name) => {
         directory: `packages/${name}`,
       },
       homepage: `https://github.com/proofgate/proofgate/tree/main/packages/${name}#readme`,
-      engines: { node: ">=20.11" },
+      engines: { node: ">=20" },
       publishConfig: { access: "public" },
     });
     expect(manifest.private).toBeUndefined();
