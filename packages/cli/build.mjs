@@ -9,7 +9,11 @@ const pkg = JSON.parse(readFileSync(new URL("./package.json", import.meta.url), 
 rmSync("dist", { recursive: true, force: true });
 await build({
   // The hash worker is its own entry: a worker thread starts from a file (hash-files.ts finds it beside its chunk).
-  entryPoints: { proofgate: "src/bin.ts", index: "src/index.ts", "hash-worker": "src/hash-worker.ts" },
+  entryPoints: {
+    proofgate: "src/bin.ts",
+    index: "src/index.ts",
+    "hash-worker": createRequire(import.meta.url).resolve("@proofgate/gate/hash-worker"),
+  },
   outdir: "dist",
   splitting: true,
   chunkNames: "[name]-[hash]",

@@ -6,7 +6,9 @@
 //   node tooling/bench/run.mjs --runs 11    # runs per command, after one warm-up (default 11, at least 5)
 //
 // Options: --runs N, --python PATH (default /usr/bin/python3), --reference PATH (default
-// ../shared/reference/freeze_account.py from the repo root), --keep (keep the generated inputs).
+// $PROOFGATE_REFERENCE_SCRIPT, else ../shared/reference/freeze_account.py from the repo root), --keep
+// (keep the generated inputs). The reference script is not part of this repository: without it this
+// benchmark stops and says so (the other benchmarks, bench:lock, bench:contexts and bench:lcov, need none).
 //
 // It checks first that both tools give the same answer on the generated inputs, so it never times a
 // broken run; then it times whole processes, interleaved (A, B, A, B, ...), and reports medians.
@@ -48,7 +50,11 @@ const fail = makeFail("bench");
 const OPTIONS = {
   runs: { value: "N", default: 11, parse: wholeNumber(5, " (the issue asks for a median of at least 5 runs)") },
   python: { value: "PATH", default: "/usr/bin/python3" },
-  reference: { value: "PATH", default: resolve(root, "../shared/reference/freeze_account.py"), parse: absolutePath },
+  reference: {
+    value: "PATH",
+    default: resolve(process.env.PROOFGATE_REFERENCE_SCRIPT || resolve(root, "../shared/reference/freeze_account.py")),
+    parse: absolutePath,
+  },
   keep: { default: false },
 };
 
@@ -306,7 +312,9 @@ async function main() {
   const cli = join(root, "packages/cli/dist/proofgate.js");
   if (!existsSync(cli)) fail("packages/cli/dist/proofgate.js is missing: run `pnpm build` first");
   if (!existsSync(options.reference))
-    fail(`the reference script ${options.reference} is missing (pass --reference PATH)`);
+    fail(
+      `the reference script ${options.reference} is missing: this benchmark times proofgate against the article's freeze_account.py, which is not part of this repository (the project's CI keeps it in ../shared/reference/ beside the clone); pass --reference PATH or set PROOFGATE_REFERENCE_SCRIPT`,
+    );
   if (!existsSync(options.python))
     fail(`${options.python} is missing (pass --python PATH; it needs Python 3.11+ for tomllib)`);
 

@@ -22,7 +22,7 @@ import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { writeNpxStandIn } from "../../../packages/cli/src/__fixtures__/npx-stand-in.js";
-import { ISOLATED_GIT_ENV, scratchGit, scratchRepo, type ScratchRepo } from "../../../packages/cli/src/git-scratch.js";
+import { ISOLATED_GIT_ENV, scratchGit, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
 
 const HERE = new URL("..", import.meta.url).pathname;
 const ROOT = join(HERE, "..", "..");

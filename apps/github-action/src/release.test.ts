@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { TOKENS, startFakeGithub, type FakeGithub } from "../../../packages/github/src/__fixtures__/openapi-server.js";
-import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "../../../packages/cli/src/git-scratch.js";
+import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
 
 const HERE = new URL("..", import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(join(HERE, "../../packages/cli/package.json"), "utf8")) as { version: string })
@@ -232,12 +232,17 @@ describe("the action, run from the release tree", () => {
     expect(fake.requests.filter((q) => q.operationId === "issues/update-comment")).toHaveLength(1);
   });
 
-  it("a name no platform can carry is exit 2 before any request, with decision REJECT", async () => {
+  it("a name no platform can carry is exit 2 before any request: the error in the report, the outputs REJECT", async () => {
     const r = await runAction({ name: "a b" });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--name "a b" is not a gate name/);
+    expect(r.stdout + r.stderr).toMatch(/--name "a b" is not a gate name/);
+    // A flag the gate cannot use stops it before it publishes: no check run or comment under another name.
     expect(fake.requests).toEqual([]);
-    expect(r.outputs).toMatchObject({ decision: "REJECT", "exit-code": "2", "proven-coverage": "" });
+    expect(r.outputs).toMatchObject({ decision: "REJECT", "exit-code": "2" });
+    expect(JSON.parse(readFileSync(r.outputs.report!, "utf8"))).toMatchObject({
+      decision: "REJECT",
+      errors: [{ code: "usage" }],
+    });
   });
 
   it("a bad boolean input is exit 2 with the input named", async () => {

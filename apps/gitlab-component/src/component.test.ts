@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { writeNpxStandIn } from "../../../packages/cli/src/__fixtures__/npx-stand-in.js";
-import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "../../../packages/cli/src/git-scratch.js";
+import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
 import { startGitlabServer, type GitlabServer } from "../../../packages/gitlab/src/__fixtures__/gitlab-server.js";
 
 const HERE = new URL("..", import.meta.url).pathname;

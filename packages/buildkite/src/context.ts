@@ -3,7 +3,7 @@
 // here: Buildkite names the PR's target branch, and `proofgate check` resolves it to the merge-base
 // through git (origin/<branch>, then <branch>). Commit messages come from git too, never from
 // BUILDKITE_MESSAGE (on a new PR's first build it holds the PR title, which the PR's author wrote).
-import { GateError, type CiContext, type Env } from "@proofgate/core";
+import { GateError, isFullSha, type CiContext, type Env } from "@proofgate/core";
 
 /** True in a Buildkite job (the agent sets `BUILDKITE=true`). */
 export function detectBuildkite(env: Env): boolean {
@@ -25,8 +25,7 @@ export function buildkiteContext(env: Env): CiContext {
   const pr = nonEmpty(env.BUILDKITE_PULL_REQUEST);
   const change = pr !== undefined && /^[1-9][0-9]{0,9}$/.test(pr) ? Number(pr) : undefined;
   const commit = nonEmpty(env.BUILDKITE_COMMIT);
-  const head =
-    commit !== undefined && /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i.test(commit) ? commit.toLowerCase() : undefined;
+  const head = isFullSha(commit?.toLowerCase()) ? commit!.toLowerCase() : undefined;
   const targetBranch =
     change !== undefined
       ? nonEmpty(env.BUILDKITE_PULL_REQUEST_BASE_BRANCH)

@@ -23,7 +23,6 @@ export {
   fitAnnotation,
   provenCoverageValue,
   publishToBuildkite,
-  publishedDecision,
   type BuildkitePublishOptions,
 } from "./publish.js";
 
@@ -34,6 +33,8 @@ export function createBuildkitePlatform(options: BuildkitePublishOptions = {}): 
     detect: detectBuildkite,
     context: (env) => buildkiteContext(env),
     publish: (report, _context, tools) => publishToBuildkite(report, tools, options),
+    shallowHistoryFix: "Buildkite: run `git fetch --unshallow` (or clone without --depth) before proofgate",
+    artifacts: [],
   };
 }
 

@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Env, PublishableReport, PublishTools, ReportView } from "@proofgate/core";
+import type { Env, PublishableReport, PublishTools, GateReport } from "@proofgate/core";
 import { renderMarkdown } from "@proofgate/core";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_ANNOTATION_BYTES, fitAnnotation, publishToBuildkite } from "./index.js";
@@ -47,15 +47,23 @@ function stubAgent(): { bin: string; log: string; calls: () => { argv: string[];
   };
 }
 
-function view(overrides: Partial<ReportView> = {}): ReportView {
+function view(overrides: Partial<GateReport> = {}): GateReport {
   return {
     decision: "REJECT",
     reasons: ["proven_coverage"],
-    today: "2026-12-02",
+    todayUtc: "2026-12-02",
     base: "a".repeat(40),
     head: "b".repeat(40),
-    provenCoverage: 61.234,
-    minProven: 70,
+    provenCoveragePercent: 61.234,
+    minProvenCoveragePercent: 70,
+    collectedTests: null,
+    activeLeases: null,
+    expiredLeases: null,
+    fixtureDigestDelta: null,
+    propertyFailures: null,
+    agentAddedLeases: null,
+    schemaVersion: 1,
+    inputs: [],
     signals: [],
     findings: [],
     errors: [],
@@ -64,8 +72,8 @@ function view(overrides: Partial<ReportView> = {}): ReportView {
   };
 }
 
-function report(v: ReportView, exitCode: 0 | 1 | 2 = v.decision === "MERGE" ? 0 : 1): PublishableReport {
-  return { view: v, json: "{}\n", markdown: renderMarkdown(v), exitCode };
+function report(v: GateReport, exitCode: 0 | 1 | 2 = v.decision === "MERGE" ? 0 : 1): PublishableReport {
+  return { gate: v, json: "{}\n", markdown: renderMarkdown(v), exitCode };
 }
 
 function tools(env: Env): PublishTools & { logged: string[] } {
@@ -109,7 +117,7 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
   it("MERGE is style success; coverage not measured is the value `none` (a meta-data value cannot be empty)", async () => {
     const agent = stubAgent();
     await publishToBuildkite(
-      report(view({ decision: "MERGE", reasons: [], provenCoverage: null })),
+      report(view({ decision: "MERGE", reasons: [], provenCoveragePercent: null })),
       tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }),
     );
     expect(agent.calls().map((c) => c.argv)).toEqual([
@@ -161,7 +169,10 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
 
   it("a body over 1 MiB is trimmed at a line end with a note; the agent gets at most 1 MiB and the decision on top", async () => {
     const agent = stubAgent();
-    const warnings = Array.from({ length: 12_000 }, (_, i) => `warning ${i}: ${"é".repeat(40)}`);
+    const warnings = Array.from({ length: 12_000 }, (_, i) => ({
+      code: "usage" as const,
+      message: `warning ${i}: ${"é".repeat(40)}`,
+    }));
     const r = report(view({ warnings }));
     expect(Buffer.byteLength(r.markdown)).toBeGreaterThan(MAX_ANNOTATION_BYTES);
     const t = tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log });

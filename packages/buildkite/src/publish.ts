@@ -2,7 +2,14 @@
 // decision) and two meta-data keys for later steps. Through `buildkite-agent`; where the job has no
 // agent, the annotation goes through the REST API when a token is given, else a one-line note.
 // Every step's failure is reported and none changes the decision or the exit code (GATE.md 9).
-import { DEFAULT_GATE_NAME, type PublishOutcome, type PublishTools, type PublishableReport } from "@proofgate/core";
+import {
+  DEFAULT_GATE_NAME,
+  fitText,
+  publishedDecision,
+  type PublishOutcome,
+  type PublishTools,
+  type PublishableReport,
+} from "@proofgate/core";
 import { agentRunner, describeAgentFailure, type AgentRunner } from "./agent.js";
 import { createAnnotation, restSettings } from "./rest.js";
 
@@ -26,14 +33,6 @@ export interface BuildkitePublishOptions {
   fetch?: typeof fetch | undefined;
 }
 
-/**
- * What the build may show: MERGE only when the report says MERGE and the gate exits 0. A MERGE
- * report with another exit code (the report could not be written) is not a MERGE anywhere.
- */
-export function publishedDecision(report: Pick<PublishableReport, "view" | "exitCode">): "MERGE" | "REJECT" {
-  return report.exitCode === 0 && report.view.decision === "MERGE" ? "MERGE" : "REJECT";
-}
-
 /** The meta-data value of proven coverage: two decimals, or `none` when it was not measured (a value cannot be empty). */
 export function provenCoverageValue(provenCoverage: number | null): string {
   return provenCoverage === null || !Number.isFinite(provenCoverage) ? "none" : provenCoverage.toFixed(2);
@@ -42,32 +41,15 @@ export function provenCoverageValue(provenCoverage: number | null): string {
 const TRIM_NOTE =
   "\n\n> **This annotation was trimmed** to fit Buildkite's 1 MiB limit. The whole report is `report.md` (and `report.json`) in proofgate's out dir.\n";
 
-/**
- * The Markdown cut to at most `maxBytes` of UTF-8, at a line end, with a note saying so; a
- * `<details>` block left open by the cut is closed. The head of the report (the decision and the
- * table) comes first, so it survives the cut.
- */
+/** The Markdown within Buildkite's limit (core's `fitText`, in bytes), with a note when it was cut. */
 export function fitAnnotation(markdown: string, maxBytes = MAX_ANNOTATION_BYTES): { body: string; trimmed: boolean } {
-  const bytes = Buffer.from(markdown, "utf8");
-  if (bytes.length <= maxBytes) return { body: markdown, trimmed: false };
-  const closing = "\n</details>";
-  const budget = maxBytes - Buffer.byteLength(TRIM_NOTE) - Buffer.byteLength(closing);
-  let end = bytes.lastIndexOf(0x0a, budget - 1);
-  if (end <= 0) {
-    // One line longer than the budget: cut at a character boundary (never inside a UTF-8 sequence).
-    end = Math.max(0, budget);
-    while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end -= 1;
-  }
-  let kept = bytes.subarray(0, end).toString("utf8");
-  const opened = kept.split("<details>").length - 1;
-  const closed = kept.split("</details>").length - 1;
-  if (opened > closed) kept += closing;
-  return { body: `${kept}${TRIM_NOTE}`, trimmed: true };
+  const { text, trimmed } = fitText(markdown, { limit: maxBytes, unit: "bytes", note: TRIM_NOTE });
+  return { body: text, trimmed };
 }
 
 /** The annotation body: the report's Markdown, with a first line when its MERGE is not the run's answer. */
 function annotationBody(report: PublishableReport): string {
-  if (report.view.decision === "MERGE" && report.exitCode !== 0) {
+  if (report.gate.decision === "MERGE" && report.exitCode !== 0) {
     return `> **proofgate exited ${report.exitCode}: this run is not a MERGE.** The job log says why.\n\n${report.markdown}`;
   }
   return report.markdown;
@@ -99,7 +81,7 @@ export async function publishToBuildkite(
 
   const values: [string, string][] = [
     [keys.decision, decision],
-    [keys.provenCoverage, provenCoverageValue(report.view.provenCoverage)],
+    [keys.provenCoverage, provenCoverageValue(report.gate.provenCoveragePercent)],
   ];
   for (const [key, value] of values) {
     const set = await run(["meta-data", "set", key, value]);

@@ -17,6 +17,7 @@ const io: CliIo = {
   cwd: process.cwd(),
   env: process.env,
   isTTY: process.stdout.isTTY === true,
+  columns: process.stdout.columns,
 };
 if (argv.length === 1 && argv[0] === "--version") {
   // The fast path: a version probe loads neither yargs nor the policy code.
@@ -26,7 +27,7 @@ if (argv.length === 1 && argv[0] === "--version") {
   // than the command takes to load: start them first. Any other command line goes to yargs.
   const lock = plainLockArgs(argv);
   if (lock) {
-    (await import("./hash-workers.js")).startHashWorkers();
+    (await import("@proofgate/gate/hash-workers")).startHashWorkers();
     process.exitCode = await (await import("./lock-entry.js")).runLockCommand(lock, io);
   } else {
     process.exitCode = await (await import("./main.js")).run(argv, io);

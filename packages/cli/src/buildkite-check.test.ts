@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { scratchGit, scratchRepo, wrapRepo, type ScratchRepo } from "./git-scratch.js";
+import { scratchGit, scratchRepo, wrapRepo, type ScratchRepo } from "@proofgate/gate/testing";
 import { run, type CliIo } from "./main.js";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
@@ -127,14 +127,14 @@ async function check(repo: ScratchRepo, env: Record<string, string>, args: strin
   return { code, out, err, report };
 }
 
-/** The environment of a Buildkite job with the stand-in agent on PATH. */
+/** The environment of a Buildkite job with the stand-in agent on PATH (before git and the rest). */
 function buildkiteEnv(
   agent: { bin: string; log: string },
   s: Scenario,
   extra: Record<string, string>,
 ): Record<string, string> {
   return {
-    PATH: agent.bin,
+    PATH: [agent.bin, process.env.PATH].filter(Boolean).join(":"),
     STUB_AGENT_LOG: agent.log,
     BUILDKITE: "true",
     BUILDKITE_AGENT_ACCESS_TOKEN: "agent-token",
@@ -243,7 +243,8 @@ const cases: Case[] = [
     published: { style: "error", decision: "REJECT", coverage: "75.00" },
   },
   {
-    name: "a malformed shard count is exit 2 before anything is judged",
+    // The environment is read inside the gate's envelope: the error is the report, written and published.
+    name: "a malformed shard count is exit 2 before anything is judged, with report.json and the annotation",
     config: OFF,
     env: {
       BUILDKITE_PULL_REQUEST: "7",
@@ -252,8 +253,17 @@ const cases: Case[] = [
     },
     code: 2,
     reasons: [],
-    check: (r) =>
-      expect(r.err).toContain('BUILDKITE_PLUGIN_PROOFGATE_SHARDS="three" is not a whole number of shards >= 1'),
+    published: { style: "error", decision: "REJECT", coverage: "none" },
+    check: (r) => {
+      expect(r.err).toContain('BUILDKITE_PLUGIN_PROOFGATE_SHARDS="three" is not a whole number of shards >= 1');
+      expect(r.report).toMatchObject({
+        decision: "REJECT",
+        reasons: ["input_error"],
+        errors: [
+          { code: "usage", message: 'BUILDKITE_PLUGIN_PROOFGATE_SHARDS="three" is not a whole number of shards >= 1' },
+        ],
+      });
+    },
   },
 ];
 

@@ -3,24 +3,11 @@
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "./git-scratch.js";
-import type * as HashFiles from "./hash-files.js";
-import type { HashFixturesOptions } from "./hash-files.js";
+import { afterEach, describe, expect, it } from "vitest";
+import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "@proofgate/gate/testing";
 import { run, type CliIo } from "./main.js";
 import { runCheck } from "./commands/check.js";
 import { localPlatform } from "@proofgate/core";
-
-// In-process the TypeScript worker does not exist: hash with the built one (as lock.test.ts does).
-vi.mock("./hash-files.js", async (importOriginal) => {
-  const mod = await importOriginal<typeof HashFiles>();
-  const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
-  return {
-    ...mod,
-    hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) =>
-      mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }),
-  };
-});
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
@@ -238,10 +225,18 @@ describe("proofgate check", { timeout: 60_000 }, () => {
   it("a named platform that this build lacks is a usage error (exit 2), never a silent local run", async () => {
     const { repo, base } = project();
     const io: CliIo = { stdout: () => {}, stderr: () => {}, now: () => NOW, cwd: repo.dir, env: {}, isTTY: false };
-    // A build with the local platform alone (every platform package is wired in by now).
-    await expect(runCheck({ base, platform: "buildkite" }, io, [localPlatform])).rejects.toThrow(
-      "the buildkite platform is not available in this build",
-    );
+    // A build with the local platform alone (every platform package is wired in by now): the error is the
+    // report, written and shown locally.
+    expect(await runCheck({ base, platform: "buildkite" }, io, [localPlatform])).toBe(2);
+    const report = JSON.parse(readFileSync(join(repo.dir, "proofgate-report", "report.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
+    expect(report).toMatchObject({
+      decision: "REJECT",
+      reasons: ["input_error"],
+      errors: [{ code: "usage", message: "the buildkite platform is not available in this build" }],
+    });
   });
 
   it("a platform's base that is the target branch's tip (GitHub's pull_request.base.sha) is judged from the merge-base; a --base flag is taken as given", async () => {
@@ -357,20 +352,27 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     }
   });
 
-  it("a name no platform can carry is exit 2 with one line naming it and the fix", async () => {
+  it("a name no platform can carry is exit 2: the report is that usage error, naming the flag and the fix", async () => {
     const { repo, base } = project();
-    for (const [args, env, source] of [
-      [["--name", "a b"], {}, "--name"],
-      [["--name", "x-->y"], {}, "--name"],
-      [[], { PROOFGATE_NAME: "-api" }, "PROOFGATE_NAME"],
+    for (const [args, env, source, name] of [
+      [["--name", "a b"], {}, "--name", "a b"],
+      [["--name", "x-->y"], {}, "--name", "x-->y"],
+      [[], { PROOFGATE_NAME: "-api" }, "PROOFGATE_NAME", "-api"],
     ] as const) {
-      const r = await check(repo, ["--base", base, ...args], env);
+      const r = await check(repo, ["--base", base, "--format", "json", ...args], env);
       expect(r.code).toBe(2);
-      expect(r.err).toMatch(
-        new RegExp(
-          `^proofgate: error: ${source} "[^"]+" is not a gate name: [^\\n]*\\. Fix: name the gate like proofgate-api or api/unit\\n$`,
-        ),
-      );
+      expect(r.report).toMatchObject({
+        decision: "REJECT",
+        reasons: ["input_error"],
+        errors: [
+          {
+            code: "usage",
+            message: expect.stringMatching(new RegExp(`^${source} "${name}" is not a gate name: `)) as unknown,
+            fix: "name the gate like proofgate-api or api/unit",
+          },
+        ],
+      });
+      expect(r.err).toContain(`proofgate: error: ${source} "${name}" is not a gate name`);
     }
   });
 

@@ -1,8 +1,7 @@
-import { proofgateCommand, type CiSnippet } from "@proofgate/core";
+import { proofgateCommand, type CiSnippet, type Provider as CiProvider } from "@proofgate/core";
 import { buildkiteStep } from "@proofgate/buildkite";
 import { githubWorkflow } from "@proofgate/github";
 import { gitlabJob } from "@proofgate/gitlab";
-import type { CiProvider } from "./git.js";
 import { VERSION } from "./version.js";
 
 // The CI configuration `proofgate init` prints: each platform package owns its snippet (the README and

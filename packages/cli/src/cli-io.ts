@@ -8,8 +8,10 @@ export interface CliIo {
   /** The machine's clock. Only the CLI reads it; core is handed `today`. */
   now: () => Date;
   cwd: string;
-  /** The environment (CI variables, NO_COLOR); `process.env` when absent. */
-  env?: Readonly<Record<string, string | undefined>> | undefined;
+  /** The environment (CI variables, NO_COLOR): the process's, read once at the entry point (bin.ts). */
+  env: Readonly<Record<string, string | undefined>>;
   /** Whether stdout is a terminal (colour, progress lines). */
   isTTY?: boolean | undefined;
+  /** The terminal's width in columns, when stdout is one. */
+  columns?: number | undefined;
 }

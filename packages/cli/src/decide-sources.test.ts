@@ -101,7 +101,13 @@ function project(): {
 async function cli(argv: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => NOW, cwd };
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    now: () => NOW,
+    cwd,
+    env: process.env,
+  };
   const code = await run(argv, io);
   return { code, stdout, stderr };
 }

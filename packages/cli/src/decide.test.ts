@@ -56,7 +56,13 @@ async function decide(
 ): Promise<{ code: number; stdout: string; stderr: string; report: Report }> {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => NOW, cwd };
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    now: () => NOW,
+    cwd,
+    env: process.env,
+  };
   const code = await run(["decide", ...argv], io);
   return { code, stdout, stderr, report: JSON.parse(stdout) as Report };
 }

@@ -27,7 +27,13 @@ function file(name: string, text: string): string {
 async function gate(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => NOW, cwd: dir };
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    now: () => NOW,
+    cwd: dir,
+    env: process.env,
+  };
   const code = await run(argv, io);
   return { code, stdout, stderr };
 }

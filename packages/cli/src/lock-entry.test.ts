@@ -5,23 +5,10 @@ import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writ
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import type * as HashFiles from "./hash-files.js";
-import type { HashFixturesOptions } from "./hash-files.js";
+import { afterEach, describe, expect, it } from "vitest";
 import { plainLockArgs } from "./lock-args.js";
 import { runLockCommand } from "./lock-entry.js";
 import { run, type CliIo } from "./main.js";
-
-// In-process the TypeScript worker does not exist: hash with the built one (as lock.test.ts does).
-vi.mock("./hash-files.js", async (importOriginal) => {
-  const mod = await importOriginal<typeof HashFiles>();
-  const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
-  return {
-    ...mod,
-    hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) =>
-      mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }),
-  };
-});
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 
@@ -221,11 +208,11 @@ describe("the bundle's lock path", () => {
     // What it needs is there (so the scan reads the chunks)...
     expect(graph.sources.some((s) => s.endsWith("core/dist/fixtures-lock.js"))).toBe(true);
     expect(graph.sources.some((s) => s.endsWith("core/dist/config.js"))).toBe(true);
-    expect(graph.sources.some((s) => s.endsWith("src/hash-files.ts"))).toBe(true);
+    expect(graph.sources.some((s) => s.endsWith("gate/dist/node/fixture-hashing/hash-files.js"))).toBe(true);
     // ...and what it does not need is not: yargs, the XML and glob libraries, the policy modules.
     const heavy = graph.sources.filter(
       (s) =>
-        /\/(yargs|fast-xml-parser|picomatch)@|core\/dist\/(decide|ledger|junit|universe|patch|signals|platform|coverage)/.test(
+        /\/(yargs|fast-xml-parser|picomatch)@|core\/dist\/(decide|ledger|junit|universe|patch|signals|platform|coverage)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|inputs|patch|run-commands))/.test(
           s,
         ) || s.endsWith("src/main.ts"),
     );

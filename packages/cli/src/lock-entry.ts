@@ -5,7 +5,8 @@
 // any other (--help, an unknown or repeated flag, `--no-check`, a value that starts with `-`, ...) goes
 // to yargs, which gives the same options for the plain forms (tested in lock-entry.test.ts) and the
 // usual usage errors for the rest, and then runs `lock` here too.
-import { runLock, settingsFromConfig, type LockArgs } from "./commands/lock.js";
+import { settingsFromConfig } from "@proofgate/gate/fixture-lock";
+import { runLock, type LockArgs } from "./commands/lock.js";
 import { printFailure } from "./messages.js";
 import { loadWorkTreeConfig } from "./config-file.js";
 import type { CliIo } from "./io.js";

@@ -1,10 +1,11 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, REASON_ORDER, errorReport, toPythonJson } from "@proofgate/core";
+import { GateError, RULE_REASONS, errorReport, reportJson } from "@proofgate/core";
 import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
 import { printFailure, printIssues } from "./messages.js";
 import type { CliIo } from "./cli-io.js";
-import { resolveToday, writeAtomic } from "./io.js";
-import { commandName, VERSION } from "./version.js";
+import { resolveToday } from "./io.js";
+import { writeAtomic } from "@proofgate/gate/files";
+import { VERSION } from "./version.js";
 
 export type { CliIo } from "./cli-io.js";
 
@@ -36,7 +37,9 @@ function todayOption(y: Argv): Argv {
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   let code = 0;
-  const command = commandName(argv);
+  // `decide`'s --today and --out as yargs read them, before it validated the rest: a usage error still
+  // gets its REJECT report, in --out too.
+  let decideFlags: { today?: unknown; out?: unknown } | undefined;
   try {
     const parser = yargs(argv)
       .scriptName("proofgate")
@@ -244,9 +247,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               "proofgate decide --report cov-1.info --report cov-2.info --shards 2 --results junit.xml",
               "LCOV shards of two parallel jobs, with the proof run's JUnit results",
             )
-            .epilog(
-              `Reasons, in order: ${REASON_ORDER.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG,
-            ),
+            .epilog(`Reasons, in order: ${RULE_REASONS.join(", ")}; each is explained in docs/reasons.md.\n\n` + EPILOG)
+            .middleware((a) => {
+              decideFlags = { today: a.today, out: a.out };
+            }, true),
         async (a) => {
           code = await (await import("./commands/decide.js")).runDecide(a, io);
         },
@@ -310,7 +314,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
                 EPILOG,
             ),
         async (a) => {
-          code = await (await import("./commands/init.js")).runInit(a, io, { env: io.env ?? process.env });
+          code = await (await import("./commands/init.js")).runInit(a, io);
         },
       )
       .command(
@@ -433,7 +437,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       .version(VERSION)
       .help()
       .alias("h", "help")
-      .wrap(Math.min(110, process.stdout.columns || 100))
+      .wrap(Math.min(110, io.columns || 100))
       .epilog(EPILOG)
       .exitProcess(false)
       .fail((message, error) => {
@@ -449,37 +453,30 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     if (output) io.stdout(`${output}\n`);
     return code;
   } catch (error) {
-    return reportFailure(error, command, argv, io);
+    return reportFailure(error, decideFlags, io);
   }
 }
 
-function reportFailure(error: unknown, command: string | undefined, argv: string[], io: CliIo): number {
+/** The exit code of a command that failed (2), after its one-line errors; `decide` also prints its REJECT report. */
+function reportFailure(error: unknown, decide: { today?: unknown; out?: unknown } | undefined, io: CliIo): number {
   const issues = printFailure(error, io);
-  if (command === "decide") {
-    let today: string | undefined;
+  if (decide === undefined) return 2;
+  let today: string | undefined;
+  try {
+    today = resolveToday(typeof decide.today === "string" ? decide.today : undefined, io).today;
+  } catch {
+    today = undefined;
+  }
+  const report = reportJson(errorReport(today, issues));
+  io.stdout(report);
+  // `--out` gets the REJECT report too: a file left from an earlier run must not still say MERGE.
+  const out =
+    typeof decide.out === "string" && decide.out !== "" && !decide.out.startsWith("-") ? decide.out : undefined;
+  if (out !== undefined) {
     try {
-      const flag = argv.findIndex((a) => a === "--today" || a.startsWith("--today="));
-      const value =
-        flag < 0
-          ? undefined
-          : argv[flag]!.startsWith("--today=")
-            ? argv[flag]!.slice("--today=".length)
-            : argv[flag + 1];
-      today = resolveToday(value, io).today;
-    } catch {
-      today = undefined;
-    }
-    const report = `${toPythonJson(errorReport(today, issues))}\n`;
-    io.stdout(report);
-    // `--out` gets the REJECT report too: a file left from an earlier run must not still say MERGE.
-    const at = argv.findIndex((a) => a === "--out" || a.startsWith("--out="));
-    const out = at < 0 ? undefined : argv[at]!.startsWith("--out=") ? argv[at]!.slice("--out=".length) : argv[at + 1];
-    if (out && !out.startsWith("-")) {
-      try {
-        writeAtomic(out, report);
-      } catch (writeError) {
-        if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) printIssues(io, writeError.issues);
-      }
+      writeAtomic(out, report);
+    } catch (writeError) {
+      if (GateError.isInstance(writeError) && !issues.some((i) => i.file === out)) printIssues(io, writeError.issues);
     }
   }
   return 2;

@@ -2,8 +2,9 @@
 // not. Light imports only (core's errors and render modules): `proofgate lock` loads it without the rest
 // of core (lock-entry.ts).
 import { GateError, formatIssue, type GateIssue } from "@proofgate/core/errors";
-import { terminalSafe } from "@proofgate/core/render";
-import type { CliIo } from "./io.js";
+import { palette, terminalSafe } from "@proofgate/core/render";
+import type { GateLog } from "@proofgate/gate";
+import { colorWanted, type CliIo } from "./io.js";
 
 /**
  * A command's failure as the CLI reports it: one `proofgate: error:` line per problem (a GateError's
@@ -21,7 +22,7 @@ export function printFailure(error: unknown, io: CliIo): GateIssue[] {
         },
       ];
   printIssues(io, issues);
-  if ((io.env ?? process.env).PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+  if (io.env.PROOFGATE_DEBUG && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
   return issues;
 }
 
@@ -36,4 +37,20 @@ export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
     io.stderr(
       `proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`,
     );
+}
+
+/** The gate's progress on stderr: notes, warnings, and each command of `--run` with its output. */
+export function cliLog(io: CliIo): GateLog {
+  const c = palette(colorWanted(io));
+  return {
+    info: (line) => io.stderr(`proofgate: ${terminalSafe(line)}\n`),
+    warn: (line) => io.stderr(`proofgate: warning: ${terminalSafe(line)}\n`),
+    issues: (warnings) => printWarnings(io, warnings),
+    stepStarted: (step, command) => io.stderr(`proofgate: ${c.bold(`▶ ${step}`)}: ${command}\n`),
+    stepEnded: (step, exitCode, seconds) =>
+      io.stderr(
+        `proofgate: ${exitCode === 0 ? c.green(`✔ ${step}`) : c.red(`✘ ${step} exited with ${exitCode}`)} (${seconds.toFixed(1)} s)\n`,
+      ),
+    output: (text) => io.stderr(text),
+  };
 }

@@ -1,28 +1,40 @@
-// Seed parity (GATE.md 12): the article's reference script and proofgate run on the same generated
-// inputs, in a temp folder, with the real clock. Where the script is right they must agree: the same
-// `deselect` stdout and exit code, the same values under the article's 11 `decide` keys and the same
-// exit code. Where the script is wrong (shared/reference/README.md), a test per fault shows what
-// proofgate answers instead, and why.
+// Seed parity (GATE.md 12): proofgate against what the article's reference script answered on the same
+// generated inputs (parity-cases.ts), as recorded in __fixtures__/parity/recording.json. Where the script
+// is right they must agree: the same `deselect` stdout and exit code, the same values under the article's
+// 11 `decide` keys and the same exit code. Where the script is wrong (shared/reference/README.md), a test
+// per fault shows what the script answered and what proofgate answers instead, and why.
 //
-// Needs `pnpm build` (the CLI imports @proofgate/core's dist) and a Python 3.11+ for the script
-// (Debian's /usr/bin/python3). PROOFGATE_REFERENCE_SCRIPT and PROOFGATE_PYTHON override where they are;
-// PROOFGATE_PARITY_SPAWN=1 runs the bundled CLI as a process instead of in-process (slower).
-import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+// No script is needed here: proofgate runs in-process with its clock (`io.now`) pinned to the recording's
+// instant, the day the script's clock was pinned to. parity-recording.test.ts runs the script again where
+// it is present and fails when the recording is stale. Needs `pnpm build` (the CLI imports core's dist).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, it } from "vitest";
 import { run } from "./main.js";
-
-const CLI = fileURLToPath(new URL("../dist/proofgate.js", import.meta.url));
-const SCRIPT =
-  process.env.PROOFGATE_REFERENCE_SCRIPT ??
-  fileURLToPath(new URL("../../../../shared/reference/freeze_account.py", import.meta.url));
-const PYTHON = process.env.PROOFGATE_PYTHON ?? "/usr/bin/python3";
-const SPAWN = process.env.PROOFGATE_PARITY_SPAWN === "1";
-// Each case starts Python twice; a loaded CI machine can make that slow, never wrong.
-const TIMEOUT = 60_000;
+import {
+  ALL_CASES,
+  DATES_1,
+  DATES_2,
+  FAULTS,
+  GET,
+  GET_SLOW,
+  PARITY_CASES,
+  PARITY_NOW,
+  PARITY_TODAY,
+  RECORD_COMMAND,
+  RECORDING_FILE,
+  STALE_ID,
+  UNIVERSE,
+  caseFiles,
+  commandArgs,
+  readRecording,
+  recordingDifferences,
+  recordingOf,
+  type CaseSpec,
+  type RecordedRun,
+  type ScriptCommand,
+} from "./parity-cases.js";
 
 /** The keys of the article's report, the ones proofgate must match value for value. */
 const ARTICLE_KEYS = [
@@ -39,275 +51,49 @@ const ARTICLE_KEYS = [
   "decision",
 ] as const;
 
-// ---------------------------------------------------------------------------------------------
-// Dates relative to the real UTC today: the script reads the clock, so both must see the same day.
+const recording = readRecording();
+const STALE = `${RECORDING_FILE} is stale: run \`${RECORD_COMMAND}\` (needs the reference script) and review the diff`;
 
-function utcDay(offsetDays: number): string {
-  const now = new Date();
-  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + offsetDays))
-    .toISOString()
-    .slice(0, 10);
-}
-const TODAY = utcDay(0);
-
-// ---------------------------------------------------------------------------------------------
-// Inputs
-
-interface LeaseSpec {
-  nodeid: string;
-  /** Days from today: -1 expired yesterday, 0 active through today, 1 tomorrow. */
-  expires: number;
-  /** Write `expires` as a TOML local date instead of a string. */
-  bareDate?: boolean;
-  ticket?: string;
+/** What the script answered on the case, from the recording. */
+function script(c: CaseSpec, command: ScriptCommand): RecordedRun {
+  const run = recording.cases.find((r) => r.name === c.name)?.runs[command];
+  if (!run) throw new Error(`no recorded ${command} for "${c.name}": ${STALE}`);
+  return run;
 }
 
-interface LedgerSpec {
-  /** undefined: the key is omitted (budget 0, fail-closed). */
-  budget?: number | undefined;
-  rejectIfExpired?: boolean;
-  rejectIfAgentAddsLease?: boolean;
-  leases: LeaseSpec[];
-  /** Write `leases = []` when there are no leases (the script needs the key). */
-  emptyArray?: boolean;
-}
-
-interface CoverageSpec {
-  statements: number;
-  covered: number;
-  branches?: number;
-  coveredBranches?: number;
-  /** Also write a `files` section whose summaries add up to the totals. */
-  files?: boolean;
-}
-
-interface Inputs {
-  ledger: LedgerSpec | string;
-  collected: string[] | string;
-  coverage?: CoverageSpec | string;
-}
-
-function tomlString(s: string): string {
-  return JSON.stringify(s);
-}
-
-function ledgerText(spec: LedgerSpec): string {
-  const out = ["# generated by parity.test.ts", "version = 1"];
-  if (spec.budget !== undefined) out.push(`max_active_leases = ${spec.budget}`);
-  if (spec.rejectIfExpired !== undefined) out.push(`reject_if_expired = ${spec.rejectIfExpired}`);
-  if (spec.rejectIfAgentAddsLease !== undefined)
-    out.push(`reject_if_agent_adds_lease = ${spec.rejectIfAgentAddsLease}`);
-  if (spec.leases.length === 0 && spec.emptyArray) out.push("leases = []");
-  spec.leases.forEach((lease, i) => {
-    const expires = utcDay(lease.expires);
-    out.push(
-      "",
-      "[[leases]]",
-      `nodeid = ${tomlString(lease.nodeid)}`,
-      `owner = "owner${i}@example.com"`,
-      `reason = "flaky on CI, lease ${i}"`,
-      `created = ${utcDay(lease.expires - 30)}`,
-      `expires = ${lease.bareDate ? expires : tomlString(expires)}`,
-    );
-    if (lease.ticket) out.push(`ticket = ${tomlString(lease.ticket)}`);
-  });
-  return `${out.join("\n")}\n`;
-}
-
-/** Real `pytest --collect-only -q` output: the ids, a blank line, the summary with the count. */
-function collectedText(ids: readonly string[]): string {
-  const summary = ids.length === 1 ? "1 test collected in 0.01s" : `${ids.length} tests collected in 0.01s`;
-  return `${ids.join("\n")}\n\n${summary}\n`;
-}
-
-/** A coverage.py JSON report (format 3) whose percentage follows from its counts, as coverage.py writes it. */
-function coverageText(spec: CoverageSpec): string {
-  const branches = spec.branches ?? 0;
-  const coveredBranches = spec.coveredBranches ?? 0;
-  const percent =
-    spec.statements === 0 ? 100.0 : (100 * (spec.covered + coveredBranches)) / (spec.statements + branches);
-  const totals: Record<string, number> = {
-    covered_lines: spec.covered,
-    num_statements: spec.statements,
-    percent_covered: percent,
-    missing_lines: spec.statements - spec.covered,
-    excluded_lines: 0,
-  };
-  if (spec.branches !== undefined) {
-    totals.num_branches = branches;
-    totals.num_partial_branches = 0;
-    totals.covered_branches = coveredBranches;
-    totals.missing_branches = branches - coveredBranches;
-  }
-  const report: Record<string, unknown> = {
-    meta: {
-      format: 3,
-      version: "7.6.1",
-      timestamp: "2026-01-01T00:00:00",
-      branch_coverage: spec.branches !== undefined,
-      show_contexts: false,
-    },
-  };
-  if (spec.files) {
-    // Two files whose line counts add up to the totals.
-    const firstStatements = Math.floor(spec.statements / 2);
-    const firstCovered = Math.min(spec.covered, firstStatements);
-    report.files = {
-      "src/app/a.py": { executed_lines: [], summary: { covered_lines: firstCovered, num_statements: firstStatements } },
-      "src/app/b.py": {
-        executed_lines: [],
-        summary: { covered_lines: spec.covered - firstCovered, num_statements: spec.statements - firstStatements },
-      },
-    };
-  }
-  report.totals = totals;
-  return `${JSON.stringify(report, null, 2)}\n`;
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
 }
 
 let root = "";
 let counter = 0;
 
-/** Writes the inputs into a fresh folder and returns it. */
-function materialise(inputs: Inputs): string {
+/** Writes the case's files into a fresh folder and returns it. */
+function materialise(c: CaseSpec): string {
   const dir = join(root, `case-${++counter}`);
   mkdirSync(dir);
-  writeFileSync(
-    join(dir, "freeze.toml"),
-    typeof inputs.ledger === "string" ? inputs.ledger : ledgerText(inputs.ledger),
-  );
-  writeFileSync(
-    join(dir, "collected.txt"),
-    typeof inputs.collected === "string" ? inputs.collected : collectedText(inputs.collected),
-  );
-  if (inputs.coverage !== undefined) {
-    writeFileSync(
-      join(dir, "proven_coverage.json"),
-      typeof inputs.coverage === "string" ? inputs.coverage : coverageText(inputs.coverage),
-    );
-  }
+  for (const [name, text] of Object.entries(caseFiles(c))) writeFileSync(join(dir, name), text);
   return dir;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Running both
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runProcess(command: string, args: string[], cwd: string, input?: string): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1", PROOFGATE_DEBUG: "" },
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? "");
-  });
-}
-
-const FILES = ["--freeze", "freeze.toml", "--collected", "collected.txt"];
-
-function scriptArgv(command: "emit-deselect" | "decide", flags: string[]): string[] {
-  return [command, ...FILES, ...(command === "decide" ? ["--coverage", "proven_coverage.json"] : []), ...flags];
-}
-
-/** The reference script run as users run it: one Python process. */
-function scriptProcess(dir: string, command: "emit-deselect" | "decide", flags: string[] = []): Promise<Run> {
-  return runProcess(PYTHON, [SCRIPT, ...scriptArgv(command, flags)], dir);
-}
-
-// Starting Python costs about as much as the script's work, and the table runs it about a hundred
-// times, so calls made in the same tick share one interpreter. This driver loads the script as a
-// module and, per call, sets the folder and argv, captures both streams, and maps the outcome to
-// the exit code `python3 freeze_account.py ...` would have (SystemExit with a message: the message
-// on stderr and 1). The test "the batched runs answer as the script run as a program" holds it to that.
-const DRIVER = String.raw`
-import contextlib, importlib.util, io, json, os, sys, traceback
-path = sys.argv[1]
-spec = importlib.util.spec_from_file_location("reference_script", path)
-module = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(module)
-results = []
-for job in json.load(sys.stdin):
-    os.chdir(job["cwd"])
-    sys.argv = [path] + job["argv"]
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = module.main()
-        except SystemExit as exit:
-            code = exit.code
-            if code is None:
-                code = 0
-            elif not isinstance(code, int):
-                print(code, file=sys.stderr)
-                code = 1
-        except Exception:
-            traceback.print_exc()
-            code = 1
-    results.append({"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()})
-json.dump(results, sys.__stdout__)
-`;
-
-interface Job {
-  cwd: string;
-  argv: string[];
-  done: (run: Run) => void;
-  failed: (error: unknown) => void;
-}
-let queue: Job[] = [];
-
-async function flush(): Promise<void> {
-  const jobs = queue;
-  queue = [];
-  try {
-    const batch = await runProcess(
-      PYTHON,
-      ["-c", DRIVER, SCRIPT],
-      root,
-      JSON.stringify(jobs.map(({ cwd, argv }) => ({ cwd, argv }))),
-    );
-    if (batch.code !== 0) throw new Error(`the reference script's driver failed (exit ${batch.code}): ${batch.stderr}`);
-    const runs = JSON.parse(batch.stdout) as Run[];
-    jobs.forEach((job, i) => job.done(runs[i]!));
-  } catch (error) {
-    for (const job of jobs) job.failed(error);
-  }
-}
-
-/** The reference script on the case's files; calls made in the same tick share one Python process. */
-function script(dir: string, command: "emit-deselect" | "decide", flags: string[] = []): Promise<Run> {
-  return new Promise((done, failed) => {
-    if (queue.length === 0) setImmediate(() => void flush());
-    queue.push({ cwd: dir, argv: scriptArgv(command, flags), done, failed });
-  });
-}
-
 /**
- * Runs proofgate on the case's files. In-process through `run()` by default (no node start-up per
- * call, so the table stays fast on a busy machine); PROOFGATE_PARITY_SPAWN=1 spawns the bundle instead.
+ * Runs proofgate in-process on the case's files, its clock pinned to the recording's instant (not
+ * `--today`, which is a clock override and a REJECT of its own). `deselect` answers to the script's
+ * `emit-deselect`; the arguments are the script's, the paths absolute (the runner's folder is not the case's).
  */
-async function gate(dir: string, command: "deselect" | "decide", flags: string[] = []): Promise<Run> {
-  const files = command === "decide" ? [...FILES, "--coverage", "proven_coverage.json"] : FILES;
-  if (SPAWN) return runProcess(process.execPath, [CLI, command, ...files, ...flags], dir);
-  // In-process the working folder is the test runner's: pass absolute paths, named as the spawned run names them.
-  const argv = [command, ...files.map((f, i) => (i % 2 === 1 ? join(dir, f) : f)), ...flags];
+async function gate(dir: string, command: ScriptCommand, flags: string[] = []): Promise<Run> {
+  const name = command === "emit-deselect" ? "deselect" : command;
+  const args = commandArgs(command).map((a, i) => (i % 2 === 1 ? join(dir, a) : a));
   let stdout = "";
   let stderr = "";
-  const code = await run(argv, {
+  const code = await run([name, ...args, ...flags], {
     stdout: (t) => void (stdout += t),
     stderr: (t) => void (stderr += t),
-    now: () => new Date(),
+    now: () => new Date(PARITY_NOW),
     cwd: dir,
+    env: { ...process.env, NO_COLOR: "1" },
   });
   const strip = (text: string): string => text.split(`${dir}/`).join("");
   return { code, stdout: strip(stdout), stderr: strip(stderr) };
@@ -318,395 +104,7 @@ function articleValues(stdout: string): Record<string, unknown> {
   return Object.fromEntries(ARTICLE_KEYS.map((k) => [k, report[k]]));
 }
 
-// ---------------------------------------------------------------------------------------------
-// The cases where the script is right
-
-interface ParityCase {
-  name: string;
-  inputs: Inputs;
-  /** `decide` flags, the same for both. */
-  flags?: string[];
-  /** What the script answers (-1: not pinned), so a case that drifts into another branch is noticed. */
-  expect: { deselect: number; decide: number; reasons: string[] };
-  /** Compare `deselect` only: the script's `decide` is wrong on these inputs (see the faults below). */
-  deselectOnly?: boolean;
-}
-
-const ids = (file: string, ...names: string[]): string[] => names.map((n) => `tests/${file}::${n}`);
-const UNIVERSE = [
-  ...ids("test_api.py", "test_get", "test_get_slow", "test_post", "TestAuth::test_login", "TestAuth::test_logout"),
-  ...ids(
-    "unit/test_parse.py",
-    "test_dates[2026-01-01]",
-    "test_dates[2026-02-28]",
-    "test_empty",
-    "test_unicode[caf\\xe9]",
-  ),
-  ...ids("test_io.py", "test_read", "test_write"),
-];
-const [GET, GET_SLOW, POST, LOGIN, LOGOUT, DATES_1, DATES_2, EMPTY, UNICODE, READ, WRITE] = UNIVERSE as [
-  string,
-  string,
-  string,
-  string,
-  string,
-  string,
-  string,
-  string,
-  string,
-  string,
-  string,
-];
-const COV_80: CoverageSpec = { statements: 200, covered: 160, files: true };
-
-const TABLE: ParityCase[] = [
-  {
-    name: "no leases (leases = []), coverage above the floor",
-    inputs: { ledger: { budget: 0, leases: [], emptyArray: true }, collected: UNIVERSE, coverage: COV_80 },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "valid ledger: two active leases within budget",
-    inputs: {
-      ledger: {
-        budget: 3,
-        leases: [
-          { nodeid: POST, expires: 10 },
-          { nodeid: LOGIN, expires: 1, bareDate: true, ticket: "QA-7" },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "a lease that expires today is still active",
-    inputs: { ledger: { budget: 1, leases: [{ nodeid: DATES_1, expires: 0 }] }, collected: UNIVERSE, coverage: COV_80 },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "a lease that expires today, as a TOML local date",
-    inputs: {
-      ledger: { budget: 1, leases: [{ nodeid: UNICODE, expires: 0, bareDate: true }] },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "a lease that expired yesterday",
-    inputs: {
-      ledger: {
-        budget: 5,
-        leases: [
-          { nodeid: READ, expires: -1 },
-          { nodeid: WRITE, expires: 3 },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 2, decide: 1, reasons: ["expired_leases"] },
-  },
-  {
-    name: "expired leases with reject_if_expired = false",
-    inputs: {
-      ledger: {
-        budget: 2,
-        rejectIfExpired: false,
-        leases: [
-          { nodeid: READ, expires: -1 },
-          { nodeid: WRITE, expires: -40 },
-          { nodeid: POST, expires: 2 },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "over budget",
-    inputs: {
-      ledger: {
-        budget: 1,
-        leases: [
-          { nodeid: POST, expires: 5 },
-          { nodeid: READ, expires: 5 },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 2, decide: 1, reasons: ["freeze_budget"] },
-  },
-  {
-    name: "exactly at the budget",
-    inputs: {
-      ledger: {
-        budget: 2,
-        leases: [
-          { nodeid: POST, expires: 5 },
-          { nodeid: READ, expires: 5 },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "budget omitted with an active lease: 0, fail-closed",
-    inputs: { ledger: { leases: [{ nodeid: LOGOUT, expires: 1 }] }, collected: UNIVERSE, coverage: COV_80 },
-    expect: { deselect: 2, decide: 1, reasons: ["freeze_budget"] },
-  },
-  {
-    name: "budget omitted with only expired leases and reject_if_expired = false",
-    inputs: {
-      ledger: { rejectIfExpired: false, leases: [{ nodeid: LOGOUT, expires: -2 }] },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "expired and over budget together",
-    inputs: {
-      ledger: {
-        budget: 1,
-        leases: [
-          { nodeid: GET, expires: -3 },
-          { nodeid: POST, expires: 1 },
-          { nodeid: EMPTY, expires: 9 },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 2, decide: 1, reasons: ["expired_leases", "freeze_budget"] },
-  },
-  {
-    name: "an unknown lease (deselect refuses it; decide is checked in the faults below)",
-    inputs: {
-      ledger: { budget: 4, leases: [{ nodeid: "tests/test_api.py::test_gone", expires: 2 }] },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    expect: { deselect: 2, decide: -1, reasons: [] },
-    deselectOnly: true,
-  },
-  {
-    name: "a lease whose id is a prefix of another collected id (stdout must still match)",
-    inputs: { ledger: { budget: 1, leases: [{ nodeid: GET, expires: 1 }] }, collected: UNIVERSE, coverage: COV_80 },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "coverage below the floor",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 300, covered: 209 },
-    },
-    expect: { deselect: 0, decide: 1, reasons: ["proven_coverage"] },
-  },
-  {
-    name: "coverage exactly at the floor (70.0)",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 300, covered: 210, files: true },
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "coverage just above the floor",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 300, covered: 211 },
-    },
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "branch coverage exactly at a fractional floor",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 120, covered: 90, branches: 30, coveredBranches: 10 },
-    },
-    flags: ["--min-proven", String((100 * 100) / 150)],
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "branch coverage just below a raised floor",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 120, covered: 90, branches: 30, coveredBranches: 10 },
-    },
-    flags: ["--min-proven", "66.67"],
-    expect: { deselect: 0, decide: 1, reasons: ["proven_coverage"] },
-  },
-  {
-    name: "--min-proven 0 with low coverage",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 50, covered: 1 },
-    },
-    flags: ["--min-proven", "0"],
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "--min-proven 100 with full coverage",
-    inputs: {
-      ledger: { budget: 0, leases: [], emptyArray: true },
-      collected: UNIVERSE,
-      coverage: { statements: 50, covered: 50, branches: 8, coveredBranches: 8 },
-    },
-    flags: ["--min-proven", "100"],
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "--min-proven 90.5 above the coverage",
-    inputs: { ledger: { budget: 1, leases: [{ nodeid: WRITE, expires: 4 }] }, collected: UNIVERSE, coverage: COV_80 },
-    flags: ["--min-proven", "90.5"],
-    expect: { deselect: 0, decide: 1, reasons: ["proven_coverage"] },
-  },
-  {
-    name: "--fixture-delta without a human lock",
-    inputs: { ledger: { budget: 0, leases: [], emptyArray: true }, collected: UNIVERSE, coverage: COV_80 },
-    flags: ["--fixture-delta", "3"],
-    expect: { deselect: 0, decide: 1, reasons: ["fixture_digest"] },
-  },
-  {
-    name: "--fixture-delta with --human-fixture-lock",
-    inputs: { ledger: { budget: 0, leases: [], emptyArray: true }, collected: UNIVERSE, coverage: COV_80 },
-    flags: ["--fixture-delta", "3", "--human-fixture-lock"],
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "--human-fixture-lock alone",
-    inputs: { ledger: { budget: 0, leases: [], emptyArray: true }, collected: UNIVERSE, coverage: COV_80 },
-    flags: ["--human-fixture-lock"],
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "--property-failures",
-    inputs: { ledger: { budget: 0, leases: [], emptyArray: true }, collected: UNIVERSE, coverage: COV_80 },
-    flags: ["--property-failures", "2"],
-    expect: { deselect: 0, decide: 1, reasons: ["property_hold"] },
-  },
-  {
-    name: "--agent-added-leases",
-    inputs: { ledger: { budget: 2, leases: [{ nodeid: EMPTY, expires: 6 }] }, collected: UNIVERSE, coverage: COV_80 },
-    flags: ["--agent-added-leases", "1"],
-    expect: { deselect: 0, decide: 1, reasons: ["agent_added_lease"] },
-  },
-  {
-    name: "--agent-added-leases with reject_if_agent_adds_lease = false",
-    inputs: {
-      ledger: { budget: 2, rejectIfAgentAddsLease: false, leases: [{ nodeid: EMPTY, expires: 6 }] },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    },
-    flags: ["--agent-added-leases", "1"],
-    expect: { deselect: 0, decide: 0, reasons: [] },
-  },
-  {
-    name: "every signal fails at once, in the article's order",
-    inputs: {
-      ledger: {
-        budget: 0,
-        leases: [
-          { nodeid: GET, expires: -1 },
-          { nodeid: DATES_2, expires: 1 },
-        ],
-      },
-      collected: UNIVERSE,
-      coverage: { statements: 10, covered: 3 },
-    },
-    flags: ["--agent-added-leases", "2", "--fixture-delta", "1", "--property-failures", "4", "--min-proven", "75"],
-    expect: {
-      deselect: 2,
-      decide: 1,
-      reasons: [
-        "expired_leases",
-        "freeze_budget",
-        "agent_added_lease",
-        "proven_coverage",
-        "fixture_digest",
-        "property_hold",
-      ],
-    },
-  },
-];
-
-// A seeded generator for more mixes of the same ingredients, all inside the script's correct domain:
-// ids under tests/ without spaces, leases that name collected tests, self-consistent coverage.
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function generated(seed: number, count: number): ParityCase[] {
-  const rand = mulberry32(seed);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
-  const cases: ParityCase[] = [];
-  for (let n = 0; n < count; n++) {
-    const universe = Array.from(
-      { length: 3 + Math.floor(rand() * 12) },
-      (_, i) => `tests/gen_${n}/test_m${i % 4}.py::test_${i}${rand() < 0.3 ? `[p${i}]` : ""}`,
-    );
-    const leaseCount = Math.floor(rand() * Math.min(4, universe.length));
-    const leased = [...universe].sort(() => rand() - 0.5).slice(0, leaseCount);
-    const leases: LeaseSpec[] = leased.map((nodeid) => ({
-      nodeid,
-      expires: pick([-5, -1, 0, 0, 1, 30]),
-      bareDate: rand() < 0.5,
-    }));
-    const budgetChoice = pick([undefined, 0, 1, 2, 3, 5]);
-    const statements = 1 + Math.floor(rand() * 400);
-    const withBranches = rand() < 0.4;
-    const branches = withBranches ? Math.floor(rand() * 60) : undefined;
-    const coverage: CoverageSpec = {
-      statements,
-      covered: Math.floor(rand() * (statements + 1)),
-      ...(branches !== undefined ? { branches, coveredBranches: Math.floor(rand() * (branches + 1)) } : {}),
-      files: rand() < 0.5,
-    };
-    const flags: string[] = [];
-    if (rand() < 0.5) flags.push("--min-proven", pick(["0", "50", "70", "75.5", "99.9"]));
-    if (rand() < 0.3) flags.push("--fixture-delta", String(Math.floor(rand() * 3)));
-    if (rand() < 0.3) flags.push("--property-failures", String(Math.floor(rand() * 2)));
-    if (rand() < 0.3) flags.push("--agent-added-leases", String(Math.floor(rand() * 2)));
-    if (rand() < 0.3) flags.push("--human-fixture-lock");
-    const ledger: LedgerSpec = { budget: budgetChoice, leases, emptyArray: true };
-    if (rand() < 0.25) ledger.rejectIfExpired = false;
-    if (rand() < 0.25) ledger.rejectIfAgentAddsLease = false;
-    cases.push({
-      name: `seed ${seed} #${n}: ${universe.length} tests, ${leases.length} lease(s), budget ${budgetChoice ?? "omitted"}, ${flags.join(" ") || "default flags"}`,
-      inputs: { ledger, collected: universe, coverage },
-      flags,
-      expect: { deselect: -1, decide: -1, reasons: [] },
-    });
-  }
-  return cases;
-}
-
-// ---------------------------------------------------------------------------------------------
-
 beforeAll(() => {
-  if (SPAWN && !existsSync(CLI)) throw new Error(`${CLI} is missing: run \`pnpm build\` first`);
-  if (!existsSync(SCRIPT)) throw new Error(`the reference script ${SCRIPT} is missing: set PROOFGATE_REFERENCE_SCRIPT`);
-  if (!existsSync(PYTHON)) throw new Error(`${PYTHON} is missing: set PROOFGATE_PYTHON to a Python 3.11+`);
   root = mkdtempSync(join(tmpdir(), "proofgate-parity-"));
 });
 
@@ -714,27 +112,32 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-describe("parity with the reference script where it is right", { timeout: TIMEOUT }, () => {
-  const CASES = [...TABLE, ...generated(20260926, 16)];
-  const reference = new Map<ParityCase, { dir: string; deselect: Run; decide: Run }>();
+describe("the recording", () => {
+  it("holds every case, on the inputs the cases write, at the pinned instant", ({ expect }) => {
+    // The runs are compared where the script is (parity-recording.test.ts); the inputs can be here.
+    const inputsOnly = (r: typeof recording) => ({
+      now: r.now,
+      cases: r.cases.map(({ name, files, runs }) => ({
+        name,
+        files,
+        argv: Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.argv])),
+      })),
+    });
+    const expected = recordingOf((_c, _command, argv) => ({ argv, code: 0, stdout: "", stderr: "" }));
+    expect(recordingDifferences(inputsOnly(recording), inputsOnly(expected)), STALE).toEqual([]);
+    expect(recording.cases).toHaveLength(ALL_CASES.length);
+  });
+});
 
-  beforeAll(async () => {
-    await Promise.all(
-      CASES.map(async (c) => {
-        const dir = materialise(c.inputs);
-        const [deselect, decide] = await Promise.all([
-          script(dir, "emit-deselect"),
-          script(dir, "decide", c.flags ?? []),
-        ]);
-        reference.set(c, { dir, deselect, decide });
-      }),
-    );
-  }, TIMEOUT);
+// ---------------------------------------------------------------------------------------------
+// Where the script is right, proofgate answers as it did.
 
-  it.for(CASES)("$name", async (c, { expect }) => {
-    const { dir, deselect: sd, decide: sc } = reference.get(c)!;
-    const flags = c.flags ?? [];
-    const [gd, gc] = await Promise.all([gate(dir, "deselect"), gate(dir, "decide", flags)]);
+describe("parity with the reference script where it is right", () => {
+  it.for(PARITY_CASES)("$name", async (c, { expect }) => {
+    const sd = script(c, "emit-deselect");
+    const sc = script(c, "decide");
+    const dir = materialise(c);
+    const [gd, gc] = await Promise.all([gate(dir, "emit-deselect"), gate(dir, "decide", c.flags ?? [])]);
 
     // deselect: the same lines on stdout and the same exit code.
     expect(sd.stderr).not.toMatch(/Traceback/);
@@ -746,7 +149,7 @@ describe("parity with the reference script where it is right", { timeout: TIMEOU
     if (c.deselectOnly) return;
     expect(sc.stderr).not.toMatch(/Traceback/);
     const values = articleValues(sc.stdout);
-    expect(values.today_utc).toBe(TODAY);
+    expect(values.today_utc).toBe(PARITY_TODAY);
     if (c.expect.decide >= 0) {
       expect(sc.code).toBe(c.expect.decide);
       expect(values.reasons).toEqual(c.expect.reasons);
@@ -754,58 +157,20 @@ describe("parity with the reference script where it is right", { timeout: TIMEOU
     expect(articleValues(gc.stdout)).toEqual(values);
     expect(gc.code).toBe(sc.code);
   });
-
-  it("the batched runs answer as the script run as a program", async ({ expect }) => {
-    // Three cases through a real `python3 freeze_account.py ...`: a MERGE, a refusal, a REJECT.
-    for (const c of [CASES[1]!, CASES[4]!, CASES[8]!]) {
-      const { dir, deselect, decide } = reference.get(c)!;
-      const [sd, sc] = await Promise.all([
-        scriptProcess(dir, "emit-deselect"),
-        scriptProcess(dir, "decide", c.flags ?? []),
-      ]);
-      expect(deselect).toEqual(sd);
-      expect(decide).toEqual(sc);
-    }
-    // And its SystemExit with a message: the message on stderr, exit 1.
-    const dir = materialise({ ledger: "version = 1\n", collected: UNIVERSE, coverage: COV_80 });
-    const [batched, program] = await Promise.all([script(dir, "decide"), scriptProcess(dir, "decide")]);
-    expect(program).toEqual({ code: 1, stdout: "", stderr: "freeze file missing [[leases]]\n" });
-    expect(batched).toEqual(program);
-  });
 });
 
 // ---------------------------------------------------------------------------------------------
 // Where the script is wrong, proofgate is right.
 
-describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT }, () => {
-  const cleanLedger: LedgerSpec = { budget: 0, leases: [], emptyArray: true };
-
+describe.concurrent("where the reference script is wrong", () => {
   it("counts test ids outside tests/ and ids with spaces: the script's pattern drops or truncates them", async ({
     expect,
   }) => {
-    const universe = [
-      "pkg/tests/test_x.py::t",
-      "tests/t.py::t[a b]",
-      "tests/test_ok.py::test_ok",
-      "src/app/test_inline.py::TestX::test_y",
-    ];
-    const dir = materialise({
-      ledger: {
-        budget: 2,
-        leases: [
-          { nodeid: "tests/t.py::t[a b]", expires: 1 },
-          { nodeid: "pkg/tests/test_x.py::t", expires: 1 },
-        ],
-      },
-      collected: universe,
-      coverage: COV_80,
-    });
-    const [sd, gd, sc, gc] = await Promise.all([
-      script(dir, "emit-deselect"),
-      gate(dir, "deselect"),
-      script(dir, "decide"),
-      gate(dir, "decide"),
-    ]);
+    const c = FAULTS.outsideTests;
+    const dir = materialise(c);
+    const sd = script(c, "emit-deselect");
+    const sc = script(c, "decide");
+    const [gd, gc] = await Promise.all([gate(dir, "emit-deselect"), gate(dir, "decide")]);
 
     // The script: `^(tests/\S+::\S+)` misses the ids outside tests/ and cuts `t[a b]` to `t[a`, so it
     // counts 2 of 4 and calls both (collected) leases missing.
@@ -824,12 +189,9 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
   });
 
   it("rejects a coverage JSON without `totals` as an input error: the script reads it as 0.0%", async ({ expect }) => {
-    const dir = materialise({
-      ledger: cleanLedger,
-      collected: UNIVERSE,
-      coverage: `${JSON.stringify({ meta: { format: 3, version: "7.6.1" }, files: {} })}\n`,
-    });
-    const [sc, gc] = await Promise.all([script(dir, "decide"), gate(dir, "decide")]);
+    const c = FAULTS.noTotals;
+    const sc = script(c, "decide");
+    const gc = await gate(materialise(c), "decide");
 
     const reference = JSON.parse(sc.stdout) as Record<string, unknown>;
     expect(reference.proven_coverage_percent).toBe(0);
@@ -859,8 +221,10 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
   it("warns that pytest's --deselect is a prefix match and names the unleased test it would also drop", async ({
     expect,
   }) => {
-    const dir = materialise({ ledger: { budget: 1, leases: [{ nodeid: GET, expires: 2 }] }, collected: UNIVERSE });
-    const [sd, gd] = await Promise.all([script(dir, "emit-deselect"), gate(dir, "deselect")]);
+    const c = FAULTS.prefix;
+    const dir = materialise(c);
+    const sd = script(c, "emit-deselect");
+    const gd = await gate(dir, "emit-deselect");
 
     // The same lines as the script (so pipelines built on it keep working), and the same exit code...
     expect(sd.stdout).toBe(`--deselect=${GET}\n`);
@@ -872,7 +236,7 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
     expect(gd.stderr).toContain(`--deselect=${GET} also drops: ${GET_SLOW}`);
     expect(gd.stderr).toContain("--format plugin");
     // The exact form deselects the leased id only.
-    const js = await gate(dir, "deselect", ["--format", "json"]);
+    const js = await gate(dir, "emit-deselect", ["--format", "json"]);
     expect(js.code).toBe(0);
     const plan = JSON.parse(js.stdout) as { deselected: string[]; prefix_collateral: unknown[] };
     expect(plan.deselected).toEqual([GET]);
@@ -880,13 +244,12 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
   });
 
   it("refuses --min-proven nan: the script's NaN floor lets any coverage pass", async ({ expect }) => {
-    const dir = materialise({ ledger: cleanLedger, collected: UNIVERSE, coverage: { statements: 100, covered: 3 } });
-    const [sc, gc] = await Promise.all([
-      script(dir, "decide", ["--min-proven", "nan"]),
-      gate(dir, "decide", ["--min-proven", "nan"]),
-    ]);
+    const c = FAULTS.nanFloor;
+    const sc = script(c, "decide");
+    const gc = await gate(materialise(c), "decide", c.flags);
 
     // 3% < NaN is false in Python, so the script merges 3% coverage (and prints JSON with a bare NaN).
+    expect(sc.argv.slice(-2)).toEqual(["--min-proven", "nan"]);
     expect(sc.code).toBe(0);
     expect(sc.stdout).toContain('"min_proven_coverage_percent": NaN');
     expect(sc.stdout).toContain('"decision": "MERGE"');
@@ -901,13 +264,9 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
   });
 
   it("rejects an active lease that names no collected test: the script's decide never checks", async ({ expect }) => {
-    const stale = "tests/unit/test_parse.py::test_dates[2025-12-31]";
-    const dir = materialise({
-      ledger: { budget: 1, leases: [{ nodeid: stale, expires: 3 }] },
-      collected: UNIVERSE,
-      coverage: COV_80,
-    });
-    const [sc, gc] = await Promise.all([script(dir, "decide"), gate(dir, "decide")]);
+    const c = FAULTS.unknownLease;
+    const sc = script(c, "decide");
+    const gc = await gate(materialise(c), "decide");
 
     // The lease subtracts nothing from the proof run, yet still spends the budget and hides a renamed test.
     expect(sc.code).toBe(0);
@@ -924,20 +283,20 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
     expect(report.decision).toBe("REJECT");
     expect(report.active_leases).toBe(1);
     // It says which collected ids look meant: the same test with other parameters.
-    expect(report.ledger.unknown).toEqual([expect.objectContaining({ nodeid: stale, close_ids: [DATES_1, DATES_2] })]);
+    expect(report.ledger.unknown).toEqual([
+      expect.objectContaining({ nodeid: STALE_ID, close_ids: [DATES_1, DATES_2] }),
+    ]);
     expect(gc.stderr).toContain(`proofgate: unknown_leases: freeze.toml:`);
   });
 
   it("treats a ledger with no [[leases]] as zero leases: the goal state, which the script refuses", async ({
     expect,
   }) => {
-    const dir = materialise({ ledger: "version = 1\nmax_active_leases = 0\n", collected: UNIVERSE, coverage: COV_80 });
-    const [sd, gd, sc, gc] = await Promise.all([
-      script(dir, "emit-deselect"),
-      gate(dir, "deselect"),
-      script(dir, "decide"),
-      gate(dir, "decide"),
-    ]);
+    const c = FAULTS.noLeases;
+    const dir = materialise(c);
+    const sd = script(c, "emit-deselect");
+    const sc = script(c, "decide");
+    const [gd, gc] = await Promise.all([gate(dir, "emit-deselect"), gate(dir, "decide")]);
 
     expect(sc.code).toBe(1);
     expect(sc.stderr).toContain("freeze file missing [[leases]]");
@@ -945,7 +304,7 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
 
     expect(gc.code).toBe(0);
     expect(articleValues(gc.stdout)).toEqual({
-      today_utc: TODAY,
+      today_utc: PARITY_TODAY,
       collected_tests: UNIVERSE.length,
       active_leases: 0,
       expired_leases: 0,
@@ -962,8 +321,9 @@ describe.concurrent("where the reference script is wrong", { timeout: TIMEOUT },
   });
 
   it("rejects a coverage report that measured no statements: the script calls it 100%", async ({ expect }) => {
-    const dir = materialise({ ledger: cleanLedger, collected: UNIVERSE, coverage: { statements: 0, covered: 0 } });
-    const [sc, gc] = await Promise.all([script(dir, "decide"), gate(dir, "decide")]);
+    const c = FAULTS.noStatements;
+    const sc = script(c, "decide");
+    const gc = await gate(materialise(c), "decide");
 
     // coverage.py prints 100% for nothing measured (a wrong --cov path); the script believes it.
     expect(sc.code).toBe(0);

@@ -18,24 +18,10 @@ import {
   type ScratchFile,
   type ScratchIdentity,
   type ScratchRepo,
-} from "./git-scratch.js";
-import type * as HashFiles from "./hash-files.js";
-import type { HashFixturesOptions } from "./hash-files.js";
+} from "@proofgate/gate/testing";
 import { run, type CliIo } from "./main.js";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
-
-// In-process, `hash-worker.js` beside the source module does not exist (it is TypeScript there): the
-// fixture check hashes with the built worker (dist/hash-worker.js, from `pnpm build`), as lock.test.ts does.
-vi.mock("./hash-files.js", async (importOriginal) => {
-  const mod = await importOriginal<typeof HashFiles>();
-  const workerUrl = new URL("../dist/hash-worker.js", import.meta.url);
-  return {
-    ...mod,
-    hashFixtures: (root: string, paths: readonly string[], options: HashFixturesOptions = {}) =>
-      mod.hashFixtures(root, paths, { workerUrl, threads: 2, ...options }),
-  };
-});
 
 /** The coding agent of these histories: a GitHub App, so `*[bot]*` matches it. */
 const AGENT: ScratchIdentity = { name: "agent[bot]", email: "123456+agent[bot]@users.noreply.github.com" };
@@ -153,7 +139,13 @@ function track(repo: ScratchRepo): ScratchRepo {
 async function decideIn(repo: string, argv: string[]): Promise<{ code: number; stderr: string; report: Report }> {
   let stdout = "";
   let stderr = "";
-  const io: CliIo = { stdout: (t) => (stdout += t), stderr: (t) => (stderr += t), now: () => NOW, cwd: repo };
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    now: () => NOW,
+    cwd: repo,
+    env: process.env,
+  };
   const flags = [
     "--freeze",
     join(repo, "freeze.toml"),

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { coveragePercent, parseCoveragePyJson } from "./coverage-json.js";
+import { parseCoveragePyJson } from "./coverage-json.js";
+import { coveragePercent } from "./coverage-model.js";
 import { formatIssue } from "./errors.js";
 
 const FILE = "proven_coverage.json";

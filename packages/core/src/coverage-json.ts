@@ -1,4 +1,4 @@
-import type { CoverageSummary } from "./coverage-model.js";
+import { coveragePercent, summaryFromCounts, type CoverageSummary } from "./coverage-model.js";
 import type { GateIssue } from "./errors.js";
 
 /** Coverage totals as coverage.py counts them, from one coverage.py JSON report. */
@@ -17,35 +17,6 @@ export interface CoverageParseResult {
 }
 
 const SUPPORTED_FORMATS = [1, 2, 3];
-
-/** coverage.py's percentage: (covered lines + covered branches) / (statements + branches) x 100; 100 with no statements. */
-export function coveragePercent(
-  statements: number,
-  coveredLines: number,
-  branches: number,
-  coveredBranches: number,
-): number {
-  if (statements === 0) return 100.0;
-  return (100.0 * (coveredLines + coveredBranches)) / (statements + branches);
-}
-
-/** The totals a set of counts gives: coverage.py's percentage and the line and branch rates (1 when there is nothing to cover). */
-export function summaryFromCounts(
-  statements: number,
-  coveredLines: number,
-  branches: number,
-  coveredBranches: number,
-): CoverageSummary {
-  return {
-    statements,
-    coveredLines,
-    branches,
-    coveredBranches,
-    percent: coveragePercent(statements, coveredLines, branches, coveredBranches),
-    lineRate: statements === 0 ? 1 : coveredLines / statements,
-    branchRate: branches === 0 ? 1 : coveredBranches / branches,
-  };
-}
 
 /**
  * Reads a coverage.py JSON report (formats 1 to 3). A report without `totals`, with counts that are not

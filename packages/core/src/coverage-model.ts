@@ -1,4 +1,3 @@
-import { summaryFromCounts } from "./coverage-json.js";
 import type { GateIssue } from "./errors.js";
 
 /** The report formats proofgate reads. */
@@ -61,6 +60,35 @@ export interface CoverageSummary {
   lineRate: number;
   /** covered branches / branches; 1 when there are none. */
   branchRate: number;
+}
+
+/** coverage.py's percentage: (covered lines + covered branches) / (statements + branches) x 100; 100 with no statements. */
+export function coveragePercent(
+  statements: number,
+  coveredLines: number,
+  branches: number,
+  coveredBranches: number,
+): number {
+  if (statements === 0) return 100.0;
+  return (100.0 * (coveredLines + coveredBranches)) / (statements + branches);
+}
+
+/** The totals a set of counts gives: coverage.py's percentage and the line and branch rates (1 when there is nothing to cover). */
+export function summaryFromCounts(
+  statements: number,
+  coveredLines: number,
+  branches: number,
+  coveredBranches: number,
+): CoverageSummary {
+  return {
+    statements,
+    coveredLines,
+    branches,
+    coveredBranches,
+    percent: coveragePercent(statements, coveredLines, branches, coveredBranches),
+    lineRate: statements === 0 ? 1 : coveredLines / statements,
+    branchRate: branches === 0 ? 1 : coveredBranches / branches,
+  };
 }
 
 /** True when the entry carries sets (mergeable), false for counts-only entries. */

@@ -1,12 +1,9 @@
 import { describe, expect, it } from "vitest";
-import {
-  decide,
-  errorReport,
-  REPORT_SCHEMA_VERSION,
-  type DecideInput,
-  type ProvenCoverage,
-  type ReasonCode,
-} from "./decide.js";
+import { errorReport } from "./build-report.js";
+import { decide, type DecideInput } from "./decide.js";
+import type { ReasonCode } from "./reasons.js";
+import { REPORT_SCHEMA_VERSION, type GateReport, type ProvenCoverage } from "./report.js";
+import { reportObject } from "./report-json.js";
 import type { TestOutcome, TestResult } from "./junit.js";
 import type { Lease, Ledger } from "./ledger.js";
 import { toPythonJson } from "./python-json.js";
@@ -79,13 +76,20 @@ function passing(): DecideInput {
     // The proof run: every test but the frozen one passed.
     evidence: { results: [result(HIT, "passed"), result(TOTAL, "passed"), result(SKIP, "passed")] },
     minProven: 70,
-    fixtureDelta: 0,
-    propertyFailures: 0,
-    agentAddedLeases: 0,
-    humanFixtureLock: false,
+    patch: { kind: "counts", agentAddedLeases: 0, fixtureDelta: 0, humanFixtureLock: false },
+    properties: { kind: "count", failures: 0 },
     inputs: [],
   };
 }
+
+/** The article's manual counts of a passing input. */
+function counts(i: DecideInput) {
+  if (i.patch.kind !== "counts") throw new Error("not a counts input");
+  return i.patch;
+}
+
+/** The report as report.json holds it. */
+const jsonOf = (report: GateReport): Record<string, unknown> => reportObject(report);
 
 /** The reasons `decide` applies from its inputs (the evidence reasons come with JUnit results). */
 type DecidedReason = Extract<
@@ -122,7 +126,7 @@ const BREAKERS: Record<DecidedReason, (input: DecideInput) => void> = {
     i.ledger.maxActiveLeases = 2;
   },
   agent_added_lease: (i) => {
-    i.agentAddedLeases = 1;
+    counts(i).agentAddedLeases = 1;
   },
   proven_coverage: (i) => {
     i.coverage = coverage(100, 69);
@@ -134,10 +138,10 @@ const BREAKERS: Record<DecidedReason, (input: DecideInput) => void> = {
     i.coverage.shardsExpected = 2;
   },
   fixture_digest: (i) => {
-    i.fixtureDelta = 2;
+    counts(i).fixtureDelta = 2;
   },
   property_hold: (i) => {
-    i.propertyFailures = 3;
+    i.properties = { kind: "count", failures: 3 };
   },
   tests_failed: (i) => {
     results(i).find((r) => r.id === TOTAL)!.outcome = "failed";
@@ -170,7 +174,7 @@ describe("decide", () => {
   it("says MERGE when every signal passes", () => {
     const report = decide(passing());
     expect(report).toMatchObject({ decision: "MERGE", reasons: [], findings: [] });
-    expect(report.json.decision).toBe("MERGE");
+    expect(jsonOf(report).decision).toBe("MERGE");
   });
 
   it.each(ORDER)("%s fires alone and rejects", (reason) => {
@@ -179,8 +183,8 @@ describe("decide", () => {
     const report = decide(input);
     expect(report.reasons).toEqual([reason]);
     expect(report.decision).toBe("REJECT");
-    expect(report.json.reasons).toEqual([reason]);
-    expect(report.json.decision).toBe("REJECT");
+    expect(jsonOf(report).reasons).toEqual([reason]);
+    expect(jsonOf(report).decision).toBe("REJECT");
     for (const finding of report.findings) {
       expect(finding.reason).toBe(reason);
       expect(finding.message).not.toBe("");
@@ -226,7 +230,7 @@ describe("decide", () => {
     input.ledger.rejectIfExpired = false;
     const report = decide(input);
     expect(report.decision).toBe("MERGE");
-    expect(report.json).toMatchObject({ active_leases: 1, expired_leases: 1 });
+    expect(jsonOf(report)).toMatchObject({ active_leases: 1, expired_leases: 1 });
   });
 
   it("honours reject_if_agent_adds_lease = false", () => {
@@ -235,7 +239,7 @@ describe("decide", () => {
     input.ledger.rejectIfAgentAddsLease = false;
     const report = decide(input);
     expect(report.decision).toBe("MERGE");
-    expect(report.json.agent_added_leases).toBe(1);
+    expect(jsonOf(report).agent_added_leases).toBe(1);
   });
 
   it("reports an empty coverage report as coverage_missing, not as 100% proven", () => {
@@ -248,7 +252,7 @@ describe("decide", () => {
   it("lets a human fixture lock clear fixture_digest", () => {
     const input = passing();
     BREAKERS.fixture_digest(input);
-    input.humanFixtureLock = true;
+    counts(input).humanFixtureLock = true;
     expect(decide(input).decision).toBe("MERGE");
   });
 
@@ -308,9 +312,9 @@ describe("decide", () => {
   it("writes the article's keys first, with their meanings", () => {
     const input = passing();
     input.coverage = coverage(10, 7);
-    input.fixtureDelta = 1;
-    input.humanFixtureLock = true;
-    const { json } = decide(input);
+    counts(input).fixtureDelta = 1;
+    counts(input).humanFixtureLock = true;
+    const json = jsonOf(decide(input));
     expect(Object.keys(json).slice(0, 11)).toEqual([
       "today_utc",
       "collected_tests",
@@ -347,25 +351,27 @@ describe("decide", () => {
   it("records a clock override in the report", () => {
     const input = passing();
     BREAKERS.clock_override(input);
-    expect(decide(input).json.clock).toEqual({ source: "override", today_utc: TODAY });
+    expect(jsonOf(decide(input)).clock).toEqual({ source: "override", today_utc: TODAY });
   });
 
   it("is deterministic: same input, same bytes", () => {
-    expect(toPythonJson(decide(passing()).json)).toBe(toPythonJson(decide(passing()).json));
+    expect(toPythonJson(jsonOf(decide(passing())))).toBe(toPythonJson(jsonOf(decide(passing()))));
   });
 });
 
 describe("errorReport", () => {
   it("says REJECT with the single reason input_error, and lists the errors", () => {
-    const report = errorReport(TODAY, [
-      {
-        code: "coverage_invalid",
-        file: "proven_coverage.json",
-        message: "the report has no `totals`",
-        fix: "regenerate it",
-      },
-      { code: "ledger_invalid", file: "freeze.toml", line: 9, message: "lease #2: `owner` is missing" },
-    ]);
+    const report = jsonOf(
+      errorReport(TODAY, [
+        {
+          code: "coverage_invalid",
+          file: "proven_coverage.json",
+          message: "the report has no `totals`",
+          fix: "regenerate it",
+        },
+        { code: "ledger_invalid", file: "freeze.toml", line: 9, message: "lease #2: `owner` is missing" },
+      ]),
+    );
     expect(report.decision).toBe("REJECT");
     expect(report.reasons).toEqual(["input_error"]);
     expect(report.today_utc).toBe(TODAY);
@@ -382,7 +388,7 @@ describe("errorReport", () => {
   });
 
   it("computes no number it could not compute, and parses as JSON", () => {
-    const report = errorReport(undefined, [{ code: "usage", message: "bad flag" }]);
+    const report = jsonOf(errorReport(undefined, [{ code: "usage", message: "bad flag" }]));
     for (const key of [
       "today_utc",
       "collected_tests",

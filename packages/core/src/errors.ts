@@ -16,7 +16,8 @@ export type GateErrorCode =
   | "work_tree_dirty"
   | "shallow_history"
   | "usage"
-  | "deselect_refused";
+  | "deselect_refused"
+  | "internal_error";
 
 /** Where an error points: the file, and the 1-based line when the format has lines. */
 export interface GateErrorLocation {
@@ -67,4 +68,11 @@ export class GateError extends Error {
         Array.isArray((value as { issues?: unknown }).issues))
     );
   }
+}
+
+/** Throws the parse result's errors as one GateError; returns its value otherwise. */
+export function orThrow<T>(result: { errors: readonly GateIssue[] }, value: T | undefined): T {
+  if (result.errors.length > 0 || value === undefined)
+    throw new GateError(result.errors.length ? result.errors : [{ code: "usage", message: "no value" }]);
+  return value;
 }

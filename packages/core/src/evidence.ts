@@ -1,4 +1,4 @@
-import type { Finding } from "./decide.js";
+import type { Finding, PropertyEvidence } from "./report.js";
 import type { GateIssue } from "./errors.js";
 import type { TestResult } from "./junit.js";
 import type { Lease } from "./ledger.js";
@@ -148,4 +148,17 @@ export function skipBudget(accounting: EvidenceAccounting, maxUnledgeredSkips: n
       fix: "a skip marker is a freeze without a lease: fix the test, or have a human freeze it in freeze.toml",
     },
   ];
+}
+
+/** The property suite's results as the gate counts them: cases that ran, failed, and did not run. */
+export function countPropertyResults(resultFiles: string[], results: readonly TestResult[]): PropertyEvidence {
+  let tests = 0;
+  let failures = 0;
+  let skipped = 0;
+  for (const r of results) {
+    if (r.outcome === "skipped" || r.outcome === "xfail") skipped += 1;
+    else tests += 1;
+    if (r.outcome === "failed" || r.outcome === "error") failures += 1;
+  }
+  return { resultFiles, tests, failures, skipped };
 }

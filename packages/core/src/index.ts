@@ -1,4 +1,11 @@
-export { GateError, formatIssue, type GateErrorCode, type GateIssue, type GateErrorLocation } from "./errors.js";
+export {
+  GateError,
+  formatIssue,
+  orThrow,
+  type GateErrorCode,
+  type GateIssue,
+  type GateErrorLocation,
+} from "./errors.js";
 export { parseIsoDate, daysBetween, utcDateOf, type IsoDate } from "./dates.js";
 export {
   parseLedger,
@@ -8,7 +15,13 @@ export {
   type LedgerParseResult,
   type LeaseClasses,
 } from "./ledger.js";
-export { parseCollectOnly, type Universe, type UniverseParseResult, type CollectionError } from "./universe.js";
+export {
+  parseCollectOnly,
+  mergeUniverses,
+  type Universe,
+  type UniverseParseResult,
+  type CollectionError,
+} from "./universe.js";
 export { CloseIdIndex, type CloseId } from "./close-ids.js";
 export {
   planDeselection,
@@ -24,45 +37,40 @@ export {
   type UnknownLease,
   type PrefixCollateral,
 } from "./deselect.js";
+export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
+export { decide, type DecideInput } from "./decide.js";
+export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
-  parseCoveragePyJson,
-  coveragePercent,
-  summaryFromCounts,
-  type CoverageTotals,
-  type CoverageParseResult,
-} from "./coverage-json.js";
-export {
-  decide,
-  errorReport,
   REPORT_SCHEMA_VERSION,
-  REASON_ORDER,
-  type ProvenCoverage,
-  type ProofResults,
-  type DecideInput,
-  type DecideReport,
-  type Decision,
+  type GateReport,
   type Finding,
-  type ReasonCode,
   type InputDigest,
-  type PropertyEvidence,
+  type InputRole,
+  type ProvenCoverage,
   type CommandOutcome,
-} from "./decide.js";
+  type CommandStep,
+  type PropertyEvidence,
+  type ReportLease,
+  type LedgerSection,
+  type CoverageSection,
+  type AccountingSection,
+  type UniverseSection,
+  type PropertiesSection,
+} from "./report.js";
+export { RULES, type Rule, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
+export { buildReport, errorReport } from "./build-report.js";
+export { reportJson, reportObject } from "./report-json.js";
+export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./fit-text.js";
+export { FULL_SHA, isFullSha, shortRevision } from "./revisions.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
-export {
-  renderText,
-  renderMarkdown,
-  terminalSafe,
-  markdownSafe,
-  palette,
-  type ReportView,
-  type Palette,
-} from "./render.js";
+export { renderText, renderMarkdown, terminalSafe, markdownSafe, palette, type Palette } from "./render.js";
 export {
   PROVIDERS,
   localPlatform,
   selectPlatform,
   mergeContext,
-  reportView,
+  shallowHistoryFixFor,
+  publishedDecision,
   type Provider,
   type Env,
   type CiContext,
@@ -89,6 +97,7 @@ export {
 } from "./junit.js";
 export {
   accountEvidence,
+  countPropertyResults,
   testsFailed,
   missingEvidence,
   skipBudget,
@@ -105,6 +114,8 @@ export {
 } from "./coverage/contexts.js";
 export {
   summarizeCoverage,
+  coveragePercent,
+  summaryFromCounts,
   normalizeCoveragePath,
   fileCounts,
   hasSets,
@@ -177,9 +188,14 @@ export {
   agentAddedLeaseCount,
   fixtureDelta,
   pathMatcher,
+  judgePatch,
+  mergeOwnChanges,
+  type PatchSource,
+  type PatchJudgement,
   type PatchEvidence,
   type PatchPolicy,
   type CommitLedgerChanges,
   type CommitPaths,
   type LockDelta,
 } from "./patch.js";
+export { evidencePaths, unexpectedChanges } from "./work-tree.js";

@@ -1,7 +1,7 @@
 import picomatch from "picomatch";
 import { classifyCommit, hasHumanTrailer, type Commit } from "./authorship.js";
 import type { TrailerKeys } from "./config.js";
-import type { Finding } from "./decide.js";
+import type { Finding } from "./report.js";
 import { describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
 
 /** The ledger's loosening changes that one commit made (GATE.md 7). */
@@ -206,4 +206,109 @@ export function fixtureDelta(patch: PatchEvidence): number {
 /** A matcher for `[protect] paths` globs (`**` crosses folders; dot files match). */
 export function pathMatcher(patterns: readonly string[]): (path: string) => boolean {
   return patterns.length === 0 ? () => false : picomatch([...patterns], { dot: true });
+}
+
+/**
+ * Where the gate learns what the patch did: from git (`check`, `decide --base/--head`), or from the
+ * article's manual counts (`decide --agent-added-leases --fixture-delta --human-fixture-lock`).
+ */
+export type PatchSource =
+  | { kind: "git"; patch: PatchEvidence; policy: PatchPolicy }
+  | { kind: "counts"; agentAddedLeases: number; fixtureDelta: number; humanFixtureLock: boolean };
+
+/** What the patch did, judged once: the findings of every patch rule and the article's two counts. */
+export interface PatchJudgement {
+  /** The range judged, when git gave one (also when truncated). */
+  evidence?: PatchEvidence | undefined;
+  /** The policy it was judged by (agent patterns, trailer names). */
+  policy?: PatchPolicy | undefined;
+  /** agent_added_lease, agent_extended_lease and agent_loosened_policy, commit by commit. */
+  leases: Finding[];
+  agentAddedLeases: number;
+  fixtureDelta: number;
+  unlocked: Finding[];
+  fixtureDigest: Finding[];
+  seedsEmpty: Finding[];
+  seedRewrite: Finding[];
+  protectedPaths: Finding[];
+  shallow: Finding[];
+}
+
+/**
+ * Judges the patch. A truncated history (`shallow`) is judged on shallow_history alone: none of its
+ * commits may be trusted to be all of them.
+ */
+export function judgePatch(
+  source: PatchSource,
+  ledger: { file: string; rejectIfAgentAddsLease: boolean },
+  fixturesOff: boolean,
+): PatchJudgement {
+  const none = { unlocked: [], seedsEmpty: [], seedRewrite: [], protectedPaths: [], shallow: [] };
+  if (source.kind === "counts") {
+    const { agentAddedLeases, fixtureDelta: delta, humanFixtureLock } = source;
+    return {
+      ...none,
+      agentAddedLeases,
+      fixtureDelta: delta,
+      leases:
+        ledger.rejectIfAgentAddsLease && agentAddedLeases > 0
+          ? [
+              {
+                reason: "agent_added_lease",
+                message: `${agentAddedLeases} lease(s) added by an agent`,
+                file: ledger.file,
+                fix: "a human adds leases, in a commit with the trailer `Freeze-Lease: human`",
+              },
+            ]
+          : [],
+      fixtureDigest:
+        !fixturesOff && delta > 0 && !humanFixtureLock
+          ? [
+              {
+                reason: "fixture_digest",
+                message: `${delta} fixture digest(s) changed without a human lock`,
+                fix: "a human updates golden files, in a commit with `Fixture-Lock: human`",
+              },
+            ]
+          : [],
+    };
+  }
+  const { patch, policy } = source;
+  if (patch.shallow) {
+    return {
+      ...none,
+      evidence: patch,
+      policy,
+      leases: [],
+      agentAddedLeases: 0,
+      fixtureDelta: 0,
+      fixtureDigest: [],
+      shallow: shallowFindings(patch),
+    };
+  }
+  return {
+    evidence: patch,
+    policy,
+    leases: leaseFindings(patch, policy),
+    agentAddedLeases: agentAddedLeaseCount(patch, policy),
+    fixtureDelta: fixtureDelta(patch),
+    unlocked: unlockedFindings(patch),
+    fixtureDigest: fixturesOff ? [] : fixtureDigestFindings(patch, policy),
+    seedsEmpty: seedsEmptyFindings(patch),
+    seedRewrite: seedRewriteFindings(patch, policy),
+    protectedPaths: protectedPathFindings(patch, policy),
+    shallow: [],
+  };
+}
+
+/**
+ * What a merge commit answers for, given what it changed against each parent: only what differs from
+ * every parent (its own resolution). What it brings in from a merged side is that side's commits' doing
+ * (in the range), or was already there (merging the base branch in). A commit with one parent answers
+ * for all of it.
+ */
+export function mergeOwnChanges<T>(perParent: readonly (readonly T[])[], key: (change: T) => string): T[] {
+  const [first, ...rest] = perParent;
+  const others = rest.map((changes) => new Set(changes.map(key)));
+  return (first ?? []).filter((change) => others.every((other) => other.has(key(change))));
 }

@@ -1,8 +1,7 @@
-import type { Finding, ReasonCode } from "./decide.js";
 import type { GateIssue, GateErrorCode } from "./errors.js";
-import { PyFloat } from "./python-json.js";
-import { renderText, type ReportView } from "./render.js";
-import type { Signal } from "./signals.js";
+import { renderText } from "./render.js";
+import type { Decision } from "./reasons.js";
+import type { GateReport } from "./report.js";
 
 /** Where the gate runs. */
 export type Provider = "local" | "github" | "gitlab" | "buildkite";
@@ -35,15 +34,23 @@ export interface CiContext {
   shards?: number | undefined;
 }
 
-/** The report as a platform publishes it: the view for renderings, and the JSON text as written. */
+/** The report as a platform publishes it: the typed report, and its renderings as written. */
 export interface PublishableReport {
-  view: ReportView;
+  gate: GateReport;
   /** The JSON report, as written to the out dir. */
   json: string;
   /** The Markdown rendering. */
   markdown: string;
   /** The exit code the gate returns: 0 MERGE, 1 REJECT, 2 could not evaluate. */
   exitCode: 0 | 1 | 2;
+}
+
+/**
+ * What a platform may show: MERGE only when the report says MERGE and the gate exits 0. A MERGE report
+ * with another exit code (its files could not be written) is not a MERGE anywhere.
+ */
+export function publishedDecision(report: Pick<PublishableReport, "gate" | "exitCode">): Decision {
+  return report.exitCode === 0 && report.gate.decision === "MERGE" ? "MERGE" : "REJECT";
 }
 
 /** What a platform may do: write artifacts into the out dir, log, and read its environment. */
@@ -83,6 +90,19 @@ export interface Platform {
   /** The context this CI's environment gives; `readFile` reads files the CI names (event payloads). */
   context: (env: Env, readFile?: (path: string) => string | undefined) => CiContext;
   publish: (report: PublishableReport, context: CiContext, tools: PublishTools) => Promise<PublishOutcome>;
+  /** How to give this CI's job the whole history, for `shallow_history`'s fix: one sentence. */
+  shallowHistoryFix: string;
+  /** The file names `publish` writes into the out dir, beside report.json and report.md. */
+  artifacts: readonly string[];
+}
+
+/**
+ * The fix for a truncated history: the CI's own, or, where no CI is recognised, every one of them (the
+ * user may be about to copy the job into any).
+ */
+export function shallowHistoryFixFor(detected: Platform, available: readonly Platform[]): string {
+  if (detected.provider !== "local") return `${detected.shallowHistoryFix}, so the history reaches the base`;
+  return `fetch the whole history: ${available.map((p) => p.shallowHistoryFix).join("; ")}`;
 }
 
 /** Local runs: the context comes from flags and git alone; the native rendering is the terminal table. */
@@ -90,8 +110,10 @@ export const localPlatform: Platform = {
   provider: "local",
   detect: () => true,
   context: () => ({ provider: "local" }),
+  shallowHistoryFix: "locally, run `git fetch --unshallow` (and fetch the base branch) before proofgate",
+  artifacts: ["report.txt"],
   publish: async (report, _context, tools) => {
-    const path = tools.writeArtifact("report.txt", renderText(report.view, { color: false }));
+    const path = tools.writeArtifact("report.txt", renderText(report.gate, { color: false }));
     return { published: [path], failures: [] };
   },
 };
@@ -130,48 +152,4 @@ export function mergeContext(provider: Provider, ...sources: readonly Partial<Ci
     if (found !== undefined) (out as unknown as Record<string, unknown>)[key] = found;
   }
   return out;
-}
-
-/** A report JSON (as `decide`/`check` write it, or parsed back from a file) as the renderings' view. */
-export function reportView(json: Record<string, unknown>): ReportView {
-  const str = (v: unknown): string | null => (typeof v === "string" ? v : null);
-  const list = (v: unknown): Record<string, unknown>[] => (Array.isArray(v) ? (v as Record<string, unknown>[]) : []);
-  const opt = <T>(v: unknown): T | undefined => (v === null || v === undefined ? undefined : (v as T));
-  return {
-    decision: json.decision === "MERGE" ? "MERGE" : "REJECT",
-    reasons: (Array.isArray(json.reasons) ? json.reasons : []) as ReasonCode[],
-    today: str(json.today_utc),
-    base: str(json.base),
-    head: str(json.head),
-    provenCoverage:
-      typeof json.proven_coverage_percent === "number"
-        ? json.proven_coverage_percent
-        : json.proven_coverage_percent instanceof PyFloat
-          ? json.proven_coverage_percent.value
-          : null,
-    minProven:
-      typeof json.min_proven_coverage_percent === "number"
-        ? json.min_proven_coverage_percent
-        : json.min_proven_coverage_percent instanceof PyFloat
-          ? json.min_proven_coverage_percent.value
-          : null,
-    signals: list(json.signals).map((s) => s as unknown as Signal),
-    findings: list(json.details).map((d): Finding => ({
-      reason: d.reason as ReasonCode,
-      message: String(d.message),
-      file: opt<string>(d.file),
-      line: opt<number>(d.line),
-      commit: opt<string>(d.commit),
-      author: opt<string>(d.author),
-      fix: String(d.fix),
-    })),
-    errors: list(json.errors).map((e): GateIssue => ({
-      code: e.code as GateErrorCode,
-      message: String(e.message),
-      file: opt<string>(e.file),
-      line: opt<number>(e.line),
-      fix: opt<string>(e.fix),
-    })),
-    warnings: (Array.isArray(json.warnings) ? json.warnings : []).map(String),
-  };
 }

@@ -1,23 +1,7 @@
-import type { Decision, Finding, ReasonCode } from "./decide.js";
-import { formatIssue, type GateIssue } from "./errors.js";
-import type { Signal, SignalResult } from "./signals.js";
-
-/** What the renderings show: the decision, the table, and every reason or error with where and how to fix it. */
-export interface ReportView {
-  decision: Decision;
-  reasons: ReasonCode[];
-  today: string | null;
-  base: string | null;
-  head: string | null;
-  /** Proven coverage in percent; null when it was not computed. */
-  provenCoverage: number | null;
-  minProven: number | null;
-  signals: Signal[];
-  findings: Finding[];
-  /** Why the gate could not evaluate (exit 2); then there is no table. */
-  errors: GateIssue[];
-  warnings: string[];
-}
+import type { GateReport } from "./report.js";
+import { formatIssue } from "./errors.js";
+import { shortRevision } from "./revisions.js";
+import type { SignalResult } from "./signals.js";
 
 const RESULT_WORD: Record<SignalResult, string> = {
   pass: "pass",
@@ -65,33 +49,34 @@ export function palette(color: boolean): Palette {
   return { red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), dim: sgr(2, 22), bold: sgr(1, 22) };
 }
 
-const shortSha = (sha: string | null): string => (sha ? sha.slice(0, 12) : "?");
+const shortSha = (revision: string | null): string => (revision ? shortRevision(revision) : "?");
 
 function where(f: { file?: string | undefined | null; line?: number | undefined | null }): string {
   return f.file ? `${f.file}${f.line ? `:${f.line}` : ""}` : "";
 }
 
 /** The terminal rendering: a header, the decision table, then each reason with file:line, commit and fix. */
-export function renderText(view: ReportView, options: { color: boolean }): string {
+export function renderText(report: GateReport, options: { color: boolean }): string {
   const c = palette(options.color);
   const safe = terminalSafe;
   const out: string[] = [];
-  const verdict = view.decision === "MERGE" ? c.bold(c.green("MERGE")) : c.bold(c.red("REJECT"));
-  const range = view.base || view.head ? `  ${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}` : "";
-  out.push(`proofgate: ${verdict}${range}${view.today ? `  (${view.today} UTC)` : ""}`);
+  const verdict = report.decision === "MERGE" ? c.bold(c.green("MERGE")) : c.bold(c.red("REJECT"));
+  const range =
+    report.base || report.head ? `  ${shortSha(report.base)}..${report.head ? shortSha(report.head) : "HEAD"}` : "";
+  out.push(`proofgate: ${verdict}${range}${report.todayUtc ? `  (${report.todayUtc} UTC)` : ""}`);
   // One line in a fixed form, for CI coverage parsers (GitLab's `coverage:` regex).
-  if (view.provenCoverage !== null)
+  if (report.provenCoveragePercent !== null)
     out.push(
-      `Proven coverage: ${view.provenCoverage.toFixed(2)}%${view.minProven !== null ? ` (floor ${view.minProven}%)` : ""}`,
+      `Proven coverage: ${report.provenCoveragePercent.toFixed(2)}%${report.minProvenCoveragePercent !== null ? ` (floor ${report.minProvenCoveragePercent}%)` : ""}`,
     );
-  if (view.signals.length > 0) {
-    const rows = view.signals.map((s) => [s.label, RESULT_WORD[s.result], safe(s.value), safe(s.policy)] as const);
+  if (report.signals.length > 0) {
+    const rows = report.signals.map((s) => [s.label, RESULT_WORD[s.result], safe(s.value), safe(s.policy)] as const);
     const head = ["Signal", "Result", "Value", "Policy"] as const;
     const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
     const pad = (cells: readonly string[]) =>
       cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(width[i]!))).join("  ");
     out.push("", c.bold(pad(head)));
-    view.signals.forEach((s, i) => {
+    report.signals.forEach((s, i) => {
       const r = rows[i]!;
       const word = r[1].padEnd(width[1]!);
       const coloured =
@@ -105,9 +90,9 @@ export function renderText(view: ReportView, options: { color: boolean }): strin
       out.push([r[0].padEnd(width[0]!), coloured, r[2].padEnd(width[2]!), r[3]].join("  "));
     });
   }
-  if (view.findings.length > 0) {
-    out.push("", c.bold(`Reasons (${view.findings.length}):`));
-    for (const f of view.findings) {
+  if (report.findings.length > 0) {
+    out.push("", c.bold(`Reasons (${report.findings.length}):`));
+    for (const f of report.findings) {
       const at = where(f);
       const by = f.commit ? ` (commit ${f.commit.slice(0, 12)}${f.author ? ` by ${safe(f.author)}` : ""})` : "";
       out.push(`  ${c.red(f.reason)}${at ? `  ${safe(at)}` : ""}${by}`);
@@ -115,16 +100,18 @@ export function renderText(view: ReportView, options: { color: boolean }): strin
       out.push(`    ${c.dim("fix:")} ${safe(f.fix)}`);
     }
   }
-  if (view.errors.length > 0) {
+  if (report.errors.length > 0) {
     out.push(
       "",
-      c.bold(c.red(`The gate could not evaluate (${view.errors.length} error${view.errors.length === 1 ? "" : "s"}):`)),
+      c.bold(
+        c.red(`The gate could not evaluate (${report.errors.length} error${report.errors.length === 1 ? "" : "s"}):`),
+      ),
     );
-    for (const e of view.errors) out.push(`  ${safe(formatIssue(e))}`);
+    for (const e of report.errors) out.push(`  ${safe(formatIssue(e))}`);
   }
-  if (view.warnings.length > 0) {
-    out.push("", c.bold(`Warnings (${view.warnings.length}):`));
-    for (const w of view.warnings) out.push(`  ${c.yellow(safe(w))}`);
+  if (report.warnings.length > 0) {
+    out.push("", c.bold(`Warnings (${report.warnings.length}):`));
+    for (const w of report.warnings) out.push(`  ${c.yellow(safe(formatIssue(w)))}`);
   }
   return `${out.join("\n")}\n`;
 }
@@ -156,39 +143,39 @@ const RESULT_MARK: Record<SignalResult, string> = {
 };
 
 /** The Markdown rendering (job summaries, MR notes, PR comments): the table, then the reasons. */
-export function renderMarkdown(view: ReportView, options: { title?: string; docsUrl?: string } = {}): string {
+export function renderMarkdown(report: GateReport, options: { title?: string; docsUrl?: string } = {}): string {
   const md = markdownSafe;
   const out: string[] = [];
   const title = options.title ?? "proofgate";
-  out.push(`### ${title}: ${view.decision === "MERGE" ? "✅ MERGE" : "❌ REJECT"}`);
+  out.push(`### ${title}: ${report.decision === "MERGE" ? "✅ MERGE" : "❌ REJECT"}`);
   const facts = [
-    view.base || view.head
-      ? `range ${codeSpan(`${shortSha(view.base)}..${view.head ? shortSha(view.head) : "HEAD"}`)}`
+    report.base || report.head
+      ? `range ${codeSpan(`${shortSha(report.base)}..${report.head ? shortSha(report.head) : "HEAD"}`)}`
       : "",
-    view.today ? `judged ${view.today} (UTC)` : "",
+    report.todayUtc ? `judged ${report.todayUtc} (UTC)` : "",
   ].filter(Boolean);
   if (facts.length) out.push("", facts.join(" · "));
-  if (view.signals.length > 0) {
+  if (report.signals.length > 0) {
     out.push("", "| Signal | Result | Value | Policy |", "|---|---|---|---|");
-    for (const s of view.signals)
+    for (const s of report.signals)
       out.push(`| ${s.label} | ${RESULT_MARK[s.result]} | ${md(s.value)} | ${md(s.policy)} |`);
   }
-  if (view.findings.length > 0) {
-    out.push("", `#### Reasons (${view.findings.length})`, "");
-    for (const f of view.findings) {
+  if (report.findings.length > 0) {
+    out.push("", `#### Reasons (${report.findings.length})`, "");
+    for (const f of report.findings) {
       const code = options.docsUrl ? `[\`${f.reason}\`](${options.docsUrl}#${f.reason})` : `\`${f.reason}\``;
       const at = where(f);
       const by = f.commit ? ` · commit \`${f.commit.slice(0, 12)}\`${f.author ? ` by ${md(f.author)}` : ""}` : "";
       out.push(`- ${code}${at ? ` · ${md(at)}` : ""}${by}: ${md(f.message)}  `, `  **Fix:** ${md(f.fix)}`);
     }
   }
-  if (view.errors.length > 0) {
-    out.push("", `#### The gate could not evaluate (${view.errors.length})`, "");
-    for (const e of view.errors) out.push(`- ${md(formatIssue(e))}`);
+  if (report.errors.length > 0) {
+    out.push("", `#### The gate could not evaluate (${report.errors.length})`, "");
+    for (const e of report.errors) out.push(`- ${md(formatIssue(e))}`);
   }
-  if (view.warnings.length > 0) {
-    out.push("", `<details><summary>Warnings (${view.warnings.length})</summary>`, "");
-    for (const w of view.warnings) out.push(`- ${md(w)}`);
+  if (report.warnings.length > 0) {
+    out.push("", `<details><summary>Warnings (${report.warnings.length})</summary>`, "");
+    for (const w of report.warnings) out.push(`- ${md(formatIssue(w))}`);
     out.push("", "</details>");
   }
   return `${out.join("\n")}\n`;

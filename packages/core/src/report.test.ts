@@ -6,11 +6,14 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
 import { defaultConfig } from "./config.js";
-import { REASON_ORDER, decide, errorReport, type DecideInput, type ProvenCoverage } from "./decide.js";
+import { errorReport } from "./build-report.js";
+import { decide, type DecideInput } from "./decide.js";
 import type { Ledger } from "./ledger.js";
-import type { PatchEvidence } from "./patch.js";
-import { localPlatform, mergeContext, reportView, selectPlatform, type Platform } from "./platform.js";
-import { toPythonJson } from "./python-json.js";
+import type { PatchEvidence, PatchSource } from "./patch.js";
+import { localPlatform, mergeContext, selectPlatform, type Platform } from "./platform.js";
+import { REASON_CODES, RULE_REASONS } from "./reasons.js";
+import type { GateReport, PropertyEvidence, ProvenCoverage } from "./report.js";
+import { reportJson } from "./report-json.js";
 import { markdownSafe, renderMarkdown, renderText, terminalSafe } from "./render.js";
 import { SIGNALS } from "./signals.js";
 
@@ -24,10 +27,10 @@ const validate = new Ajv2020({
 }).compile(schema);
 
 /** The report as a consumer parses it from the file. */
-const asWritten = (json: Record<string, unknown>): Record<string, unknown> =>
-  JSON.parse(toPythonJson(json)) as Record<string, unknown>;
-function expectValid(json: Record<string, unknown>): void {
-  const ok = validate(asWritten(json));
+const asWritten = (report: GateReport): Record<string, unknown> =>
+  JSON.parse(reportJson(report)) as Record<string, unknown>;
+function expectValid(report: GateReport): void {
+  const ok = validate(asWritten(report));
   expect(validate.errors ?? []).toEqual([]);
   expect(ok).toBe(true);
 }
@@ -80,10 +83,8 @@ function input(over: Partial<DecideInput> = {}): DecideInput {
     },
     coverage: coverage(80),
     minProven: 70,
-    fixtureDelta: 0,
-    propertyFailures: 0,
-    agentAddedLeases: 0,
-    humanFixtureLock: false,
+    patch: { kind: "counts", agentAddedLeases: 0, fixtureDelta: 0, humanFixtureLock: false },
+    properties: { kind: "count", failures: 0 },
     inputs: [{ role: "ledger", path: "freeze.toml", sha256: "0".repeat(64) }],
     ...over,
   };
@@ -110,22 +111,23 @@ function agentPatch(): PatchEvidence {
   };
 }
 const POLICY = { agentPatterns: DEFAULT_AGENT_PATTERNS, trailers: defaultConfig(DEFAULT_AGENT_PATTERNS).trailers };
+const fromGit = (patch: PatchEvidence): PatchSource => ({ kind: "git", patch, policy: POLICY });
+const suite = (evidence: PropertyEvidence) => ({ kind: "results" as const, evidence });
 
 describe("the report JSON against its schema", () => {
   it("a MERGE report is valid, every row of the table present in order", () => {
     const report = decide(input());
     expect(report.decision).toBe("MERGE");
-    expectValid(report.json);
+    expectValid(report);
     expect(report.signals.map((s) => s.id)).toEqual(SIGNALS.map((s) => s.id));
   });
 
   it("a REJECT report with findings from git (commit, author, file, line) is valid", () => {
     const report = decide(
       input({
-        patch: agentPatch(),
-        policy: POLICY,
+        patch: fromGit(agentPatch()),
         coverage: coverage(50),
-        properties: { resultFiles: ["props.xml"], tests: 4, failures: 1, skipped: 0 },
+        properties: suite({ resultFiles: ["props.xml"], tests: 4, failures: 1, skipped: 0 }),
         commands: [{ step: "proof", command: "pytest", exitCode: 1 }],
       }),
     );
@@ -136,7 +138,7 @@ describe("the report JSON against its schema", () => {
       "seed_rewrite",
       "tests_failed",
     ]);
-    expectValid(report.json);
+    expectValid(report);
     const added = report.findings.find((f) => f.reason === "agent_added_lease")!;
     expect(added).toMatchObject({
       file: "freeze.toml",
@@ -147,14 +149,14 @@ describe("the report JSON against its schema", () => {
   });
 
   it("an error report (exit 2) is valid, and the schema requires its errors", () => {
-    const json = errorReport(
+    const report = errorReport(
       "2026-12-02",
       [{ code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" }],
       [],
       { base: "b".repeat(40) },
     );
-    expectValid(json);
-    expect(validate(asWritten({ ...json, errors: [] }))).toBe(false);
+    expectValid(report);
+    expect(validate({ ...asWritten(report), errors: [] })).toBe(false);
   });
 
   it.each([
@@ -177,7 +179,7 @@ describe("the report JSON against its schema", () => {
       }),
     ],
   ])("the schema refuses %s", (_name, tamper) => {
-    const json = asWritten(decide(input()).json);
+    const json = asWritten(decide(input()));
     expect(validate(json)).toBe(true);
     expect(validate(tamper(json))).toBe(false);
   });
@@ -186,10 +188,10 @@ describe("the report JSON against its schema", () => {
 describe("the decision table", () => {
   it("every reason code belongs to exactly one row, and the schema knows each", () => {
     const rows = SIGNALS.flatMap((s) => s.reasons as readonly string[]);
-    expect([...rows].sort()).toEqual([...REASON_ORDER].sort());
+    expect([...rows].sort()).toEqual([...RULE_REASONS].sort());
     expect(new Set(rows).size).toBe(rows.length);
     const enumerated = (schema as { $defs: { reason: { enum: string[] } } }).$defs.reason.enum;
-    expect(enumerated).toEqual([...REASON_ORDER, "input_error"]);
+    expect(enumerated).toEqual([...REASON_CODES]);
   });
 
   it("a row fails with its own reasons, and only those", () => {
@@ -206,7 +208,7 @@ describe("the decision table", () => {
   });
 
   it("a signal turned off is shown as off, never as pass; inputs not given are not_measured", () => {
-    const report = decide(input({ off: { fixtures: true, properties: true } }));
+    const report = decide(input({ fixturesOff: true, properties: { kind: "off" } }));
     const result = Object.fromEntries(report.signals.map((s) => [s.id, s.result]));
     expect(result).toMatchObject({
       fixture_digests: "off",
@@ -219,23 +221,23 @@ describe("the decision table", () => {
   });
 
   it("a property suite that is on but has no results, or results without a test case, fails property_hold", () => {
-    expect(decide(input({ properties: { resultFiles: [], tests: 0, failures: 0, skipped: 0 } })).reasons).toEqual([
-      "property_hold",
-    ]);
     expect(
-      decide(input({ properties: { resultFiles: ["p.xml"], tests: 0, failures: 0, skipped: 0 } })).reasons,
+      decide(input({ properties: suite({ resultFiles: [], tests: 0, failures: 0, skipped: 0 }) })).reasons,
     ).toEqual(["property_hold"]);
     expect(
-      decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 0 } })).reasons,
+      decide(input({ properties: suite({ resultFiles: ["p.xml"], tests: 0, failures: 0, skipped: 0 }) })).reasons,
+    ).toEqual(["property_hold"]);
+    expect(
+      decide(input({ properties: suite({ resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 0 }) })).reasons,
     ).toEqual([]);
     // A skipped property holds nothing: skipping one is how a patch would freeze it without a lease.
-    const skipped = decide(input({ properties: { resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 1 } }));
+    const skipped = decide(input({ properties: suite({ resultFiles: ["p.xml"], tests: 3, failures: 0, skipped: 1 }) }));
     expect(skipped.reasons).toEqual(["property_hold"]);
     expect(skipped.findings[0]!.message).toBe(
       "1 property case(s) were skipped: a property that does not run holds nothing",
     );
     // Turned off, the same inputs are not judged.
-    expect(decide(input({ off: { properties: true }, propertyFailures: 2 })).reasons).toEqual([]);
+    expect(decide(input({ properties: { kind: "off" } })).reasons).toEqual([]);
   });
 
   it("a command of `check --run` that failed fails the signal it feeds", () => {
@@ -253,8 +255,7 @@ describe("the decision table", () => {
 });
 
 describe("renderings", () => {
-  const rejected = () =>
-    reportView(asWritten(decide(input({ patch: agentPatch(), policy: POLICY, coverage: coverage(50) })).json));
+  const rejected = () => decide(input({ patch: fromGit(agentPatch()), coverage: coverage(50) }));
 
   it("the terminal table: a header with the decision, one row per signal, then each reason with where, commit and fix", () => {
     const text = renderText(rejected(), { color: false });
@@ -273,7 +274,7 @@ describe("renderings", () => {
 
   it("colour only when asked: FAIL in red, MERGE in green", () => {
     expect(renderText(rejected(), { color: true })).toContain("\u001b[31mFAIL");
-    expect(renderText(reportView(asWritten(decide(input()).json)), { color: true })).toContain("\u001b[32mMERGE");
+    expect(renderText(decide(input()), { color: true })).toContain("\u001b[32mMERGE");
   });
 
   it("text from the patch cannot repaint the terminal or break the Markdown", () => {
@@ -303,18 +304,9 @@ describe("renderings", () => {
     expect(md).toContain("| Proven coverage | ❌ **fail** | 50.00% \\(lines 50.00%; proof run\\) | &gt;= 70% |");
     expect(md).toContain("  **Fix:** ");
     const error = renderMarkdown(
-      reportView(
-        asWritten(
-          errorReport("2026-12-02", [
-            {
-              code: "file_missing",
-              file: "freeze.toml",
-              message: "the freeze ledger does not exist",
-              fix: "create it",
-            },
-          ]),
-        ),
-      ),
+      errorReport("2026-12-02", [
+        { code: "file_missing", file: "freeze.toml", message: "the freeze ledger does not exist", fix: "create it" },
+      ]),
     );
     expect(error).toContain("#### The gate could not evaluate (1)");
     expect(error).toContain("- freeze.toml: the freeze ledger does not exist. Fix: create it");
@@ -352,9 +344,9 @@ describe("the platform contract", () => {
 
   it("local publishes the uncoloured table as report.txt", async () => {
     const written: Record<string, string> = {};
-    const view = reportView(asWritten(decide(input()).json));
+    const gate = decide(input());
     const outcome = await localPlatform.publish(
-      { view, json: "{}", markdown: "", exitCode: 0 },
+      { gate, json: "{}", markdown: "", exitCode: 0 },
       { provider: "local" },
       {
         env: {},
@@ -365,6 +357,6 @@ describe("the platform contract", () => {
       },
     );
     expect(outcome).toEqual({ published: ["out/report.txt"], failures: [] });
-    expect(written["report.txt"]).toBe(renderText(view, { color: false }));
+    expect(written["report.txt"]).toBe(renderText(gate, { color: false }));
   });
 });

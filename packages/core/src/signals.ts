@@ -1,4 +1,4 @@
-import type { ReasonCode } from "./decide.js";
+import type { ReasonCode } from "./reasons.js";
 
 /**
  * The rows of the decision table, top to bottom: the article's five signals in its order, then

@@ -177,3 +177,32 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     warnings,
   };
 }
+
+/**
+ * Several universes (collection shards) as one: their ids in order, once; an id in two shards is a
+ * duplicate, and each shard's collection errors are named with its file.
+ */
+export function mergeUniverses(universes: readonly Universe[]): Universe {
+  if (universes.length === 1) return universes[0]!;
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  const duplicates: string[] = [];
+  for (const universe of universes) {
+    duplicates.push(...universe.duplicates);
+    for (const id of universe.ids) {
+      if (seen.has(id)) duplicates.push(id);
+      else {
+        seen.add(id);
+        ids.push(id);
+      }
+    }
+  }
+  return {
+    file: universes.map((u) => u.file).join(", "),
+    ids,
+    duplicates,
+    collectionErrors: universes.flatMap((u) => u.collectionErrors.map((e) => ({ ...e, text: `${u.file}: ${e.text}` }))),
+    summaryCount: ids.length,
+    index: seen,
+  };
+}

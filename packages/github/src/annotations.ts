@@ -1,4 +1,4 @@
-import { formatIssue, type ReportView } from "@proofgate/core";
+import { formatIssue, type GateReport } from "@proofgate/core";
 import { inertText } from "./workflow-commands.js";
 
 /** One thing the report says about a place in the repository (or about the run, with no path). */
@@ -30,7 +30,7 @@ function lineOf(line: number | undefined): number | undefined {
  * The report's reasons and errors as annotations, in the report's order: each finding (on its file and
  * line, `freeze.toml` for leases), each error that stopped the gate, then each warning.
  */
-export function reportAnnotations(view: ReportView): GateAnnotation[] {
+export function reportAnnotations(view: GateReport): GateAnnotation[] {
   const out: GateAnnotation[] = [];
   for (const f of view.findings) {
     const by = f.commit
@@ -53,6 +53,7 @@ export function reportAnnotations(view: ReportView): GateAnnotation[] {
       message: inertText(formatIssue({ ...e, file: undefined })),
     });
   }
-  for (const w of view.warnings) out.push({ level: "warning", title: "proofgate warning", message: inertText(w) });
+  for (const w of view.warnings)
+    out.push({ level: "warning", title: "proofgate warning", message: inertText(formatIssue(w)) });
   return out;
 }

@@ -1,8 +1,7 @@
 // The checks API: https://docs.github.com/en/rest/checks/runs
-import type { PublishableReport } from "@proofgate/core";
+import { fitText, publishedDecision, type PublishableReport } from "@proofgate/core";
 import type { GateAnnotation } from "./annotations.js";
 import type { GithubClient } from "./client.js";
-import { trimToBytes } from "./trim.js";
 
 /** The check run's name on the commit, for the default gate name (a named gate's check run is its name). */
 export const CHECK_RUN_NAME = "proofgate";
@@ -54,8 +53,8 @@ function fenced(body: string, lang: string): string {
 /** The check run's title: the decision and its reason codes (proofgate's words only). */
 export function checkRunTitle(report: PublishableReport): string {
   if (report.exitCode === 2) return "REJECT: the gate could not evaluate";
-  if (report.view.decision === "MERGE") return "MERGE";
-  return `REJECT: ${report.view.reasons.join(", ") || "see the summary"}`.slice(0, 1000);
+  if (report.gate.decision === "MERGE") return "MERGE";
+  return `REJECT: ${report.gate.reasons.join(", ") || "see the summary"}`.slice(0, 1000);
 }
 
 /**
@@ -69,14 +68,14 @@ export function renderCheckRun(
   at: { headSha: string; detailsUrl?: string | undefined; now: Date; name?: string | undefined },
 ): CheckRunPlan {
   const title = checkRunTitle(report);
-  const summary = trimToBytes(
-    report.markdown,
-    CHECK_OUTPUT_LIMIT,
-    "\n\n> **proofgate:** the summary was trimmed to fit the check run; the job summary and report.md hold the whole report.\n",
-  );
+  const summary = fitText(report.markdown, {
+    limit: CHECK_OUTPUT_LIMIT,
+    unit: "bytes",
+    note: "\n\n> **proofgate:** the summary was trimmed to fit the check run; the job summary and report.md hold the whole report.\n",
+  }).text;
   const jsonNote = "\n(trimmed: the whole report is report.json in the out dir)\n";
   // The JSON is cut before it is fenced, so the closing fence always survives.
-  const json = trimToBytes(report.json, CHECK_OUTPUT_LIMIT - 64, jsonNote);
+  const json = fitText(report.json, { limit: CHECK_OUTPUT_LIMIT - 64, unit: "bytes", note: jsonNote }).text;
   const text = fenced(json, "json");
   const pinned = annotations
     .filter((a): a is GateAnnotation & { path: string } => a.path !== undefined)
@@ -86,7 +85,7 @@ export function renderCheckRun(
       end_line: a.line ?? 1,
       annotation_level: a.level,
       title: a.title,
-      message: trimToBytes(a.message, 60_000, " ..."),
+      message: fitText(a.message, { limit: 60_000, unit: "bytes", note: " ..." }).text,
     }));
   const batches: CheckAnnotation[][] = [];
   for (let i = 0; i < pinned.length; i += ANNOTATIONS_PER_REQUEST)
@@ -100,7 +99,7 @@ export function renderCheckRun(
     name: at.name ?? CHECK_RUN_NAME,
     head_sha: at.headSha,
     status: "completed",
-    conclusion: report.exitCode === 0 && report.view.decision === "MERGE" ? "success" : "failure",
+    conclusion: publishedDecision(report) === "MERGE" ? "success" : "failure",
     completed_at: at.now.toISOString().replace(/\.\d{3}Z$/, "Z"),
     output: { ...output(batches[0]), text },
   };

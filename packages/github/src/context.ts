@@ -1,7 +1,7 @@
 // GitHub Actions' environment and event payloads:
 // https://docs.github.com/en/actions/reference/workflows-and-actions/variables#default-environment-variables
 // https://docs.github.com/en/webhooks/webhook-events-and-payloads
-import type { CiContext, Env } from "@proofgate/core";
+import { isFullSha, type CiContext, type Env } from "@proofgate/core";
 
 /** The events proofgate reads a range from; any other event judges `GITHUB_SHA` against git's merge-base. */
 export const GITHUB_EVENTS = [
@@ -47,12 +47,9 @@ function at(value: unknown, ...path: string[]): unknown {
   return current;
 }
 
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-const ZERO_SHA = /^0+$/;
-
 /** A full commit id, never the all-zero "no commit" of a created or deleted branch. */
 function sha(value: unknown): string | undefined {
-  return typeof value === "string" && SHA.test(value) && !ZERO_SHA.test(value) ? value : undefined;
+  return isFullSha(value) ? value : undefined;
 }
 
 function text(value: unknown): string | undefined {

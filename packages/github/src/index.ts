@@ -46,7 +46,6 @@ export {
   type PullCommit,
   type PullCommits,
 } from "./pull-commits.js";
-export { trimToBytes } from "./trim.js";
 export {
   githubWorkflow,
   githubCliWorkflow,

@@ -79,7 +79,7 @@ async function publish(
   const failures: string[] = [];
   const run = readGithubRun(tools.env, options.readFile ?? readOptional);
   for (const note of run.notes) tools.log(`note: ${note}`);
-  const annotations = reportAnnotations(report.view);
+  const annotations = reportAnnotations(report.gate);
 
   const summaryPath = tools.env.GITHUB_STEP_SUMMARY;
   if (summaryPath) {
@@ -200,6 +200,8 @@ export function createGithubPlatform(options: GithubPlatformOptions = {}): Platf
     detect: detectGithub,
     context: (env, readFile) => readGithubRun(env, readFile ?? options.readFile ?? readOptional).context,
     publish: (report, context, tools) => publish(report, context, tools, options),
+    shallowHistoryFix: "GitHub Actions: give actions/checkout `with: fetch-depth: 0`",
+    artifacts: [],
   };
 }
 

@@ -1,8 +1,7 @@
 // Issue comments (a pull request is an issue): https://docs.github.com/en/rest/issues/comments
-import { DEFAULT_GATE_NAME } from "@proofgate/core";
+import { DEFAULT_GATE_NAME, fitText } from "@proofgate/core";
 import type { GithubClient } from "./client.js";
 import { statusOf } from "./client.js";
-import { trimToBytes } from "./trim.js";
 
 /**
  * The hidden first line of proofgate's comment, by which later runs find it. Report text cannot
@@ -33,11 +32,11 @@ export function renderComment(markdown: string, runUrl?: string, name: string = 
   const link = runUrl ? `[proofgate run](${runUrl})` : "";
   const footer = gate || link ? `\n<sub>${[gate, link].filter(Boolean).join(" · ")}</sub>\n` : "";
   const room = COMMENT_LIMIT - marker.length - footer.length - 8;
-  const body = trimToBytes(
-    markdown,
-    room,
-    "\n\n> **proofgate:** trimmed to fit a comment; the job summary holds the whole report.\n",
-  );
+  const body = fitText(markdown, {
+    limit: room,
+    unit: "bytes",
+    note: "\n\n> **proofgate:** trimmed to fit a comment; the job summary holds the whole report.\n",
+  }).text;
   return `${marker}\n${body}${footer}`;
 }
 

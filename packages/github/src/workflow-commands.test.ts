@@ -102,7 +102,9 @@ describe("workflow commands from patch text", () => {
         fix: h,
       },
     ]);
-    const report = reportWith(findings, { warnings: HOSTILE });
+    const report = reportWith(findings, {
+      warnings: HOSTILE.map((message) => ({ code: "universe_invalid" as const, message })),
+    });
     let stdout = "";
     const tools: PublishTools = {
       env: { GITHUB_ACTIONS: "true" },

@@ -6,7 +6,7 @@ const SEVERITIES = ["info", "minor", "major", "critical", "blocker"];
 
 describe("codeQualityReport", () => {
   it("is a JSON list with one issue per reason, each field as GitLab's Code Quality format requires", () => {
-    const issues = JSON.parse(codeQualityReport(rejectReport().view)) as Record<string, unknown>[];
+    const issues = JSON.parse(codeQualityReport(rejectReport().gate)) as Record<string, unknown>[];
     expect(Array.isArray(issues)).toBe(true);
     expect(issues).toHaveLength(3);
     for (const issue of issues) {
@@ -46,17 +46,17 @@ describe("codeQualityReport", () => {
   });
 
   it("keeps the patch's text inert: one line, no control or bidi characters", () => {
-    const lease = codeQualityIssues(rejectReport().view)[1]!;
+    const lease = codeQualityIssues(rejectReport().gate)[1]!;
     expect(lease.description).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(lease.description).toContain("<img src=x onerror=alert(1)> @all **bold**");
   });
 
   it("fingerprints are stable across runs and unique within a report, identical problems included", () => {
-    const a = codeQualityIssues(rejectReport().view).map((i) => i.fingerprint);
-    const b = codeQualityIssues(rejectReport().view).map((i) => i.fingerprint);
+    const a = codeQualityIssues(rejectReport().gate).map((i) => i.fingerprint);
+    const b = codeQualityIssues(rejectReport().gate).map((i) => i.fingerprint);
     expect(a).toEqual(b);
     expect(new Set(a).size).toBe(a.length);
-    const view = rejectReport().view;
+    const view = rejectReport().gate;
     const twice = codeQualityIssues({ ...view, findings: [view.findings[1]!, view.findings[1]!] }).map(
       (i) => i.fingerprint,
     );
@@ -64,8 +64,8 @@ describe("codeQualityReport", () => {
   });
 
   it("a MERGE has no issue; an evaluation error is one, at its file and line", () => {
-    expect(JSON.parse(codeQualityReport(mergeReport().view))).toEqual([]);
-    const [error] = codeQualityIssues(errorReportFixture().view);
+    expect(JSON.parse(codeQualityReport(mergeReport().gate))).toEqual([]);
+    const [error] = codeQualityIssues(errorReportFixture().gate);
     expect(error).toMatchObject({
       check_name: "proofgate/ledger_syntax",
       severity: "blocker",

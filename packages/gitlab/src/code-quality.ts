@@ -2,7 +2,7 @@
 // (a JSON array of issues with description, check_name, fingerprint, severity, location.path and
 // location.lines.begin).
 import { createHash } from "node:crypto";
-import { formatIssue, normalizeRepoPath, type ReportView } from "@proofgate/core";
+import { formatIssue, normalizeRepoPath, type GateReport } from "@proofgate/core";
 
 /** The file name, in the out dir, that `artifacts:reports:codequality` reads. */
 export const CODE_QUALITY_FILE = "codequality.json";
@@ -36,7 +36,7 @@ export function plainLine(text: string, max = MAX_DESCRIPTION): string {
  * where (the same problem on a later run keeps it, so the MR widget tells new from fixed); two
  * identical problems are told apart by their order.
  */
-export function codeQualityIssues(view: ReportView): CodeQualityIssue[] {
+export function codeQualityIssues(view: GateReport): CodeQualityIssue[] {
   const raw = [
     ...view.findings.map((f) => ({
       check: `proofgate/${f.reason}`,
@@ -70,6 +70,6 @@ export function codeQualityIssues(view: ReportView): CodeQualityIssue[] {
 }
 
 /** The Code Quality report's text: a JSON array (empty when the gate found nothing). */
-export function codeQualityReport(view: ReportView): string {
+export function codeQualityReport(view: GateReport): string {
   return `${JSON.stringify(codeQualityIssues(view), null, 2)}\n`;
 }

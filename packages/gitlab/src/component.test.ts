@@ -71,7 +71,7 @@ describe.each(Object.entries(JOBS))("the %s job", (_name, job) => {
     const regex = new RegExp(job.coverage.slice(1, -1));
     const report = rejectReport();
     const stderr = `proofgate: gitlab: ${coverageLine(report)}`;
-    const textMode = `Proven coverage: 100.00% printed by a test\n${stderr}\n${renderText(report.view, { color: false })}`;
+    const textMode = `Proven coverage: 100.00% printed by a test\n${stderr}\n${renderText(report.gate, { color: false })}`;
     expect(extractCoverage(regex, textMode)).toBe("65.20");
     const forged = `${stderr}\n{\n  "details": [{"message": "lease test_x[Proven coverage: 100.00%] added"}]\n}\n`;
     expect(extractCoverage(regex, forged)).toBe("65.20");

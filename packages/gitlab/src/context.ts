@@ -1,7 +1,7 @@
 // GitLab CI's predefined variables:
 // https://docs.gitlab.com/ci/variables/predefined_variables/ (merge request pipelines:
 // https://docs.gitlab.com/ci/variables/predefined_variables/#predefined-variables-for-merge-request-pipelines).
-import type { CiContext, Env } from "@proofgate/core";
+import { isFullSha, type CiContext, type Env } from "@proofgate/core";
 
 /** True in a GitLab CI job: the runner sets `GITLAB_CI=true`. */
 export function detectGitlab(env: Env): boolean {
@@ -30,12 +30,10 @@ export interface GitlabPipeline {
   kind: "merge_train" | "merged_result" | "detached" | "branch";
 }
 
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-
 /** A full commit SHA from the environment; anything else (empty, abbreviated, junk) counts as unset. */
 function sha(value: string | undefined): string | undefined {
   const v = value?.trim().toLowerCase();
-  return v !== undefined && SHA.test(v) ? v : undefined;
+  return isFullSha(v) ? v : undefined;
 }
 
 function positiveInt(value: string | undefined): number | undefined {

@@ -63,9 +63,9 @@ describe("dotenvReport, read back under GitLab's rules", () => {
 
   it("refuses to write a head that is not a SHA, and throws rather than write a value GitLab would misread", () => {
     const report = rejectReport();
-    const odd = { ...report, view: { ...report.view, head: "main; echo pwned" } };
+    const odd = { ...report, gate: { ...report.gate, head: "main; echo pwned" } };
     expect(readLikeGitlab(dotenvReport(odd)).PROOFGATE_HEAD).toBeUndefined();
-    const spaced = { ...report, view: { ...report.view, reasons: ["proven coverage" as never] } };
+    const spaced = { ...report, gate: { ...report.gate, reasons: ["proven coverage" as never] } };
     expect(() => dotenvReport(spaced)).toThrow(/GitLab would not read/);
   });
 });

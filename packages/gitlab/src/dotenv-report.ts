@@ -2,7 +2,7 @@
 // GitLab reads each line as KEY=VALUE (Ci::ParseDotenvArtifactService: /^(.*?)=(.*)$/ per line, so an
 // empty line fails the whole file), keys of ASCII letters, digits and `_`, no comments, no quotes or
 // spaces, the file under 5 KB and a bounded number of variables.
-import type { PublishableReport } from "@proofgate/core";
+import { isFullSha, publishedDecision, type PublishableReport } from "@proofgate/core";
 
 /** The file name, in the out dir, that `artifacts:reports:dotenv` reads. */
 export const DOTENV_FILE = "proofgate.env";
@@ -12,21 +12,20 @@ export const DOTENV_MAX_BYTES = 5 * 1024;
 
 const KEY = /^[A-Z][A-Z0-9_]*$/;
 const VALUE = /^[A-Za-z0-9_.,:/-]+$/;
-const SHA = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
 
 /** The variables later jobs get: values are words, numbers and SHAs only, never text from the patch. */
 export function dotenvVariables(report: PublishableReport): [string, string][] {
-  const { view } = report;
+  const view = report.gate;
   const pct = (n: number | null): string => (n === null || !Number.isFinite(n) ? "not_measured" : n.toFixed(2));
   const vars: [string, string][] = [
-    ["PROOFGATE_DECISION", view.decision],
+    ["PROOFGATE_DECISION", publishedDecision(report)],
     ["PROOFGATE_EXIT_CODE", String(report.exitCode)],
-    ["PROOFGATE_PROVEN_COVERAGE", pct(view.provenCoverage)],
-    ["PROOFGATE_MIN_PROVEN_COVERAGE", pct(view.minProven)],
+    ["PROOFGATE_PROVEN_COVERAGE", pct(view.provenCoveragePercent)],
+    ["PROOFGATE_MIN_PROVEN_COVERAGE", pct(view.minProvenCoveragePercent)],
     ["PROOFGATE_REASONS", view.reasons.length > 0 ? view.reasons.join(",") : "none"],
   ];
-  if (view.head !== null && SHA.test(view.head)) vars.push(["PROOFGATE_HEAD", view.head]);
-  if (view.base !== null && SHA.test(view.base)) vars.push(["PROOFGATE_BASE", view.base]);
+  if (isFullSha(view.head)) vars.push(["PROOFGATE_HEAD", view.head]);
+  if (isFullSha(view.base)) vars.push(["PROOFGATE_BASE", view.base]);
   return vars;
 }
 

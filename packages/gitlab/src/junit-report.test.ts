@@ -6,10 +6,10 @@ import { errorReportFixture, HOSTILE, mergeReport, rejectReport } from "./__fixt
 describe("junitReport, read back by proofgate's own JUnit reader", () => {
   it("has one test case per signal: failed where a reason fired, skipped where off or not measured", () => {
     const report = rejectReport();
-    const parsed = parseJunitXml(junitReport(report.view), "junit.xml");
+    const parsed = parseJunitXml(junitReport(report.gate), "junit.xml");
     expect(parsed.errors).toEqual([]);
     const results = parsed.results!;
-    expect(results.map((r) => r.name)).toEqual(report.view.signals.map((s) => s.label));
+    expect(results.map((r) => r.name)).toEqual(report.gate.signals.map((s) => s.label));
     expect(results.every((r) => r.classname === JUNIT_CLASSNAME)).toBe(true);
     const outcome = Object.fromEntries(results.map((r) => [r.name, r.outcome]));
     expect(outcome).toMatchObject({
@@ -23,15 +23,15 @@ describe("junitReport, read back by proofgate's own JUnit reader", () => {
   });
 
   it("carries the patch's text as text: markup and control characters cannot break the XML", () => {
-    const xml = junitReport(rejectReport().view);
+    const xml = junitReport(rejectReport().gate);
     expect(xml).not.toContain("<img");
     expect(xml).not.toMatch(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/);
     const parsed = parseJunitXml(xml, "junit.xml");
     expect(parsed.errors).toEqual([]);
     const hostile = parseJunitXml(
       junitReport({
-        ...rejectReport().view,
-        signals: rejectReport().view.signals.map((s, i) => (i === 0 ? { ...s, label: HOSTILE } : s)),
+        ...rejectReport().gate,
+        signals: rejectReport().gate.signals.map((s, i) => (i === 0 ? { ...s, label: HOSTILE } : s)),
       }),
       "junit.xml",
     );
@@ -40,12 +40,12 @@ describe("junitReport, read back by proofgate's own JUnit reader", () => {
   });
 
   it("a MERGE reads back with every case passed or skipped", () => {
-    const parsed = parseJunitXml(junitReport(mergeReport().view), "junit.xml");
+    const parsed = parseJunitXml(junitReport(mergeReport().gate), "junit.xml");
     expect(parsed.results!.filter((r) => r.outcome === "failed" || r.outcome === "error")).toEqual([]);
   });
 
   it("a run that could not evaluate is one errored case with the errors, never an empty (passing) file", () => {
-    const parsed = parseJunitXml(junitReport(errorReportFixture().view), "junit.xml");
+    const parsed = parseJunitXml(junitReport(errorReportFixture().gate), "junit.xml");
     expect(parsed.errors).toEqual([]);
     expect(parsed.results).toHaveLength(1);
     expect(parsed.results![0]).toMatchObject({

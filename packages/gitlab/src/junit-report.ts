@@ -1,6 +1,6 @@
 // GitLab's JUnit report (artifacts:reports:junit): https://docs.gitlab.com/ci/testing/unit_test_reports/
 // One test case per signal of the decision table, so the MR's test summary lists them.
-import { formatIssue, type ReportView } from "@proofgate/core";
+import { formatIssue, type GateReport } from "@proofgate/core";
 
 /** The file name, in the out dir, that `artifacts:reports:junit` reads. */
 export const JUNIT_FILE = "junit.xml";
@@ -28,7 +28,7 @@ function attr(text: string): string {
  * The JUnit XML: a test case per signal (failed: a reason fired; skipped: off or not measured; passed
  * otherwise), and, when the gate could not evaluate, a test case `evaluation` with the errors.
  */
-export function junitReport(view: ReportView): string {
+export function junitReport(view: GateReport): string {
   const cases: string[] = [];
   let failures = 0;
   let errors = 0;

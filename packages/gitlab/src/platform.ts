@@ -1,5 +1,7 @@
 import {
   DEFAULT_GATE_NAME,
+  fitText,
+  publishedDecision,
   type CiContext,
   type Env,
   type Platform,
@@ -54,7 +56,7 @@ export function apiToken(env: Env): string | undefined {
  * controls (its tests print what they like), so the gate's own line must always be there.
  */
 export function coverageLine(report: PublishableReport): string {
-  const pct = report.view.provenCoverage;
+  const pct = report.gate.provenCoveragePercent;
   return pct === null || !Number.isFinite(pct)
     ? "Proven coverage: 0.00% (not measured: the gate could not compute it)"
     : `Proven coverage: ${pct.toFixed(2)}%`;
@@ -62,10 +64,12 @@ export function coverageLine(report: PublishableReport): string {
 
 /** The commit status's description: the decision and three numbers (proven coverage, its floor, reasons). */
 export function statusDescription(report: PublishableReport): string {
-  const { view } = report;
+  const view = report.gate;
   const proven =
-    view.provenCoverage === null ? "proven coverage not measured" : `proven ${view.provenCoverage.toFixed(2)}%`;
-  const floor = view.minProven === null ? "" : ` (floor ${view.minProven.toFixed(2)}%)`;
+    view.provenCoveragePercent === null
+      ? "proven coverage not measured"
+      : `proven ${view.provenCoveragePercent.toFixed(2)}%`;
+  const floor = view.minProvenCoveragePercent === null ? "" : ` (floor ${view.minProvenCoveragePercent.toFixed(2)}%)`;
   const reasons = `${view.reasons.length} reason${view.reasons.length === 1 ? "" : "s"}`;
   return `${report.exitCode === 2 ? "REJECT (could not evaluate)" : view.decision}: ${proven}${floor}, ${reasons}`.slice(
     0,
@@ -84,14 +88,12 @@ export function noteBody(
   const footer =
     gate +
     (jobUrl ? `\n---\n[The job](${encodeURI(jobUrl)}) · the full report is the job's \`report.md\` artifact.\n` : "");
-  let markdown = report.markdown;
-  const room = MAX_NOTE_CHARS - marker.length - footer.length - 200;
-  if (markdown.length > room) {
-    const cut = markdown.lastIndexOf("\n", room);
-    markdown = `${markdown.slice(0, cut > 0 ? cut : room)}\n`;
-    if (markdown.lastIndexOf("<details>") > markdown.lastIndexOf("</details>")) markdown += "\n</details>\n";
-    markdown += "\n*(cut: too long for a GitLab note)*\n";
-  }
+  const room = MAX_NOTE_CHARS - marker.length - footer.length - 1;
+  const { text: markdown } = fitText(report.markdown, {
+    limit: room,
+    unit: "chars",
+    note: "\n\n*(cut: too long for a GitLab note)*\n",
+  });
   return `${marker}\n${markdown}${footer}`;
 }
 
@@ -119,12 +121,14 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
     provider: "gitlab",
     detect: detectGitlab,
     context: (env) => gitlabContext(env),
+    shallowHistoryFix: "GitLab CI: set the variable `GIT_DEPTH: 0`",
+    artifacts: [CODE_QUALITY_FILE, JUNIT_FILE, DOTENV_FILE],
     publish: async (report: PublishableReport, context: CiContext, tools: PublishTools): Promise<PublishOutcome> => {
       const outcome: PublishOutcome = { published: [], failures: [] };
       await step(outcome, `writing ${CODE_QUALITY_FILE}`, () =>
-        tools.writeArtifact(CODE_QUALITY_FILE, codeQualityReport(report.view)),
+        tools.writeArtifact(CODE_QUALITY_FILE, codeQualityReport(report.gate)),
       );
-      await step(outcome, `writing ${JUNIT_FILE}`, () => tools.writeArtifact(JUNIT_FILE, junitReport(report.view)));
+      await step(outcome, `writing ${JUNIT_FILE}`, () => tools.writeArtifact(JUNIT_FILE, junitReport(report.gate)));
       await step(outcome, `writing ${DOTENV_FILE}`, () => tools.writeArtifact(DOTENV_FILE, dotenvReport(report)));
       // To stderr, which GitLab's job log holds too: stdout carries the report in --format json or markdown.
       tools.log(coverageLine(report));
@@ -172,8 +176,8 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       // does not end as a clean MERGE, so neither does the status.
       const unwritten = outcome.failures.length > 0;
       await step(outcome, `commit status ${statusName} on ${head.slice(0, 12)}`, async () => {
-        const merge = report.view.decision === "MERGE" && report.exitCode === 0 && !unwritten;
-        const coverage = report.view.provenCoverage;
+        const merge = publishedDecision(report) === "MERGE" && !unwritten;
+        const coverage = report.gate.provenCoveragePercent;
         await api.setStatus({
           projectId,
           sha: head,

@@ -8,7 +8,7 @@ import { dirname, join, normalize } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
-const PACKAGES = ["core", "cli", "github", "gitlab", "buildkite"] as const;
+const PACKAGES = ["core", "gate", "cli", "github", "gitlab", "buildkite"] as const;
 
 interface Packed {
   files: string[];
@@ -96,10 +96,13 @@ describe.each(PACKAGES)("@proofgate/%s as packed", (name) => {
 });
 
 describe("the packed libraries", () => {
-  it.each(["github", "gitlab", "buildkite"])("@proofgate/%s depends on the core of the same release", (name) => {
-    const deps = packed.get(name)!.manifest.dependencies as Record<string, string>;
-    expect(deps["@proofgate/core"]).toBe(`^${source("core").version as string}`);
-  });
+  it.each(["gate", "github", "gitlab", "buildkite"])(
+    "@proofgate/%s depends on the core of the same release",
+    (name) => {
+      const deps = packed.get(name)!.manifest.dependencies as Record<string, string>;
+      expect(deps["@proofgate/core"]).toBe(`^${source("core").version as string}`);
+    },
+  );
 });
 
 describe("the packed CLI", () => {

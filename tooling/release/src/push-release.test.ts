@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
-import { ISOLATED_GIT_ENV } from "../../../packages/cli/src/git-scratch.js";
+import { ISOLATED_GIT_ENV } from "@proofgate/gate/testing";
 
 const SCRIPT = new URL("../push-release.mjs", import.meta.url).pathname;
 let temp: string;

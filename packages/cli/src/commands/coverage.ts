@@ -9,9 +9,9 @@ import {
 } from "@proofgate/core";
 import { listFlag, optionalFlag, optionalIntFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "../inputs.js";
 import { printWarnings } from "../messages.js";
-import { loadProvenCoverage } from "../proven-coverage.js";
+import { loadLedger, loadProvenCoverage, loadUniverse } from "@proofgate/gate";
+import { nodePorts } from "@proofgate/gate/node";
 
 /** Options of `proofgate coverage`, as yargs hands them over. */
 export interface CoverageArgs {
@@ -46,18 +46,19 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
   const contextsPath = optionalFlag("contexts", args.contexts);
   const shards = optionalIntFlag("shards", args.shards, 1);
 
+  const ports = nodePorts({ root: io.cwd, env: io.env });
   const warnings: GateIssue[] = [];
   let frozen: string[] = [];
   if (contextsPath !== undefined) {
     const freezePath = stringFlag("freeze", args.freeze, "freeze.toml");
     const { today, override } = resolveToday(optionalFlag("today", args.today), io);
-    const ledger = loadLedger(freezePath);
+    const ledger = loadLedger(ports.files, freezePath);
     warnings.push(...ledger.warnings);
     const { active } = classifyLeases(ledger.value.leases, today);
     frozen = active.map((l) => l.nodeid);
     const collectedPath = optionalFlag("collected", args.collected);
     if (collectedPath !== undefined) {
-      const universe = loadUniverse(collectedPath);
+      const universe = loadUniverse(ports.files, [collectedPath], "--collected");
       warnings.push(...universe.warnings);
       for (const { lease } of findUnknownLeases(active, universe.value)) {
         warnings.push({
@@ -71,14 +72,16 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
     }
     if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
   }
-  const loaded = await loadProvenCoverage({
-    reports: reports.length > 0 ? reports : ["proven_coverage.json"],
-    contexts: contextsPath,
-    format: optionalFlag("coverage-format", args.coverageFormat),
-    shards,
-    frozen,
-    root: io.cwd,
-  });
+  const loaded = await loadProvenCoverage(
+    {
+      reports: reports.length > 0 ? reports : ["proven_coverage.json"],
+      contexts: contextsPath,
+      format: optionalFlag("coverage-format", args.coverageFormat),
+      shards,
+      frozen,
+    },
+    ports,
+  );
   warnings.push(...loaded.warnings);
   for (const nodeid of loaded.frozenNotRun) {
     warnings.push({

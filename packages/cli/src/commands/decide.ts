@@ -1,12 +1,18 @@
-import { GateError, classifyLeases, decide, terminalSafe, toPythonJson, type InputDigest } from "@proofgate/core";
+import { GateError, reportJson, shallowHistoryFixFor, terminalSafe, type Env } from "@proofgate/core";
+import { evaluateGate } from "@proofgate/gate";
+import { nodePorts } from "@proofgate/gate/node";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
-import { resolveToday, writeAtomic, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "../inputs.js";
-import { printWarnings } from "../messages.js";
-import { loadProvenCoverage } from "../proven-coverage.js";
-import { loadResults } from "../results.js";
-import { loadPatchEvidence } from "../patch-evidence.js";
-import { unlockedFixtures } from "../fixtures-check.js";
+import { resolveToday, type CliIo } from "../io.js";
+import { writeAtomic } from "@proofgate/gate/files";
+import { cliLog } from "../messages.js";
+import { availablePlatforms } from "./check.js";
+
+/** The history fix for the CI this runs in (every CI's, locally). */
+function detectedShallowFix(env: Env): string {
+  const platforms = availablePlatforms();
+  const detected = platforms.find((p) => p.provider !== "local" && p.detect(env)) ?? platforms.at(-1)!;
+  return shallowHistoryFixFor(detected, platforms);
+}
 
 /** Options of `proofgate decide`: the reference script's flags, plus coverage sources, results, `--today` and `--out`. */
 export interface DecideArgs {
@@ -62,60 +68,30 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   const reports = [...(legacy === undefined ? [] : [legacy]), ...shardReports];
   const declaredFormat = optionalFlag("coverage-format", args.coverageFormat);
 
-  const ledger = loadLedger(stringFlag("freeze", args.freeze, "freeze.toml"));
-  const universe = loadUniverse(stringFlag("collected", args.collected, "collected.txt"));
-  const { active } = classifyLeases(ledger.value.leases, today);
-  const coverage = await loadProvenCoverage({
-    reports,
-    contexts: optionalFlag("contexts", args.contexts),
-    format: declaredFormat ?? (legacy !== undefined && reports.length === 1 ? "coveragepy-json" : undefined),
-    shards,
-    frozen: active.map((l) => l.nodeid),
-    root: io.cwd,
-  });
-  const resultPaths = listFlag("results", args.results);
-  const results = resultPaths.length > 0 ? loadResults(resultPaths, universe.value) : undefined;
-  const patch = fromGit
-    ? await loadPatchEvidence({
-        cwd: io.cwd,
-        base,
-        head,
-        unlocked: async (config) => (await unlockedFixtures(config, io)).delta,
-      })
-    : undefined;
-  const warnings = [
-    ...ledger.warnings,
-    ...universe.warnings,
-    ...coverage.warnings,
-    ...(results?.warnings ?? []),
-    ...(patch?.warnings ?? []),
-  ];
-  printWarnings(io, warnings);
-
-  const inputs: InputDigest[] = [
-    { role: "ledger", path: ledger.file.path, sha256: ledger.file.sha256 },
-    { role: "universe", path: universe.file.path, sha256: universe.file.sha256 },
-    ...coverage.files.map((f): InputDigest => ({ role: "coverage", path: f.path, sha256: f.sha256 })),
-    ...(results?.files ?? []).map((f): InputDigest => ({ role: "results", path: f.path, sha256: f.sha256 })),
-  ];
-  const report = decide({
-    today,
-    clockOverride: override,
-    ledger: ledger.value,
-    universe: universe.value,
-    coverage: coverage.coverage,
-    evidence: results ? { results: results.results, maxUnledgeredSkips } : undefined,
-    minProven,
-    fixtureDelta,
-    propertyFailures,
-    agentAddedLeases,
-    humanFixtureLock,
-    inputs,
-    warnings,
-    patch: patch?.patch,
-    policy: patch?.policy,
-  });
-  const json = `${toPythonJson(report.json)}\n`;
+  const report = await evaluateGate(
+    {
+      kind: "decide",
+      clock: { today, override },
+      ledger: stringFlag("freeze", args.freeze, "freeze.toml"),
+      collected: stringFlag("collected", args.collected, "collected.txt"),
+      coverage: {
+        reports,
+        contexts: optionalFlag("contexts", args.contexts),
+        format: declaredFormat ?? (legacy !== undefined && reports.length === 1 ? "coveragepy-json" : undefined),
+        shards,
+      },
+      results: listFlag("results", args.results),
+      maxUnledgeredSkips,
+      minProven,
+      propertyFailures,
+      patch: fromGit
+        ? { kind: "git", base, head, shallowFix: detectedShallowFix(io.env) }
+        : { kind: "counts", agentAddedLeases, fixtureDelta, humanFixtureLock },
+    },
+    nodePorts({ root: io.cwd, env: io.env }),
+    cliLog(io),
+  );
+  const json = reportJson(report);
   if (out !== undefined) writeAtomic(out, json);
   io.stdout(json);
   for (const f of report.findings) {

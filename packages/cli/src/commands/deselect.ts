@@ -11,8 +11,9 @@ import {
 import { basename, dirname, resolve } from "node:path";
 import { DESELECT_FORMATS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
-import { resolveToday, writeAtomic, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "../inputs.js";
+import { resolveToday, type CliIo } from "../io.js";
+import { loadLedger, loadUniverse } from "@proofgate/gate";
+import { nodeFiles, writeAtomic } from "@proofgate/gate/node";
 import { printWarnings } from "../messages.js";
 
 /** Options of `proofgate deselect`, as yargs hands them over. */
@@ -41,8 +42,9 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
   const pluginModule = format === "plugin" ? checkPluginPath(out) : undefined;
   const { today, override } = resolveToday(optionalFlag("today", args.today), io);
 
-  const ledger = loadLedger(freezePath);
-  const universe = loadUniverse(collectedPath);
+  const files = nodeFiles(io.cwd);
+  const ledger = loadLedger(files, freezePath);
+  const universe = loadUniverse(files, [collectedPath], "--collected");
   printWarnings(io, [...ledger.warnings, ...universe.warnings]);
   if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
   if (universe.value.collectionErrors.length > 0) {

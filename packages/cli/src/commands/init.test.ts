@@ -15,9 +15,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { proofgateCommand } from "@proofgate/core";
 import { GITLAB_COVERAGE_REGEX } from "@proofgate/gitlab";
 import { ciSnippet } from "../ci-snippets.js";
-import { writeNew, type CliIo } from "../io.js";
+import type { CliIo } from "../io.js";
+import { DEFAULT_LOCK_SETTINGS, writeNew } from "@proofgate/gate/node";
 import { configTemplate, runInit } from "./init.js";
-import { DEFAULT_LOCK_SETTINGS, lockFixtures, runLock } from "./lock.js";
+import { lockFixtures, runLock } from "./lock.js";
 
 // `proofgate init` in-process, in temp repos. The hash worker comes from dist/, as in lock.test.ts.
 const WORKER = new URL("../../dist/hash-worker.js", import.meta.url);
@@ -44,6 +45,7 @@ function memoryIo(cwd = repo): CliIo & { out: string; err: string } {
     stderr: (t: string) => void (io.err += t),
     now: () => new Date("2026-12-02T09:30:00Z"),
     cwd,
+    env: process.env,
   };
   return io;
 }

@@ -8,13 +8,15 @@ import {
   type GateConfig,
   type GateIssue,
   type IsoDate,
+  type Env,
+  type Provider,
 } from "@proofgate/core";
 import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
 import { stringFlag } from "../flags.js";
-import { detectCiProvider, type CiProvider } from "../git.js";
 import { loadWorkTreeConfig } from "../config-file.js";
-import { writeNew, type CliIo } from "../io.js";
-import { fixtureLockText, settingsFromConfig, type LockSettings } from "./lock.js";
+import type { CliIo } from "../io.js";
+import { fixtureLockText, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
+import { availablePlatforms } from "./check.js";
 
 /** Options of `proofgate init`, as yargs hands them over. */
 export interface InitArgs {
@@ -24,8 +26,8 @@ export interface InitArgs {
 
 /** What `runInit` takes besides the flags; tests inject both. */
 export interface InitOptions {
-  /** The environment the CI is detected from (`--platform auto`); default `process.env`. */
-  env?: NodeJS.ProcessEnv | undefined;
+  /** The environment the CI is detected from (`--platform auto`); default the CLI's. */
+  env?: Env | undefined;
   /** Hashing of the fixtures: threads, worker script (tests point it at dist/). */
   hash?: LockSettings["hash"];
 }
@@ -211,8 +213,11 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
       fix: `write --platform ${INIT_PLATFORMS.join(", ")}`,
     });
   }
-  const platform: CiProvider =
-    chosen === "auto" ? detectCiProvider(options.env ?? process.env) : (chosen as CiProvider);
+  const env = options.env ?? io.env;
+  const platform: Provider =
+    chosen === "auto"
+      ? (availablePlatforms().find((p) => p.provider !== "local" && p.detect(env))?.provider ?? "local")
+      : (chosen as Provider);
   const root = io.cwd;
   const at = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   let wrote = 0;

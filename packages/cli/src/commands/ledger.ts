@@ -1,7 +1,8 @@
 import { classifyLeases, daysBetween, findUnknownLeases, type Lease } from "@proofgate/core";
 import { daysFlag, optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "../inputs.js";
+import { loadLedger, loadUniverse } from "@proofgate/gate";
+import { nodeFiles } from "@proofgate/gate/node";
 import { printWarnings } from "../messages.js";
 
 /** Options shared by the `ledger` subcommands. */
@@ -23,14 +24,14 @@ interface Row {
 function rows(args: LedgerArgs, io: CliIo, withinDays: number | undefined) {
   const freezePath = stringFlag("freeze", args.freeze, "freeze.toml");
   const { today, override } = resolveToday(optionalFlag("today", args.today), io);
-  const ledger = loadLedger(freezePath);
+  const ledger = loadLedger(nodeFiles(io.cwd), freezePath);
   printWarnings(io, ledger.warnings);
   if (override) io.stderr(`proofgate: note: as of ${today} (--today)\n`);
   const { active, expired } = classifyLeases(ledger.value.leases, today);
   const collectedPath = optionalFlag("collected", args.collected);
   const unknown = new Set<Lease>();
   if (collectedPath !== undefined) {
-    const universe = loadUniverse(collectedPath);
+    const universe = loadUniverse(nodeFiles(io.cwd), [collectedPath], "--collected");
     printWarnings(io, universe.warnings);
     for (const u of findUnknownLeases(active, universe.value)) unknown.add(u.lease);
   }

@@ -15,8 +15,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { CliIo } from "../io.js";
-import { startHashWorkers } from "../hash-workers.js";
-import { checkFixtureLock, lockFixtures } from "./lock.js";
+import { startHashWorkers } from "@proofgate/gate/hash-workers";
+import { checkFixtureLock } from "@proofgate/gate/fixture-lock";
+import { lockFixtures } from "./lock.js";
 
 // `proofgate lock` as users run it: the built bundle (dist/proofgate.js, with dist/hash-worker.js beside
 // it), spawned in a temp repo. The real coreutils `sha256sum -c` must accept every lock it writes.
@@ -60,6 +61,7 @@ function memoryIo(): CliIo & { out: string; err: string } {
     stderr: (t: string) => void (io.err += t),
     now: () => new Date("2026-12-02T00:00:00Z"),
     cwd: repo,
+    env: process.env,
   };
   return io;
 }

@@ -1,18 +1,15 @@
-import { isAbsolute, join, relative, sep } from "node:path";
-// Core by module, not through its index: the lock path loads no more of core than it uses (lock-entry.ts).
-import type { GateConfig } from "@proofgate/core/config";
-import { GateError, type GateIssue } from "@proofgate/core/errors";
+// Core by module, not through its index: the lock path loads no more of core than it uses.
+import { GateError } from "@proofgate/core/errors";
+import type { FixturesLockDiff } from "@proofgate/core/fixtures-lock";
 import {
-  compareLockToTree,
-  parseFixturesLock,
-  type FixtureDigest,
-  type FixturesLockDiff,
-  type LockTreeComparison,
-} from "@proofgate/core/fixtures-lock";
+  checkFixtureLock,
+  DEFAULT_LOCK_SETTINGS,
+  writeFixtureLock,
+  type LockSettings,
+} from "@proofgate/gate/fixture-lock";
 import { listFlag, stringFlag } from "../flags.js";
-import { hashFixtures, type HashFixturesOptions, type HashFixturesResult } from "../hash-files.js";
 import { printWarnings } from "../messages.js";
-import { asText, readInputBytes, writeAtomic, type CliIo } from "../io.js";
+import type { CliIo } from "../io.js";
 
 /** Options of `proofgate lock`, as yargs hands them over. */
 export interface LockArgs {
@@ -21,27 +18,6 @@ export interface LockArgs {
   lock?: unknown;
   check?: unknown;
 }
-
-/** Where the fixtures and their lock are, and what the walk tolerates (from `[fixtures]` in proofgate.toml). */
-export interface LockSettings {
-  /** Files or folders, relative to the repo root. Default `tests/fixtures`. */
-  paths: readonly string[];
-  /** The lock file, relative to the repo root. Default `fixtures.lock`. */
-  lock: string;
-  allowSymlinks?: boolean | undefined;
-  allowSpecialNames?: boolean | undefined;
-  /** Tuning and tests: threads, worker script, buffer size. */
-  hash?: Pick<HashFixturesOptions, "threads" | "workerUrl" | "bufferSize"> | undefined;
-}
-
-/** `[fixtures]` of proofgate.toml as lock settings. */
-export function settingsFromConfig(config: GateConfig): LockSettings {
-  const { paths, lock, allowSymlinks, allowSpecialNames } = config.fixtures;
-  return { paths, lock, allowSymlinks, allowSpecialNames };
-}
-
-/** The defaults of `[fixtures]`: `tests/fixtures` and `fixtures.lock`. */
-export const DEFAULT_LOCK_SETTINGS: LockSettings = { paths: ["tests/fixtures"], lock: "fixtures.lock" };
 
 /** A path for a one-line message: as is, or JSON-quoted when it holds a control character. */
 function shown(path: string): string {
@@ -58,121 +34,6 @@ function listing(diff: FixturesLockDiff): string {
 
 function counts(diff: FixturesLockDiff): string {
   return `${diff.changed.length} changed, ${diff.added.length} added, ${diff.removed.length} removed`;
-}
-
-/** The lock as `LockSettings.lock` names it, resolved against the repo root, and its repo-relative form. */
-function lockPaths(root: string, lock: string): { abs: string; rel: string } {
-  const abs = isAbsolute(lock) ? lock : join(root, lock);
-  return { abs, rel: relative(root, abs).split(sep).join("/") };
-}
-
-/**
- * Hashes the tree; every walk or read problem is a GateError (exit 2), and so is a tree with no file.
- * `noFiles`: no file was found and nothing else went wrong (the paths are missing or empty).
- */
-async function hashTree(
-  root: string,
-  settings: LockSettings,
-  lockRel: string,
-): Promise<HashFixturesResult & { noFiles: boolean }> {
-  const tree = await hashFixtures(root, settings.paths, {
-    allowSymlinks: settings.allowSymlinks,
-    allowSpecialNames: settings.allowSpecialNames,
-    exclude: [lockRel],
-    ...settings.hash,
-  });
-  const noFiles = tree.files === 0 && tree.errors.every((e) => e.code === "file_missing");
-  if (tree.errors.length === 0 && tree.files === 0) {
-    tree.errors.push({
-      code: "fixtures_invalid",
-      file: settings.paths.join(", "),
-      message: "the fixture paths hold no file, and an empty lock verifies nothing (`sha256sum -c` refuses it)",
-      fix: "add the golden files, or point [fixtures] paths (or --paths) at them",
-    });
-  }
-  // Object.assign keeps the result's lazy `entries` (a spread would build them).
-  return Object.assign(tree, { noFiles });
-}
-
-/** The lock text `proofgate lock` would write for the tree under `root`, or the tree's problems. */
-export interface FixtureLockText {
-  /** The lock's text, when the tree hashed without a problem. */
-  text?: string | undefined;
-  files: number;
-  errors: GateIssue[];
-  /** No fixture file was found, and nothing else went wrong: the paths are missing or empty. */
-  noFiles: boolean;
-}
-
-/** Hashes the fixture tree under `root` into the text `proofgate lock` writes, without writing it. */
-export async function fixtureLockText(root: string, settings: LockSettings): Promise<FixtureLockText> {
-  const tree = await hashTree(root, settings, lockPaths(root, settings.lock).rel);
-  if (tree.errors.length > 0) return { files: 0, errors: tree.errors, noFiles: tree.noFiles };
-  return { text: Buffer.concat(tree.lock).toString("utf8"), files: tree.files, errors: [], noFiles: false };
-}
-
-/** The lock read for `lock` or `--check`: its entries and bytes, or nothing when it is missing. */
-interface ReadLock {
-  entries?: FixtureDigest[] | undefined;
-  /** The lock file's sha256 (hashed on first use). */
-  readonly sha256?: string | undefined;
-  bytes?: Buffer | undefined;
-  /** Missing, unreadable or malformed. */
-  errors: GateIssue[];
-  warnings: GateIssue[];
-}
-
-function readLock(abs: string, settings: LockSettings): ReadLock {
-  try {
-    const input = readInputBytes(abs, "the fixture lock", "--lock");
-    const parsed = parseFixturesLock(asText(input, "the fixture lock").text, settings.lock, {
-      allowSpecialNames: settings.allowSpecialNames,
-    });
-    return {
-      entries: parsed.entries,
-      bytes: input.bytes,
-      get sha256() {
-        return input.sha256;
-      },
-      errors: parsed.errors,
-      warnings: parsed.warnings,
-    };
-  } catch (error) {
-    if (!GateError.isInstance(error)) throw error;
-    const fix = (i: GateIssue): string | undefined =>
-      i.code === "file_missing"
-        ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)"
-        : i.fix;
-    return { errors: error.issues.map((i) => ({ ...i, file: settings.lock, fix: fix(i) })), warnings: [] };
-  }
-}
-
-/** `--check`'s answer: the lock against the files, how many files the tree has, and warnings to print. */
-export interface FixtureLockCheck {
-  comparison: LockTreeComparison;
-  files: number;
-  /** The sha256 of the lock compared, for a report's inputs. */
-  lockSha256: string;
-  warnings: GateIssue[];
-}
-
-/**
- * Compares the lock with the fixture files on disk (`fixtures_unlocked` when not `equal`), relative to
- * `root` (the repo root). A missing or malformed lock, and every tree problem (symlinks, special names,
- * missing paths, unreadable files, no file at all), is thrown as one GateError naming each file and line.
- */
-export async function checkFixtureLock(root: string, settings: LockSettings): Promise<FixtureLockCheck> {
-  const lock = lockPaths(root, settings.lock);
-  const read = readLock(lock.abs, settings);
-  const tree = await hashTree(root, settings, lock.rel);
-  const problems = [...read.errors, ...tree.errors];
-  if (problems.length > 0) throw new GateError(problems);
-  return {
-    comparison: compareLockToTree(read.entries ?? [], tree.entries),
-    files: tree.files,
-    lockSha256: read.sha256!,
-    warnings: read.warnings,
-  };
 }
 
 /**
@@ -196,27 +57,13 @@ export async function lockFixtures(settings: LockSettings, check: boolean, io: C
     );
     return 1;
   }
-  const lock = lockPaths(io.cwd, settings.lock);
-  const read = readLock(lock.abs, settings);
-  const missing = read.errors.length === 1 && read.errors[0]?.code === "file_missing";
-  const warnings = [
-    ...read.warnings,
-    ...(missing ? [] : read.errors.map((e) => ({ ...e, message: `${e.message} (rewriting the lock)` }))),
-  ];
-  const tree = await hashTree(io.cwd, settings, lock.rel);
-  printWarnings(io, warnings);
-  if (tree.errors.length > 0) throw new GateError(tree.errors);
-  if (read.bytes?.equals(Buffer.concat(tree.lock))) {
-    io.stdout(`${settings.lock} is up to date (${tree.files} file(s))\n`);
-    return 0;
-  }
-  writeAtomic(lock.abs, tree.lock);
-  if (missing) {
-    io.stdout(`wrote ${settings.lock}: ${tree.files} file(s), a new lock\n`);
-    return 0;
-  }
-  const diff = compareLockToTree(read.entries ?? [], tree.entries);
-  io.stdout(`wrote ${settings.lock}: ${tree.files} file(s) (${counts(diff)})\n${listing(diff)}`);
+  const written = await writeFixtureLock(io.cwd, settings);
+  printWarnings(io, written.warnings);
+  if (written.outcome === "refused") throw new GateError(written.errors);
+  if (written.outcome === "up_to_date") io.stdout(`${settings.lock} is up to date (${written.files} file(s))\n`);
+  else if (written.outcome === "new") io.stdout(`wrote ${settings.lock}: ${written.files} file(s), a new lock\n`);
+  else
+    io.stdout(`wrote ${settings.lock}: ${written.files} file(s) (${counts(written.diff!)})\n${listing(written.diff!)}`);
   return 0;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run } from "../main.js";
-import { DEPENDABOT, ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "../git-scratch.js";
+import { DEPENDABOT, ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
 
 const outs: string[] = [];
 let repo: ScratchRepo;
@@ -17,6 +17,7 @@ function cli(args: string[]) {
     stderr: (t: string) => void (stderr += t),
     now: () => new Date("2026-12-02T12:00:00Z"),
     cwd: repo.dir,
+    env: process.env,
   };
   return run(args, io).then((code) => ({ code, stdout, stderr }));
 }

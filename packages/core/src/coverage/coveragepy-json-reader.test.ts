@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { coveragePercent } from "../coverage-json.js";
+import { coveragePercent } from "../coverage-model.js";
 import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
 import { formatIssue } from "../errors.js";
 import { readCoveragePyJson } from "./coveragepy-json-reader.js";

@@ -1,24 +1,37 @@
-// Reports for the publishing tests: a view as `reportView` gives it, with the JSON and Markdown beside it.
-import { renderMarkdown, type Finding, type PublishableReport, type ReportView } from "@proofgate/core";
+// Reports for the publishing tests: a typed report, with the JSON and Markdown beside it.
+import { renderMarkdown, type Finding, type PublishableReport, type GateReport } from "@proofgate/core";
 
 /** A report with `findings` (REJECT when there are any), rendered as the CLI renders it. */
-export function reportWith(findings: Finding[], more: Partial<ReportView> = {}): PublishableReport {
-  const view: ReportView = {
+export function reportWith(findings: Finding[], more: Partial<GateReport> = {}): PublishableReport {
+  const gate: GateReport = {
     decision: findings.length === 0 && (more.errors ?? []).length === 0 ? "MERGE" : "REJECT",
     reasons: [...new Set(findings.map((f) => f.reason))],
-    today: "2026-03-01",
+    todayUtc: "2026-03-01",
     base: "a".repeat(40),
     head: "b".repeat(40),
-    provenCoverage: 81.5,
-    minProven: 70,
+    provenCoveragePercent: 81.5,
+    minProvenCoveragePercent: 70,
+    collectedTests: null,
+    activeLeases: null,
+    expiredLeases: null,
+    fixtureDigestDelta: null,
+    propertyFailures: null,
+    agentAddedLeases: null,
+    schemaVersion: 1,
+    inputs: [],
     signals: [],
     findings,
     errors: [],
     warnings: [],
     ...more,
   };
-  const json = `${JSON.stringify({ decision: view.decision, reasons: view.reasons, details: findings }, null, 2)}\n`;
-  return { view, json, markdown: renderMarkdown(view), exitCode: view.errors.length > 0 ? 2 : view.decision === "MERGE" ? 0 : 1 };
+  const json = `${JSON.stringify({ decision: gate.decision, reasons: gate.reasons, details: findings }, null, 2)}\n`;
+  return {
+    gate,
+    json,
+    markdown: renderMarkdown(gate),
+    exitCode: gate.errors.length > 0 ? 2 : gate.decision === "MERGE" ? 0 : 1,
+  };
 }
 
 /** An expired lease on `freeze.toml` line `line`, worded as the gate words it. */

@@ -1,6 +1,6 @@
 // Reports for the tests: a MERGE, a REJECT whose findings carry hostile text from the patch, and a
 // run that could not evaluate. Built with core's own signal table and renderings.
-import { buildSignals, renderMarkdown, type Finding, type PublishableReport, type ReportView, type SignalId, type SignalMeasure } from "@proofgate/core";
+import { buildSignals, renderMarkdown, type Finding, type PublishableReport, type GateReport, type SignalId, type SignalMeasure } from "@proofgate/core";
 
 export const HEAD = "a".repeat(40);
 export const BASE = "b".repeat(40);
@@ -24,13 +24,13 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
   };
 }
 
-function report(view: ReportView, exitCode: 0 | 1 | 2): PublishableReport {
-  return { view, json: "{}\n", markdown: renderMarkdown(view), exitCode };
+function report(gate: GateReport, exitCode: 0 | 1 | 2): PublishableReport {
+  return { gate, json: "{}\n", markdown: renderMarkdown(gate), exitCode };
 }
 
 /** Every signal passes. */
 export function mergeReport(): PublishableReport {
-  return report({ decision: "MERGE", reasons: [], today: "2026-03-01", base: BASE, head: HEAD, provenCoverage: 82.3456, minProven: 70, signals: buildSignals(measures(), []), findings: [], errors: [], warnings: [] }, 0);
+  return report({ decision: "MERGE", reasons: [], todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 1, inputs: [],  base: BASE, head: HEAD, provenCoveragePercent: 82.3456, minProvenCoveragePercent: 70, signals: buildSignals(measures(), []), findings: [], errors: [], warnings: [] }, 0);
 }
 
 /** Text a patch controls: markup, a mention, a line break, a terminal escape, a bidi override. */
@@ -44,7 +44,7 @@ export function rejectReport(): PublishableReport {
     { reason: "agent_added_lease", message: "lease tests/test_y.py::test_b was added by an agent", file: "../../etc/passwd", line: 0, fix: "have a human add it" },
   ];
   const signals = buildSignals(measures({ proven_coverage: pass("65.20%", ">= 70%") }), ["proven_coverage", "agent_added_lease"]);
-  return report({ decision: "REJECT", reasons: ["agent_added_lease", "proven_coverage"], today: "2026-03-01", base: BASE, head: HEAD, provenCoverage: 65.2, minProven: 70, signals, findings, errors: [], warnings: [`universe: ${HOSTILE}`] }, 1);
+  return report({ decision: "REJECT", reasons: ["agent_added_lease", "proven_coverage"], todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 1, inputs: [],  base: BASE, head: HEAD, provenCoveragePercent: 65.2, minProvenCoveragePercent: 70, signals, findings, errors: [], warnings: [{ code: "universe_invalid", message: `universe: ${HOSTILE}` }] }, 1);
 }
 
 /** The gate could not evaluate (exit 2): no table, no coverage. */
@@ -53,11 +53,11 @@ export function errorReportFixture(): PublishableReport {
     {
       decision: "REJECT",
       reasons: ["input_error"],
-      today: "2026-03-01",
+      todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 1, inputs: [], 
       base: null,
       head: HEAD,
-      provenCoverage: null,
-      minProven: null,
+      provenCoveragePercent: null,
+      minProvenCoveragePercent: null,
       signals: [],
       findings: [],
       errors: [{ code: "ledger_syntax", message: `freeze.toml is not TOML: ${HOSTILE}`, file: "freeze.toml", line: 3, fix: "fix the syntax" }],

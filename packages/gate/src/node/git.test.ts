@@ -10,8 +10,8 @@ import {
   readFileAt,
   resolveRange,
   runGit,
-  shallowHistoryFix,
   type GitRange,
+  type GitRepo,
   type RangeResolution,
 } from "./git.js";
 import {
@@ -22,7 +22,12 @@ import {
   scratchRepo,
   wrapRepo,
   type ScratchRepo,
-} from "./git-scratch.js";
+} from "../testing/git-scratch.js";
+
+/** A repository as git runs in it, with the environment the tests set up. */
+const at = (cwd: string): GitRepo => ({ cwd, env: process.env });
+/** The fix a truncated history reports: the one given, verbatim. */
+const fixFor = (ci = "any CI"): string => `fetch the whole history (${ci})`;
 
 const repos: ScratchRepo[] = [];
 const temps: string[] = [];
@@ -106,14 +111,14 @@ describe("runGit", () => {
   it("returns stdout and runs without a shell", () => {
     const repo = track(scratchRepo());
     const sha = repo.commit("one\n", { "a;echo pwned": "x\n" });
-    expect(runGit(["rev-parse", "HEAD"], repo.dir).trim()).toBe(sha);
-    expect(runGit(["ls-files", "a;echo pwned"], repo.dir)).toBe("a;echo pwned\n");
+    expect(runGit(["rev-parse", "HEAD"], at(repo.dir)).trim()).toBe(sha);
+    expect(runGit(["ls-files", "a;echo pwned"], at(repo.dir))).toBe("a;echo pwned\n");
   });
 
   it("a failure is a GateError naming the command and git's first stderr line", () => {
     const dir = mkdtempSync(join(tmpdir(), "proofgate-nogit-"));
     temps.push(dir);
-    const error = gateError(() => runGit(["rev-parse", "--is-shallow-repository"], dir));
+    const error = gateError(() => runGit(["rev-parse", "--is-shallow-repository"], at(dir)));
     expect(error.code).toBe("git_failed");
     expect(error.issues[0]!.message).toMatch(
       /^git rev-parse --is-shallow-repository exited 128: fatal: not a git repository/,
@@ -125,21 +130,21 @@ describe("runGit", () => {
 describe("resolveRange", () => {
   it("takes --base and --head as given, resolved to full object names", () => {
     const { repo, m2, f2 } = shared();
-    const range = expectRange(resolveRange({ base: m2, head: f2, cwd: repo.dir }));
+    const range = expectRange(resolveRange({ base: m2, head: f2, repo: at(repo.dir), shallowFix: fixFor() }));
     expect(range).toEqual({ base: m2, head: f2, baseRef: m2, headRef: f2, baseSource: "flag", shallow: false });
-    expect(expectRange(resolveRange({ base: "main~1", cwd: repo.dir })).base).toBe(m2);
+    expect(expectRange(resolveRange({ base: "main~1", repo: at(repo.dir), shallowFix: fixFor() })).base).toBe(m2);
   });
 
   it("without --base: the merge-base of HEAD with the default branch", () => {
     const { repo, m3, f3 } = shared();
     // feature merged main in, so the merge-base is main's tip m3.
-    const range = expectRange(resolveRange({ cwd: repo.dir }));
+    const range = expectRange(resolveRange({ repo: at(repo.dir), shallowFix: fixFor() }));
     expect(range).toMatchObject({ base: m3, head: f3, baseRef: "main", headRef: "HEAD", baseSource: "merge-base" });
   });
 
   it("the merge-base with the default branch, before the branch merged it: the branch point", () => {
     const { repo, m2, f2 } = shared();
-    expect(expectRange(resolveRange({ head: f2, cwd: repo.dir })).base).toBe(m2);
+    expect(expectRange(resolveRange({ head: f2, repo: at(repo.dir), shallowFix: fixFor() })).base).toBe(m2);
   });
 
   it("prefers origin/HEAD in a clone, and takes a named default branch as origin/<name>", () => {
@@ -151,9 +156,11 @@ describe("resolveRange", () => {
     // The clone's local main is absent; origin/HEAD points at the source's HEAD (feature).
     const clone = wrapRepo(cloneDir);
     clone.git(["remote", "set-head", "origin", "main"]);
-    const viaOrigin = expectRange(resolveRange({ head: f2, cwd: cloneDir }));
+    const viaOrigin = expectRange(resolveRange({ head: f2, repo: at(cloneDir), shallowFix: fixFor() }));
     expect(viaOrigin).toMatchObject({ base: m2, baseRef: "origin/HEAD" });
-    const viaName = expectRange(resolveRange({ head: f2, defaultBranch: "develop", cwd: cloneDir }));
+    const viaName = expectRange(
+      resolveRange({ head: f2, defaultBranch: "develop", repo: at(cloneDir), shallowFix: fixFor() }),
+    );
     expect(viaName).toMatchObject({ base: m2, baseRef: "origin/develop" });
   });
 
@@ -161,7 +168,7 @@ describe("resolveRange", () => {
     const repo = track(scratchRepo());
     repo.git(["checkout", "-q", "-b", "topic"]);
     repo.commit("only\n", { a: "1\n" });
-    const error = gateError(() => resolveRange({ cwd: repo.dir }));
+    const error = gateError(() => resolveRange({ repo: at(repo.dir), shallowFix: fixFor() }));
     expect(error.code).toBe("usage");
     expect(error.issues[0]!.message).toContain("tried origin/HEAD, origin/main, origin/master, main, master");
     expect(error.issues[0]!.fix).toContain("--base");
@@ -171,7 +178,9 @@ describe("resolveRange", () => {
     const repo = track(scratchRepo());
     repo.git(["checkout", "-q", "-b", "topic"]);
     repo.commit("only\n", { a: "1\n" });
-    const error = gateError(() => resolveRange({ cwd: repo.dir, defaultBranch: "release/2.x" }));
+    const error = gateError(() =>
+      resolveRange({ repo: at(repo.dir), defaultBranch: "release/2.x", shallowFix: fixFor() }),
+    );
     expect(error.code).toBe("usage");
     expect(error.issues[0]!.message).toBe(
       "no base: --base was not given and no default branch exists (tried origin/release/2.x, release/2.x)",
@@ -183,21 +192,25 @@ describe("resolveRange", () => {
 
   it("a head that does not exist is a usage error; an option-like ref is refused", () => {
     const { repo } = shared();
-    expect(gateError(() => resolveRange({ head: "no-such-branch", cwd: repo.dir })).code).toBe("usage");
-    expect(gateError(() => resolveRange({ base: "--output=/tmp/x", cwd: repo.dir })).code).toBe("usage");
+    expect(
+      gateError(() => resolveRange({ head: "no-such-branch", repo: at(repo.dir), shallowFix: fixFor() })).code,
+    ).toBe("usage");
+    expect(
+      gateError(() => resolveRange({ base: "--output=/tmp/x", repo: at(repo.dir), shallowFix: fixFor() })).code,
+    ).toBe("usage");
   });
 
   it("a base that is not an ancestor of head: shallow_history, naming their merge-base", () => {
     const { repo, m2, m3, f2 } = shared();
-    const issue = expectShallow(resolveRange({ base: m3, head: f2, cwd: repo.dir }));
+    const issue = expectShallow(resolveRange({ base: m3, head: f2, repo: at(repo.dir), shallowFix: fixFor() }));
     expect(issue.message).toContain("is not an ancestor of head");
     expect(issue.message).toContain(`pass --base ${m2}`);
-    expect(issue.fix).toBe(shallowHistoryFix());
+    expect(issue.fix).toBe(fixFor());
   });
 
   it("a base missing from the clone: shallow_history", () => {
     const { repo } = shared();
-    const issue = expectShallow(resolveRange({ base: "1".repeat(40), cwd: repo.dir }));
+    const issue = expectShallow(resolveRange({ base: "1".repeat(40), repo: at(repo.dir), shallowFix: fixFor() }));
     expect(issue.message).toContain("is not in this clone");
   });
 
@@ -214,48 +227,49 @@ describe("resolveRange", () => {
       src.repo.git(["checkout", "-q", "main"]); // the remote's HEAD: origin/HEAD in each clone
     });
 
-    it("--depth 1, base given by sha: shallow_history with each CI's fix", () => {
+    it("--depth 1, base given by sha: shallow_history with the CI's fix", () => {
       const dir = clone("--depth", "1", "--branch", "feature");
-      const result = resolveRange({ base: src.m2, cwd: dir, provider: "github" });
+      const result = resolveRange({ base: src.m2, repo: at(dir), shallowFix: fixFor("github") });
       expect(result.ok === false && result.shallow).toBe(true);
       const issue = expectShallow(result);
       expect(issue.message).toContain("this clone is shallow");
-      expect(issue.fix).toContain("fetch-depth: 0");
-      expect(expectShallow(resolveRange({ base: src.m2, cwd: dir, provider: "gitlab" })).fix).toContain("GIT_DEPTH: 0");
-      expect(expectShallow(resolveRange({ base: src.m2, cwd: dir, provider: "buildkite" })).fix).toContain(
-        "git fetch --unshallow",
-      );
-      expect(shallowHistoryFix()).toMatch(/fetch-depth: 0.*GIT_DEPTH: 0.*git fetch --unshallow/);
+      expect(issue.fix).toBe(fixFor("github"));
     });
 
     it("--depth 1, no --base and no default branch fetched: shallow_history, not a usage error", () => {
       const dir = clone("--depth", "1", "--branch", "feature");
-      expect(expectShallow(resolveRange({ cwd: dir })).message).toContain("no default branch");
-      const named = expectShallow(resolveRange({ cwd: dir, defaultBranch: "develop", provider: "buildkite" }));
-      expect(named.fix).toBe(
-        `fetch the target branch first: git fetch origin develop; ${shallowHistoryFix("buildkite")}`,
+      expect(expectShallow(resolveRange({ repo: at(dir), shallowFix: fixFor() })).message).toContain(
+        "no default branch",
       );
+      const named = expectShallow(
+        resolveRange({ repo: at(dir), defaultBranch: "develop", shallowFix: fixFor("buildkite") }),
+      );
+      expect(named.fix).toBe(`fetch the target branch first: git fetch origin develop; ${fixFor("buildkite")}`);
     });
 
     it("--depth 1 of every branch: no merge-base reachable, shallow_history", () => {
       const dir = clone("--depth", "1", "--no-single-branch", "--branch", "feature");
-      expect(expectShallow(resolveRange({ cwd: dir })).message).toContain("no common commit");
-      expect(expectShallow(resolveRange({ base: "origin/main", cwd: dir })).message).toContain("not an ancestor");
+      expect(expectShallow(resolveRange({ repo: at(dir), shallowFix: fixFor() })).message).toContain(
+        "no common commit",
+      );
+      expect(
+        expectShallow(resolveRange({ base: "origin/main", repo: at(dir), shallowFix: fixFor() })).message,
+      ).toContain("not an ancestor");
     });
 
     it("--depth 3 whose cut lies inside base..head: shallow_history (commits of the patch are missing)", () => {
       // Depth 3 from feature's tip f3: f3, the merge, f2 and m3 are present; f2 and m3 are the cut.
       // base m3 (main's tip) is an ancestor of head, but f2's parent f1 is missing from m3..f3.
       const dir = clone("--depth", "3", "--no-single-branch", "--branch", "feature");
-      const issue = expectShallow(resolveRange({ base: "origin/main", cwd: dir }));
+      const issue = expectShallow(resolveRange({ base: "origin/main", repo: at(dir), shallowFix: fixFor() }));
       expect(issue.message).toMatch(/history is cut at [0-9a-f]{12}, inside origin\/main\.\.HEAD/);
     });
 
     it("a shallow clone whose history reaches the base: a range, marked shallow", () => {
       const dir = clone("--depth", "2", "--no-single-branch", "--branch", "feature");
-      const range = expectRange(resolveRange({ base: src.merge, cwd: dir }));
+      const range = expectRange(resolveRange({ base: src.merge, repo: at(dir), shallowFix: fixFor() }));
       expect(range).toMatchObject({ base: src.merge, head: src.f3, shallow: true });
-      expect(listCommits(range, dir).map((c) => c.sha)).toEqual([src.f3]);
+      expect(listCommits(range, at(dir)).map((c) => c.sha)).toEqual([src.f3]);
     });
   });
 });
@@ -263,19 +277,19 @@ describe("resolveRange", () => {
 describe("listCommits", () => {
   it("every commit of base..head, oldest first, merges included, with trailers read by git", () => {
     const { repo, m2, f1, f2, m3, merge, f3 } = shared();
-    const range = expectRange(resolveRange({ base: m2, cwd: repo.dir }));
-    const commits = listCommits(range, repo.dir);
+    const range = expectRange(resolveRange({ base: m2, repo: at(repo.dir), shallowFix: fixFor() }));
+    const commits = listCommits(range, at(repo.dir));
     expect(new Set(commits.map((c) => c.sha))).toEqual(new Set([f1, f2, m3, merge, f3]));
     // Parents before children: the merge comes after both its parents, f3 last.
-    const at = (sha: string): number => commits.findIndex((c) => c.sha === sha);
-    expect(at(f1)).toBeLessThan(at(f2));
-    expect(at(f2)).toBeLessThan(at(merge));
-    expect(at(m3)).toBeLessThan(at(merge));
-    expect(at(f3)).toBe(4);
-    const mergeCommit = commits[at(merge)]!;
+    const indexOf = (sha: string): number => commits.findIndex((c) => c.sha === sha);
+    expect(indexOf(f1)).toBeLessThan(indexOf(f2));
+    expect(indexOf(f2)).toBeLessThan(indexOf(merge));
+    expect(indexOf(m3)).toBeLessThan(indexOf(merge));
+    expect(indexOf(f3)).toBe(4);
+    const mergeCommit = commits[indexOf(merge)]!;
     expect(mergeCommit.parents).toEqual([f2, m3]);
     expect(mergeCommit.subject).toBe("Merge branch 'main' into feature");
-    expect(commits[at(f1)]).toEqual({
+    expect(commits[indexOf(f1)]).toEqual({
       sha: f1,
       parents: [m2],
       author: DEPENDABOT,
@@ -283,13 +297,15 @@ describe("listCommits", () => {
       subject: "f1: agent adds a lease",
       trailers: [],
     });
-    expect(commits[at(f2)]!.trailers).toEqual([{ key: "Freeze-Lease", value: "human" }]);
-    expect(commits[at(f3)]!.trailers).toEqual([{ key: "Co-authored-by", value: "Claude <noreply@anthropic.com>" }]);
+    expect(commits[indexOf(f2)]!.trailers).toEqual([{ key: "Freeze-Lease", value: "human" }]);
+    expect(commits[indexOf(f3)]!.trailers).toEqual([
+      { key: "Co-authored-by", value: "Claude <noreply@anthropic.com>" },
+    ]);
   });
 
   it("an empty range is no commits", () => {
     const { repo, f3 } = shared();
-    expect(listCommits({ base: f3, head: f3 }, repo.dir)).toEqual([]);
+    expect(listCommits({ base: f3, head: f3 }, at(repo.dir))).toEqual([]);
   });
 
   it("names, emails and subjects verbatim; folded trailers unfolded; lookalike lines and a mailmap ignored", () => {
@@ -316,7 +332,7 @@ describe("listCommits", () => {
         "Ada Lovelace <ada@example.org> dependabot[bot] <49699333+dependabot[bot]@users.noreply.github.com>\n",
     });
     const sha = repo.commit(message, { "x.txt": "x\n" }, { author, committer: DEPENDABOT });
-    const [, c] = listCommits({ base, head: sha }, repo.dir);
+    const [, c] = listCommits({ base, head: sha }, at(repo.dir));
     expect(c).toEqual({
       sha,
       parents: [expect.any(String)],
@@ -337,7 +353,7 @@ describe("agent or human, from real commits (GATE.md 6)", () => {
     const repo = track(scratchRepo());
     const base = repo.commit("base\n");
     build(repo);
-    return listCommits({ base, head: "HEAD" }, repo.dir);
+    return listCommits({ base, head: "HEAD" }, at(repo.dir));
   }
 
   it("a bot-authored commit is an agent's, and its `Freeze-Lease: human` does not count", () => {
@@ -399,7 +415,7 @@ describe("changedPaths", () => {
       "gone.txt": "bye\n",
       "dir/ünï 漢.txt": "u\n",
     });
-    expect(changedPaths(root, repo.dir)).toEqual([
+    expect(changedPaths(root, at(repo.dir))).toEqual([
       { status: "A", path: "dir/ünï 漢.txt" },
       { status: "A", path: "gone.txt" },
       { status: "A", path: "keep.txt" },
@@ -412,7 +428,7 @@ describe("changedPaths", () => {
       "new\nname.txt": body,
       "tab\there.txt": "t\n",
     });
-    expect(changedPaths(c2, repo.dir)).toEqual([
+    expect(changedPaths(c2, at(repo.dir))).toEqual([
       { status: "D", path: "gone.txt" },
       { status: "M", path: "keep.txt" },
       { status: "R", score: 100, path: "new\nname.txt", oldPath: "old name.txt" },
@@ -425,15 +441,15 @@ describe("changedPaths", () => {
     repo.commit("main\n", { "main.txt": "m\n" });
     repo.git(["merge", "-q", "--no-ff", "--no-edit", "side"]);
     const merge = repo.git(["rev-parse", "HEAD"]).trim();
-    expect(changedPaths(merge, repo.dir)).toEqual([{ status: "A", path: "side.txt" }]);
-    expect(changedPaths(repo.commit("empty\n"), repo.dir)).toEqual([]);
+    expect(changedPaths(merge, at(repo.dir))).toEqual([{ status: "A", path: "side.txt" }]);
+    expect(changedPaths(repo.commit("empty\n"), at(repo.dir))).toEqual([]);
   });
 
   it("a type change and a symlink", () => {
     const repo = track(scratchRepo());
     repo.commit("one\n", { link: "plain\n" });
     const c = repo.commit("two\n", { link: { symlink: "../../etc/passwd" } });
-    expect(changedPaths(c, repo.dir)).toEqual([{ status: "T", path: "link" }]);
+    expect(changedPaths(c, at(repo.dir))).toEqual([{ status: "T", path: "link" }]);
   });
 });
 
@@ -444,17 +460,17 @@ describe("readFileAt and listFilesAt", () => {
     const c2 = repo.commit("2\n", { "freeze.toml": "version = 1\n", "dir/x y\n.txt": "nl\n" });
     const c3 = repo.commit("3\n", { "freeze.toml": "version = 1\nmax_active_leases = 2\n" });
     const c4 = repo.commit("4\n", { "freeze.toml": null });
-    expect(readFileAt(c1, "freeze.toml", repo.dir)).toBeUndefined();
-    expect(readFileAt(c2, "freeze.toml", repo.dir)).toBe("version = 1\n");
-    expect(readFileAt(c3, "freeze.toml", repo.dir)).toBe("version = 1\nmax_active_leases = 2\n");
-    expect(readFileAt("HEAD~1", "./freeze.toml", repo.dir)).toBe("version = 1\nmax_active_leases = 2\n");
-    expect(readFileAt(c4, "freeze.toml", repo.dir)).toBeUndefined();
-    expect(readFileAt(c4, "dir/x y\n.txt", repo.dir)).toBe("nl\n");
-    expect(readFileAt(c4, "dir", repo.dir)).toBeUndefined();
-    expect(gateError(() => readFileAt("no-such-rev", "freeze.toml", repo.dir)).code).toBe("git_failed");
-    expect(gateError(() => readFileAt("--help", "freeze.toml", repo.dir)).code).toBe("usage");
+    expect(readFileAt(c1, "freeze.toml", at(repo.dir))).toBeUndefined();
+    expect(readFileAt(c2, "freeze.toml", at(repo.dir))).toBe("version = 1\n");
+    expect(readFileAt(c3, "freeze.toml", at(repo.dir))).toBe("version = 1\nmax_active_leases = 2\n");
+    expect(readFileAt("HEAD~1", "./freeze.toml", at(repo.dir))).toBe("version = 1\nmax_active_leases = 2\n");
+    expect(readFileAt(c4, "freeze.toml", at(repo.dir))).toBeUndefined();
+    expect(readFileAt(c4, "dir/x y\n.txt", at(repo.dir))).toBe("nl\n");
+    expect(readFileAt(c4, "dir", at(repo.dir))).toBeUndefined();
+    expect(gateError(() => readFileAt("no-such-rev", "freeze.toml", at(repo.dir))).code).toBe("git_failed");
+    expect(gateError(() => readFileAt("--help", "freeze.toml", at(repo.dir))).code).toBe("usage");
     const bin = repo.commit("5\n", { "bin.dat": new Uint8Array([0xff, 0xfe, 0x00]) });
-    expect(gateError(() => readFileAt(bin, "bin.dat", repo.dir)).code).toBe("file_unreadable");
+    expect(gateError(() => readFileAt(bin, "bin.dat", at(repo.dir))).code).toBe("file_unreadable");
   });
 
   it("lists the files under a folder at a revision, with modes and object names", () => {
@@ -467,19 +483,19 @@ describe("readFileAt and listFilesAt", () => {
       "top.txt": "t\n",
     });
     const blobA = repo.git(["rev-parse", `${c}:tests/properties/seeds/a seed.bin`]).trim();
-    const files = listFilesAt(c, "tests/properties/seeds", repo.dir);
+    const files = listFilesAt(c, "tests/properties/seeds", at(repo.dir));
     expect(files.map((f) => [f.path, f.mode, f.type])).toEqual([
       ["tests/properties/seeds/a seed.bin", "100644", "blob"],
       ["tests/properties/seeds/link", "120000", "blob"],
       ["tests/properties/seeds/sub/ü.bin", "100644", "blob"],
     ]);
     expect(files[0]!.objectSha).toBe(blobA);
-    expect(listFilesAt(c, "tests/properties/seeds/", repo.dir)).toEqual(files);
-    expect(listFilesAt(c, "tests/prop", repo.dir)).toEqual([]);
-    expect(listFilesAt(c, "tests/properties/seeds*", repo.dir)).toEqual([]);
-    expect(listFilesAt(c, "", repo.dir)).toHaveLength(5);
-    expect(listFilesAt(c, ".", repo.dir)).toHaveLength(5);
+    expect(listFilesAt(c, "tests/properties/seeds/", at(repo.dir))).toEqual(files);
+    expect(listFilesAt(c, "tests/prop", at(repo.dir))).toEqual([]);
+    expect(listFilesAt(c, "tests/properties/seeds*", at(repo.dir))).toEqual([]);
+    expect(listFilesAt(c, "", at(repo.dir))).toHaveLength(5);
+    expect(listFilesAt(c, ".", at(repo.dir))).toHaveLength(5);
     // From a subfolder, paths stay repository-relative.
-    expect(listFilesAt(c, "tests/properties/seeds/sub", join(repo.dir, "tests"))).toEqual([files[2]]);
+    expect(listFilesAt(c, "tests/properties/seeds/sub", at(join(repo.dir, "tests")))).toEqual([files[2]]);
   });
 });

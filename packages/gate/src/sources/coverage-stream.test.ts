@@ -6,10 +6,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { GateError, mergeCoverageShards, readLcov, summarizeCoverage, type CoverageData } from "@proofgate/core";
-import { loadProvenCoverage } from "./proven-coverage.js";
+import { loadProvenCoverage } from "./coverage.js";
+import { nodeFiles } from "../node/files.js";
+import { readCoverageDataFile } from "../node/coverage-data-file.js";
 
 const dir = mkdtempSync(join(tmpdir(), "proofgate-lcov-stream-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const ports = { files: nodeFiles(dir), coverageData: (path: string) => readCoverageDataFile(path, dir) };
 
 /** A shard of `files` records, shard `s` of `n` covering every n-th line; well over 64 KiB. */
 function shard(s: number, n: number, files = 120): string {
@@ -46,14 +49,14 @@ describe("loadProvenCoverage: LCOV shards over 64 KiB are streamed", () => {
     for (const p of paths) expect(readFileSync(p).length).toBeGreaterThan(64 * 1024);
     const parsed = paths.map((p) => readLcov(readFileSync(p, "utf8"), p, { root: dir }).data as CoverageData);
     const expected = summarizeCoverage(mergeCoverageShards(parsed).data!);
-    const loaded = await loadProvenCoverage({ reports: paths, frozen: [], root: dir });
+    const loaded = await loadProvenCoverage({ reports: paths, frozen: [] }, ports);
     expect(loaded.coverage).toMatchObject({ source: "shards", files: paths, format: "lcov", ...expected });
     expect(loaded.coverage.coveredLines).toBeLessThan(loaded.coverage.statements);
     expect(loaded.files.map((f) => f.sha256)).toEqual(
       paths.map((p) => createHash("sha256").update(readFileSync(p)).digest("hex")),
     );
     // One big report alone is streamed too, and is its own total.
-    const one = await loadProvenCoverage({ reports: [paths[0]!], frozen: [], root: dir });
+    const one = await loadProvenCoverage({ reports: [paths[0]!], frozen: [] }, ports);
     expect(one.coverage).toMatchObject({ source: "report", ...summarizeCoverage(parsed[0]!) });
   });
 
@@ -61,7 +64,7 @@ describe("loadProvenCoverage: LCOV shards over 64 KiB are streamed", () => {
     const text = shard(0, 2).replace(/end_of_record\n$/, "");
     const bad = write("truncated.info", text);
     const good = write("good.info", shard(1, 2));
-    const message = await errorOf(loadProvenCoverage({ reports: [good, bad], frozen: [], root: dir }));
+    const message = await errorOf(loadProvenCoverage({ reports: [good, bad], frozen: [] }, ports));
     const expected = readLcov(text, bad, { root: dir }).errors[0]!;
     expect(message).toContain(expected.message);
     expect(message).toContain(`"line":${expected.line}`);
@@ -70,7 +73,7 @@ describe("loadProvenCoverage: LCOV shards over 64 KiB are streamed", () => {
   it("a big shard that is not UTF-8: file_unreadable, as when read whole", async () => {
     const bytes = Buffer.concat([Buffer.from(shard(0, 2)), Buffer.from([0xff, 0xfe, 0x0a])]);
     const bad = write("latin.info", bytes);
-    const message = await errorOf(loadProvenCoverage({ reports: [bad], frozen: [], root: dir }));
+    const message = await errorOf(loadProvenCoverage({ reports: [bad], frozen: [] }, ports));
     expect(message).toContain("file_unreadable");
     expect(message).toContain("not UTF-8");
   });
@@ -81,7 +84,7 @@ describe("loadProvenCoverage: LCOV shards over 64 KiB are streamed", () => {
       "b.info",
       shard(1, 2).replace(`SF:${join(dir, "src/m0.ts")}\nDA:1,`, `SF:${join(dir, "src/m0.ts")}\nDA:999,0\nDA:1,`),
     );
-    const message = await errorOf(loadProvenCoverage({ reports: [a, b], frozen: [], root: dir }));
+    const message = await errorOf(loadProvenCoverage({ reports: [a, b], frozen: [] }, ports));
     expect(message).toContain("disagree on the statements of `src/m0.ts`");
   });
 });

@@ -1,14 +1,18 @@
+// The patch as git tells it: the range, its commits, what each did to the ledger, the fixtures, the seeds
+// and the protected paths, judged by the BASE revision's proofgate.toml (a patch cannot loosen its own judge).
 import {
   DEFAULT_AGENT_PATTERNS,
   GateError,
   diffFixturesLocks,
   diffLedgers,
   looseningKey,
+  mergeOwnChanges,
   parseConfig,
   parseFixturesLock,
   parseLedger,
   pathMatcher,
   protectedPaths,
+  shortRevision,
   type Commit,
   type CommitPaths,
   type GateConfig,
@@ -20,18 +24,10 @@ import {
   type PatchPolicy,
 } from "@proofgate/core";
 import { createHash } from "node:crypto";
-import {
-  changedPaths,
-  type CiProvider,
-  listCommits,
-  listFilesAt,
-  readFileAt,
-  resolveCommit,
-  resolveRange,
-  runGit,
-} from "./git.js";
+import type { GitPort } from "../ports.js";
+import { CONFIG_FILE } from "./config.js";
 
-/** What `decide --base/--head` learns from git, and the policy it is judged by. */
+/** What the gate learns from git, and the policy it is judged by. */
 export interface LoadedPatch {
   patch: PatchEvidence;
   policy: PatchPolicy;
@@ -42,40 +38,31 @@ export interface LoadedPatch {
   warnings: GateIssue[];
 }
 
-/** The config file, at the repository root. */
-export const CONFIG_FILE = "proofgate.toml";
-
-/**
- * Reads the patch from git: the range, its commits, what each did to the ledger, the fixtures, the
- * seeds and the protected paths. The policy comes from the BASE revision's `proofgate.toml`, never
- * from the patch under review.
- */
-export async function loadPatchEvidence(options: {
-  cwd: string;
+/** Where the patch is and how to judge it. */
+export interface PatchRequest {
   base?: string | undefined;
   head?: string | undefined;
   /** The branch the patch targets (from the platform): its merge-base is the default base. */
   defaultBranch?: string | undefined;
-  provider?: CiProvider | undefined;
+  /** How to fetch the whole history where the gate runs (`shallow_history`'s fix). */
+  shallowFix: string;
+  /** The fixture files on disk against the lock (`fixtures_unlocked`), once the config is known. */
   unlocked?: (config: GateConfig) => Promise<LockDelta>;
-}): Promise<LoadedPatch> {
-  const { cwd } = options;
+}
+
+/**
+ * Reads the patch from git. The policy comes from the BASE revision's `proofgate.toml`, never from the
+ * patch under review. A truncated history is judged on `shallow_history` alone.
+ */
+export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Promise<LoadedPatch> {
   const warnings: GateIssue[] = [];
-  const resolved = resolveRange({
-    base: options.base,
-    head: options.head,
-    defaultBranch: options.defaultBranch,
-    provider: options.provider,
-    cwd,
-  });
+  const resolved = git.resolveRange(request);
   // Truncated: the report still names the head it was asked to judge by its full object name, when the clone has it.
   const range = resolved.ok
     ? resolved.range
-    : { base: options.base ?? "", head: resolveCommit(options.head ?? "HEAD", cwd) ?? options.head ?? "HEAD" };
-  // The policy is the base's: a patch may not loosen its own judge. A truncated history has no base
-  // to read it from, and is judged on shallow_history alone.
-  const baseConfigText = resolved.ok ? readFileAt(range.base, CONFIG_FILE, cwd) : undefined;
-  const configPath = resolved.ok ? `${CONFIG_FILE} at ${range.base.slice(0, 12)}` : CONFIG_FILE;
+    : { base: request.base ?? "", head: git.resolveCommit(request.head ?? "HEAD") ?? request.head ?? "HEAD" };
+  const baseConfigText = resolved.ok ? git.readFileAt(range.base, CONFIG_FILE) : undefined;
+  const configPath = resolved.ok ? `${CONFIG_FILE} at ${shortRevision(range.base)}` : CONFIG_FILE;
   const parsed = parseConfig(baseConfigText ?? "", configPath, DEFAULT_AGENT_PATTERNS);
   if (!parsed.config) throw new GateError(parsed.errors);
   const configSource =
@@ -102,8 +89,8 @@ export async function loadPatchEvidence(options: {
       warnings,
     };
 
-  const commits = listCommits(range, cwd);
-  const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(c, cwd)]));
+  const commits = git.listCommits(range);
+  const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(git, c)]));
   const touching = (match: (path: string) => boolean): CommitPaths[] =>
     commits.flatMap((commit) => {
       const paths = (touched.get(commit.sha) ?? []).filter(match);
@@ -112,10 +99,10 @@ export async function loadPatchEvidence(options: {
   const under = (dirs: readonly string[]) => (path: string) =>
     dirs.some((d) => path === d.replace(/\/+$/, "") || path.startsWith(`${d.replace(/\/+$/, "")}/`));
 
-  const baseLedger = readLedgerAt(range.base, ledgerFile, cwd, warnings);
+  const baseLedger = readLedgerAt(git, range.base, ledgerFile, warnings);
   const ledgerChanges = touching((p) => p === ledgerFile).map(({ commit }) => ({
     commit,
-    changes: ledgerChangesOf(commit, ledgerFile, cwd, warnings),
+    changes: ledgerChangesOf(git, commit, ledgerFile, warnings),
   }));
 
   const patch: PatchEvidence = {
@@ -130,9 +117,9 @@ export async function loadPatchEvidence(options: {
   };
   if (config.fixtures.enabled) {
     const lockAt = (rev: string) => {
-      const text = readFileAt(rev, config.fixtures.lock, cwd);
+      const text = git.readFileAt(rev, config.fixtures.lock);
       if (text === undefined) return [];
-      const result = parseFixturesLock(text, `${config.fixtures.lock} at ${rev.slice(0, 12)}`, {
+      const result = parseFixturesLock(text, `${config.fixtures.lock} at ${shortRevision(rev)}`, {
         allowSpecialNames: config.fixtures.allowSpecialNames,
       });
       if (result.errors.length > 0) throw new GateError(result.errors);
@@ -142,68 +129,48 @@ export async function loadPatchEvidence(options: {
       lock: config.fixtures.lock,
       delta: diffFixturesLocks(lockAt(range.base), lockAt(range.head)),
       touching: touching((p) => p === config.fixtures.lock || under(config.fixtures.paths)(p)),
-      unlocked: options.unlocked ? await options.unlocked(config) : undefined,
+      unlocked: request.unlocked ? await request.unlocked(config) : undefined,
     };
   }
   if (config.properties.enabled) {
     patch.seeds = {
       dirs: config.properties.seeds,
-      filesAtHead: config.properties.seeds.reduce((n, dir) => n + listFilesAt(range.head, dir, cwd).length, 0),
+      filesAtHead: config.properties.seeds.reduce((n, dir) => n + git.listFilesAt(range.head, dir).length, 0),
       touching: touching(under(config.properties.seeds)),
     };
   }
   return { patch, policy, config, configSource, warnings };
 }
 
-function readLedgerAt(rev: string, file: string, cwd: string, warnings: GateIssue[]): Ledger | undefined {
-  const text = readFileAt(rev, file, cwd);
+function readLedgerAt(git: GitPort, rev: string, file: string, warnings: GateIssue[]): Ledger | undefined {
+  const text = git.readFileAt(rev, file);
   if (text === undefined) return undefined;
-  const result = parseLedger(text, `${file} at ${rev.slice(0, 12)}`);
+  const result = parseLedger(text, `${file} at ${shortRevision(rev)}`);
   if (!result.ledger) {
     warnings.push({
       code: "ledger_invalid",
-      file: `${file} at ${rev.slice(0, 12)}`,
+      file: `${file} at ${shortRevision(rev)}`,
       message: "the ledger was not valid at this commit: every lease after it counts as added",
     });
   }
   return result.ledger;
 }
 
-/**
- * The loosening changes one commit made to the ledger. A merge commit counts only for changes that
- * none of its parents had (the merge's own resolution); the branch commits answer for the rest.
- */
-function ledgerChangesOf(commit: Commit, file: string, cwd: string, warnings: GateIssue[]): LedgerLoosening[] {
-  const after = readLedgerAt(commit.sha, file, cwd, warnings);
+/** The loosening changes one commit made to the ledger (a merge: only its own resolution's). */
+function ledgerChangesOf(git: GitPort, commit: Commit, file: string, warnings: GateIssue[]): LedgerLoosening[] {
+  const after = readLedgerAt(git, commit.sha, file, warnings);
   if (!after) return [];
   const parents = commit.parents.length > 0 ? commit.parents : [undefined];
   const perParent = parents.map((parent) =>
-    diffLedgers(parent ? readLedgerAt(parent, file, cwd, warnings) : undefined, after),
+    diffLedgers(parent ? readLedgerAt(git, parent, file, warnings) : undefined, after),
   );
-  const [first, ...rest] = perParent;
-  return (first ?? []).filter((change) =>
-    rest.every((other) => other.some((c) => looseningKey(c) === looseningKey(change))),
-  );
+  return mergeOwnChanges(perParent, looseningKey);
 }
 
-/**
- * The paths a commit answers for (old names of renames included). A merge answers only for paths that
- * differ from every parent (its own resolution): what it brings in from a merged side is that side's
- * commits' doing (in the range), or was already there (merging the base branch in).
- */
-function ownPaths(commit: Commit, cwd: string): string[] {
-  const paths = changedPaths(commit.sha, cwd).flatMap((p) => (p.oldPath ? [p.path, p.oldPath] : [p.path]));
+/** The paths a commit answers for (old names of renames included; a merge: only its own resolution's). */
+function ownPaths(git: GitPort, commit: Commit): string[] {
+  const paths = git.changedPaths(commit.sha).flatMap((p) => (p.oldPath ? [p.path, p.oldPath] : [p.path]));
   if (commit.parents.length < 2) return paths;
-  const sides = commit.parents
-    .slice(1)
-    .map(
-      (parent) =>
-        new Set(
-          runGit(
-            ["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", parent, commit.sha],
-            cwd,
-          ).split("\0"),
-        ),
-    );
-  return paths.filter((path) => sides.every((side) => side.has(path)));
+  const sides = commit.parents.slice(1).map((parent) => [...git.differingPaths(parent, commit.sha)]);
+  return mergeOwnChanges([paths, ...sides], (path) => path);
 }

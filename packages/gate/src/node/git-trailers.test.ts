@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Trailer } from "@proofgate/core";
 import { listCommits } from "./git.js";
-import { ISOLATED_GIT_ENV, scratchGit, scratchRepo, type ScratchRepo } from "./git-scratch.js";
+import { ISOLATED_GIT_ENV, scratchGit, scratchRepo, type ScratchRepo } from "../testing/git-scratch.js";
 
 const SEED = 20260926;
 const RUNS = 600;
@@ -165,7 +165,7 @@ function readAll(messages: readonly string[]): Map<string, Read> {
       .map((line) => [Number(line.split(" ")[0]!.slice(1)), line.split(" ")[1]!] as const),
   );
 
-  const commits = listCommits({ base: "HEAD", head: ref }, repo.dir);
+  const commits = listCommits({ base: "HEAD", head: ref }, { cwd: repo.dir, env: process.env });
   const bySha = new Map(commits.map((c) => [c.sha, c.trailers]));
   expect(commits).toHaveLength(unique.length);
 

@@ -3,6 +3,7 @@
 // the rows to core. sql.js is imported on first use, so other commands do not load it.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
+import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GateError, type CoverageDbRows } from "@proofgate/core";
 import type { Database, SqlJsStatic } from "sql.js";
@@ -43,12 +44,13 @@ const RERUN = "record it again: pytest --cov=<pkg> --cov-context=test (coverage.
 
 /**
  * Reads a `.coverage` data file: its contexts, files, line numbits and arcs. Not SQLite, not coverage.py's
- * schema, or without test contexts: a GateError (coverage_invalid) naming the file.
+ * schema, or without test contexts: a GateError (coverage_invalid) naming the file. A relative `path` is
+ * read from `root` when given.
  */
-export async function readCoverageDataFile(path: string): Promise<CoverageDbRows> {
+export async function readCoverageDataFile(path: string, root?: string): Promise<CoverageDbRows> {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readFileSync(root === undefined ? path : resolve(root, path));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT")

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { writeAtomic } from "./io.js";
+import { writeAtomic } from "./files.js";
 
 let dir: string;
 beforeEach(() => {

@@ -1,10 +1,14 @@
-// Everything proofgate reads from git (GATE.md 6): the range base..head, its commits with their
+// Everything proofgate reads from git: the range base..head, its commits with their
 // authors, committers and trailers as git itself parses them, the paths each commit changed, and
 // files and trees at a revision. One git process per question, never a shell.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { GateError, type Commit, type GateIssue, type Trailer } from "@proofgate/core";
+import { GateError, type Commit, type Env, type Trailer } from "@proofgate/core";
+import type { ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
+import type { GitPort } from "../ports.js";
+
+export type { ChangedPath, GitRange, RangeResolution, TreeEntry };
 
 /** Options for one git invocation. */
 export interface RunGitOptions {
@@ -27,9 +31,15 @@ const MAX_BUFFER = 1024 * 1024 * 1024;
 /** Every call: paths unquoted, UTF-8 log output, no signature noise. */
 const CONFIG = ["-c", "core.quotepath=off", "-c", "i18n.logOutputEncoding=UTF-8", "-c", "log.showSignature=false"];
 
-function gitEnv(): NodeJS.ProcessEnv {
+/** A repository as git is run in it: the work tree, and the environment git gets (PATH, HOME, its config). */
+export interface GitRepo {
+  cwd: string;
+  env: Env;
+}
+
+function gitEnv(env: Env): NodeJS.ProcessEnv {
   return {
-    ...process.env,
+    ...env,
     LC_ALL: "C",
     LANGUAGE: "C",
     GIT_TERMINAL_PROMPT: "0",
@@ -60,10 +70,11 @@ function fixFor(stderr: string, cwd: string): string {
  * and returns its raw result. An exit code outside `okCodes`, a missing git or a signal is a
  * GateError (`git_failed`) naming the command and git's first stderr line.
  */
-export function gitExec(args: readonly string[], cwd: string, options: RunGitOptions = {}): GitResult {
+export function gitExec(args: readonly string[], repo: GitRepo, options: RunGitOptions = {}): GitResult {
+  const { cwd } = repo;
   const result = spawnSync("git", [...CONFIG, ...args], {
     cwd,
-    env: gitEnv(),
+    env: gitEnv(repo.env),
     input: options.input,
     maxBuffer: MAX_BUFFER,
     windowsHide: true,
@@ -115,8 +126,8 @@ export function gitExec(args: readonly string[], cwd: string, options: RunGitOpt
 }
 
 /** Runs git and returns its stdout as text; any failure is a GateError (`git_failed`). */
-export function runGit(args: readonly string[], cwd: string, options: RunGitOptions = {}): string {
-  return gitExec(args, cwd, options).stdout.toString("utf8");
+export function runGit(args: readonly string[], repo: GitRepo, options: RunGitOptions = {}): string {
+  return gitExec(args, repo, options).stdout.toString("utf8");
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
@@ -157,8 +168,8 @@ function refusesOption(what: string, ref: string): void {
 }
 
 /** The full object name of `ref` as a commit, or undefined when this repository has no such commit. */
-export function resolveCommit(ref: string, cwd: string): string | undefined {
-  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], cwd, {
+export function resolveCommit(ref: string, repo: GitRepo): string | undefined {
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${ref}^{commit}`], repo, {
     okCodes: [0, 1, 128],
   });
   const sha = out.stdout.toString("utf8").trim();
@@ -166,24 +177,24 @@ export function resolveCommit(ref: string, cwd: string): string | undefined {
 }
 
 /** True when `ancestor` is `descendant` or one of its ancestors (`git merge-base --is-ancestor`). */
-export function isAncestor(ancestor: string, descendant: string, cwd: string): boolean {
+export function isAncestor(ancestor: string, descendant: string, repo: GitRepo): boolean {
   return (
-    gitExec(["merge-base", "--is-ancestor", "--end-of-options", ancestor, descendant], cwd, { okCodes: [0, 1] })
+    gitExec(["merge-base", "--is-ancestor", "--end-of-options", ancestor, descendant], repo, { okCodes: [0, 1] })
       .status === 0
   );
 }
 
 /** True when the clone is shallow (`git rev-parse --is-shallow-repository`). */
-export function isShallowRepository(cwd: string): boolean {
-  return runGit(["rev-parse", "--is-shallow-repository"], cwd).trim() === "true";
+export function isShallowRepository(repo: GitRepo): boolean {
+  return runGit(["rev-parse", "--is-shallow-repository"], repo).trim() === "true";
 }
 
 /** The commits at which a shallow clone's history is cut (their parents are missing). */
-export function shallowBoundary(cwd: string): Set<string> {
-  const file = runGit(["rev-parse", "--git-path", "shallow"], cwd).replace(/\n$/, "");
+export function shallowBoundary(repo: GitRepo): Set<string> {
+  const file = runGit(["rev-parse", "--git-path", "shallow"], repo).replace(/\n$/, "");
   let text = "";
   try {
-    text = readFileSync(isAbsolute(file) ? file : join(cwd, file), "utf8");
+    text = readFileSync(isAbsolute(file) ? file : join(repo.cwd, file), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT")
       throw new GateError({
@@ -201,51 +212,6 @@ export function shallowBoundary(cwd: string): Set<string> {
   );
 }
 
-/** A CI system, for the fix to a shallow history. */
-export type CiProvider = "github" | "gitlab" | "buildkite" | "local";
-
-/** The CI this process runs in, from its environment; `local` when none. */
-export function detectCiProvider(env: NodeJS.ProcessEnv = process.env): CiProvider {
-  if (env.GITHUB_ACTIONS === "true") return "github";
-  if (env.GITLAB_CI) return "gitlab";
-  if (env.BUILDKITE === "true") return "buildkite";
-  return "local";
-}
-
-/** How to fetch the whole history on each CI (GATE.md 6). */
-export function shallowHistoryFix(provider?: CiProvider): string {
-  const fixes: Record<CiProvider, string> = {
-    github: "GitHub Actions: give actions/checkout `with: fetch-depth: 0`",
-    gitlab: "GitLab CI: set the variable `GIT_DEPTH: 0`",
-    buildkite: "Buildkite: run `git fetch --unshallow` (or clone without --depth) before proofgate",
-    local: "run `git fetch --unshallow` (and fetch the base branch) before proofgate",
-  };
-  if (provider && provider !== "local") return `${fixes[provider]}, so the history reaches the base`;
-  return `fetch the whole history: ${fixes.github}; ${fixes.gitlab}; Buildkite or locally, run \`git fetch --unshallow\``;
-}
-
-/** The commits to judge: base..head, both full object names. */
-export interface GitRange {
-  /** The base commit; its own changes are not the patch's. */
-  base: string;
-  head: string;
-  /** What was asked for: the --base flag, or the default branch the merge-base was taken with. */
-  baseRef: string;
-  headRef: string;
-  /** Whether base came from the flag or from the merge-base with the default branch. */
-  baseSource: "flag" | "merge-base";
-  /** The clone is shallow, but its history reaches the base: every commit of the range is present. */
-  shallow: boolean;
-}
-
-/**
- * A resolved range, or `shallow_history` (GATE.md 6): the history cannot show every commit of
- * base..head, so nothing about the patch may be judged. The issue carries the fix for the CI.
- */
-export type RangeResolution =
-  | { ok: true; range: GitRange }
-  | { ok: false; issue: GateIssue & { code: "shallow_history"; fix: string }; shallow: boolean };
-
 /** Options for `resolveRange`. */
 export interface ResolveRangeOptions {
   /** The base revision (the --base flag); else the merge-base of head with the default branch. */
@@ -254,9 +220,9 @@ export interface ResolveRangeOptions {
   head?: string | undefined;
   /** The default branch's name (e.g. from the platform): tried as `origin/<name>`, then `<name>`. */
   defaultBranch?: string | undefined;
-  /** The CI, for the fix; default from the environment. */
-  provider?: CiProvider | undefined;
-  cwd: string;
+  /** How to fetch the whole history where the gate runs (the platform's `shallowHistoryFix`). */
+  shallowFix: string;
+  repo: GitRepo;
 }
 
 /** The branches tried, in order, when neither --base nor a default branch is given. */
@@ -277,24 +243,23 @@ export const DEFAULT_BRANCH_CANDIDATES: readonly string[] = Object.freeze([
  * clone, is a GateError (`usage`).
  */
 export function resolveRange(options: ResolveRangeOptions): RangeResolution {
-  const { cwd } = options;
+  const { repo } = options;
   const headRef = options.head ?? "HEAD";
   refusesOption("--head", headRef);
   if (options.base !== undefined) refusesOption("--base", options.base);
-  const shallow = isShallowRepository(cwd);
-  const provider = options.provider ?? detectCiProvider();
+  const shallow = isShallowRepository(repo);
   const truncated = (message: string, fetchFirst?: string): RangeResolution => ({
     ok: false,
     shallow,
     issue: {
       code: "shallow_history",
       message,
-      fix: `${fetchFirst ? `${fetchFirst}; ` : ""}${shallowHistoryFix(provider)}`,
+      fix: `${fetchFirst ? `${fetchFirst}; ` : ""}${options.shallowFix}`,
     },
   });
   const cloneIs = shallow ? "this clone is shallow" : "this clone is not shallow";
 
-  const head = resolveCommit(headRef, cwd);
+  const head = resolveCommit(headRef, repo);
   if (head === undefined) {
     if (shallow && options.head !== undefined) return truncated(`--head ${headRef} is not in this clone (${cloneIs})`);
     throw new GateError({
@@ -310,7 +275,7 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
   if (options.base !== undefined) {
     baseRef = options.base;
     baseSource = "flag";
-    const found = resolveCommit(baseRef, cwd);
+    const found = resolveCommit(baseRef, repo);
     if (found === undefined) {
       return truncated(
         `the base ${baseRef} is not in this clone (${cloneIs}): the history does not reach it, or the name is wrong`,
@@ -327,7 +292,7 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
     let found: { ref: string; sha: string } | undefined;
     for (const ref of candidates) {
       refusesOption("the default branch", ref);
-      const sha = resolveCommit(ref, cwd);
+      const sha = resolveCommit(ref, repo);
       if (sha !== undefined) {
         found = { ref, sha };
         break;
@@ -353,7 +318,7 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
     }
     baseRef = found.ref;
     baseSource = "merge-base";
-    const mb = gitExec(["merge-base", "--end-of-options", head, found.sha], cwd, { okCodes: [0, 1] });
+    const mb = gitExec(["merge-base", "--end-of-options", head, found.sha], repo, { okCodes: [0, 1] });
     const sha = mb.stdout.toString("utf8").trim().split("\n")[0] ?? "";
     if (mb.status !== 0 || sha === "") {
       if (shallow)
@@ -369,8 +334,8 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
     base = sha;
   }
 
-  if (!isAncestor(base, head, cwd)) {
-    const mb = gitExec(["merge-base", "--end-of-options", base, head], cwd, { okCodes: [0, 1] })
+  if (!isAncestor(base, head, repo)) {
+    const mb = gitExec(["merge-base", "--end-of-options", base, head], repo, { okCodes: [0, 1] })
       .stdout.toString("utf8")
       .trim();
     const hint = mb ? `; their merge-base is ${mb}, pass --base ${mb} to judge the branch's own commits` : "";
@@ -381,9 +346,9 @@ export function resolveRange(options: ResolveRangeOptions): RangeResolution {
 
   if (shallow) {
     // A shallow cut inside base..head hides the commits behind it: the range would be truncated.
-    const cuts = shallowBoundary(cwd);
+    const cuts = shallowBoundary(repo);
     if (cuts.size > 0) {
-      const inRange = runGit(["rev-list", "--end-of-options", `${base}..${head}`, "--"], cwd)
+      const inRange = runGit(["rev-list", "--end-of-options", `${base}..${head}`, "--"], repo)
         .split("\n")
         .filter((sha) => cuts.has(sha));
       if (inRange.length > 0) {
@@ -417,7 +382,7 @@ const LOG_FIELDS = [
  * One `git log`. Fields are NUL-separated: no message can hold a NUL,
  * and an unfolded trailer key or value never holds a newline, so no message content can spoof them.
  */
-export function listCommits(range: Pick<GitRange, "base" | "head">, cwd: string): Commit[] {
+export function listCommits(range: Pick<GitRange, "base" | "head">, repo: GitRepo): Commit[] {
   refusesOption("base", range.base);
   refusesOption("head", range.head);
   const out = gitExec(
@@ -431,7 +396,7 @@ export function listCommits(range: Pick<GitRange, "base" | "head">, cwd: string)
       `${range.base}..${range.head}`,
       "--",
     ],
-    cwd,
+    repo,
   ).stdout;
   const parts = splitNul(out).map((b) => b.toString("utf8"));
   const n = LOG_FIELDS.length;
@@ -480,23 +445,12 @@ export function listCommits(range: Pick<GitRange, "base" | "head">, cwd: string)
   return commits;
 }
 
-/** One path a commit changed: git's status letter (A, M, D, R, C, T, U, X), the path, and a rename's or copy's old path. */
-export interface ChangedPath {
-  status: string;
-  /** Git's similarity for R and C (0-100). */
-  score?: number | undefined;
-  /** The path at the commit (for D, the path that was removed), relative to the repository root. */
-  path: string;
-  /** For R and C: the path in the parent. */
-  oldPath?: string | undefined;
-}
-
 /**
  * The paths commit `sha` changed against its first parent (the root commit: against the empty
  * tree; a merge: against its first parent, i.e. what the merge brought in), renames detected (-M).
  * Paths are repository-relative, verbatim (spaces, non-ASCII and newlines included).
  */
-export function changedPaths(sha: string, cwd: string): ChangedPath[] {
+export function changedPaths(sha: string, repo: GitRepo): ChangedPath[] {
   refusesOption("commit", sha);
   const context = `git diff-tree ${sha}`;
   const out = gitExec(
@@ -512,7 +466,7 @@ export function changedPaths(sha: string, cwd: string): ChangedPath[] {
       "--end-of-options",
       sha,
     ],
-    cwd,
+    repo,
   ).stdout;
   const parts = splitNul(out);
   const changes: ChangedPath[] = [];
@@ -559,12 +513,12 @@ export function changedPaths(sha: string, cwd: string): ChangedPath[] {
  * has no file there (absent, or a folder). A symlink yields its target text, as git stores it. A
  * revision that does not exist is a GateError.
  */
-export function readBlobAt(rev: string, path: string, cwd: string): Buffer | undefined {
+export function readBlobAt(rev: string, path: string, repo: GitRepo): Buffer | undefined {
   refusesOption("revision", rev);
   const spec = `${rev}:${path.replace(/^\.?\//, "")}`;
-  const out = gitExec(["cat-file", "blob", spec], cwd, { okCodes: [0, 128] });
+  const out = gitExec(["cat-file", "blob", spec], repo, { okCodes: [0, 128] });
   if (out.status === 0) return out.stdout;
-  if (resolveTree(rev, cwd) === undefined) {
+  if (resolveTree(rev, repo) === undefined) {
     throw new GateError({
       code: "git_failed",
       message: `${rev} is not a revision in this repository (reading ${path})`,
@@ -574,8 +528,8 @@ export function readBlobAt(rev: string, path: string, cwd: string): Buffer | und
   return undefined;
 }
 
-function resolveTree(rev: string, cwd: string): string | undefined {
-  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{tree}`], cwd, {
+function resolveTree(rev: string, repo: GitRepo): string | undefined {
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{tree}`], repo, {
     okCodes: [0, 1, 128],
   });
   return out.status === 0 ? out.stdout.toString("utf8").trim() : undefined;
@@ -585,8 +539,8 @@ function resolveTree(rev: string, cwd: string): string | undefined {
  * The text of the file at `path` (repository-relative) in revision `rev`, or undefined when there is
  * no file there. Not UTF-8: a GateError (`file_unreadable`) naming `rev:path`.
  */
-export function readFileAt(rev: string, path: string, cwd: string): string | undefined {
-  const bytes = readBlobAt(rev, path, cwd);
+export function readFileAt(rev: string, path: string, repo: GitRepo): string | undefined {
+  const bytes = readBlobAt(rev, path, repo);
   if (bytes === undefined) return undefined;
   try {
     return utf8.decode(bytes);
@@ -600,29 +554,18 @@ export function readFileAt(rev: string, path: string, cwd: string): string | und
   }
 }
 
-/** One entry of a tree listing: a file (mode 100644/100755), a symlink (120000) or a submodule (160000). */
-export interface TreeEntry {
-  /** Repository-relative, verbatim. */
-  path: string;
-  /** Git's octal mode, e.g. "100644". */
-  mode: string;
-  /** "blob", or "commit" for a submodule. */
-  type: string;
-  objectSha: string;
-}
-
 /**
  * Every file under `dir` (repository-relative; "" or "." for the whole tree) in revision `rev`,
  * recursively (`git ls-tree -r -z --full-tree`), in git's order (byte order of the path). `dir` is a
  * literal path, not a glob; a missing folder yields []. A missing revision is a GateError.
  */
-export function listFilesAt(rev: string, dir: string, cwd: string): TreeEntry[] {
+export function listFilesAt(rev: string, dir: string, repo: GitRepo): TreeEntry[] {
   refusesOption("revision", rev);
   const clean = dir.replace(/^\.\/?/, "").replace(/\/+$/, "");
   const context = `git ls-tree ${rev}`;
   const out = gitExec(
     ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, ...(clean ? ["--", clean] : [])],
-    cwd,
+    repo,
   ).stdout;
   return splitNul(out).map((record) => {
     const tab = record.indexOf(0x09);
@@ -645,10 +588,10 @@ export function listFilesAt(rev: string, dir: string, cwd: string): TreeEntry[] 
  * Paths whose work-tree state differs from HEAD: tracked files modified, staged, deleted or renamed,
  * and, with `untracked`, files git does not track and does not ignore. Repository-relative.
  */
-export function workTreeChanges(cwd: string, options: { untracked: boolean }): string[] {
+export function workTreeChanges(repo: GitRepo, options: { untracked: boolean }): string[] {
   const out = gitExec(
     ["status", "--porcelain=v1", "-z", `--untracked-files=${options.untracked ? "all" : "no"}`, "--no-renames"],
-    cwd,
+    repo,
   ).stdout;
   return splitNul(out)
     .map((entry) => entry.toString("utf8"))
@@ -657,17 +600,43 @@ export function workTreeChanges(cwd: string, options: { untracked: boolean }): s
 }
 
 /** The parents of a commit (full object names), first parent first. */
-export function commitParents(sha: string, cwd: string): string[] {
+export function commitParents(sha: string, repo: GitRepo): string[] {
   refusesOption("commit", sha);
-  const out = runGit(["rev-list", "--parents", "-n", "1", "--end-of-options", sha], cwd).trim().split(" ");
+  const out = runGit(["rev-list", "--parents", "-n", "1", "--end-of-options", sha], repo).trim().split(" ");
   return out.slice(1);
 }
 
 /** The merge-base of two commits, or undefined when they share no history (in this clone). */
-export function mergeBase(a: string, b: string, cwd: string): string | undefined {
+export function mergeBase(a: string, b: string, repo: GitRepo): string | undefined {
   refusesOption("commit", a);
   refusesOption("commit", b);
-  const out = gitExec(["merge-base", "--end-of-options", a, b], cwd, { okCodes: [0, 1] });
+  const out = gitExec(["merge-base", "--end-of-options", a, b], repo, { okCodes: [0, 1] });
   const sha = out.stdout.toString("utf8").trim().split("\n")[0] ?? "";
   return out.status === 0 && sha !== "" ? sha : undefined;
+}
+
+/** The paths that differ between two commits, without rename detection (each side's own names). */
+export function differingPaths(from: string, to: string, repo: GitRepo): Set<string> {
+  refusesOption("commit", from);
+  refusesOption("commit", to);
+  const out = runGit(["diff-tree", "-r", "-z", "--name-only", "--no-renames", "--end-of-options", from, to], repo);
+  return new Set(out.split("\0").filter(Boolean));
+}
+
+/** The git port on this machine's git, in `repo`. */
+export function nodeGit(repo: GitRepo): GitPort {
+  return {
+    resolveRange: (options) => resolveRange({ ...options, repo }),
+    listCommits: (range) => listCommits(range, repo),
+    changedPaths: (sha) => changedPaths(sha, repo),
+    differingPaths: (from, to) => differingPaths(from, to, repo),
+    readBlobAt: (rev, path) => readBlobAt(rev, path, repo),
+    readFileAt: (rev, path) => readFileAt(rev, path, repo),
+    listFilesAt: (rev, dir) => listFilesAt(rev, dir, repo),
+    workTreeChanges: (options) => workTreeChanges(repo, options),
+    commitParents: (sha) => commitParents(sha, repo),
+    isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
+    mergeBase: (a, b) => mergeBase(a, b, repo),
+    resolveCommit: (ref) => resolveCommit(ref, repo),
+  };
 }

@@ -1,6 +1,7 @@
+// Proven coverage from the proof run's reports (one, or shards merged), or from one `--cov-context=test`
+// run minus the frozen tests' contexts. Which way is the config's (or the flags') choice; the numbers are
+// core's. Any problem is a GateError: exit 2, never 0%.
 import { createHash } from "node:crypto";
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
 import {
   CoverageShardMerger,
   GateError,
@@ -16,8 +17,8 @@ import {
   type GateIssue,
   type ProvenCoverage,
 } from "@proofgate/core";
-import { asText, readInput, readInputBytes, type InputBytes, type InputFile } from "./io.js";
-import { readCoverageDataFile } from "./coverage-data-file.js";
+import { asText } from "../input-text.js";
+import type { CoverageDataReader, FilePort, InputBytes, InputFile } from "../ports.js";
 
 /** Where proven coverage comes from, as the flags of `coverage` and `decide` give it. */
 export interface CoverageSources {
@@ -31,8 +32,12 @@ export interface CoverageSources {
   shards?: number | undefined;
   /** Frozen nodeids (the active leases), dropped in the single-run mode. */
   frozen: readonly string[];
-  /** Where relative source paths are read from (single-run docstring check) and absolute report paths are cut. */
-  root: string;
+}
+
+/** What loading coverage reads through: the files, and coverage.py's data file. */
+export interface CoveragePorts {
+  files: FilePort;
+  coverageData: CoverageDataReader;
 }
 
 /** Proven coverage and the files it was read from. */
@@ -51,7 +56,9 @@ const FORMAT_NAMES = COVERAGE_REPORT_FORMATS.map((f) => f.format);
  * article's script reads them), several reports of any format merged as shards, or a `.coverage`
  * data file with contexts minus the frozen tests. Any problem is a GateError: exit 2, never 0%.
  */
-export async function loadProvenCoverage(sources: CoverageSources): Promise<LoadedCoverage> {
+export async function loadProvenCoverage(sources: CoverageSources, ports: CoveragePorts): Promise<LoadedCoverage> {
+  const { files: fs } = ports;
+  const root = fs.root;
   const format = sources.format === undefined ? undefined : checkFormat(sources.format);
   if (sources.shards !== undefined && sources.reports.length > sources.shards) {
     throw new GateError({
@@ -60,11 +67,11 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
       fix: "pass one report per shard, and --shards the number of parallel jobs",
     });
   }
-  if (sources.contexts !== undefined) return loadFromContexts(sources);
+  if (sources.contexts !== undefined) return loadFromContexts(sources, ports);
 
   // LCOV reports are streamed (read in chunks, folded into the merged model shard by shard), so 20
   // shards of 25 MB never sit in memory as text; other formats are read whole.
-  const files = sources.reports.map((path) => openReport(path, format));
+  const files = sources.reports.map((path) => openReport(fs, path, format));
   const warnings: GateIssue[] = [];
   const first = files[0];
   const single = files.length === 1 && first && !("streamed" in first) ? first : undefined;
@@ -91,9 +98,7 @@ export async function loadProvenCoverage(sources: CoverageSources): Promise<Load
   const errors: GateIssue[] = [];
   for (const file of files) {
     const result =
-      "streamed" in file
-        ? streamLcov(file, sources.root)
-        : readCoverage(file.text, file.path, { format, root: sources.root });
+      "streamed" in file ? streamLcov(fs, file, root) : readCoverage(file.text, file.path, { format, root });
     errors.push(...result.errors);
     warnings.push(...result.warnings);
     // Once a report failed, the merge is never used: stop holding models.
@@ -130,33 +135,19 @@ const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Opens a report: an LCOV one (detected from its first 64 KiB, or named by --coverage-format) is left
- * to {@link streamLcov}; any other is read whole, as before.
+ * to {@link streamLcov}; any other is read whole.
  */
-function openReport(path: string, format: CoverageFormat | undefined): InputFile | StreamedFile {
-  let head: Buffer;
-  let complete: boolean;
-  try {
-    const fd = openSync(path, "r");
-    try {
-      head = Buffer.alloc(PEEK_BYTES);
-      const n = readSync(fd, head, 0, PEEK_BYTES, 0);
-      complete = n < PEEK_BYTES;
-      head = head.subarray(0, n);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return readReport(path); // throws the GateError that names the problem
-  }
-  if (head.subarray(0, 16).toString("latin1") === SQLITE_HEADER || (!complete && head.length < 16))
-    return readReport(path);
+function openReport(fs: FilePort, path: string, format: CoverageFormat | undefined): InputFile | StreamedFile {
+  const head = fs.peek(path, PEEK_BYTES, "the coverage report", "--report");
+  const complete = head.length < PEEK_BYTES;
+  if (latin1(head.subarray(0, 16)) === SQLITE_HEADER || (!complete && head.length < 16)) return readReport(fs, path);
   const detected = format ?? detectCoverageFormat(new TextDecoder().decode(head));
-  if (detected !== "lcov" || complete) return readReport(path);
+  if (detected !== "lcov" || complete) return readReport(fs, path);
   return { streamed: true, path, sha256: "" };
 }
 
 /** Reads an LCOV report in chunks into the model, hashing it on the way. */
-function streamLcov(file: StreamedFile, root: string): ReturnType<LcovStreamReader["end"]> {
+function streamLcov(fs: FilePort, file: StreamedFile, root: string): ReturnType<LcovStreamReader["end"]> {
   const reader = new LcovStreamReader(file.path, { root });
   const hash = createHash("sha256");
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -167,46 +158,27 @@ function streamLcov(file: StreamedFile, root: string): ReturnType<LcovStreamRead
       message: "the coverage report is not UTF-8 text",
       fix: "write it as UTF-8",
     });
-  let fd: number;
-  try {
-    fd = openSync(file.path, "r");
-  } catch {
-    readReport(file.path);
-    throw new GateError({
-      code: "file_unreadable",
-      file: file.path,
-      message: "cannot read the coverage report",
-      fix: "check the path and its permissions",
-    });
-  }
-  try {
-    const buffer = Buffer.alloc(CHUNK_BYTES);
-    for (;;) {
-      const n = readSync(fd, buffer, 0, CHUNK_BYTES, null);
-      if (n === 0) break;
-      const bytes = buffer.subarray(0, n);
-      hash.update(bytes);
-      let text: string;
-      try {
-        text = decoder.decode(bytes, { stream: true });
-      } catch {
-        throw notUtf8();
-      }
-      reader.push(text);
-    }
+  for (const bytes of fs.chunks(file.path, CHUNK_BYTES, "the coverage report", "--report")) {
+    hash.update(bytes);
+    let text: string;
     try {
-      reader.push(decoder.decode());
+      text = decoder.decode(bytes, { stream: true });
     } catch {
       throw notUtf8();
     }
-  } finally {
-    closeSync(fd);
+    reader.push(text);
+  }
+  try {
+    reader.push(decoder.decode());
+  } catch {
+    throw notUtf8();
   }
   file.sha256 = hash.digest("hex");
   return reader.end();
 }
 
-async function loadFromContexts(sources: CoverageSources): Promise<LoadedCoverage> {
+async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts): Promise<LoadedCoverage> {
+  const { files: fs } = ports;
   const contexts = sources.contexts!;
   if (sources.reports.length !== 1) {
     throw new GateError({
@@ -215,10 +187,10 @@ async function loadFromContexts(sources: CoverageSources): Promise<LoadedCoverag
       fix: "pass --report full.json written by `coverage json` from the same .coverage",
     });
   }
-  const report = readInput(sources.reports[0]!, "the coverage.py JSON report of the same run", "--report");
-  const rows = await readCoverageDataFile(contexts);
+  const report = fs.readText(sources.reports[0]!, "the coverage.py JSON report of the same run", "--report");
+  const rows = await ports.coverageData(contexts);
   const proven = provenCoverageFromContexts(rows, report.text, report.path, sources.frozen, (path) =>
-    readSource(path, sources.root),
+    fs.readSource(path),
   );
   if (proven.errors.length > 0 || !proven.summary)
     throw new GateError(
@@ -226,7 +198,7 @@ async function loadFromContexts(sources: CoverageSources): Promise<LoadedCoverag
         ? proven.errors
         : [{ code: "coverage_invalid", file: contexts, message: "the data file holds no coverage" }],
     );
-  const dataFile = readInputBytes(contexts, "coverage.py's data file", "--contexts");
+  const dataFile = fs.readBytes(contexts, "coverage.py's data file", "--contexts");
   return {
     coverage: { source: "contexts", files: [contexts, report.path], format: "coveragepy-contexts", ...proven.summary },
     files: [dataFile, report],
@@ -248,9 +220,11 @@ function checkFormat(text: string): CoverageFormat {
 
 const SQLITE_HEADER = "SQLite format 3\u0000";
 
-function readReport(path: string): InputFile {
-  const input = readInputBytes(path, "the coverage report", "--report");
-  if (input.bytes.subarray(0, 16).toString("latin1") === SQLITE_HEADER) {
+const latin1 = (bytes: Uint8Array): string => String.fromCharCode(...bytes);
+
+function readReport(fs: FilePort, path: string): InputFile {
+  const input = fs.readBytes(path, "the coverage report", "--report");
+  if (latin1(input.bytes.subarray(0, 16)) === SQLITE_HEADER) {
     throw new GateError({
       code: "coverage_invalid",
       file: path,
@@ -259,13 +233,4 @@ function readReport(path: string): InputFile {
     });
   }
   return asText(input, "the coverage report");
-}
-
-/** A measured file's source, for telling docstrings from statements; undefined when it cannot be read. */
-function readSource(path: string, root: string): string | undefined {
-  try {
-    return readFileSync(isAbsolute(path) ? path : resolve(root, path), "utf8");
-  } catch {
-    return undefined;
-  }
 }

@@ -1,0 +1,218 @@
+// From the facts and the findings to the typed report: the article's numbers, the decision table's
+// values and policies, and the sections a reader checks them against.
+import type { GateIssue } from "./errors.js";
+import type { Lease } from "./ledger.js";
+import type { Decision, ReasonCode } from "./reasons.js";
+import { REPORT_SCHEMA_VERSION, type Finding, type GateReport, type InputDigest, type ReportLease } from "./report.js";
+import type { GateFacts } from "./rules.js";
+import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
+import type { PatchPolicy } from "./patch.js";
+
+const pct = (n: number): string => `${n.toFixed(2)}%`;
+const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+
+/** What each row of the decision table shows: the measured value and the policy it is held to. */
+function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
+  const { coverage, ledger, active, expired, unknown, accounting, patch, properties, universe } = facts;
+  const policy: PatchPolicy | undefined = patch.policy;
+  const trailer = (key: keyof PatchPolicy["trailers"], fallback: string): string =>
+    `${policy?.trailers[key] ?? fallback}: human`;
+  const judged = patch.evidence?.shallow ? undefined : patch.evidence;
+  const unlocked = judged?.fixtures?.unlocked;
+  const unlockedCount = unlocked
+    ? unlocked.changed.length + unlocked.added.length + unlocked.removed.length
+    : undefined;
+  const seeds = judged?.seeds;
+  const seedTouches = seeds ? seeds.touching.reduce((n, t) => n + t.paths.length, 0) : undefined;
+  const leaseChanges = judged ? judged.ledger.changes.reduce((n, c) => n + c.changes.length, 0) : undefined;
+  const protectedTouches = judged?.protect.touching;
+  const suite = properties.kind === "results" ? properties.evidence : undefined;
+  const range = patch.evidence;
+  const coverageHow =
+    coverage.source === "contexts"
+      ? "one run minus frozen contexts"
+      : coverage.source === "shards"
+        ? `${coverage.files.length}${coverage.shardsExpected ? ` of ${coverage.shardsExpected}` : ""} shards`
+        : "proof run";
+  return {
+    proven_coverage: {
+      value: `${pct(coverage.percent)} (lines ${pct(coverage.lineRate * 100)}${coverage.branches > 0 ? `, branches ${pct(coverage.branchRate * 100)}` : ""}; ${coverageHow})`,
+      policy: `>= ${facts.minProven}%`,
+    },
+    freeze_budget: {
+      value: `${active.length} active, ${expired.length} expired${unknown.length ? `, ${unknown.length} unknown` : ""}`,
+      policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test`,
+    },
+    lease_authorship: {
+      value: judged
+        ? `${plural(leaseChanges ?? 0, "loosening change")} in the range; ${plural(patch.agentAddedLeases, "lease")} added without a human's trailer`
+        : `${plural(patch.agentAddedLeases, "lease")} added by an agent (given)`,
+      policy: `lease changes by a human with ${trailer("freezeLease", "Freeze-Lease")}`,
+    },
+    fixture_digests: {
+      value: `delta ${patch.fixtureDelta}${unlockedCount !== undefined ? `; ${unlockedCount} file(s) differ from the lock` : ""}`,
+      policy: `files match the lock; a delta needs ${trailer("fixtureLock", "Fixture-Lock")}`,
+      off: facts.fixturesOff,
+    },
+    property_hold: {
+      value: `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
+      policy: `0 failures; seeds non-empty, changed only with ${trailer("propertySeeds", "Property-Seeds")}`,
+      off: properties.kind === "off",
+    },
+    test_evidence: accounting
+      ? {
+          value: `${accounting.counts.proven} proven, ${accounting.counts.frozen} frozen, ${accounting.counts.skipped} skipped, ${accounting.counts.failed} failed, ${accounting.counts.missing} missing`,
+          policy: `none failed or missing${facts.evidence?.maxUnledgeredSkips !== undefined ? `; skips <= ${facts.evidence.maxUnledgeredSkips}` : ""}`,
+        }
+      : { value: "no results given", policy: "none failed or missing", notMeasured: true },
+    protected_paths:
+      judged && protectedTouches
+        ? {
+            value: `${plural(protectedTouches.length, "commit")} touch ${judged.protect.patterns.join(", ")}`,
+            policy: `changed only with ${trailer("gateChange", "Gate-Change")}`,
+          }
+        : {
+            value: range ? "not judged" : "no git range given",
+            policy: `changed only with ${trailer("gateChange", "Gate-Change")}`,
+            notMeasured: true,
+          },
+    history: range
+      ? {
+          value: range.shallow
+            ? "truncated"
+            : `${plural(range.commits.length, "commit")} in ${range.base.slice(0, 12)}..${range.head.slice(0, 12)}`,
+          policy: "the whole range reaches the base",
+        }
+      : { value: "no git range given", policy: "the whole range reaches the base", notMeasured: true },
+    universe: {
+      value: `${plural(universe.ids.length, "test")} collected, ${plural(universe.collectionErrors.length, "collection error")}`,
+      policy: "no collection errors",
+    },
+    clock: {
+      value: `${facts.today} (${facts.clockOverride ? "given on the command line" : "system clock"})`,
+      policy: "the machine's clock",
+    },
+  };
+}
+
+const reportLease = (lease: Lease): ReportLease => ({
+  nodeid: lease.nodeid,
+  owner: lease.owner,
+  expires: lease.expires,
+  line: lease.line ?? null,
+});
+
+/** The report of an evaluated gate: the decision the findings give, the table, and every section. */
+export function buildReport(
+  facts: GateFacts,
+  findings: Finding[],
+  inputs: InputDigest[],
+  warnings: readonly GateIssue[],
+): GateReport {
+  const reasons: ReasonCode[] = [...new Set(findings.map((f) => f.reason))];
+  const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
+  const { coverage, ledger, active, expired, unknown, accounting, patch, properties, universe } = facts;
+  const range = patch.evidence;
+  return {
+    todayUtc: facts.today,
+    collectedTests: universe.ids.length,
+    activeLeases: active.length,
+    expiredLeases: expired.length,
+    provenCoveragePercent: coverage.percent,
+    minProvenCoveragePercent: facts.minProven,
+    fixtureDigestDelta: patch.fixtureDelta,
+    propertyFailures: facts.propertyFailures,
+    agentAddedLeases: patch.agentAddedLeases,
+    reasons,
+    decision,
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    signals: buildSignals(signalMeasures(facts), reasons),
+    clock: { source: facts.clockOverride ? "override" : "system", todayUtc: facts.today },
+    base: range?.base ?? null,
+    head: range?.head ?? null,
+    commits: range ? range.commits.length : null,
+    coverage: {
+      source: coverage.source,
+      files: coverage.files,
+      format: coverage.format,
+      shardsExpected: coverage.shardsExpected ?? null,
+      provenCoveragePercent: coverage.percent,
+      numStatements: coverage.statements,
+      coveredLines: coverage.coveredLines,
+      numBranches: coverage.branches,
+      coveredBranches: coverage.coveredBranches,
+      lineRate: coverage.lineRate,
+      branchRate: coverage.branchRate,
+    },
+    ledger: {
+      file: ledger.file,
+      maxActiveLeases: ledger.maxActiveLeases,
+      budgetOmitted: ledger.budgetOmitted,
+      rejectIfExpired: ledger.rejectIfExpired,
+      rejectIfAgentAddsLease: ledger.rejectIfAgentAddsLease,
+      active: active.map(reportLease),
+      expired: expired.map(reportLease),
+      unknown: unknown.map((u) => ({ ...reportLease(u.lease), closeIds: u.close.map((c) => c.id) })),
+    },
+    accounting: accounting
+      ? {
+          resultFiles: accounting.resultFiles,
+          collected: accounting.collected,
+          ...accounting.counts,
+          maxUnledgeredSkips: facts.evidence?.maxUnledgeredSkips ?? null,
+          unknownResults: accounting.unknownResults.length,
+        }
+      : null,
+    universe: {
+      file: universe.file,
+      collected: universe.ids.length,
+      duplicates: universe.duplicates.length,
+      collectionErrors: universe.collectionErrors.length,
+    },
+    properties:
+      properties.kind === "off"
+        ? { enabled: false }
+        : properties.kind === "results"
+          ? { enabled: true, ...properties.evidence }
+          : null,
+    fixtures: { enabled: !facts.fixturesOff },
+    commands: [...facts.commands],
+    findings,
+    inputs,
+    warnings: [...warnings],
+    errors: [],
+  };
+}
+
+/**
+ * The report when the gate could not evaluate: decision REJECT, reason `input_error`, the errors listed,
+ * and every number it could not compute as null. Written so a queue that parses JSON still sees REJECT.
+ */
+export function errorReport(
+  today: string | undefined,
+  issues: readonly GateIssue[],
+  inputs: readonly InputDigest[] = [],
+  range: { base?: string | undefined; head?: string | undefined } = {},
+): GateReport {
+  return {
+    todayUtc: today ?? null,
+    collectedTests: null,
+    activeLeases: null,
+    expiredLeases: null,
+    provenCoveragePercent: null,
+    minProvenCoveragePercent: null,
+    fixtureDigestDelta: null,
+    propertyFailures: null,
+    agentAddedLeases: null,
+    reasons: ["input_error"],
+    decision: "REJECT",
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    signals: [],
+    base: range.base ?? null,
+    head: range.head ?? null,
+    findings: [],
+    inputs: [...inputs],
+    warnings: [],
+    errors: [...issues],
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Why the gate says REJECT, in the order the rules run and reports list them: the article's checks
+ * first, then proofgate's own. Stable strings: merge queues and dashboards match on them.
+ */
+export const RULE_REASONS = [
+  "expired_leases",
+  "freeze_budget",
+  "unknown_leases",
+  "agent_added_lease",
+  "agent_extended_lease",
+  "agent_loosened_policy",
+  "proven_coverage",
+  "coverage_missing",
+  "shard_missing",
+  "fixtures_unlocked",
+  "fixture_digest",
+  "property_hold",
+  "seeds_empty",
+  "seed_rewrite",
+  "tests_failed",
+  "missing_evidence",
+  "skip_budget",
+  "frozen_in_proof_run",
+  "protected_path",
+  "shallow_history",
+  "collection_errors",
+  "clock_override",
+] as const;
+
+/** Every reason code a report can carry: the rules' and `input_error` (the gate could not evaluate). */
+export const REASON_CODES = [...RULE_REASONS, "input_error"] as const;
+
+/** One reason code. */
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** The one decision. */
+export type Decision = "MERGE" | "REJECT";

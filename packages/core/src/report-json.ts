@@ -1,0 +1,118 @@
+// The report's one serialisation: snake_case keys in the article's order, numbers the article's script
+// prints as floats written as Python would (`70.0`). Everything before this point is typed.
+import { formatIssue, type GateIssue } from "./errors.js";
+import { PyFloat, toPythonJson } from "./python-json.js";
+import type { Finding, GateReport, ReportLease } from "./report.js";
+
+const float = (n: number | null): PyFloat | null => (n === null ? null : new PyFloat(n));
+const lease = (l: ReportLease) => ({ nodeid: l.nodeid, owner: l.owner, expires: l.expires, line: l.line });
+
+function finding(f: Finding) {
+  return {
+    reason: f.reason,
+    message: f.message,
+    file: f.file ?? null,
+    line: f.line ?? null,
+    commit: f.commit ?? null,
+    author: f.author ?? null,
+    fix: f.fix,
+  };
+}
+
+function error(i: GateIssue) {
+  return { code: i.code, message: i.message, file: i.file ?? null, line: i.line ?? null, fix: i.fix ?? null };
+}
+
+/** The report as the JSON object that report.json holds (numbers as `PyFloat` where Python prints floats). */
+export function reportObject(r: GateReport): Record<string, unknown> {
+  return {
+    today_utc: r.todayUtc,
+    collected_tests: r.collectedTests,
+    active_leases: r.activeLeases,
+    expired_leases: r.expiredLeases,
+    proven_coverage_percent: float(r.provenCoveragePercent),
+    min_proven_coverage_percent: float(r.minProvenCoveragePercent),
+    fixture_digest_delta: r.fixtureDigestDelta,
+    property_failures: r.propertyFailures,
+    agent_added_leases: r.agentAddedLeases,
+    reasons: r.reasons,
+    decision: r.decision,
+    schema_version: r.schemaVersion,
+    signals: r.signals.map((s) => ({
+      id: s.id,
+      label: s.label,
+      value: s.value,
+      policy: s.policy,
+      result: s.result,
+      reasons: s.reasons,
+    })),
+    clock: r.clock && { source: r.clock.source, today_utc: r.clock.todayUtc },
+    base: r.base,
+    head: r.head,
+    commits: r.commits,
+    coverage: r.coverage && {
+      source: r.coverage.source,
+      files: r.coverage.files,
+      format: r.coverage.format,
+      shards_expected: r.coverage.shardsExpected,
+      proven_coverage_percent: float(r.coverage.provenCoveragePercent),
+      num_statements: r.coverage.numStatements,
+      covered_lines: r.coverage.coveredLines,
+      num_branches: r.coverage.numBranches,
+      covered_branches: r.coverage.coveredBranches,
+      line_rate: float(r.coverage.lineRate),
+      branch_rate: float(r.coverage.branchRate),
+    },
+    ledger: r.ledger && {
+      file: r.ledger.file,
+      max_active_leases: r.ledger.maxActiveLeases,
+      budget_omitted: r.ledger.budgetOmitted,
+      reject_if_expired: r.ledger.rejectIfExpired,
+      reject_if_agent_adds_lease: r.ledger.rejectIfAgentAddsLease,
+      active: r.ledger.active.map(lease),
+      expired: r.ledger.expired.map(lease),
+      unknown: r.ledger.unknown.map((u) => ({ ...lease(u), close_ids: u.closeIds })),
+    },
+    accounting:
+      r.accounting &&
+      ({
+        result_files: r.accounting.resultFiles,
+        collected: r.accounting.collected,
+        proven: r.accounting.proven,
+        frozen: r.accounting.frozen,
+        skipped: r.accounting.skipped,
+        failed: r.accounting.failed,
+        missing: r.accounting.missing,
+        max_unledgered_skips: r.accounting.maxUnledgeredSkips,
+        unknown_results: r.accounting.unknownResults,
+      } as const),
+    universe: r.universe && {
+      file: r.universe.file,
+      collected: r.universe.collected,
+      duplicates: r.universe.duplicates,
+      collection_errors: r.universe.collectionErrors,
+    },
+    properties:
+      r.properties &&
+      (r.properties.enabled
+        ? {
+            enabled: true,
+            result_files: r.properties.resultFiles,
+            tests: r.properties.tests,
+            failures: r.properties.failures,
+            skipped: r.properties.skipped,
+          }
+        : { enabled: false }),
+    fixtures: r.fixtures && { enabled: r.fixtures.enabled },
+    commands: r.commands?.map((c) => ({ step: c.step, command: c.command, exit_code: c.exitCode })),
+    details: r.findings.map(finding),
+    inputs: r.inputs.map((i) => ({ role: i.role, path: i.path, sha256: i.sha256 })),
+    warnings: r.warnings.map(formatIssue),
+    errors: r.errors.map(error),
+  };
+}
+
+/** report.json's text: Python's `json.dumps(indent=2)` layout, a newline at the end. Same report, same bytes. */
+export function reportJson(report: GateReport): string {
+  return `${toPythonJson(reportObject(report))}\n`;
+}

@@ -1,0 +1,166 @@
+// The gate's report as a type: what `decide` returns, the renderings show, platforms publish, and
+// report-json.ts serialises once, at the edge. Types only, so every module can import them without a cycle.
+import type { CoverageSummary } from "./coverage-model.js";
+import type { IsoDate } from "./dates.js";
+import type { GateIssue } from "./errors.js";
+import type { Decision, ReasonCode } from "./reasons.js";
+import type { Signal } from "./signals.js";
+
+/** Report schema version: bump on any change a consumer would notice. */
+export const REPORT_SCHEMA_VERSION = 1;
+
+/** One failed signal, pointing at what caused it and how to fix it. */
+export interface Finding {
+  reason: ReasonCode;
+  message: string;
+  file?: string | undefined;
+  line?: number | undefined;
+  /** The commit that caused it, when the patch's history says. */
+  commit?: string | undefined;
+  author?: string | undefined;
+  fix: string;
+}
+
+/** What an input file was read as. */
+export type InputRole =
+  "config" | "ledger" | "universe" | "coverage" | "contexts" | "results" | "properties" | "fixtures_lock";
+
+/** A digest of one input file, so a report says exactly what it judged. */
+export interface InputDigest {
+  role: InputRole;
+  path: string;
+  sha256: string;
+}
+
+/** Proven coverage as the gate judges it, whichever way it was measured. */
+export type ProvenCoverage = CoverageSummary & {
+  /** One report, several shards merged, or one run's contexts minus the frozen tests. */
+  source: "report" | "shards" | "contexts";
+  /** The files it was read from. */
+  files: string[];
+  format: string;
+  /** The shard count the run declared; fewer files is `shard_missing`. */
+  shardsExpected?: number | undefined;
+};
+
+/** A step of `check --run`. */
+export type CommandStep = "collect" | "proof" | "properties";
+
+/** A command `check --run` ran, and how it ended. */
+export interface CommandOutcome {
+  step: CommandStep;
+  command: string;
+  /** The exit code; a signal's number when it was killed (128 + n, as a shell reports it). */
+  exitCode: number;
+}
+
+/** The property suite's results, read from the JUnit files `[properties] results` names. */
+export interface PropertyEvidence {
+  resultFiles: string[];
+  /** Test cases in them that ran (passed, failed or errored). */
+  tests: number;
+  /** Failed or errored test cases. */
+  failures: number;
+  /** Skipped or xfailed cases: a property that did not run holds nothing. */
+  skipped: number;
+}
+
+/** A lease as the report lists it. */
+export interface ReportLease {
+  nodeid: string;
+  owner: string;
+  expires: IsoDate;
+  line: number | null;
+}
+
+/** The ledger as judged: its policy and the leases by class. */
+export interface LedgerSection {
+  file: string;
+  maxActiveLeases: number;
+  budgetOmitted: boolean;
+  rejectIfExpired: boolean;
+  rejectIfAgentAddsLease: boolean;
+  active: ReportLease[];
+  expired: ReportLease[];
+  /** Active leases that name no collected test, with the collected ids close to theirs. */
+  unknown: (ReportLease & { closeIds: string[] })[];
+}
+
+/** Proven coverage with its counts and where it came from. */
+export interface CoverageSection {
+  source: ProvenCoverage["source"];
+  files: string[];
+  format: string;
+  shardsExpected: number | null;
+  provenCoveragePercent: number;
+  numStatements: number;
+  coveredLines: number;
+  numBranches: number;
+  coveredBranches: number;
+  lineRate: number;
+  branchRate: number;
+}
+
+/** The evidence accounting: every collected test in one class. */
+export interface AccountingSection {
+  resultFiles: string[];
+  collected: number;
+  proven: number;
+  frozen: number;
+  skipped: number;
+  failed: number;
+  missing: number;
+  maxUnledgeredSkips: number | null;
+  unknownResults: number;
+}
+
+/** The test universe as read. */
+export interface UniverseSection {
+  file: string;
+  collected: number;
+  duplicates: number;
+  collectionErrors: number;
+}
+
+/** The property suite as `check` read it. */
+export type PropertiesSection =
+  { enabled: false } | { enabled: true; resultFiles: string[]; tests: number; failures: number; skipped: number };
+
+/**
+ * The gate's answer. The article's keys come first, with their meanings; an evaluated report has every
+ * section, a report of a gate that could not evaluate (`input_error`) has nulls and its errors.
+ */
+export interface GateReport {
+  todayUtc: IsoDate | null;
+  collectedTests: number | null;
+  activeLeases: number | null;
+  expiredLeases: number | null;
+  provenCoveragePercent: number | null;
+  minProvenCoveragePercent: number | null;
+  fixtureDigestDelta: number | null;
+  propertyFailures: number | null;
+  agentAddedLeases: number | null;
+  reasons: ReasonCode[];
+  decision: Decision;
+  schemaVersion: typeof REPORT_SCHEMA_VERSION;
+  /** The decision table, top to bottom; empty when the gate could not evaluate. */
+  signals: Signal[];
+  clock?: { source: "system" | "override"; todayUtc: IsoDate } | undefined;
+  base: string | null;
+  head: string | null;
+  /** Commits in base..head; null when no range was judged. */
+  commits?: number | null | undefined;
+  coverage?: CoverageSection | undefined;
+  ledger?: LedgerSection | undefined;
+  accounting?: AccountingSection | null | undefined;
+  universe?: UniverseSection | undefined;
+  properties?: PropertiesSection | null | undefined;
+  fixtures?: { enabled: boolean } | undefined;
+  commands?: CommandOutcome[] | undefined;
+  /** One per finding, in rule order. */
+  findings: Finding[];
+  inputs: InputDigest[];
+  warnings: GateIssue[];
+  /** Why the gate could not evaluate; non-empty exactly when `reasons` is `["input_error"]`. */
+  errors: GateIssue[];
+}

@@ -1,0 +1,237 @@
+// The decision rules: one small function per reason code, in the article's order, then proofgate's own.
+// Each reads the facts decide() gathered once and returns its findings; none reads another's result.
+import type { IsoDate } from "./dates.js";
+import { missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
+import type { UnknownLease } from "./deselect.js";
+import type { Lease, Ledger } from "./ledger.js";
+import type { PatchJudgement } from "./patch.js";
+import type { ReasonCode } from "./reasons.js";
+import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
+import type { TestResult } from "./junit.js";
+import type { Universe } from "./universe.js";
+
+/** How the property suite is known: its results (`check`), a count (`decide --property-failures`), or off. */
+export type PropertySource =
+  { kind: "results"; evidence: PropertyEvidence } | { kind: "count"; failures: number } | { kind: "off" };
+
+/** The proof run's test results; `decide` accounts them against the universe. */
+export interface ProofResults {
+  /** Every result read (shards merged), frozen tests' included. */
+  results: readonly TestResult[];
+  /** The budget for skips without a lease; none when undefined. */
+  maxUnledgeredSkips?: number | undefined;
+}
+
+/** Everything the rules read: the inputs, and what decide() derived from them once. */
+export interface GateFacts {
+  today: IsoDate;
+  clockOverride: boolean;
+  ledger: Ledger;
+  universe: Universe;
+  coverage: ProvenCoverage;
+  minProven: number;
+  evidence: ProofResults | undefined;
+  properties: PropertySource;
+  fixturesOff: boolean;
+  commands: readonly CommandOutcome[];
+  active: Lease[];
+  expired: Lease[];
+  unknown: UnknownLease[];
+  accounting: EvidenceAccounting | undefined;
+  patch: PatchJudgement;
+  /** The property suite's failures: its results' count, or the count given. */
+  propertyFailures: number;
+}
+
+/** One rule: the findings of its reason (none when the signal passes). */
+export type Rule = (facts: GateFacts) => Finding[];
+
+function commandFindings(commands: readonly CommandOutcome[], step: CommandStep, reason: ReasonCode, what: string) {
+  return commands
+    .filter((c) => c.step === step && c.exitCode !== 0)
+    .map((c): Finding => ({
+      reason,
+      message: `${what} (\`${c.command}\`) exited with ${c.exitCode}`,
+      fix: `run \`${c.command}\` locally and fix what it reports; its output is above in the log`,
+    }));
+}
+
+const leaseWhere = (lease: Lease, ledger: Ledger) => ({ file: ledger.file, line: lease.line });
+
+/** The rules, one per reason, in the reference script's order; proofgate's own checks follow. */
+export const RULES: readonly Rule[] = [
+  function expiredLeases({ expired, ledger, today }) {
+    if (!ledger.rejectIfExpired) return [];
+    return expired.map((lease) => ({
+      reason: "expired_leases",
+      message: `lease on ${lease.nodeid} (owner ${lease.owner}) expired ${lease.expires}; today is ${today}`,
+      ...leaseWhere(lease, ledger),
+      fix: "fix the test and delete the lease, or have its owner renew it in a human commit",
+    }));
+  },
+  function freezeBudget({ active, ledger }) {
+    if (active.length <= ledger.maxActiveLeases) return [];
+    const omitted = ledger.budgetOmitted ? " (max_active_leases omitted: 0)" : "";
+    return [
+      {
+        reason: "freeze_budget",
+        message: `${active.length} active leases exceed the budget of ${ledger.maxActiveLeases}${omitted}`,
+        file: ledger.file,
+        fix: "fix frozen tests and delete their leases; raising max_active_leases is a human decision",
+      },
+    ];
+  },
+  function unknownLeases({ unknown, ledger, universe }) {
+    return unknown.map(({ lease, close }) => ({
+      reason: "unknown_leases",
+      message: `lease on ${lease.nodeid} names no collected test in ${universe.file}${close.length ? `; close: ${close.map((c) => c.id).join(", ")}` : ""}`,
+      ...leaseWhere(lease, ledger),
+      fix: "copy the current id from `pytest --collect-only -q`, or delete the lease if the test is gone",
+    }));
+  },
+  function agentAddedLease({ patch }) {
+    return patch.leases.filter((f) => f.reason === "agent_added_lease");
+  },
+  function agentExtendedLease({ patch }) {
+    return patch.leases.filter((f) => f.reason === "agent_extended_lease");
+  },
+  function agentLoosenedPolicy({ patch }) {
+    return patch.leases.filter((f) => f.reason === "agent_loosened_policy");
+  },
+  function provenCoverage({ coverage, minProven }) {
+    if (coverage.percent >= minProven) return [];
+    return [
+      {
+        reason: "proven_coverage",
+        message: `proven coverage ${coverage.percent.toFixed(2)}% is below the floor of ${minProven}%`,
+        file: coverage.files.join(", "),
+        fix: "cover the changed code with tests that are not frozen",
+      },
+    ];
+  },
+  function coverageMissing({ coverage }) {
+    if (coverage.statements > 0) return [];
+    return [
+      {
+        reason: "coverage_missing",
+        message: "the coverage report measured no statements",
+        file: coverage.files.join(", "),
+        fix: "check `--cov=<package>` and `[run] source`: the proof run measured nothing",
+      },
+    ];
+  },
+  function shardMissing({ coverage }) {
+    const expected = coverage.shardsExpected;
+    if (expected === undefined || coverage.source === "contexts" || coverage.files.length >= expected) return [];
+    return [
+      {
+        reason: "shard_missing",
+        message: `${expected - coverage.files.length} of ${expected} coverage shards are missing: only ${coverage.files.join(", ")}`,
+        fix: "upload every parallel job's report as an artifact and pass each with --report",
+      },
+    ];
+  },
+  function fixturesUnlocked({ patch }) {
+    return patch.unlocked;
+  },
+  function fixtureDigest({ patch }) {
+    return patch.fixtureDigest;
+  },
+  function propertyHold({ properties, propertyFailures, commands }) {
+    if (properties.kind === "off") return [];
+    const findings = commandFindings(commands, "properties", "property_hold", "the property suite");
+    const suite = properties.kind === "results" ? properties.evidence : undefined;
+    if (suite && suite.resultFiles.length === 0) {
+      findings.push({
+        reason: "property_hold",
+        message: "the property suite is on, but no results were given",
+        fix: "name its JUnit XML in [properties] results of proofgate.toml, or turn it off there with enabled = false (a human change)",
+      });
+    } else if (suite && suite.tests === 0) {
+      findings.push({
+        reason: "property_hold",
+        message: `the property results hold no case that ran: ${suite.resultFiles.join(", ")}`,
+        file: suite.resultFiles[0],
+        fix: "run the property suite so that it writes its results there (--junitxml)",
+      });
+    }
+    if (suite && suite.skipped > 0) {
+      findings.push({
+        reason: "property_hold",
+        message: `${suite.skipped} property case(s) were skipped: a property that does not run holds nothing`,
+        file: suite.resultFiles[0],
+        fix: "remove the skip or xfail marker; a property that must stop is a human decision, made in the suite",
+      });
+    }
+    if (propertyFailures > 0) {
+      findings.push({
+        reason: "property_hold",
+        message: `the property suite reported ${propertyFailures} failure(s)`,
+        file: suite?.resultFiles[0],
+        fix: "fix the code, not the seeds: the seed corpus must predate the patch",
+      });
+    }
+    return findings;
+  },
+  function seedsEmpty({ patch }) {
+    return patch.seedsEmpty;
+  },
+  function seedRewrite({ patch }) {
+    return patch.seedRewrite;
+  },
+  function failedTests({ accounting, commands }) {
+    return [
+      ...commandFindings(commands, "proof", "tests_failed", "the proof run"),
+      ...(accounting ? testsFailed(accounting) : []),
+    ];
+  },
+  function missingResults({ accounting }) {
+    return accounting ? missingEvidence(accounting) : [];
+  },
+  function unledgeredSkips({ accounting, evidence }) {
+    return accounting ? skipBudget(accounting, evidence?.maxUnledgeredSkips) : [];
+  },
+  function frozenInProofRun({ evidence, coverage, active }) {
+    // A frozen test that ran in the proof run put its lines into the coverage report: the rerun did not
+    // deselect it. (The single-run mode drops frozen contexts itself, so there a full run is expected.)
+    if (!evidence || coverage.source === "contexts") return [];
+    const frozen = new Set(active.map((l) => l.nodeid));
+    return evidence.results
+      .filter((r) => frozen.has(r.id) && r.outcome !== "skipped")
+      .map((r) => ({
+        reason: "frozen_in_proof_run",
+        message: `the frozen test ${r.id} ran in the proof run (${r.outcome}), so its coverage counts as proof`,
+        file: r.file,
+        line: r.line,
+        fix: "run the proof with `proofgate deselect --format plugin` loaded (-p proofgate_frozen)",
+      }));
+  },
+  function protectedPath({ patch }) {
+    return patch.protectedPaths;
+  },
+  function shallowHistory({ patch }) {
+    return patch.shallow;
+  },
+  function collectionErrors({ universe, commands }) {
+    return [
+      ...commandFindings(commands, "collect", "collection_errors", "the collection"),
+      ...universe.collectionErrors.map((error): Finding => ({
+        reason: "collection_errors",
+        message: `pytest reported a collection error: ${error.text}; the universe is incomplete`,
+        file: universe.file,
+        line: error.line,
+        fix: "fix the import or syntax error so that every test is collected",
+      })),
+    ];
+  },
+  function clockOverride({ clockOverride, today }) {
+    if (!clockOverride) return [];
+    return [
+      {
+        reason: "clock_override",
+        message: `judged as of ${today}, a date given on the command line, not the machine's clock`,
+        fix: "drop --today: previews cannot merge",
+      },
+    ];
+  },
+];

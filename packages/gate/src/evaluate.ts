@@ -1,0 +1,381 @@
+// evaluateGate: the one pipeline from the inputs to the report. `check` reads what to judge from the
+// base revision's proofgate.toml; `decide` from the article's flags. Both load the same way and ask
+// core's decide() for the answer. Any input it cannot read or trust throws a GateError (exit 2).
+import {
+  classifyLeases,
+  decide,
+  unexpectedChanges,
+  GateError,
+  type CommandOutcome,
+  type Env,
+  type GateConfig,
+  type GateIssue,
+  type GateReport,
+  type InputDigest,
+  type IsoDate,
+  type LockDelta,
+  type PatchSource,
+  type PropertySource,
+} from "@proofgate/core";
+import type { GateLog } from "./log.js";
+import type { GatePorts } from "./ports.js";
+import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
+import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
+import { loadLedger, loadPropertyResults, loadResults, loadUniverse } from "./sources/inputs.js";
+import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
+import { runConfiguredCommands } from "./sources/run-commands.js";
+
+/** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
+export interface GateClock {
+  today: IsoDate;
+  /** True when `today` was given, not read from the machine's clock. */
+  override: boolean;
+}
+
+/** `check`: every signal, from the base revision's proofgate.toml. */
+export interface CheckRequest {
+  kind: "check";
+  clock: GateClock;
+  /** The patch's base: a flag (taken as given) or a platform's (judged from its merge-base with head). */
+  base?: { revision: string; from: "flag" } | { revision: string; from: "platform"; platform: string } | undefined;
+  head?: string | undefined;
+  /** The branch the patch targets: its merge-base is the base when none is given. */
+  defaultBranch?: string | undefined;
+  /** Coverage shards the CI declares; the gate waits for the larger of this and `[coverage] shards`. */
+  shards?: number | undefined;
+  /** How to fetch the whole history where the gate runs. */
+  shallowFix: string;
+  /** The report folder (absolute, or relative to the repository root). */
+  outDir: string;
+  /** First run `[commands]`, with this environment. */
+  run?: { env: Env } | undefined;
+}
+
+/** `decide`: the article's inputs, named one by one. */
+export interface DecideRequest {
+  kind: "decide";
+  clock: GateClock;
+  ledger: string;
+  collected: string;
+  coverage: Omit<CoverageSources, "frozen">;
+  results: string[];
+  maxUnledgeredSkips?: number | undefined;
+  minProven: number;
+  propertyFailures: number;
+  /** The article's manual counts, or the patch read from git. */
+  patch:
+    | { kind: "counts"; agentAddedLeases: number; fixtureDelta: number; humanFixtureLock: boolean }
+    | { kind: "git"; base?: string | undefined; head?: string | undefined; shallowFix: string };
+}
+
+/** What the gate judges. */
+export type GateRequest = CheckRequest | DecideRequest;
+
+/** What the gate read before it stopped, so a report of a failure still says what it judged. */
+export interface GateTrace {
+  inputs: InputDigest[];
+  base?: string | undefined;
+  head?: string | undefined;
+}
+
+/**
+ * Judges the patch: reads every input through `ports`, and returns core's report. Problems that keep the
+ * gate from evaluating are thrown as a GateError; `trace` keeps what was read until then.
+ */
+export async function evaluateGate(
+  request: GateRequest,
+  ports: GatePorts,
+  log: GateLog,
+  trace: GateTrace = { inputs: [] },
+): Promise<GateReport> {
+  return request.kind === "check"
+    ? evaluateCheck(request, ports, log, trace)
+    : evaluateDecide(request, ports, log, trace);
+}
+
+/** The fixture files against the lock, as the patch's `unlocked` evidence; the lock's digest goes to the report. */
+function unlockedFixtures(ports: GatePorts, log: GateLog, found: { lock?: InputDigest }) {
+  return async (config: GateConfig): Promise<LockDelta> => {
+    const { comparison, lockSha256, warnings } = await ports.fixtures.check(config.fixtures);
+    log.issues(warnings);
+    found.lock = { role: "fixtures_lock", path: config.fixtures.lock, sha256: lockSha256 };
+    return { changed: comparison.changed, added: comparison.added, removed: comparison.removed };
+  };
+}
+
+/**
+ * The base as the platform gives it. GitHub's `pull_request.base.sha` is the target branch's tip when
+ * the event fired: once the target moved on it is no ancestor of the head, and the patch's own commits
+ * start at their merge-base. A `--base` flag is taken as given.
+ */
+function judgedBase(request: CheckRequest, ports: GatePorts, log: GateLog): string | undefined {
+  const base = request.base;
+  if (base === undefined || base.from === "flag") return base?.revision;
+  const { git } = ports;
+  const baseSha = git.resolveCommit(base.revision);
+  const headSha = git.resolveCommit(request.head ?? "HEAD");
+  if (baseSha === undefined || headSha === undefined || git.isAncestor(baseSha, headSha)) return base.revision;
+  const fork = git.mergeBase(baseSha, headSha);
+  if (fork === undefined) return base.revision;
+  log.info(
+    `the ${base.platform} base ${baseSha.slice(0, 12)} is the target branch's tip; the patch is judged from its merge-base ${fork.slice(0, 12)}`,
+  );
+  return fork;
+}
+
+/**
+ * The gate reads the ledger, the fixtures and the artifacts from the work tree, and the patch from git:
+ * the two must be the same revision (the head, or a CI's test merge of it), with no change to a tracked
+ * file and, with `--run`, no untracked one; only the evidence the config names and the report folder
+ * may differ.
+ */
+function requireWorkTreeAtHead(ports: GatePorts, head: string, config: GateConfig, request: CheckRequest): void {
+  const { git, files } = ports;
+  const current = git.resolveCommit("HEAD");
+  // A CI's test merge (GitHub's refs/pull/N/merge, GitLab's merged results) checks out a merge of the
+  // head into the target branch: its tests are the head's changes as they would land.
+  const testMerge = current !== undefined && current !== head && git.commitParents(current).includes(head);
+  if (current !== head && !testMerge) {
+    throw new GateError({
+      code: "usage",
+      message: `the work tree is at ${current ? current.slice(0, 12) : "no commit"}, but the patch's head is ${head.slice(0, 12)} (and the work tree is not a merge of it): the gate judges the files it reads from the work tree as that head`,
+      fix: `check out ${head.slice(0, 12)} first (git checkout ${head}), or leave out --head`,
+    });
+  }
+  const run = request.run !== undefined;
+  const outDir = repoRelative(files.root, request.outDir);
+  const changed = unexpectedChanges(git.workTreeChanges({ untracked: run }), config, outDir);
+  if (changed.length > 0) {
+    const shown = changed.slice(0, 10);
+    throw new GateError(
+      shown.map((file, i) => ({
+        code: "work_tree_dirty" as const,
+        file,
+        message: `${run ? "is uncommitted or untracked" : "has uncommitted changes"}: the gate judges commit ${head.slice(0, 12)}, and the work tree must be it${i === shown.length - 1 && changed.length > shown.length ? ` (and ${changed.length - shown.length} more file(s))` : ""}`,
+        fix: run
+          ? "commit or stash the changes, and delete or .gitignore untracked files (git status shows them)"
+          : "commit or stash the changes (git status shows them)",
+      })),
+    );
+  }
+}
+
+/** `path` relative to `root`, as git names paths; undefined when it lies outside. */
+function repoRelative(root: string, path: string): string | undefined {
+  if (!path.startsWith("/")) return path.replace(/^\.\//, "").replace(/\/+$/, "");
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  if (path === root) return "";
+  return path.startsWith(prefix) ? path.slice(prefix.length).replace(/\/+$/, "") : undefined;
+}
+
+async function evaluateCheck(
+  request: CheckRequest,
+  ports: GatePorts,
+  log: GateLog,
+  trace: GateTrace,
+): Promise<GateReport> {
+  const { files } = ports;
+  const { inputs } = trace;
+  const found: { lock?: InputDigest } = {};
+  const loaded: LoadedPatch = await loadPatchEvidence(ports.git, {
+    base: judgedBase(request, ports, log),
+    head: request.head,
+    defaultBranch: request.defaultBranch,
+    shallowFix: request.shallowFix,
+    unlocked: unlockedFixtures(ports, log, found),
+  });
+  trace.base = loaded.patch.base;
+  trace.head = loaded.patch.head;
+  const shallow = loaded.patch.shallow !== undefined;
+  const warnings: GateIssue[] = [...loaded.warnings];
+  // The judge is the base's config. A truncated history has no base: its paths then come from the work
+  // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
+  const config = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
+  if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
+  if (!shallow && files.exists(CONFIG_FILE)) {
+    if (files.readText(CONFIG_FILE, "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
+      warnings.push({
+        code: "config_invalid",
+        file: CONFIG_FILE,
+        message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge`,
+      });
+    }
+  }
+  if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
+
+  const commands: CommandOutcome[] = [];
+  if (request.run && shallow) {
+    // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
+    warnings.push({
+      code: "shallow_history",
+      message:
+        "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
+    });
+  } else if (request.run) {
+    commands.push(
+      ...(await runConfiguredCommands({
+        ports,
+        config,
+        env: request.run.env,
+        base: loaded.patch.base,
+        outDir: request.outDir,
+        today: request.clock.today,
+        log,
+      })),
+    );
+  }
+
+  return judge(
+    {
+      clock: request.clock,
+      ledger: { path: config.ledger.path, flag: "[ledger] path" },
+      universe: { paths: config.universe.collected, flag: "[universe] collected" },
+      coverage: {
+        reports: config.coverage.reports,
+        contexts: config.coverage.contexts,
+        // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
+        shards:
+          request.shards === undefined ? config.coverage.shards : Math.max(request.shards, config.coverage.shards ?? 0),
+      },
+      coverageRoles: "by-source",
+      results: config.results.junit,
+      maxUnledgeredSkips: config.results.maxUnledgeredSkips,
+      minProven: config.coverage.minProven,
+      properties: config.properties.enabled ? { kind: "results", paths: config.properties.results } : { kind: "off" },
+      fixturesOff: !config.fixtures.enabled,
+      patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
+      fixtureLock: () => found.lock,
+      commands,
+      warnings,
+    },
+    ports,
+    log,
+    trace,
+  );
+}
+
+function workTreeConfigOrUndefined(ports: GatePorts): GateConfig | undefined {
+  if (!ports.files.exists(CONFIG_FILE)) return undefined;
+  try {
+    return readWorkTreeConfig(ports.files);
+  } catch {
+    return undefined;
+  }
+}
+
+async function evaluateDecide(
+  request: DecideRequest,
+  ports: GatePorts,
+  log: GateLog,
+  trace: GateTrace,
+): Promise<GateReport> {
+  let patch: PatchSource;
+  const warnings: GateIssue[] = [];
+  if (request.patch.kind === "git") {
+    const loaded = await loadPatchEvidence(ports.git, {
+      base: request.patch.base,
+      head: request.patch.head,
+      shallowFix: request.patch.shallowFix,
+      unlocked: unlockedFixtures(ports, log, {}),
+    });
+    trace.base = loaded.patch.base;
+    trace.head = loaded.patch.head;
+    patch = { kind: "git", patch: loaded.patch, policy: loaded.policy };
+    warnings.push(...loaded.warnings);
+  } else {
+    patch = request.patch;
+  }
+  return judge(
+    {
+      clock: request.clock,
+      ledger: { path: request.ledger, flag: "--freeze" },
+      universe: { paths: [request.collected], flag: "--collected" },
+      coverage: request.coverage,
+      coverageRoles: "all-coverage",
+      results: request.results,
+      maxUnledgeredSkips: request.maxUnledgeredSkips,
+      minProven: request.minProven,
+      properties: { kind: "count", failures: request.propertyFailures },
+      fixturesOff: false,
+      patch,
+      fixtureLock: () => undefined,
+      commands: [],
+      warnings,
+      warningsFirst: false,
+    },
+    ports,
+    log,
+    trace,
+  );
+}
+
+/** What both doors hand the one loader: where each input is, and what was learned before. */
+interface JudgeSources {
+  clock: GateClock;
+  ledger: { path: string; flag: string };
+  universe: { paths: string[]; flag: string };
+  coverage: Omit<CoverageSources, "frozen">;
+  /** `by-source`: the contexts data file is listed as `contexts`; `all-coverage`: every file as `coverage`. */
+  coverageRoles: "by-source" | "all-coverage";
+  results: string[];
+  maxUnledgeredSkips: number | undefined;
+  minProven: number;
+  properties: { kind: "results"; paths: string[] } | { kind: "count"; failures: number } | { kind: "off" };
+  fixturesOff: boolean;
+  patch: PatchSource;
+  /** The fixture lock's digest, once the fixtures were checked. */
+  fixtureLock: () => InputDigest | undefined;
+  commands: CommandOutcome[];
+  /** Warnings found before (the patch's, the config's). */
+  warnings: GateIssue[];
+  /** List the earlier warnings before the inputs' (check) or after them (decide). */
+  warningsFirst?: boolean;
+}
+
+async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: GateTrace): Promise<GateReport> {
+  const { files } = ports;
+  const { inputs } = trace;
+  const ledger = loadLedger(files, s.ledger.path, s.ledger.flag);
+  inputs.push({ role: "ledger", path: s.ledger.path, sha256: ledger.files[0]!.sha256 });
+  const universe = loadUniverse(files, s.universe.paths, s.universe.flag);
+  universe.files.forEach((f) => inputs.push({ role: "universe", path: f.path, sha256: f.sha256 }));
+  const { active } = classifyLeases(ledger.value.leases, s.clock.today);
+  const coverage = await loadProvenCoverage({ ...s.coverage, frozen: active.map((l) => l.nodeid) }, ports);
+  for (const f of coverage.files) {
+    const role = s.coverageRoles === "by-source" && f.path === s.coverage.contexts ? "contexts" : "coverage";
+    inputs.push({ role, path: f.path, sha256: f.sha256 });
+  }
+  const results = s.results.length > 0 ? loadResults(files, s.results, universe.value) : undefined;
+  for (const f of results?.files ?? []) inputs.push({ role: "results", path: f.path, sha256: f.sha256 });
+  const lock = s.fixtureLock();
+  if (lock) inputs.push(lock);
+  const suite = s.properties.kind === "results" ? loadPropertyResults(files, s.properties.paths) : undefined;
+  for (const f of suite?.files ?? []) inputs.push({ role: "properties", path: f.path, sha256: f.sha256 });
+
+  const read = [
+    ...ledger.warnings,
+    ...universe.warnings,
+    ...coverage.warnings,
+    ...(results?.warnings ?? []),
+    ...(suite?.warnings ?? []),
+  ];
+  const warnings = s.warningsFirst === false ? [...read, ...s.warnings] : [...s.warnings, ...read];
+  log.issues(warnings);
+  const properties: PropertySource =
+    s.properties.kind === "results" ? { kind: "results", evidence: suite!.value } : s.properties;
+  return decide({
+    today: s.clock.today,
+    clockOverride: s.clock.override,
+    ledger: ledger.value,
+    universe: universe.value,
+    coverage: coverage.coverage,
+    minProven: s.minProven,
+    evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,
+    patch: s.patch,
+    properties,
+    fixturesOff: s.fixturesOff,
+    commands: s.commands,
+    inputs,
+    warnings,
+  });
+}

@@ -1,0 +1,39 @@
+// proofgate's gate as a library: evaluateGate (the one pipeline from inputs to a typed report, behind
+// small ports) and runGate (the fail-closed envelope that also writes and publishes the report).
+// Node implementations of the ports: `@proofgate/gate/node`.
+export {
+  evaluateGate,
+  type GateRequest,
+  type CheckRequest,
+  type DecideRequest,
+  type GateClock,
+  type GateTrace,
+} from "./evaluate.js";
+export { runGate, issuesOf, type RunGateOptions, type GateRun } from "./run-gate.js";
+export { silentLog, type GateLog } from "./log.js";
+export type {
+  GatePorts,
+  GitPort,
+  FilePort,
+  FixtureHasher,
+  FixtureSettings,
+  FixtureCheck,
+  CoverageDataReader,
+  CommandRunner,
+  SeedWriter,
+  InputBytes,
+  InputFile,
+  FileStamp,
+} from "./ports.js";
+export type { GitRange, RangeResolution, ChangedPath, TreeEntry } from "./git-types.js";
+export {
+  loadProvenCoverage,
+  type CoverageSources,
+  type CoveragePorts,
+  type LoadedCoverage,
+} from "./sources/coverage.js";
+export { loadLedger, loadUniverse, loadResults, loadPropertyResults, type Loaded } from "./sources/inputs.js";
+export { loadPatchEvidence, type LoadedPatch, type PatchRequest } from "./sources/patch.js";
+export { readWorkTreeConfig, CONFIG_FILE } from "./sources/config.js";
+export { runConfiguredCommands, PLUGIN_MODULE, type RunCommandsOptions } from "./sources/run-commands.js";
+export { asText } from "./input-text.js";

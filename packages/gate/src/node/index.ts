@@ -1,0 +1,50 @@
+// The gate's ports on Node: git, the file system, fixture hashing in worker threads, coverage.py's data
+// file through sql.js, and `sh -c` for the configured commands.
+import type { Env } from "@proofgate/core";
+import type { GatePorts } from "../ports.js";
+import { nodeCommandRunner } from "./command-runner.js";
+import { readCoverageDataFile } from "./coverage-data-file.js";
+import { nodeFiles } from "./files.js";
+import { nodeFixtureHasher, type LockSettings } from "./fixture-lock.js";
+import { nodeGit } from "./git.js";
+import { nodeSeedWriter } from "./seeds.js";
+
+export { nodeGit, type GitRepo } from "./git.js";
+export { nodeFiles, readInput, readInputBytes, asText, writeAtomic, writeNew } from "./files.js";
+export {
+  nodeFixtureHasher,
+  checkFixtureLock,
+  fixtureLockText,
+  writeFixtureLock,
+  settingsFromConfig,
+  DEFAULT_LOCK_SETTINGS,
+  type LockSettings,
+  type FixtureLockCheck,
+  type FixtureLockText,
+  type FixtureLockWrite,
+} from "./fixture-lock.js";
+export { readCoverageDataFile } from "./coverage-data-file.js";
+export { nodeCommandRunner } from "./command-runner.js";
+export { nodeSeedWriter } from "./seeds.js";
+
+/** Where the Node ports work: the repository root and the environment git and the commands get. */
+export interface NodePortsOptions {
+  root: string;
+  env: Env;
+  /** Fixture hashing's threads and worker script (tests point it at a built worker). */
+  hash?: LockSettings["hash"];
+}
+
+/** Every port of the gate on this machine, for the repository at `root`. */
+export function nodePorts(options: NodePortsOptions): GatePorts {
+  const { root, env } = options;
+  const git = nodeGit({ cwd: root, env });
+  return {
+    git,
+    files: nodeFiles(root),
+    fixtures: nodeFixtureHasher(root, options.hash),
+    coverageData: (path) => readCoverageDataFile(path, root),
+    commands: nodeCommandRunner(root),
+    seeds: nodeSeedWriter(git, root),
+  };
+}

@@ -1,0 +1,127 @@
+// What the gate needs from the machine, as small interfaces: git, the files it reads and writes, the
+// fixture hashing, coverage.py's data file and the command runner. node/ implements them for Node; a
+// library user or a test may pass others.
+import type { Commit, CoverageDbRows, Env, GateIssue } from "@proofgate/core";
+import type { LockTreeComparison } from "@proofgate/core/fixtures-lock";
+
+import type { ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
+
+/** git, in the repository the gate judges. Every failure is a GateError (`git_failed`). */
+export interface GitPort {
+  /** base..head, or `shallow_history` with `shallowFix` as its fix. */
+  resolveRange(options: {
+    base?: string | undefined;
+    head?: string | undefined;
+    defaultBranch?: string | undefined;
+    shallowFix: string;
+  }): RangeResolution;
+  /** Every commit of base..head, oldest first, with trailers as git parses them. */
+  listCommits(range: Pick<GitRange, "base" | "head">): Commit[];
+  /** The paths a commit changed against its first parent (renames with their old path). */
+  changedPaths(sha: string): ChangedPath[];
+  /** The paths that differ between two commits (no rename detection). */
+  differingPaths(from: string, to: string): Set<string>;
+  /** A file's bytes at a revision; undefined when there is no file there. */
+  readBlobAt(rev: string, path: string): Uint8Array | undefined;
+  /** A file's UTF-8 text at a revision; undefined when there is no file there. */
+  readFileAt(rev: string, path: string): string | undefined;
+  /** Every file under `dir` at a revision. */
+  listFilesAt(rev: string, dir: string): TreeEntry[];
+  /** Work-tree paths that differ from HEAD (and untracked ones, when asked). */
+  workTreeChanges(options: { untracked: boolean }): string[];
+  commitParents(sha: string): string[];
+  isAncestor(ancestor: string, descendant: string): boolean;
+  mergeBase(a: string, b: string): string | undefined;
+  resolveCommit(ref: string): string | undefined;
+}
+
+/** An input file's bytes and their digest (computed on first use). */
+export interface InputBytes {
+  path: string;
+  bytes: Uint8Array;
+  readonly sha256: string;
+}
+
+/** An input file's UTF-8 text and the digest of its bytes. */
+export interface InputFile {
+  path: string;
+  text: string;
+  readonly sha256: string;
+}
+
+/** A file's identity at one moment: a command that should write it must change it. */
+export interface FileStamp {
+  mtimeMs: number;
+  size: number;
+  ino: number;
+}
+
+/**
+ * Files, by paths relative to the repository root (or absolute). Reads throw a GateError naming the
+ * file and `flag`, the key or flag that set it.
+ */
+export interface FilePort {
+  /** The repository root that relative paths are read from. */
+  root: string;
+  readBytes(path: string, what: string, flag: string): InputBytes;
+  readText(path: string, what: string, flag: string): InputFile;
+  /** The first `bytes` bytes (fewer for a shorter file); a GateError when it cannot be read. */
+  peek(path: string, bytes: number, what: string, flag: string): Uint8Array;
+  /** The file's bytes in chunks, for reports too large to hold as text. */
+  chunks(path: string, chunkBytes: number, what: string, flag: string): Iterable<Uint8Array>;
+  stamp(path: string): FileStamp | undefined;
+  exists(path: string): boolean;
+  /** Writes a file whole or not at all; a GateError when it cannot. */
+  writeAtomic(path: string, text: string): void;
+  /** Deletes a folder and everything in it, read-only or not. */
+  removeTree(path: string): void;
+  /** A source file's text for the coverage readers; undefined when it cannot be read. */
+  readSource(path: string): string | undefined;
+}
+
+/** Where the fixtures and their lock are, and what the walk tolerates (`[fixtures]`). */
+export interface FixtureSettings {
+  paths: readonly string[];
+  lock: string;
+  allowSymlinks?: boolean | undefined;
+  allowSpecialNames?: boolean | undefined;
+}
+
+/** The fixture files on disk against their lock. */
+export interface FixtureCheck {
+  comparison: LockTreeComparison;
+  files: number;
+  lockSha256: string;
+  warnings: GateIssue[];
+}
+
+/** Hashes the fixture tree and compares it with the lock; a bad lock or tree is a GateError. */
+export interface FixtureHasher {
+  check(settings: FixtureSettings): Promise<FixtureCheck>;
+}
+
+/** Reads coverage.py's `.coverage` data file; a file that is not one is a GateError. */
+export type CoverageDataReader = (path: string) => Promise<CoverageDbRows>;
+
+/** Runs one shell command in the repository root and streams its output. */
+export interface CommandRunner {
+  run(command: string, options: { env: Env; output: (text: string) => void }): Promise<number>;
+}
+
+/** Writes the seed corpus as it was at `ref` into `out` (a new or empty folder), read-only. */
+export type SeedWriter = (options: { ref: string; dirs: readonly string[]; out: string }) => {
+  /** The commit `ref` named. */
+  sha: string;
+  /** The files written. */
+  files: string[];
+};
+
+/** Everything the gate reads the machine through. */
+export interface GatePorts {
+  git: GitPort;
+  files: FilePort;
+  fixtures: FixtureHasher;
+  coverageData: CoverageDataReader;
+  commands: CommandRunner;
+  seeds: SeedWriter;
+}

@@ -1,0 +1,104 @@
+// The gate's file inputs, read through the file port and parsed by core: the ledger, the universe, the
+// proof run's results and the property suite's. Each comes with its file (for the report's digests) and
+// the parser's warnings; any problem is a GateError naming the file and the key or flag that set it.
+import {
+  GateError,
+  countPropertyResults,
+  mergeJunitResults,
+  mergeUniverses,
+  orThrow,
+  parseCollectOnly,
+  parseJunitXml,
+  parseLedger,
+  universeFromJunit,
+  type GateIssue,
+  type Ledger,
+  type PropertyEvidence,
+  type TestResult,
+  type Universe,
+} from "@proofgate/core";
+import type { FilePort, InputFile } from "../ports.js";
+
+/** A parsed input and the files it came from. */
+export interface Loaded<T> {
+  value: T;
+  files: InputFile[];
+  warnings: GateIssue[];
+}
+
+/** Reads and validates the freeze ledger (`flag` is where its path came from: `--freeze`, `[ledger] path`). */
+export function loadLedger(fs: FilePort, path: string, flag = "--freeze"): Loaded<Ledger> {
+  const file = fs.readText(path, "the freeze ledger", flag);
+  const result = parseLedger(file.text, path);
+  return { value: orThrow(result, result.ledger), files: [file], warnings: result.warnings };
+}
+
+/**
+ * Reads the universe from one or more files: `pytest --collect-only -q` output, or JUnit XML. Several
+ * files (collection shards) are one universe: their ids in order, once.
+ */
+export function loadUniverse(fs: FilePort, paths: readonly string[], flag = "[universe] collected"): Loaded<Universe> {
+  if (paths.length === 0)
+    throw new GateError({
+      code: "config_invalid",
+      message: "[universe] collected names no file",
+      fix: 'write collected = ["collected.txt"]',
+    });
+  const loaded = paths.map((path) => {
+    const file = fs.readText(path, "the collected test list", flag);
+    // JUnit XML (not pytest's `--collect-only` tree, whose lines also start with `<`).
+    if (/^\s*<(\?xml|testsuites?[\s>])/.test(file.text)) {
+      const junit = parseJunitXml(file.text, path);
+      if (junit.errors.length > 0 || !junit.results) throw new GateError(junit.errors);
+      const result = universeFromJunit(junit.results, path);
+      return { file, universe: orThrow(result, result.universe), warnings: [...junit.warnings, ...result.warnings] };
+    }
+    const result = parseCollectOnly(file.text, path);
+    return { file, universe: orThrow(result, result.universe), warnings: result.warnings };
+  });
+  return {
+    value: mergeUniverses(loaded.map((l) => l.universe)),
+    files: loaded.map((l) => l.file),
+    warnings: loaded.flatMap((l) => l.warnings),
+  };
+}
+
+/** Reads and merges the proof run's JUnit XML files (shards), mapping pytest's test cases to the universe's ids. */
+export function loadResults(
+  fs: FilePort,
+  paths: readonly string[],
+  universe: Universe,
+  flag = "--results",
+): Loaded<TestResult[]> {
+  const files = paths.map((path) => fs.readText(path, "the JUnit XML results", flag));
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const shards: TestResult[][] = [];
+  for (const file of files) {
+    const parsed = parseJunitXml(file.text, file.path, { universe });
+    errors.push(...parsed.errors);
+    warnings.push(...parsed.warnings);
+    if (parsed.results) shards.push(parsed.results);
+  }
+  if (errors.length > 0) throw new GateError(errors);
+  const merged = mergeJunitResults(shards);
+  if (merged.errors.length > 0 || !merged.results) throw new GateError(merged.errors);
+  return { value: merged.results, files, warnings: [...warnings, ...merged.warnings] };
+}
+
+/** Reads the property suite's JUnit results and counts what ran, failed and was skipped. */
+export function loadPropertyResults(fs: FilePort, paths: readonly string[]): Loaded<PropertyEvidence> {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const results: TestResult[] = [];
+  const files = paths.map((path) => {
+    const file = fs.readText(path, "the property suite's JUnit results", "[properties] results");
+    const parsed = parseJunitXml(file.text, path);
+    errors.push(...parsed.errors);
+    warnings.push(...parsed.warnings);
+    results.push(...(parsed.results ?? []));
+    return file;
+  });
+  if (errors.length > 0) throw new GateError(errors);
+  return { value: countPropertyResults([...paths], results), files, warnings };
+}

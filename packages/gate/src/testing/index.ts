@@ -1,0 +1,2 @@
+// Helpers for tests of proofgate and of tools built on it: scratch git repositories in temp folders.
+export * from "./git-scratch.js";
