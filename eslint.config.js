@@ -1,6 +1,9 @@
 // Shared lint rules for every package: typescript-eslint's recommended set, plus the rules that keep
-// the layers honest (core reads no environment and no clock).
+// the layers honest (core reads no environment and no clock; the environment is read once, at the cli's
+// entry). Import cycles, type imports included, are madge's job (each package's `lint` script).
 import tseslint from "typescript-eslint";
+
+const TESTS = ["**/*.test.ts", "**/__fixtures__/**", "**/testing/**"];
 
 export default tseslint.config(
   // Only the coverage output folders, not src/coverage/ (the report readers).
@@ -13,8 +16,19 @@ export default tseslint.config(
     },
   },
   {
+    // The environment is read once, in the cli's entry (bin.ts), and handed down (CliIo.env).
+    files: ["packages/*/src/**/*.ts"],
+    ignores: ["packages/cli/src/bin.ts", ...TESTS],
+    rules: {
+      "no-restricted-properties": [
+        "error",
+        { object: "process", property: "env", message: "take the environment as an argument (CliIo.env, Env)" },
+      ],
+    },
+  },
+  {
     files: ["packages/core/src/**/*.ts"],
-    ignores: ["**/*.test.ts"],
+    ignores: TESTS,
     rules: {
       "no-restricted-globals": [
         "error",

@@ -384,8 +384,11 @@ async function slot<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** `proofgate check --platform local --out-dir proofgate-report ...args` in `dir`; reads report.json. */
-export function check(dir: string, args: readonly string[] = []): Promise<CheckRun> {
+/**
+ * `proofgate check --platform local --out-dir proofgate-report ...args` in `dir`, in cleanEnv(`env`);
+ * reads report.json.
+ */
+export function check(dir: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<CheckRun> {
   return slot(
     () =>
       new Promise<CheckRun>((resolve, reject) => {
@@ -394,7 +397,7 @@ export function check(dir: string, args: readonly string[] = []): Promise<CheckR
         const child = spawn(
           process.execPath,
           [PROOFGATE, "check", "--platform", "local", "--out-dir", "proofgate-report", ...args],
-          { cwd: dir, env: cleanEnv(), stdio: ["ignore", "pipe", "pipe"] },
+          { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] },
         );
         const stdout: Buffer[] = [];
         const stderr: Buffer[] = [];

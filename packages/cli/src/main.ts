@@ -302,15 +302,30 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("platform", {
               choices: ["auto", "local", "github", "gitlab", "buildkite"],
               default: "auto",
-              describe: "the CI to print a job for; auto: detected from the environment (local: a pre-push hook)",
+              describe:
+                "the CI to print a job for; auto: the CI this runs in, else each CI the repository has a folder for (.github/workflows, .gitlab-ci.yml, .buildkite), else a pre-push hook",
             })
-            .example("proofgate init", "the three files, and the CI job for the CI this runs in")
+            .option("python", {
+              type: "string",
+              requiresArg: true,
+              describe:
+                "the Python the commands run (a command, e.g. .venv/bin/python); default: the first of python, python3 on PATH that has pytest",
+            })
+            .option("gitignore", {
+              type: "boolean",
+              describe: "append the files `check --run` writes to .gitignore (only the lines git does not ignore yet)",
+            })
+            .example("proofgate init", "the files for this layout, and the CI job for the CI found")
+            .example(
+              "proofgate init --gitignore --python .venv/bin/python",
+              "the venv's pytest; ignore the run's files",
+            )
             .example(
               "proofgate init --platform gitlab",
               "a .gitlab-ci.yml job: GIT_DEPTH 0, the coverage regex, the report artifacts",
             )
             .epilog(
-              "An existing file is kept, byte for byte, and reported. No fixtures.lock while the fixture paths hold no file: add them, then run `proofgate lock`.\n\n" +
+              "init reads pytest's settings (pytest.ini, pyproject.toml, tox.ini, setup.cfg), coverage.py's source (.coveragerc, setup.cfg, tox.ini, pyproject.toml), the package and test folders, golden-file and seed folders, and the pytest-cov version, and writes the commands for them; a signal whose files do not exist is written enabled = false. An existing file is kept, byte for byte, and reported.\n\n" +
                 EPILOG,
             ),
         async (a) => {

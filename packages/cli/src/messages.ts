@@ -33,10 +33,7 @@ export function printIssues(io: CliIo, issues: readonly GateIssue[]): void {
 
 /** Warnings on stderr, one line each. They quote the patch's own text (test ids, file names): shown inert, as in the report. */
 export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
-  for (const w of warnings)
-    io.stderr(
-      `proofgate: warning: ${terminalSafe(`${w.file ? `${w.file}${w.line ? `:${w.line}` : ""}: ` : ""}${w.message}${w.fix ? ` Fix: ${w.fix}` : ""}`)}\n`,
-    );
+  for (const w of warnings) io.stderr(`proofgate: warning: ${terminalSafe(formatIssue(w))}\n`);
 }
 
 /** The gate's progress on stderr: notes, warnings, and each command of `--run` with its output. */

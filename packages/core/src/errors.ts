@@ -32,8 +32,8 @@ export interface GateIssue extends GateErrorLocation {
   fix?: string | undefined;
 }
 
-/** Formats an issue as the one line a user reads: `file:line: message. Fix: ...`. */
-export function formatIssue(issue: GateIssue): string {
+/** Formats an issue (or a finding) as the one line a user reads: `file:line: message. Fix: ...`. */
+export function formatIssue(issue: Pick<GateIssue, "file" | "line" | "message" | "fix">): string {
   const where = issue.file ? `${issue.file}${issue.line ? `:${issue.line}` : ""}: ` : "";
   const fix = issue.fix ? `${/[.!?:]$/.test(issue.message) ? "" : "."} Fix: ${issue.fix}` : "";
   return `${where}${issue.message}${fix}`;

@@ -73,11 +73,11 @@ async function publish(
   report: PublishableReport,
   context: CiContext,
   tools: PublishTools,
-  options: GithubPlatformOptions,
+  options: GithubPlatformOptions & { run: (env: Env) => GithubRun },
 ): Promise<PublishOutcome> {
   const published: string[] = [];
   const failures: string[] = [];
-  const run = readGithubRun(tools.env, options.readFile ?? readOptional);
+  const run = options.run(tools.env);
   for (const note of run.notes) tools.log(`note: ${note}`);
   const annotations = reportAnnotations(report.gate);
 
@@ -195,11 +195,18 @@ async function publish(
 
 /** The GitHub platform with `options` (tests inject the clock, waits and payload reader). */
 export function createGithubPlatform(options: GithubPlatformOptions = {}): Platform {
+  // The event payload is read once per environment: the context and publishing share it.
+  const runs = new WeakMap<Env, GithubRun>();
+  const run = (env: Env, readFile?: (path: string) => string | undefined): GithubRun => {
+    let found = runs.get(env);
+    if (!found) runs.set(env, (found = readGithubRun(env, readFile ?? options.readFile ?? readOptional)));
+    return found;
+  };
   return {
     provider: "github",
     detect: detectGithub,
-    context: (env, readFile) => readGithubRun(env, readFile ?? options.readFile ?? readOptional).context,
-    publish: (report, context, tools) => publish(report, context, tools, options),
+    context: (env, readFile) => run(env, readFile).context,
+    publish: (report, context, tools) => publish(report, context, tools, { ...options, run: (env) => run(env) }),
     shallowHistoryFix: "GitHub Actions: give actions/checkout `with: fetch-depth: 0`",
     artifacts: [],
   };

@@ -1,4 +1,4 @@
-import { GateError, reportJson, shallowHistoryFixFor, terminalSafe, type Env } from "@proofgate/core";
+import { GateError, formatIssue, reportJson, shallowHistoryFixFor, terminalSafe, type Env } from "@proofgate/core";
 import { evaluateGate } from "@proofgate/gate";
 import { nodePorts } from "@proofgate/gate/node";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
@@ -95,9 +95,7 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   if (out !== undefined) writeAtomic(out, json);
   io.stdout(json);
   for (const f of report.findings) {
-    io.stderr(
-      `proofgate: ${f.reason}: ${terminalSafe(`${f.file ? `${f.file}${f.line ? `:${f.line}` : ""}: ` : ""}${f.message}. Fix: ${f.fix}`)}\n`,
-    );
+    io.stderr(`proofgate: ${f.reason}: ${terminalSafe(formatIssue(f))}\n`);
   }
   return report.decision === "MERGE" ? 0 : 1;
 }

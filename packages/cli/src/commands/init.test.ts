@@ -10,6 +10,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { proofgateCommand } from "@proofgate/core";
@@ -17,12 +18,17 @@ import { GITLAB_COVERAGE_REGEX } from "@proofgate/gitlab";
 import { ciSnippet } from "../ci-snippets.js";
 import type { CliIo } from "../io.js";
 import { DEFAULT_LOCK_SETTINGS, writeNew } from "@proofgate/gate/node";
+import type { PythonTools } from "../layout/python-tools.js";
 import { configTemplate, runInit } from "./init.js";
 import { lockFixtures, runLock } from "./lock.js";
 
-// `proofgate init` in-process, in temp repos. The hash worker comes from dist/, as in lock.test.ts.
+// `proofgate init` in-process, in temp repos. The hash worker comes from dist/, as in lock.test.ts. The
+// Python is stood in by its probe's answer: Debian's test stack (pytest-cov 4.0) unless a test says.
 const WORKER = new URL("../../dist/hash-worker.js", import.meta.url);
 const HASH = { workerUrl: WORKER, threads: 2 };
+const DEBIAN = { python: "3.11.2", pytest: "7.2.1", pytestCov: "4.0.0", coverage: "6.5.0", hypothesis: "6.67.1" };
+let tools: Omit<PythonTools, "command"> = DEBIAN;
+const probe = (chosen: string | undefined): PythonTools => ({ command: chosen ?? "python", ...tools });
 
 let repo: string;
 let twin: string;
@@ -56,7 +62,7 @@ async function init(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo();
-  const code = await runInit(args, io, { env, hash: HASH });
+  const code = await runInit(args, io, { env, hash: HASH, probe });
   return { code, out: io.out, err: io.err };
 }
 
@@ -80,6 +86,7 @@ function uncommentList(text: string, first: string): string {
 }
 
 beforeEach(() => {
+  tools = DEBIAN;
   repo = mkdtempSync(join(tmpdir(), "proofgate-init-"));
   twin = mkdtempSync(join(tmpdir(), "proofgate-init-twin-"));
 });
@@ -128,11 +135,9 @@ describe("proofgate init: the files", () => {
     ]);
   });
 
-  it("writes a config with every table that parses to exactly the defaults, without a warning", async () => {
-    const r = await init();
-    expect(r.out).toContain("wrote proofgate.toml: the policy, every key at its default\n");
-    const text = read("proofgate.toml");
+  it("the template of the defaults has every table and parses to exactly the defaults, without a warning", () => {
     const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS);
+    const text = configTemplate(defaults);
     for (const table of Object.keys(defaults).filter((k) => k !== "file"))
       expect(text).toMatch(new RegExp(`^\\[${table}\\]$`, "m"));
     for (const key of ["shards", "contexts", "max_unledgered_skips", "collect", "proof", "properties"])
@@ -141,6 +146,69 @@ describe("proofgate init: the files", () => {
     expect(parsed.errors).toEqual([]);
     expect(parsed.warnings).toEqual([]);
     expect(parsed.config).toEqual(defaults);
+  });
+
+  it("writes the commands for the layout it finds, with test evidence on, and says what it found", async () => {
+    write(
+      repo,
+      "pyproject.toml",
+      '[project]\nname = "toolz"\n\n[tool.pytest.ini_options]\ntestpaths = ["toolz"]\n\n[tool.coverage.run]\nsource = ["toolz"]\nomit = ["toolz/tests/test*"]\n',
+    );
+    write(repo, "toolz/__init__.py", "");
+    write(repo, "toolz/tests/test_a.py", "");
+    write(repo, ".github/workflows/test.yml", "on: push\n");
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      "wrote proofgate.toml: the policy, and the commands for this layout:\n" +
+        "  pytest settings: pyproject.toml [tool.pytest.ini_options] (testpaths toolz)\n" +
+        "  tests: toolz/tests\n" +
+        "  coverage source: toolz (source in pyproject.toml [tool.coverage.run])\n" +
+        "  golden files: none found, so [fixtures] enabled = false\n" +
+        "  seeds: none found, so [properties] enabled = false\n" +
+        "  python: `python` (Python 3.11.2, pytest 7.2.1, pytest-cov 4.0.0, coverage 6.5.0): `coverage json` writes the JSON report (pytest-cov before 4.1 has none)\n" +
+        "wrote freeze.toml",
+    );
+    const parsed = parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.config).toMatchObject({
+      universe: { collected: ["collected.txt"] },
+      coverage: { reports: ["proven_coverage.json"], minProven: 70 },
+      results: { junit: ["results.xml"] },
+      fixtures: { enabled: false },
+      properties: { enabled: false },
+      commands: {
+        collect: "python -m pytest --collect-only -q > collected.txt",
+        proof:
+          "python -m pytest --cov=toolz --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s",
+      },
+    });
+    expect(parsed.config?.commands.properties).toBeUndefined();
+    expect(r.out).toContain("skipped fixtures.lock: [fixtures] enabled = false in proofgate.toml\n");
+    expect(r.out).not.toContain("seeds_empty");
+  });
+
+  it("with pytest-cov 4.1 or later, pytest-cov writes the JSON; --python goes into every command", async () => {
+    tools = { ...DEBIAN, pytestCov: "5.0.0" };
+    write(repo, "src/pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "");
+    await init({ python: ".venv/bin/python" });
+    const config = parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS).config;
+    expect(config?.commands).toEqual({
+      collect: ".venv/bin/python -m pytest --collect-only -q tests > collected.txt",
+      proof:
+        ".venv/bin/python -m pytest tests --cov=src/pkg --cov-branch --cov-report=json:proven_coverage.json -o junit_family=xunit1 --junitxml=results.xml",
+    });
+  });
+
+  it("warns, in the output, about what will make the first run fail", async () => {
+    tools = { python: "3.12.0" };
+    write(repo, "tests/test_a.py", "");
+    const r = await init();
+    expect(r.out).toContain(
+      "  warning: `python` has no pytest, pytest-cov, coverage: install pytest pytest-cov coverage into it (pip install), or pass --python <interpreter>\n",
+    );
+    expect(r.out).toContain("  warning: no package folder found (src/<pkg>/, <pkg>/__init__.py)");
   });
 
   it("shows the built-in agent patterns and protected paths, which uncommented give the same config", () => {
@@ -169,7 +237,20 @@ describe("proofgate init: the files", () => {
     expect(check.out).toBe("fixtures.lock matches the 3 fixture file(s)\n");
   });
 
-  it("writes no lock when the fixture folder is missing or empty (an empty lock is invalid), and says what to do", async () => {
+  it("turns the fixture signals off when no golden files exist, and writes no lock", async () => {
+    mkdirSync(join(repo, "tests/fixtures/empty"), { recursive: true });
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS).config?.fixtures.enabled).toBe(
+      false,
+    );
+    expect(read("proofgate.toml")).toContain("# Off: `proofgate init` found no golden-file folder");
+    expect(r.out).toContain("skipped fixtures.lock: [fixtures] enabled = false in proofgate.toml\n");
+    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
+  });
+
+  it("with a kept config that turns fixtures on, writes no lock while the folder is empty, and says what to do", async () => {
+    write(repo, "proofgate.toml", "[fixtures]\nenabled = true\n");
     mkdirSync(join(repo, "tests/fixtures/empty"), { recursive: true });
     const r = await init();
     expect(r.code).toBe(0);
@@ -177,20 +258,13 @@ describe("proofgate init: the files", () => {
     expect(r.out).toContain(
       "skipped fixtures.lock: no fixture file in tests/fixtures yet, and an empty lock verifies nothing.\n",
     );
-    rmSync(join(repo, "tests"), { recursive: true });
-    rmSync(join(repo, "proofgate.toml"));
-    rmSync(join(repo, "freeze.toml"));
-    const again = await init();
-    expect(again.code).toBe(0);
-    expect(again.out).toContain("skipped fixtures.lock: no fixture file in tests/fixtures yet");
-    expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
   });
 
   it("refuses fixtures that `proofgate lock` refuses: the other files are written, the lock is not, exit 2", async () => {
     writeFixtures(repo);
     symlinkSync("golden.json", join(repo, "tests/fixtures/link.json"));
     const io = memoryIo();
-    await expect(runInit({}, io, { env: {}, hash: HASH })).rejects.toMatchObject({
+    await expect(runInit({}, io, { env: {}, hash: HASH, probe })).rejects.toMatchObject({
       issues: [expect.objectContaining({ file: "tests/fixtures/link.json" })],
     });
     expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
@@ -200,10 +274,72 @@ describe("proofgate init: the files", () => {
     expect(io.out).toContain("proofgate check --run");
   });
 
-  it("notes an empty seed corpus, and not a filled one", async () => {
+  it("finds seeds beside a property suite and runs the suite on its own", async () => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "");
+    write(repo, "tests/properties/test_props.py", "");
+    write(repo, "tests/properties/seeds/a/seed-1", "0");
+    const r = await init();
+    expect(r.out).toContain("  seeds: tests/properties/seeds\n  property suite: tests/properties\n");
+    expect(r.out).not.toContain("seeds_empty");
+    const config = parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS).config;
+    expect(config?.properties).toEqual({
+      enabled: true,
+      seeds: ["tests/properties/seeds"],
+      results: ["properties.xml"],
+    });
+    expect(config?.commands.properties).toBe(
+      "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml",
+    );
+  });
+
+  it("notes an empty seed corpus under a kept config that turns seeds on, and not a filled one", async () => {
+    write(repo, "proofgate.toml", "[properties]\nenabled = true\n");
     expect((await init()).out).toContain("note: no seed file in tests/properties/seeds: the gate says seeds_empty");
     write(repo, "tests/properties/seeds/a/seed-1", "0");
     expect((await init()).out).not.toContain("seeds_empty");
+  });
+});
+
+describe("proofgate init: the ignore entries", () => {
+  function gitInit(): void {
+    const r = spawnSync("git", ["init", "-q", repo], { env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null" } });
+    expect(r.status).toBe(0);
+  }
+
+  it("lists what `check --run` writes that git does not ignore, and writes no .gitignore unasked", async () => {
+    gitInit();
+    write(repo, ".gitignore", "*.pyc\n.coverage\n");
+    const r = await init();
+    expect(r.out).toContain(
+      "`check --run` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run `proofgate init --gitignore`):\n" +
+        "  collected.txt\n  proven_coverage.json\n  results.xml\n  .coverage.*\n  proofgate-report/\n  .hypothesis/\n",
+    );
+    expect(read(".gitignore")).toBe("*.pyc\n.coverage\n");
+  });
+
+  it("--gitignore appends only the missing lines, and a second init finds them ignored", async () => {
+    gitInit();
+    write(repo, ".gitignore", "*.pyc\n.coverage\n");
+    const r = await init({ gitignore: true });
+    expect(r.out).toContain(
+      "added to .gitignore (what `check --run` writes): collected.txt proven_coverage.json results.xml .coverage.* proofgate-report/ .hypothesis/\n",
+    );
+    expect(read(".gitignore")).toBe(
+      "*.pyc\n.coverage\n\n# proofgate check --run writes these\ncollected.txt\nproven_coverage.json\nresults.xml\n.coverage.*\nproofgate-report/\n.hypothesis/\n",
+    );
+    const again = await init({ gitignore: true });
+    expect(again.out).toContain("git ignores the files `check --run` writes already\n");
+    expect(again.out).toContain("nothing to write: every file exists\n");
+  });
+
+  it("names the evidence files of a kept config", async () => {
+    write(repo, "proofgate.toml", '[universe]\ncollected = ["out/ids.txt"]\n[results]\njunit = ["out/junit.xml"]\n');
+    tools = { ...DEBIAN, hypothesis: undefined };
+    await init({ gitignore: true });
+    expect(read(".gitignore")).toBe(
+      "# proofgate check --run writes these\nout/ids.txt\nproven_coverage.json\nout/junit.xml\n.coverage\n.coverage.*\nproofgate-report/\n__pycache__/\n",
+    );
   });
 });
 
@@ -341,6 +477,25 @@ describe("proofgate init: the CI snippet", () => {
   ])("--platform auto in %o: %s", async (env, heading) => {
     const r = await init({ platform: "auto" }, env);
     expect(r.out).toContain(`\n${heading}`);
+  });
+
+  it("--platform auto finds the CI the repository is configured for, and the environment comes first", async () => {
+    write(repo, ".github/workflows/test.yml", "on: push\n");
+    const found = await init();
+    expect(found.out).toContain("\nGitHub Actions (found .github/workflows/), in .github/workflows/proofgate.yml:\n");
+    expect(found.out).not.toContain("pre-push");
+    const running = await init({}, { GITLAB_CI: "true" });
+    expect(running.out).toContain("\nGitLab CI (detected), in .gitlab-ci.yml:");
+    expect(running.out).not.toContain("GitHub Actions");
+  });
+
+  it("prints a job for each CI the repository has", async () => {
+    write(repo, ".gitlab-ci.yml", "test:\n  script: [pytest]\n");
+    write(repo, ".buildkite/pipeline.yml", "steps: []\n");
+    const r = await init();
+    expect(r.out).toContain("\nGitLab CI (found .gitlab-ci.yml), in .gitlab-ci.yml:");
+    expect(r.out).toContain("\nBuildkite (found .buildkite/), in .buildkite/pipeline.yml:");
+    expect(r.out.endsWith(ciSnippet("buildkite").text)).toBe(true);
   });
 
   it("is a usage error (exit 2) for an unknown --platform, and writes nothing", async () => {

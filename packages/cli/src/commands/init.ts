@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import {
   DEFAULT_AGENT_PATTERNS,
+  REPORT_DIR,
   defaultConfig,
   GateError,
   utcDateOf,
@@ -12,16 +13,25 @@ import {
   type Provider,
 } from "@proofgate/core";
 import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
-import { stringFlag } from "../flags.js";
+import { optionalFlag, stringFlag } from "../flags.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import type { CliIo } from "../io.js";
 import { fixtureLockText, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
+import { detectLayout, type CiFound } from "../layout/detect-layout.js";
+import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
+import { planInit, type TemplateNotes } from "../layout/init-config.js";
+import { diskTree } from "../layout/layout-tree.js";
+import { choosePython, type PythonTools } from "../layout/python-tools.js";
 import { availablePlatforms } from "./check.js";
 
 /** Options of `proofgate init`, as yargs hands them over. */
 export interface InitArgs {
   [flag: string]: unknown;
   platform?: unknown;
+  /** The interpreter the commands run (default: the first of `python`, `python3` that has pytest). */
+  python?: unknown;
+  /** Add the files `check --run` writes to .gitignore. */
+  gitignore?: unknown;
 }
 
 /** What `runInit` takes besides the flags; tests inject both. */
@@ -30,6 +40,8 @@ export interface InitOptions {
   env?: Env | undefined;
   /** Hashing of the fixtures: threads, worker script (tests point it at dist/). */
   hash?: LockSettings["hash"];
+  /** Finds the Python and its test tools (`--python`'s value, or undefined); default: asks the interpreters. */
+  probe?: ((chosen: string | undefined) => PythonTools) | undefined;
 }
 
 /** The values `--platform` takes. */
@@ -55,18 +67,28 @@ function tomlNumber(value: number): string {
   return Number.isInteger(value) ? value.toFixed(1) : String(value);
 }
 
+/** Comment lines, each starting `# `, or nothing. */
+function noteLines(lines: readonly string[] | undefined): string {
+  return (lines ?? []).map((line) => `# ${line}\n`).join("");
+}
+
+/** A command written out, or its example commented out when the config has none. */
+function commandLine(key: string, value: string | undefined, example: string): string {
+  return value === undefined ? `# ${key} = ${tomlString(example)}` : `${key} = ${tomlString(value)}`;
+}
+
 /**
- * The `proofgate.toml` that `init` writes: every table, each key at the value of `defaults` (or, for
- * the keys without a default, an example commented out), with what it does. It parses to exactly
- * `defaults`. The agent patterns and protected paths stay commented: written out, they would replace
- * the built-in lists for good, and a later release's additions (a new agent's identity) would not reach
- * a team that never edited them.
+ * The `proofgate.toml` that `init` writes: every table, each key at the value of `config` (or, for the
+ * keys it leaves unset, an example commented out), with what it does, and `notes` on why a table's
+ * values are what they are. It parses to exactly `config`. The agent patterns and protected paths stay
+ * commented: written out, they would replace the built-in lists for good, and a later release's
+ * additions (a new agent's identity) would not reach a team that never edited them.
  */
-export function configTemplate(defaults: GateConfig): string {
-  const d = defaults;
+export function configTemplate(config: GateConfig, notes: TemplateNotes = {}): string {
+  const d = config;
   const t = d.trailers;
   return `# proofgate.toml: the merge gate's policy. Every key is optional: one left out (or commented out)
-# keeps its default, which is what this file says. An unknown table or key is an error.
+# keeps its default. An unknown table or key is an error.
 # The gate reads this file as it is at the patch's base revision, so a patch cannot loosen its own
 # judge, and a commit that changes it needs the trailer \`${t.gateChange}: human\` on a human commit.
 
@@ -81,12 +103,12 @@ collected = ${tomlList(d.universe.collected)}
 [coverage]
 # The proof run's coverage (coverage.py JSON, LCOV, Cobertura XML or Istanbul JSON, detected);
 # several files are shards of parallel jobs, merged by union per file.
-reports = ${tomlList(d.coverage.reports)}
+${noteLines(notes.coverage)}reports = ${tomlList(d.coverage.reports)}
 # How many shards to expect: fewer report files is \`shard_missing\`. Unset: not checked.
-# shards = 4
+${d.coverage.shards === undefined ? "# shards = 4" : `shards = ${d.coverage.shards}`}
 # Single-run mode: coverage.py's .coverage of a \`pytest --cov-context=test\` run; the gate drops
 # what only the frozen tests reached. Unset: the proof run is a rerun without the frozen tests.
-# contexts = ".coverage"
+${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = ${tomlString(d.coverage.contexts)}`}
 # The floor, in percent: proven coverage below it is \`proven_coverage\`.
 min_proven = ${tomlNumber(d.coverage.minProven)}
 
@@ -95,13 +117,13 @@ min_proven = ${tomlNumber(d.coverage.minProven)}
 # or failed (\`tests_failed\`, \`missing_evidence\`). Empty: not accounted.
 junit = ${tomlList(d.results.junit)}
 # The budget of skips and xfails that have no lease (\`skip_budget\`). Unset: not checked.
-# max_unledgered_skips = 0
+${d.results.maxUnledgeredSkips === undefined ? "# max_unledgered_skips = 0" : `max_unledgered_skips = ${d.results.maxUnledgeredSkips}`}
 
 [fixtures]
 # Golden files, locked by sha256 in the lock (\`proofgate lock\` writes it; \`sha256sum -c\` checks it).
 # A patch that changes them needs \`${t.fixtureLock}: human\` on a human commit (\`fixture_digest\`).
 # false turns the fixture signals off, and every report says so.
-enabled = ${d.fixtures.enabled}
+${noteLines(notes.fixtures)}enabled = ${d.fixtures.enabled}
 paths = ${tomlList(d.fixtures.paths)}
 lock = ${tomlString(d.fixtures.lock)}
 # Symlinks, and names with a newline, carriage return or backslash, are errors unless allowed.
@@ -111,7 +133,7 @@ allow_special_names = ${d.fixtures.allowSpecialNames}
 [properties]
 # The property suite: its seed corpus must not be empty (\`seeds_empty\`), and a patch that rewrites
 # it needs \`${t.propertySeeds}: human\` on a human commit (\`seed_rewrite\`). false turns these off.
-enabled = ${d.properties.enabled}
+${noteLines(notes.properties)}enabled = ${d.properties.enabled}
 seeds = ${tomlList(d.properties.seeds)}
 # JUnit XML of the property suite's run: a failure is \`property_hold\`.
 results = ${tomlList(d.properties.results)}
@@ -135,11 +157,12 @@ property_seeds = ${tomlString(t.propertySeeds)}
 gate_change = ${tomlString(t.gateChange)}
 
 [commands]
-# What \`proofgate check --run\` runs: the collection (writes [universe] collected), the proof run
-# (writes [coverage] reports and [results] junit) and the property suite. None by default.
-# collect = "python -m pytest --collect-only -q > collected.txt"
-# proof = "python -m pytest --cov=src --cov-branch --cov-report=json:proven_coverage.json"
-# properties = "python -m pytest tests/properties"
+# What \`proofgate check --run\` runs, through \`sh -c\` in the repository root: the collection (writes
+# [universe] collected), the proof run (writes [coverage] reports and [results] junit; the gate leaves
+# the frozen tests out through PYTEST_ADDOPTS) and the property suite (writes [properties] results).
+${noteLines(notes.commands)}${commandLine("collect", d.commands.collect, "python -m pytest --collect-only -q > collected.txt")}
+${commandLine("proof", d.commands.proof, "python -m pytest --cov=src --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s")}
+${commandLine("properties", d.commands.properties, "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml")}
 `;
 }
 
@@ -196,13 +219,36 @@ function holdsFile(abs: string): boolean {
   }
 }
 
+/** Where each CI keeps its configuration, as init names it when it finds it. */
+const CI_FILES: Record<CiFound, string> = {
+  github: ".github/workflows/",
+  gitlab: ".gitlab-ci.yml",
+  buildkite: ".buildkite/",
+};
+
 /**
- * `proofgate init [--platform auto|local|github|gitlab|buildkite]`: writes `proofgate.toml` (every knob
- * at its default), the ledger (no lease, a budget of 0) and the fixture lock, in the repo root. Never
- * overwrites: a file that exists is kept and said so. The ledger and the lock go where the config
- * (the one written, or the team's) puts them. Then prints the CI job for the platform (detected from
- * the environment with `auto`). Exit 0; an unknown platform, an invalid existing config, or fixtures
- * that `proofgate lock` would refuse (symlinks, special names) are a GateError (exit 2).
+ * The CI jobs to print: the `--platform` chosen; with `auto`, the CI this runs in, else every CI the
+ * repository is configured for, else a pre-push hook.
+ */
+function platformsToPrint(chosen: string, env: Env, found: readonly CiFound[]): { platform: Provider; how: string }[] {
+  if (chosen !== "auto") return [{ platform: chosen as Provider, how: "--platform" }];
+  const running = availablePlatforms().find((p) => p.provider !== "local" && p.detect(env))?.provider;
+  if (running !== undefined) return [{ platform: running, how: "detected" }];
+  if (found.length > 0) return found.map((platform) => ({ platform, how: `found ${CI_FILES[platform]}` }));
+  return [{ platform: "local", how: "no CI detected" }];
+}
+
+/**
+ * `proofgate init [--platform auto|local|github|gitlab|buildkite] [--python CMD] [--gitignore]`: reads
+ * the repository's layout (pytest's and coverage.py's settings, the package and test folders, golden
+ * files, seeds, CI folders) and the test tools installed in the Python the commands will run, then
+ * writes `proofgate.toml` with the commands and evidence files for that layout (the fixture and seed
+ * signals off where their files do not exist), the ledger (no lease, a budget of 0) and the fixture
+ * lock. Never overwrites: a file that exists is kept and said so, and the ledger and the lock go where
+ * the config in effect puts them. Then it names the files `check --run` writes that git does not ignore
+ * (and appends them to .gitignore with `--gitignore`), and prints the CI job for each CI found. Exit 0;
+ * an unknown platform, an invalid existing config, or fixtures that `proofgate lock` would refuse
+ * (symlinks, special names) are a GateError (exit 2).
  */
 export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = {}): Promise<number> {
   const chosen = stringFlag("platform", args.platform, "auto");
@@ -214,18 +260,20 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
     });
   }
   const env = options.env ?? io.env;
-  const platform: Provider =
-    chosen === "auto"
-      ? (availablePlatforms().find((p) => p.provider !== "local" && p.detect(env))?.provider ?? "local")
-      : (chosen as Provider);
   const root = io.cwd;
   const at = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   let wrote = 0;
 
+  const layout = detectLayout(diskTree(root));
+  const probe = options.probe ?? ((chosen: string | undefined) => choosePython(chosen, root, env));
+  const tools = probe(optionalFlag("python", args.python));
   const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS, CONFIG_FILE);
-  if (writeNew(at(CONFIG_FILE), configTemplate(defaults))) {
+  const plan = planInit(layout, tools, defaults);
+  if (writeNew(at(CONFIG_FILE), configTemplate(plan.config, plan.notes))) {
     wrote++;
-    io.stdout(`wrote ${CONFIG_FILE}: the policy, every key at its default\n`);
+    io.stdout(`wrote ${CONFIG_FILE}: the policy, and the commands for this layout:\n`);
+    for (const line of plan.findings) io.stdout(`  ${line}\n`);
+    for (const line of plan.warnings) io.stdout(`  warning: ${line}\n`);
   } else {
     io.stdout(`kept ${CONFIG_FILE} (exists)\n`);
   }
@@ -271,17 +319,33 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
       `note: no seed file in ${config.properties.seeds.join(", ")}: the gate says seeds_empty until there is one, or set [properties] enabled = false in ${CONFIG_FILE}.\n`,
     );
   }
+
+  // `check --run` refuses untracked files it did not expect: what it writes must be ignored.
+  const missing = missingIgnoreEntries(root, ignoreEntries(config, REPORT_DIR, tools.hypothesis !== undefined), env);
+  if (missing.length === 0) {
+    io.stdout("git ignores the files `check --run` writes already\n");
+  } else if (args.gitignore === true) {
+    appendGitignore(root, missing);
+    wrote++;
+    io.stdout(`added to .gitignore (what \`check --run\` writes): ${missing.map((e) => e.line).join(" ")}\n`);
+  } else {
+    io.stdout(
+      `\`check --run\` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run \`proofgate init --gitignore\`):\n${missing.map((e) => `  ${e.line}\n`).join("")}`,
+    );
+  }
+
   if (wrote === 0) io.stdout("nothing to write: every file exists\n");
   else
     io.stdout(
       `Commit these in a human commit with the trailer \`${config.trailers.gateChange}: human\` (${CONFIG_FILE} and CI files are protected paths).\n`,
     );
 
-  const snippet = ciSnippet(platform);
-  const how = chosen === "auto" ? (platform === "local" ? "no CI detected" : "detected") : "--platform";
-  const others =
-    platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
-  io.stdout(`\n${snippet.title} (${how}), in ${snippet.file}${others}:\n\n${snippet.text}`);
+  for (const { platform, how } of platformsToPrint(chosen, env, layout.ci)) {
+    const snippet = ciSnippet(platform);
+    const others =
+      platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
+    io.stdout(`\n${snippet.title} (${how}), in ${snippet.file}${others}:\n\n${snippet.text}`);
+  }
 
   if (lockProblems.length > 0) throw new GateError(lockProblems);
   return 0;
