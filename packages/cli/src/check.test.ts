@@ -361,6 +361,62 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     }
   });
 
+  it("--name names the gate for the platform; PROOFGATE_NAME when no flag; the flag beats the variable", async () => {
+    const { repo, base } = project();
+    const names: (string | undefined)[] = [];
+    const recording = {
+      ...localPlatform,
+      provider: "github" as const,
+      detect: () => true,
+      context: () => ({ provider: "github" as const }),
+      publish: async (_r: unknown, _c: unknown, tools: { name?: string | undefined }) => (
+        names.push(tools.name),
+        { published: [], failures: [] }
+      ),
+    };
+    const previous = process.cwd();
+    process.chdir(repo.dir);
+    try {
+      const cases: [Record<string, unknown>, Record<string, string>][] = [
+        [{}, {}],
+        [{}, { PROOFGATE_NAME: "web" }],
+        [{ name: "api" }, { PROOFGATE_NAME: "web" }],
+        [{ name: "services/api" }, {}],
+      ];
+      for (const [args, env] of cases) {
+        const io: CliIo = { stdout: () => {}, stderr: () => {}, now: () => NOW, cwd: repo.dir, env, isTTY: false };
+        expect(await runCheck({ format: "json", base, ...args }, io, [recording])).toBe(0);
+      }
+      expect(names).toEqual(["proofgate", "web", "api", "services/api"]);
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
+  it("a name no platform can carry is exit 2: the report is that usage error, naming the flag and the fix", async () => {
+    const { repo, base } = project();
+    for (const [args, env, source, name] of [
+      [["--name", "a b"], {}, "--name", "a b"],
+      [["--name", "x-->y"], {}, "--name", "x-->y"],
+      [[], { PROOFGATE_NAME: "-api" }, "PROOFGATE_NAME", "-api"],
+    ] as const) {
+      const r = await check(repo, ["--base", base, "--format", "json", ...args], env);
+      expect(r.code).toBe(2);
+      expect(r.report).toMatchObject({
+        decision: "REJECT",
+        reasons: ["input_error"],
+        errors: [
+          {
+            code: "usage",
+            message: expect.stringMatching(new RegExp(`^${source} "${name}" is not a gate name: `)) as unknown,
+            fix: "name the gate like proofgate-api or api/unit",
+          },
+        ],
+      });
+      expect(r.err).toContain(`proofgate: error: ${source} "${name}" is not a gate name`);
+    }
+  });
+
   it("colour on a terminal only, and never with NO_COLOR", async () => {
     const { repo, base } = project();
     let out = "";

@@ -2,20 +2,9 @@
 import { parseIsoDate, utcDateOf, type IsoDate } from "@proofgate/core/dates";
 import { GateError } from "@proofgate/core/errors";
 
-/** The process's streams and clock, injected so tests run the CLI in-process. */
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  /** The machine's clock. Only the CLI reads it; core is handed `today`. */
-  now: () => Date;
-  cwd: string;
-  /** The environment (CI variables, NO_COLOR): the process's, read once at the entry point (bin.ts). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Whether stdout is a terminal (colour, progress lines). */
-  isTTY?: boolean | undefined;
-  /** The terminal's width in columns, when stdout is one. */
-  columns?: number | undefined;
-}
+import type { CliIo } from "./cli-io.js";
+
+export type { CliIo } from "./cli-io.js";
 
 /** Colour on a terminal, unless `NO_COLOR` is set (https://no-color.org); `FORCE_COLOR` forces it. */
 export function colorWanted(io: CliIo): boolean {
