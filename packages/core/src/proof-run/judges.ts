@@ -170,7 +170,7 @@ export function describeSkipOrigin(skip: RunSkip): string {
   if (o === undefined) return `no origin was recorded`;
   switch (o.by) {
     case "marker":
-      return `by a ${verb === "skip" ? "skip or skipif" : "xfail"} marker${at(o)}`;
+      return `by ${verb === "skip" ? "a skip or skipif" : "an xfail"} marker${at(o)}`;
     case "code": {
       const file = skip.id.split("::", 1)[0];
       const where =
@@ -214,9 +214,9 @@ export function judgeSkips(record: RunRecord, options: SkipJudgeOptions = {}): R
               ? "test_xfailed"
               : "test_xpassed";
       const what =
-        s.scope === "test"
-          ? `${s.id} was ${s.kind === "skipped" ? "skipped" : s.kind === "xfailed" ? "xfailed (expected to fail, and failed)" : "xpassed (expected to fail, and passed)"}`
-          : `${s.id} was skipped`;
+        s.scope !== "test"
+          ? `${s.id}:`
+          : `${s.id} was ${s.kind === "skipped" ? "skipped" : s.kind === "xfailed" ? "xfailed (expected to fail, and failed)" : "xpassed (expected to fail, and passed)"}`;
       const reason = s.reason === undefined ? "" : `: ${JSON.stringify(s.reason)}`;
       const line =
         s.origin?.path !== undefined && s.origin.line !== undefined && s.origin.by !== "library"
@@ -372,7 +372,7 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
       code: "unlocked_fixture_read",
       paths: unlocked.map((f) => f.path),
       tests: [...new Set(unlocked.flatMap((f) => (f.first === null ? [] : [f.first])))],
-      message: `the tests read ${unlocked.length} file(s) outside the fixture lock (${listSome([...policy.fixtures])}): ${listSome(
+      message: `the tests read ${unlocked.length} file(s) outside the fixture lock (${policy.fixtures.length > 0 ? listSome([...policy.fixtures]) : "no fixture paths"}): ${listSome(
         unlocked.map((f) => (f.first === null ? f.path : `${f.path} (first by ${f.first})`)),
       )}`,
       fix: "move the files under a locked fixture path and run `proofgate lock` in a human commit with `Fixture-Lock: human`",

@@ -104,6 +104,10 @@ export interface RunRecord {
   /** pytest's rootdir: test ids are relative to it. */
   rootdir: string;
   args: string[];
+  /** pytest's `addopts` from its configuration file, and PYTEST_ADDOPTS as the run saw it. */
+  addopts: { ini: string[]; env: string };
+  /** pytest's configuration file, repository-relative; null when there is none (or it is outside). */
+  inifile: string | null;
   /** The repository-relative sys.path entries when the plugin was imported (`.` is the root itself). */
   sysPath: string[];
   exitstatus: number;
@@ -302,6 +306,7 @@ function readRecord(p: Json, file: string): RunRecord | string {
     const python = obj(p.python, "python");
     const deselected = obj(p.deselected, "deselected");
     const guard = obj(p.guard, "guard");
+    const addopts = obj(p.addopts, "addopts");
     return {
       file,
       version: num(p, "version", "record"),
@@ -317,6 +322,8 @@ function readRecord(p: Json, file: string): RunRecord | string {
       root: str(p, "root", "record"),
       rootdir: str(p, "rootdir", "record"),
       args: strings(p, "args", "record"),
+      addopts: { ini: strings(addopts, "ini", "addopts"), env: str(addopts, "env", "addopts") },
+      inifile: p.inifile === null ? null : str(p, "inifile", "record"),
       sysPath: strings(p, "sys_path", "record"),
       exitstatus: num(p, "exitstatus", "record"),
       collected: strings(p, "collected", "record"),
