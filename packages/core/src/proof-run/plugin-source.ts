@@ -355,15 +355,23 @@ class _Run:
                         }
         if self.inner is not None:
             for name in _GUARDED:
-                impls = getattr(self.config.hook, name).get_hookimpls()
-                wrappers = [i for i in impls if getattr(i, "hookwrapper", False) or getattr(i, "wrapper", False)]
-                held = bool(wrappers) and wrappers[0].plugin is self.inner and wrappers[-1].plugin is self.outer
-                if name in ("pytest_runtest_setup", "pytest_runtest_call", "pytest_runtest_teardown"):
-                    held = bool(wrappers) and wrappers[0].plugin is self.inner
-                elif name == "pytest_runtest_logreport":
-                    plain = [i for i in impls if i not in wrappers]
-                    held = bool(plain) and plain[0].plugin is self.inner
-                self.guard[name] = self.guard.get(name, True) and held
+                self.check_guard(name)
+
+    def check_guard(self, name):
+        """Whether the plugin's views still sit at the ends of a hook's chain (a plugin registered later would not)."""
+        impls = getattr(self.config.hook, name).get_hookimpls()
+        wrappers = [i for i in impls if getattr(i, "hookwrapper", False) or getattr(i, "wrapper", False)]
+        if name == "pytest_runtest_logreport":
+            plain = [i for i in impls if i not in wrappers]
+            held = bool(plain) and plain[0].plugin is self.inner
+        elif name == "pytest_runtest_makereport":
+            held = bool(wrappers) and wrappers[0].plugin is self.inner and wrappers[-1].plugin is self.outer
+        else:
+            held = bool(wrappers) and wrappers[0].plugin is self.inner
+        if not held:
+            self.guard[name] = False
+        else:
+            self.guard.setdefault(name, True)
 
     def shadowed(self):
         """Modules loaded from inside the repository under the name of a module found elsewhere."""
@@ -536,29 +544,36 @@ class _Inner:
     def __init__(self, run):
         self.run = run
 
+    # Each view checks, before it lets the hook go on, that nothing sits inside it: a plugin registered
+    # during the run (and perhaps gone again by session end) would see the test's outcome first.
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_setup(self, item):
+        self.run.check_guard("pytest_runtest_setup")
         outcome = yield
         self.run.raised(item, "setup", outcome.excinfo)
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_call(self, item):
+        self.run.check_guard("pytest_runtest_call")
         outcome = yield
         self.run.raised(item, "call", outcome.excinfo)
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item):
+        self.run.check_guard("pytest_runtest_teardown")
         outcome = yield
         self.run.raised(item, "teardown", outcome.excinfo)
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_makereport(self, item, call):
+        self.run.check_guard("pytest_runtest_makereport")
         outcome = yield
         if outcome.excinfo is None:
             self.run.made(item, call.when, outcome.get_result())
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report):
+        self.run.check_guard("pytest_runtest_logreport")
         self.run.logged(report)
 
 
@@ -708,6 +723,13 @@ if _RUN is not None and hasattr(sys, "addaudithook"):
         if event == "open":
             try:
                 _run.opened(*args[:3])
+            except Exception:
+                pass
+        elif event == "sqlite3.connect":
+            # SQLite opens its file in C, out of the audit hook's sight: the connection stands for it.
+            try:
+                if args and args[0] != ":memory:":
+                    _run.opened(args[0], "r+", 0)
             except Exception:
                 pass
 
