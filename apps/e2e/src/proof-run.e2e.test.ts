@@ -242,6 +242,53 @@ def test_skipif():
   });
 });
 
+describe("subtests: reports made and logged inside a test's call", () => {
+  it("recorded apart from the test's own phases, so pytest 9's subtest reports are not taken for tampering", () => {
+    // pytest 9's subtests fixture (src/_pytest/subtests.py) does this: it calls pytest_runtest_makereport
+    // with a CallInfo of the subtest and logs the report while the test is still running.
+    const dir = project({
+      "tests/conftest.py": `import time
+import pytest
+from _pytest.runner import CallInfo
+
+
+@pytest.fixture
+def subtest(request):
+    def run(check):
+        try:
+            check()
+            excinfo = None
+        except AssertionError:
+            excinfo = pytest.ExceptionInfo.from_current()
+        now = time.time()
+        call = CallInfo(None, excinfo, start=now, stop=now, duration=0.0, when="call", _ispytest=True)
+        report = request.node.ihook.pytest_runtest_makereport(item=request.node, call=call)
+        request.node.ihook.pytest_runtest_logreport(report=report)
+
+    return run
+`,
+      "tests/test_sub.py": `def test_with_subtests(subtest):
+    subtest(lambda: None)
+    subtest(lambda: (_ for _ in ()).throw(AssertionError("sub")))
+`,
+    });
+    const r = proofRun(dir);
+    expect(r.result.errors).toEqual([]);
+    const test = r.record.tests.find((t) => t.id === "tests/test_sub.py::test_with_subtests")!;
+    expect(test.subtests!.map((s) => [s.made, s.final, s.logged])).toEqual([
+      ["passed", "passed", "passed"],
+      ["failed", "failed", "failed"],
+    ]);
+    expect(test.phases.map((p) => [p.when, p.raised, p.made, p.logged])).toEqual([
+      ["setup", "none", "passed", "passed"],
+      ["call", "none", "passed", "passed"],
+      ["teardown", "none", "passed", "passed"],
+    ]);
+    expect(test.outcome).toBe("failed");
+    expect(judgeRunIntegrity(r.record)).toEqual([]);
+  });
+});
+
 const FAILING = {
   "calc.py": CALC,
   "tests/test_calc.py": `from calc import add

@@ -46,6 +46,10 @@ describe("phaseTampering: pytest's own transitions pass, a better outcome than t
       { raised: "none", made: "passed", final: "passed", finalXfail: "r", logged: "passed", loggedXfail: "r" },
     ],
     ["a strict xpass", { raised: "none", made: "passed", final: "failed", logged: "failed" }],
+    [
+      "pytest 9 failing a passed test with failed subtests as it logs it",
+      { raised: "none", made: "passed", final: "passed", logged: "failed" },
+    ],
     ["unittest's collected failure", { raised: "none", made: "failed", final: "failed", logged: "failed" }],
     [
       "an outer hook that raised first",
@@ -82,9 +86,9 @@ describe("phaseTampering: pytest's own transitions pass, a better outcome than t
       "logged passed",
     ],
     [
-      "a logreport hook that adds wasxfail",
-      { raised: "error", made: "failed", final: "failed", logged: "failed", loggedXfail: "x" },
-      "logged failed (xfail)",
+      "a logreport hook that makes a failure an xpass",
+      { raised: "error", made: "failed", final: "failed", logged: "passed", loggedXfail: "x" },
+      "logged passed (xfail)",
     ],
     ["a report logged but never made", { logged: "passed" }, "pytest never made it"],
     ["a report made but never logged", { raised: "error", made: "failed", final: "failed" }, "never logged"],
@@ -290,5 +294,20 @@ describe("judgeRunnerHooks", () => {
       }),
     ]);
     expect(judgeRunnerHooks(record, { allowedPlugins: ["tests/conftest.py"] })).toEqual([]);
+  });
+});
+
+describe("subtests (reports made and logged inside the test's call)", () => {
+  const sub = (p: Partial<RunPhase>): RunPhase => ({ when: "call", ...p });
+
+  it("are judged without a raised view: a faithful subtest is fine, a rewritten one is tampering", () => {
+    const fine = { ...testOf("t.py::a", {}), subtests: [sub({ made: "failed", final: "failed", logged: "failed" })] };
+    const rewritten = {
+      ...testOf("t.py::b", {}),
+      subtests: [sub({ made: "failed", final: "failed", logged: "passed" })],
+    };
+    const [finding] = judgeRunIntegrity(withRecord({ tests: [fine, rewritten] }));
+    expect(finding).toMatchObject({ code: "outcome_tampered", tests: ["t.py::b"] });
+    expect(finding!.message).toContain("(a subtest)");
   });
 });

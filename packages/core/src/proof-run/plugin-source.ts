@@ -116,6 +116,9 @@ class _Run:
         self.inner = None
         self.outer = None
         self.current = None
+        # (test id, phase) while the innermost runtest view is inside that phase: a report made and
+        # logged then is a nested one (a subtest), not the phase's own.
+        self.running = None
         self.writing = False
         self.collected = []
         self.deselected = {"proofgate": [], "other": []}
@@ -208,13 +211,17 @@ class _Run:
         test = self.tests.get(nodeid)
         if test is None:
             test = self.tests[nodeid] = {"id": nodeid, "phases": []}
-        for entry in reversed(test["phases"]):
+        key = "phases"
+        if self.running == (nodeid, when) and view != "raised":
+            key = "subtests"
+            test.setdefault(key, [])
+        for entry in reversed(test[key]):
             if entry["when"] == when:
                 if view not in entry:
                     return entry
                 break
         entry = {"when": when}
-        test["phases"].append(entry)
+        test[key].append(entry)
         return entry
 
     def origin(self, item, when, exc):
@@ -265,9 +272,13 @@ class _Run:
         else:
             entry["origin"] = self.origin(item, when, exc)
 
-    def made(self, item, when, report):
+    def made(self, item, when, report, call):
         entry = self.phase(item.nodeid, when, "made")
         entry["made"] = str(getattr(report, "outcome", None))
+        excinfo = getattr(call, "excinfo", None)
+        if "origin" not in entry and excinfo is not None and _kind(excinfo.value) != "error":
+            # A skip that reached the report without passing the runtest hook: unittest's, or a subtest's.
+            entry["origin"] = self.origin(item, when, excinfo.value)
         self.check_internals(item.nodeid)
 
     def final(self, item, when, report):
@@ -399,6 +410,10 @@ class _Run:
         for test in self.tests.values():
             outcome, reason, origin = _summarise(test["phases"])
             entry = {"id": test["id"], "outcome": outcome, "phases": test["phases"]}
+            if "subtests" in test:
+                entry["subtests"] = test["subtests"]
+                if outcome == "passed" and any(sub.get("logged") == "failed" for sub in test["subtests"]):
+                    outcome = entry["outcome"] = "failed"
             if reason is not None:
                 entry["reason"] = reason
             if origin is not None:
@@ -549,19 +564,31 @@ class _Inner:
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_setup(self, item):
         self.run.check_guard("pytest_runtest_setup")
-        outcome = yield
+        self.run.running = (item.nodeid, "setup")
+        try:
+            outcome = yield
+        finally:
+            self.run.running = None
         self.run.raised(item, "setup", outcome.excinfo)
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_call(self, item):
         self.run.check_guard("pytest_runtest_call")
-        outcome = yield
+        self.run.running = (item.nodeid, "call")
+        try:
+            outcome = yield
+        finally:
+            self.run.running = None
         self.run.raised(item, "call", outcome.excinfo)
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
     def pytest_runtest_teardown(self, item):
         self.run.check_guard("pytest_runtest_teardown")
-        outcome = yield
+        self.run.running = (item.nodeid, "teardown")
+        try:
+            outcome = yield
+        finally:
+            self.run.running = None
         self.run.raised(item, "teardown", outcome.excinfo)
 
     @pytest.hookimpl(hookwrapper=True, trylast=True)
@@ -569,7 +596,7 @@ class _Inner:
         self.run.check_guard("pytest_runtest_makereport")
         outcome = yield
         if outcome.excinfo is None:
-            self.run.made(item, call.when, outcome.get_result())
+            self.run.made(item, call.when, outcome.get_result(), call)
 
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report):

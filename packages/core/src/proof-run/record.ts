@@ -53,6 +53,11 @@ export interface RunTest {
   reason?: string | undefined;
   origin?: SkipOrigin | undefined;
   phases: RunPhase[];
+  /**
+   * Reports made and logged while the test's call ran: subtests (pytest 9's, pytest-subtests'). Seen
+   * made, after the wrappers and logged, never raised.
+   */
+  subtests?: RunPhase[] | undefined;
 }
 
 /** A collector that was skipped or failed: a module-level skip, an import error. */
@@ -340,6 +345,10 @@ function readRecord(p: Json, file: string): RunRecord | string {
           reason: optStr(t, "reason", at),
           origin: readOrigin(t.origin, `${at}.origin`),
           phases: arr(t, "phases", at).map((ph, j) => readPhase(ph, `${at}.phases[${j}]`)),
+          subtests:
+            t.subtests === undefined
+              ? undefined
+              : arr(t, "subtests", at).map((ph, j) => readPhase(ph, `${at}.subtests[${j}]`)),
         };
       }),
       collection: arr(p, "collection", "record").map((v, i) => {
