@@ -195,7 +195,17 @@ class _Run:
     def start(self, config):
         self.config = config
         self.recorder = _Recorder(self)
-        config.pluginmanager.register(self.recorder, "proofgate-run-recorder")
+        pm = config.pluginmanager
+        pm.register(self.recorder, "proofgate-run-recorder")
+        # The manager's own call path and the hook callers of the guarded hooks: rebinding either
+        # bypasses every hook implementation, the plugin's views included.
+        state = vars(pm)
+        if "_inner_hookexec" in state:
+            self.internals.append(("pluginmanager._inner_hookexec", state, "_inner_hookexec", state["_inner_hookexec"]))
+        relay = vars(pm.hook)
+        for name in _GUARDED + ("pytest_runtest_protocol", "pytest_sessionfinish"):
+            if name in relay:
+                self.internals.append(("pluginmanager.hook." + name, relay, name, relay[name]))
 
     def guard_hooks(self):
         """Registers the views that must sit at the ends of the hook chains (after every conftest)."""
