@@ -564,6 +564,15 @@ describe("a record that is not this run's", () => {
     expect(r.result.errors[0]).toMatchObject({ code: "file_missing", problem: "missing" });
   });
 
+  it("an environment with the record's path but no key: a usage error (exit 4), no record", () => {
+    const r = proofRun(dir, { env: { PROOFGATE_RUN_KEY: "" } });
+    expect(r.run.status).toBe(4);
+    expect(r.run.stderr).toContain(
+      "the proof run's environment is incomplete: PROOFGATE_RUN_NONCE, PROOFGATE_RUN_RECORD set without PROOFGATE_RUN_KEY",
+    );
+    expect(r.result.errors[0]!.problem).toBe("missing");
+  });
+
   it("a record from another run: wrong_nonce", () => {
     const r = proofRun(dir, { expectNonce: "f".repeat(32) });
     expect(r.text).toBeDefined();
