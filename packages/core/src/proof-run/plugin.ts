@@ -1,4 +1,5 @@
-import { pythonString, type DeselectionPlan } from "../deselect.js";
+import { pythonString } from "../deselect.js";
+import type { Lease } from "../ledger.js";
 import { PROOF_PLUGIN_TEMPLATE } from "./plugin-source.js";
 
 /** The plugin's version, written into every record; a record of another version is refused. */
@@ -45,12 +46,13 @@ export interface ProofPluginOptions {
 }
 
 /**
- * The proof run's pytest plugin (Python source, pytest 7.2 through 9): it deselects exactly the
- * active leases' ids like renderDeselectPlugin, and when the PROOF_RUN_ENV variables are set it
- * writes a signed run record at session end (docs/proof-run-record.md). Without them it only deselects.
+ * The proof run's pytest plugin (Python source, pytest 7.2 through 9): it deselects exactly the active
+ * leases' ids like renderDeselectPlugin (a DeselectionPlan fits), and when the PROOF_RUN_ENV variables
+ * are set it writes a signed run record at session end (docs/proof-run-record.md). Without them it only
+ * deselects.
  */
 export function renderProofPlugin(
-  plan: Pick<DeselectionPlan, "today" | "active">,
+  plan: { today: string; active: ReadonlyArray<Pick<Lease, "nodeid">> },
   options: ProofPluginOptions,
 ): string {
   const list = (items: readonly string[]): string => items.map((item) => `    ${item},\n`).join("");
