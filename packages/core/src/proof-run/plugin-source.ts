@@ -128,6 +128,7 @@ class _Run:
         self.patched = {}
         self.hooks = {}
         self.guard = {}
+        self.guard_seen = {}
         self.exclude = tuple(_norm(p) for p in PROOFGATE_EXCLUDE) + (
             os.path.dirname(_norm(record)),
             os.path.dirname(_norm(__file__)),
@@ -381,6 +382,10 @@ class _Run:
     def check_guard(self, name):
         """Whether the plugin's views still sit at the ends of a hook's chain (a plugin registered later would not)."""
         impls = getattr(self.config.hook, name).get_hookimpls()
+        # The same implementations as last time (compared by identity): the answer has not changed.
+        if impls == self.guard_seen.get(name):
+            return
+        self.guard_seen[name] = impls
         wrappers = [i for i in impls if getattr(i, "hookwrapper", False) or getattr(i, "wrapper", False)]
         if name == "pytest_runtest_logreport":
             plain = [i for i in impls if i not in wrappers]
