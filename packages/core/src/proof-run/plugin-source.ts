@@ -96,7 +96,7 @@ def _kind(exc):
         return "skip"
     group = getattr(builtins, "BaseExceptionGroup", None)
     if group is not None and isinstance(exc, group):
-        # pytest 8.4+ reports a group whose exceptions are all skips as skipped.
+        # pytest 9 reports a group whose exceptions are all skips as skipped.
         if exc.split(pytest.skip.Exception)[1] is None:
             return "skip"
     return "error"
