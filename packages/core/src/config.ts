@@ -21,7 +21,15 @@ export interface GateConfig {
   agents: { patterns: string[] };
   protect: { paths: string[] };
   trailers: TrailerKeys;
-  commands: { collect?: string | undefined; proof?: string | undefined; properties?: string | undefined };
+  commands: {
+    collect?: string | undefined;
+    proof?: string | undefined;
+    properties?: string | undefined;
+    /** The proof and property steps run pytest with proofgate's plugin and must write a signed run record. */
+    record: boolean;
+    /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
+    safePath: boolean;
+  };
 }
 
 /** Paths a patch may not touch without `Gate-Change: human` (docs/contract.md §10). */
@@ -60,7 +68,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       propertySeeds: "Property-Seeds",
       gateChange: "Gate-Change",
     },
-    commands: {},
+    commands: { record: true, safePath: false },
   };
 }
 
@@ -77,7 +85,7 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
   agents: { patterns: "strings" },
   protect: { paths: "strings" },
   trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
-  commands: { collect: "string", proof: "string", properties: "string" },
+  commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
 };
 
 /** A config, or everything wrong with the file. */
@@ -228,6 +236,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       collect: v("commands", "collect") as string | undefined,
       proof: v("commands", "proof") as string | undefined,
       properties: v("commands", "properties") as string | undefined,
+      record: bool("commands", "record", true),
+      safePath: bool("commands", "safe_path", false),
     },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes

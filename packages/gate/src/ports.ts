@@ -33,6 +33,8 @@ export interface GitPort {
   isAncestor(ancestor: string, descendant: string): boolean;
   mergeBase(a: string, b: string): string | undefined;
   resolveCommit(ref: string): string | undefined;
+  /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
+  addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
 }
 
 /** An input file's bytes and their digest (computed on first use). */
