@@ -50,6 +50,8 @@ const OPTIONS = {
   only: { value: "big|small", default: undefined, parse: oneOf("big", "small") },
   keep: { default: false },
   dir: { value: "PATH", default: tmpdir(), parse: absolutePath },
+  // Another build of the CLI (e.g. one without the lock fast path), timed in the same rounds.
+  "baseline-cli": { value: "PATH", default: undefined, parse: absolutePath },
 };
 
 // ---------------------------------------------------------------------------------------------- inputs
@@ -121,6 +123,11 @@ const members = {
     cwd: repo,
     lock: join(repo, "proofgate.lock"),
   }),
+  baseline: (repo) => ({
+    cmd: [process.execPath, baselineCli, "lock", "--lock", "baseline.lock"],
+    cwd: repo,
+    lock: join(repo, "baseline.lock"),
+  }),
 };
 
 /**
@@ -163,8 +170,12 @@ function parity(tree) {
 }
 
 function bench(tree, runs) {
-  const [pipeline, proofgate] = interleave(
-    [() => runOnce("pipeline", tree.repo), () => runOnce("proofgate", tree.repo)],
+  const [pipeline, proofgate, baseline] = interleave(
+    [
+      () => runOnce("pipeline", tree.repo),
+      () => runOnce("proofgate", tree.repo),
+      ...(baselineCli ? [() => runOnce("baseline", tree.repo)] : []),
+    ],
     runs,
     {
       alternate: true,
@@ -172,13 +183,15 @@ function bench(tree, runs) {
     },
   );
   process.stderr.write("\n");
-  return { pipeline, proofgate };
+  return baseline ? { pipeline, proofgate, baseline } : { pipeline, proofgate };
 }
 
 // ---------------------------------------------------------------------------------------------- main
 
 const options = parseOptions("lock.mjs", OPTIONS, fail);
 if (!existsSync(BUNDLE)) fail(`${BUNDLE} is missing: run \`pnpm build\` first`);
+const baselineCli = options.baselineCli;
+if (baselineCli && !existsSync(baselineCli)) fail(`--baseline-cli ${baselineCli} does not exist`);
 const dir = mkdtempSync(join(options.dir, "proofgate-bench-lock-"));
 const loadBefore = loadavg();
 const started = new Date();
@@ -210,9 +223,13 @@ try {
       peakRssMiB: hasGnuTime ? Math.max(...pick("proofgate", "rssMiB")) : undefined,
     };
     result.speedup = result.pipelineMs / result.proofgateMs;
+    if (samples.baseline) {
+      result.baselineMs = median(pick("baseline", "ms"));
+      result.baselineCpuMs = hasGnuTime ? median(pick("baseline", "cpuMs")) : undefined;
+    }
     results.push(result);
     process.stderr.write(
-      `bench lock: ${name}: pipeline ${result.pipelineMs.toFixed(0)} ms, proofgate ${result.proofgateMs.toFixed(0)} ms (${result.speedup.toFixed(2)}x), peak RSS ${result.peakRssMiB?.toFixed(1)} MiB\n`,
+      `bench lock: ${name}: pipeline ${result.pipelineMs.toFixed(0)} ms, proofgate ${result.proofgateMs.toFixed(0)} ms (${result.speedup.toFixed(2)}x), peak RSS ${result.peakRssMiB?.toFixed(1)} MiB${result.baselineMs ? `; baseline build ${result.baselineMs.toFixed(0)} ms (${(result.baselineMs / result.proofgateMs).toFixed(3)}x this build's time)` : ""}\n`,
     );
     if (!options.keep) rmSync(tree.repo, { recursive: true, force: true });
   }
