@@ -21,6 +21,8 @@ export const RULE_REASONS = [
   "missing_evidence",
   "skip_budget",
   "frozen_in_proof_run",
+  "coverage_exclusions_added",
+  "unmeasured_source",
   "protected_path",
   "shallow_history",
   "collection_errors",
