@@ -1,7 +1,7 @@
 import { parse as parseToml } from "smol-toml";
 import type { GateIssue } from "./errors.js";
 import { normalizeRepoPath } from "./repo-path.js";
-import { DEFAULT_PROTECTED_SECTIONS, parseSectionSpec } from "./runner-config.js";
+import { DEFAULT_PROTECTED_SECTIONS, parseSectionSpec } from "./protect-sections.js";
 
 export { normalizeRepoPath };
 

@@ -5,6 +5,7 @@
 // included or measured, more exclusion or partial-branch patterns, plugins added, branch measurement
 // or error reporting turned off. Reordering, reformatting and moving a setting between files are no change.
 import { parse as parseToml } from "smol-toml";
+import { fnmatchRegex } from "./fnmatch.js";
 import { readIni, type IniSection } from "./ini.js";
 
 /** coverage.py's own default exclusion pattern (`# pragma: no cover` and its spellings). */
@@ -517,4 +518,20 @@ export function diffCoverageConfigs(before: CoverageConfig, after: CoverageConfi
     });
   }
   return out;
+}
+
+/**
+ * True for a repository path that the configuration's `omit` (of [run] or [report]) leaves out, as
+ * coverage.py matches it: a pattern that starts with `*` or `?` against the file's absolute path (here
+ * `/` and the repository path: the root's own name is not known), any other relative to the root. An
+ * absolute pattern matches nothing here.
+ */
+export function omittedBy(config: CoverageConfig): (path: string) => boolean {
+  const patterns = [...(list(config, "run:omit") ?? []), ...(list(config, "report:omit") ?? [])];
+  const tests = patterns.flatMap((p) => {
+    if (p.startsWith("/")) return [];
+    const regex = fnmatchRegex(p.replace(/^\.\//, ""));
+    return [(path: string) => regex.test(/^[*?]/.test(p) ? `/${path}` : path)];
+  });
+  return (path) => tests.some((t) => t(path));
 }

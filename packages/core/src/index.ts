@@ -219,6 +219,7 @@ export {
   coverageChangeKey,
   coverageConfigCandidates,
   exclusionPatterns,
+  omittedBy,
   tomlLine,
   DEFAULT_EXCLUDE_LINES,
   DEFAULT_PARTIAL_BRANCHES,

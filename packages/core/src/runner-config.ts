@@ -5,51 +5,18 @@
 // found by reading the command lines; and pytest's own settings, which say what a test file is.
 import picomatch from "picomatch";
 import { parse as parseToml } from "smol-toml";
-import { normalizeRepoPath } from "./repo-path.js";
+import { tomlLine } from "./coverage-config.js";
 import { fnmatch } from "./fnmatch.js";
 import { readIni } from "./ini.js";
-import { tomlLine } from "./coverage-config.js";
+import type { SectionSpec } from "./protect-sections.js";
+import { normalizeRepoPath } from "./repo-path.js";
 
-/**
- * The runner's settings protected by default: pytest's own files wherever pytest may find them (a
- * `pytest.ini` or `[tool.pytest.ini_options]` in a test folder takes precedence over the root's), and
- * the entry points that register pytest plugins when the package is installed.
- */
-export const DEFAULT_PROTECTED_SECTIONS: readonly string[] = Object.freeze([
-  "**/pytest.ini",
-  "**/.pytest.ini",
-  "**/pyproject.toml [tool.pytest.ini_options]",
-  "**/tox.ini [pytest]",
-  "**/setup.cfg [tool:pytest]",
-  "pyproject.toml [project.entry-points.pytest11]",
-  "pyproject.toml [tool.poetry.plugins.pytest11]",
-  "setup.cfg [options.entry_points]",
-]);
-
-/** One `[protect] sections` entry: a file glob, and a section of it (none: the whole file). */
-export interface SectionSpec {
-  /** As written in the config. */
-  spec: string;
-  /** A glob of repository paths (`**` crosses folders). */
-  file: string;
-  /** An INI section (`*` is any text: `coverage:*`) or a dotted TOML table (its subtables included). */
-  section?: string | undefined;
-}
-
-/** Reads a `[protect] sections` entry: `path` or `path [section]`; undefined when it is not one. */
-export function parseSectionSpec(spec: string): SectionSpec | undefined {
-  const m = /^\s*(\S(?:.*?\S)?)(?:\s+\[\s*([^\]]*?)\s*\])?\s*$/.exec(spec);
-  if (!m) return undefined;
-  const file = normalizeRepoPath(m[1]!);
-  if (file === undefined || /[[\]]/.test(file)) return undefined;
-  if (m[2] !== undefined && m[2] === "") return undefined;
-  return { spec: spec.trim(), file, section: m[2] };
-}
+export { DEFAULT_PROTECTED_SECTIONS, parseSectionSpec, type SectionSpec } from "./protect-sections.js";
 
 /** True for the files read as TOML; every other protected file is read as INI. */
 const isToml = (path: string): boolean => path.endsWith(".toml");
 
-/** A section's settings at one revision, flattened: `section\u0000key` (INI) or `a.b.key` (TOML) -> value and line. */
+/** A section's settings at one revision, flattened: `[section] key` (INI) or `a.b.key` (TOML) -> value and line. */
 export type SectionValues = Map<string, { value: string; line?: number | undefined }>;
 
 /** A section at one revision: absent, its settings, or a file the tools could not read. */

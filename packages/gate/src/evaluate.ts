@@ -6,6 +6,7 @@ import {
   unexpectedChanges,
   GateError,
   type CommandOutcome,
+  type DecideInput,
   type Env,
   type GateConfig,
   type GateIssue,
@@ -22,6 +23,7 @@ import { leaseBook, type LeaseBook } from "./lease-book.js";
 import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
+import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { runConfiguredCommands } from "./sources/run-commands.js";
 
@@ -202,6 +204,22 @@ async function evaluateCheck(
     }
   }
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
+  // Measurement is judged from the base's config on a range that reaches the base; off is shown as off.
+  const measurement: JudgeSources["measurement"] = !config.measurement.enabled
+    ? { kind: "off" }
+    : shallow
+      ? undefined
+      : {
+          kind: "evidence",
+          evidence: loadMeasurement(ports.git, {
+            base: loaded.patch.base,
+            head: loaded.patch.head,
+            commits: loaded.patch.commits,
+            touched: loaded.touched,
+            config,
+            rcfile: loaded.invoked.coverageRc,
+          }),
+        };
 
   const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
   const universe = { paths: config.universe.collected, flag: "[universe] collected" };
@@ -252,6 +270,7 @@ async function evaluateCheck(
       fixtureLock: () => found.lock,
       commands,
       warnings,
+      measurement,
     },
     ports,
     log,
@@ -338,6 +357,8 @@ interface JudgeSources {
   warnings: GateIssue[];
   /** List the earlier warnings before the inputs' (check) or after them (decide). */
   warningsFirst?: boolean;
+  /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
+  measurement?: { kind: "evidence"; evidence: PatchMeasurement } | { kind: "off" } | undefined;
 }
 
 async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: GateTrace): Promise<GateReport> {
@@ -369,6 +390,19 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   log.issues(warnings);
   const properties: PropertySource =
     s.properties.kind === "results" ? { kind: "results", evidence: suite!.value } : s.properties;
+  let measurement: DecideInput["measurement"];
+  if (s.measurement?.kind === "evidence") {
+    if (coverage.measuredFiles === undefined) {
+      throw new GateError({
+        code: "coverage_invalid",
+        file: coverage.coverage.files.join(", "),
+        message:
+          "the coverage report lists no files, so the gate cannot tell which changed source the proof run measured",
+        fix: "write coverage.py's JSON report with its `files` table (coverage json), or turn [measurement] off in a human commit",
+      });
+    }
+    measurement = { kind: "evidence", evidence: { ...s.measurement.evidence, measured: coverage.measuredFiles } };
+  } else measurement = s.measurement;
   return decide({
     today: s.clock.today,
     clockOverride: s.clock.override,
@@ -382,6 +416,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     properties,
     fixturesOff: s.fixturesOff,
     commands: s.commands,
+    measurement,
     inputs,
     warnings,
   });
