@@ -10,7 +10,6 @@ import { nodePorts } from "../node/index.js";
 import { ADA, scratchRepo, type ScratchFile, type ScratchIdentity, type ScratchRepo } from "../testing/git-scratch.js";
 
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
-const BY_AGENT = { author: AGENT };
 const APPROVED = "\n\nGate-Change: human\n";
 
 const CALC = `def total(prices):
