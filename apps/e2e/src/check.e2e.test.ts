@@ -106,6 +106,7 @@ describe("proofgate check --run: MERGE", () => {
       "fixture_digests:pass",
       "property_hold:pass",
       "test_evidence:pass",
+      "measurement:pass",
       "protected_paths:pass",
       "history:pass",
       "universe:pass",
@@ -170,6 +171,7 @@ describe("proofgate check --run: MERGE", () => {
       "Fixture digests",
       "Property hold",
       "Test evidence",
+      "Measurement",
       "Protected paths",
       "History",
       "Test universe",
@@ -410,8 +412,37 @@ const SCENARIOS: Scenario[] = [
         },
       }),
     run: true,
-    reasons: ["coverage_missing"],
-    findings: () => [F("coverage_missing", "proven_coverage.json")],
+    // The patch's pkg/calc.py is not in a report that measured emptypkg.
+    reasons: ["coverage_missing", "unmeasured_source"],
+    findings: (p) => [
+      F("coverage_missing", "proven_coverage.json"),
+      F("unmeasured_source", "pkg/calc.py", null, p.commits[0]!),
+    ],
+  },
+  {
+    name: "coverage_exclusions_added: the agent puts `# pragma: no cover` on a line it wrote (routes-measurement.e2e.test.ts runs each route)",
+    build: () =>
+      reused({
+        patch: [
+          agentCommit("Skip the branch\n", {
+            "pkg/calc.py": withMerge(CALC).replace(
+              'return "big"  # only the frozen test',
+              'return "big"  # pragma: no cover',
+            ),
+          }),
+        ],
+      }),
+    run: false,
+    reasons: ["coverage_exclusions_added"],
+    findings: (p) => [F("coverage_exclusions_added", "pkg/calc.py", 17, p.commits[1]!)],
+  },
+  {
+    name: "unmeasured_source: the agent puts new code outside --cov=pkg",
+    build: () =>
+      reused({ patch: [agentCommit("Helpers\n", { "helpers/fast.py": "def fast(xs):\n    return sum(xs)\n" })] }),
+    run: false,
+    reasons: ["unmeasured_source"],
+    findings: (p) => [F("unmeasured_source", "helpers/fast.py", null, p.commits[1]!)],
   },
   {
     name: "shard_missing: the base declares 2 coverage shards, the run wrote 1",
@@ -646,7 +677,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(23);
+    expect(codes.length).toBe(25);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

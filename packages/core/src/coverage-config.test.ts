@@ -155,7 +155,7 @@ describe("diffCoverageConfigs: each loosening, with its file and line", () => {
       "include is set where there was none",
       { ".coveragerc": RC },
       { ".coveragerc": RC.replace("[report]", "include = pkg/core/*\n\n[report]") },
-      ["loosening run:include pkg/core/* @.coveragerc:7"],
+      ["loosening run:include @.coveragerc:7"],
     ],
     [
       "include loses a pattern",
@@ -173,13 +173,13 @@ describe("diffCoverageConfigs: each loosening, with its file and line", () => {
       "source is removed",
       { ".coveragerc": "[run]\nsource = pkg\nbranch = false\n" },
       { ".coveragerc": "[run]\nbranch = false\n" },
-      ["loosening run:source pkg @.coveragerc:2"],
+      ["loosening run:source @.coveragerc:2"],
     ],
     [
       "source is set where there was none",
       { ".coveragerc": "[run]\nbranch = true\n" },
       { ".coveragerc": "[run]\nbranch = true\nsource = pkg/api\n" },
-      ["loosening run:source pkg/api @.coveragerc:3"],
+      ["loosening run:source @.coveragerc:3"],
     ],
     [
       "exclude_lines gains a pattern",
@@ -237,7 +237,7 @@ describe("diffCoverageConfigs: each loosening, with its file and line", () => {
       { "pyproject.toml": PYPROJECT },
       { "pyproject.toml": PYPROJECT, ".coveragerc": "" },
       [
-        "loosening run:source pkg @pyproject.toml:7",
+        "loosening run:source @pyproject.toml:7",
         "loosening report:exclude_lines #\\s*(pragma|PRAGMA)[:\\s]?\\s*(no|NO)\\s*(cover|COVER) @.coveragerc:-",
         "loosening run:branch @.coveragerc:-",
       ],

@@ -353,7 +353,10 @@ export interface CoverageChange {
   kind: CoverageChangeKind;
   /** `run:omit`, `report:exclude_lines`, ... */
   key: string;
-  /** The pattern or item the change is about, when it is about one. */
+  /**
+   * The pattern or entry the change is about, when it is about one (not for a setting set or removed as a
+   * whole: commits that set it in steps made the same change).
+   */
   item?: string | undefined;
   /** What it does, e.g. `[run] omit adds "src/pkg/slow.py": coverage.py no longer measures it`. */
   message: string;
@@ -451,11 +454,7 @@ export function diffCoverageConfigs(before: CoverageConfig, after: CoverageConfi
     const now = list(after, key);
     if (now === undefined) continue;
     if (was === undefined)
-      loosen(
-        key,
-        `${label(key)} is set (${now.join(", ")}): coverage.py measures only what it matches`,
-        now.join(", "),
-      );
+      loosen(key, `${label(key)} is set (${now.join(", ")}): coverage.py measures only what it matches`);
     else
       for (const p of was)
         if (!now.includes(p))
@@ -465,13 +464,12 @@ export function diffCoverageConfigs(before: CoverageConfig, after: CoverageConfi
     const was = list(before, key);
     const now = list(after, key);
     if (was === undefined && now === undefined) continue;
-    if (was === undefined)
-      loosen(key, `${label(key)} is set (${now!.join(", ")}): coverage.py measures only there`, now!.join(", "));
+    if (was === undefined) loosen(key, `${label(key)} is set (${now!.join(", ")}): coverage.py measures only there`);
     else if (now === undefined)
       loosen(
         key,
         `${label(key)} (${was.join(", ")}) is removed: files there that no test imports drop out of the report`,
-        was.join(", "),
+        undefined,
         before,
       );
     else

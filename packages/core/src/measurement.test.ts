@@ -6,12 +6,13 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
 import { defaultConfig } from "./config.js";
-import { exclusionPatterns, readCoverageConfig, type CoverageChange } from "./coverage-config.js";
+import { diffCoverageConfigs, exclusionPatterns, readCoverageConfig, type CoverageChange } from "./coverage-config.js";
 import { decide, type DecideInput } from "./decide.js";
 import { judgeMeasurement, matchExclusions, type AddedLine, type MeasurementEvidence } from "./measurement.js";
 import type { PatchEvidence } from "./patch.js";
 import { pythonRegex } from "./python-regex.js";
 import { reportJson } from "./report-json.js";
+import { renderMarkdown, renderText } from "./render.js";
 
 const BOT = { name: "agent[bot]", email: "1+agent[bot]@users.noreply.github.com" };
 const ADA = { name: "Ada Lovelace", email: "ada@example.org" };
@@ -91,6 +92,19 @@ describe("judgeMeasurement: coverage.py's configuration", () => {
       commits: [{ commit: AGENT, changes: [], unreadable: "not valid TOML" }],
     });
     expect(judgeMeasurement(unreadable, POLICY).exclusions[0]?.message).toMatch(/could not be read: not valid TOML/);
+  });
+
+  it("a setting set in steps is charged to the commit that set it, not left to no one", () => {
+    const at = (text?: string) => readCoverageConfig((p) => (p === ".coveragerc" ? text : undefined)).config!;
+    const [base, one, two] = [at(), at("[run]\nsource = a\n"), at("[run]\nsource = a, b\n")];
+    const e = evidence({
+      net: diffCoverageConfigs(base, two),
+      commits: [
+        { commit: AGENT, changes: diffCoverageConfigs(base, one) },
+        { commit: HUMAN_APPROVED, changes: diffCoverageConfigs(one, two) },
+      ],
+    });
+    expect(judged(e)).toEqual(["coverage_exclusions_added .coveragerc:2 a"]);
   });
 
   it("a loosening no commit of the range made cannot be approved", () => {
@@ -275,6 +289,10 @@ describe("decide with measurement", () => {
       "config .coveragerc: 1 loosening; 0 excluded lines added; 1 of 1 changed source file unmeasured",
     );
     expect(validate(JSON.parse(reportJson(report)))).toBe(true);
+    // The renderings place each finding at its file and line, with its commit.
+    expect(renderText(report, { color: false })).toContain(".coveragerc:4");
+    expect(renderText(report, { color: false })).toContain("helpers/x.py");
+    expect(renderMarkdown(report)).toContain(".coveragerc:4");
   });
 
   it("off in the config: the row says off; not judged (no evidence): not_measured; neither rejects", () => {

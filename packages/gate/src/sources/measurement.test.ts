@@ -293,6 +293,18 @@ describe("fail closed", { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("a base whose .coveragerc cannot be read is compared with nothing: its fix needs a human's trailer, and can merge", async () => {
+    const broken = { ".coveragerc": "[run]\nomit\n" };
+    const agent = history([{ message: "fix", files: { ".coveragerc": COVERAGERC } }], broken);
+    const report = await judge(agent.repo, agent.base);
+    expect(where(report)).toEqual([`coverage_exclusions_added .coveragerc:- ${agent.commits[0]!.slice(0, 7)}`]);
+    expect(report.findings[0]?.message).toMatch(
+      /at the base \(\.coveragerc:2\), so the head's cannot be compared with it/,
+    );
+    const human = history([{ message: `fix${APPROVED}`, files: { ".coveragerc": COVERAGERC }, who: ADA }], broken);
+    expect((await judge(human.repo, human.base)).decision).toBe("MERGE");
+  });
+
   it("a coverage report that does not list its files is exit 2", async () => {
     const { repo, base } = history([{ message: "x", files: { "pkg/calc.py": `${CALC}# more\n` } }], {
       "proven_coverage.json":

@@ -22,7 +22,7 @@ import {
   type Commit,
   type CommitCoverageChanges,
   type CoverageChange,
-  type CoverageConfig,
+  type CoverageConfigProblem,
   type CoverageConfigResult,
   type GateConfig,
   type MeasurementEvidence,
@@ -50,21 +50,35 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   const rcfile = request.rcfile ?? ".coveragerc";
   const candidates = new Set(coverageConfigCandidates(rcfile));
   const at = (rev: string): CoverageConfigResult => readCoverageConfig((path) => git.readFileAt(rev, path), rcfile);
-  const required = (rev: string): CoverageConfig => {
-    const result = at(rev);
-    if (result.config) return result.config;
-    const p = result.problem;
+  const problemAt = (rev: string, p: CoverageConfigProblem) => ({
+    file: `${p.file} at ${shortRevision(rev)}`,
+    line: p.line,
+    message: `coverage.py's configuration cannot be read: ${p.message}`,
+  });
+  const headResult = at(head);
+  if (headResult.problem) {
+    // The proof run's coverage.py stops on it too: there is nothing to judge against.
     throw new GateError({
       code: "coverage_config_invalid",
-      file: `${p.file} at ${shortRevision(rev)}`,
-      line: p.line,
-      message: `coverage.py's configuration cannot be read: ${p.message}; coverage.py stops on it too`,
-      fix: "fix the file so that coverage.py reads it (coverage debug config shows what it reads)",
+      ...problemAt(head, headResult.problem),
+      fix: "fix the file so that coverage.py reads it (`coverage debug config` shows what it reads)",
     });
-  };
-  const baseConfig = required(base);
-  const headConfig = required(head);
-  const net = diffCoverageConfigs(baseConfig, headConfig);
+  }
+  const headConfig = headResult.config;
+  const baseResult = at(base);
+  // A base that cannot be read is compared with nothing: the head's settings all count as the patch's,
+  // charged to the commits that touched the files, so a human can still merge the fix with the trailer.
+  const baseConfig = baseResult.config;
+  const net: CoverageChange[] = baseConfig
+    ? diffCoverageConfigs(baseConfig, headConfig)
+    : [
+        {
+          kind: "loosening",
+          key: "config",
+          message: `${problemAt(base, baseResult.problem!).message} at the base (${baseResult.problem!.file}${baseResult.problem!.line ? `:${baseResult.problem!.line}` : ""}), so the head's cannot be compared with it`,
+          file: headConfig.file ?? baseResult.problem!.file,
+        },
+      ];
 
   const identity = (c: CoverageChange): string => coverageChangeKey({ ...c, message: "" });
   const perCommit: CommitCoverageChanges[] = [];
@@ -95,7 +109,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   // coverage.py config (the team's choice), and with code in it (an empty __init__.py measures nothing).
   const pytest = readPytestSettings((path) => git.readFileAt(base, path));
   const exempt = pathMatcher(request.config.measurement.exempt);
-  const omitted = omittedBy(baseConfig);
+  const omitted = baseConfig ? omittedBy(baseConfig) : () => false;
   const byPath = new Map<string, Commit[]>();
   for (const commit of commits)
     for (const path of touched.get(commit.sha) ?? []) byPath.set(path, [...(byPath.get(path) ?? []), commit]);
@@ -125,7 +139,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     );
   }
   return {
-    configFile: { base: baseConfig.file, head: headConfig.file },
+    configFile: { base: baseConfig ? baseConfig.file : baseResult.problem?.file, head: headConfig.file },
     net,
     commits: perCommit,
     excluded,
