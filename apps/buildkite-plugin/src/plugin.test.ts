@@ -144,8 +144,8 @@ function pullRequest(minProven = 70): { origin: ScratchRepo; head: string } {
   });
   origin.commit("main moves on", { README: "main\n" });
   origin.git(["checkout", "-q", "-b", "feature", "HEAD~1"]);
-  origin.commit("a human change", { "src.py": "x = 1\n" });
-  const head = origin.commit("another", { "src.py": "x = 2\n" });
+  origin.commit("a human change", { "notes.txt": "x = 1\n" });
+  const head = origin.commit("another", { "notes.txt": "x = 2\n" });
   origin.git(["checkout", "-q", "main"]);
   return { origin, head };
 }

@@ -348,6 +348,7 @@ export interface CheckReport {
   agent_added_leases: number | null;
   base: string | null;
   head: string | null;
+  commits?: number | null;
   signals: { id: string; result: string; reasons: string[]; value: string }[];
   details: Finding[];
   errors: { code: string; message: string; file: string | null; line: number | null }[];

@@ -108,6 +108,7 @@ describe("proofgate check --run: MERGE", () => {
       "property_hold:pass",
       "test_evidence:pass",
       "test_runner:pass",
+      "measurement:pass",
       "protected_paths:pass",
       "history:pass",
       "universe:pass",
@@ -174,6 +175,7 @@ describe("proofgate check --run: MERGE", () => {
       "Property hold",
       "Test evidence",
       "Test runner",
+      "Measurement",
       "Protected paths",
       "History",
       "Test universe",
@@ -417,8 +419,37 @@ const SCENARIOS: Scenario[] = [
         },
       }),
     run: true,
-    reasons: ["coverage_missing"],
-    findings: () => [F("coverage_missing", "proven_coverage.json")],
+    // The patch's pkg/calc.py is not in a report that measured emptypkg.
+    reasons: ["coverage_missing", "unmeasured_source"],
+    findings: (p) => [
+      F("coverage_missing", "proven_coverage.json"),
+      F("unmeasured_source", "pkg/calc.py", null, p.commits[0]!),
+    ],
+  },
+  {
+    name: "coverage_exclusions_added: the agent puts `# pragma: no cover` on a line it wrote (routes-measurement.e2e.test.ts runs each route)",
+    build: () =>
+      reused({
+        patch: [
+          agentCommit("Skip the branch\n", {
+            "pkg/calc.py": withMerge(CALC).replace(
+              'return "big"  # only the frozen test',
+              'return "big"  # pragma: no cover',
+            ),
+          }),
+        ],
+      }),
+    run: false,
+    reasons: ["coverage_exclusions_added"],
+    findings: (p) => [F("coverage_exclusions_added", "pkg/calc.py", 17, p.commits[1]!)],
+  },
+  {
+    name: "unmeasured_source: the agent puts new code outside --cov=pkg",
+    build: () =>
+      reused({ patch: [agentCommit("Helpers\n", { "helpers/fast.py": "def fast(xs):\n    return sum(xs)\n" })] }),
+    run: false,
+    reasons: ["unmeasured_source"],
+    findings: (p) => [F("unmeasured_source", "helpers/fast.py", null, p.commits[1]!)],
   },
   {
     name: "shard_missing: the base declares 2 coverage shards, the run wrote 1",
@@ -591,7 +622,8 @@ const SCENARIOS: Scenario[] = [
         ],
       }),
     run: true,
-    reasons: ["runner_tampering"],
+    // conftest.py is protected too.
+    reasons: ["runner_tampering", "protected_path"],
     also: (p, r) => {
       const tampering = r.report.details.filter((d) => d.reason === "runner_tampering");
       // The added hook, by the agent's commit, and the record: the failure was logged as a pass.
@@ -714,7 +746,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(26);
+    expect(codes.length).toBe(28);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

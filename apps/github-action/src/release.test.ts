@@ -73,7 +73,7 @@ describe("the release tree", () => {
 const OFF = "[fixtures]\nenabled = false\n\n[properties]\nenabled = false\n";
 const COLLECTED = "tests/test_a.py::test_one\ntests/test_a.py::test_two\n\n2 tests collected in 0.01s\n";
 const coverage = (percent: number) =>
-  `{"meta": {"format": 3}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
+  `{"meta": {"format": 3}, "files": {"src.py": {"summary": {"covered_lines": ${percent}, "num_statements": 100}}}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
 
 interface Run {
   code: number | null;
@@ -113,7 +113,7 @@ beforeEach(async () => {
     "proven_coverage.json": coverage(80),
     ".gitignore": "proofgate-report/\n",
   });
-  head = repo.commit("a human change", { "src.py": "x = 1\n" });
+  head = repo.commit("a human change", { "notes.txt": "x = 1\n" });
   fake.commits.add(head);
 });
 afterEach(async () => {
@@ -183,7 +183,7 @@ describe("the action, run from the release tree", () => {
   it("MERGE: a check run on the PR head, one comment, the job summary, and the four outputs", async () => {
     const r = await runAction();
     expect(r.stderr).not.toMatch(/error/);
-    expect(r.code).toBe(0);
+    expect(r.code, r.stdout).toBe(0);
     expect(r.stdout).toMatch(/^proofgate: MERGE /m);
     expect(fake.violations).toEqual([]);
     expect([...fake.checkRuns.values()].map((c) => c.body)).toEqual([
@@ -208,7 +208,7 @@ describe("the action, run from the release tree", () => {
     // The floor is the base's: a base that asks for 90% judges this head's 80%.
     const strictBase = repo.commit("floor 90", { "proofgate.toml": `${OFF}\n[coverage]\nmin_proven = 90\n` });
     base = strictBase;
-    head = repo.commit("a human change", { "src.py": "x = 2\n" });
+    head = repo.commit("a human change", { "notes.txt": "x = 2\n" });
     fake.commits.add(head);
     const r = await runAction({ comment: "false" });
     expect(r.code).toBe(1);

@@ -151,7 +151,7 @@ describe("the job's script, in a merge request pipeline", () => {
       "collected.txt": "tests/test_a.py::test_one\n\n1 test collected in 0.01s\n",
       ".gitignore": "proofgate-report/\n",
     });
-    const head = repo.commit("a human change", { "src.py": "x = 1\n" });
+    const head = repo.commit("a human change", { "notes.txt": "x = 1\n" });
     // What the proof run left behind: its Cobertura XML, which the gate reads and the MR diff shows.
     cpSync(
       join(ROOT, "packages/core/src/coverage/__fixtures__/cobertura-coveragepy-6.5-lines.xml"),

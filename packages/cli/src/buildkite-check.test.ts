@@ -81,8 +81,9 @@ function scenario(
     "proofgate.toml": config,
     "freeze.toml": LEDGER,
     "collected.txt": COLLECTED,
+    // The report lists src/app.py, which the feature changes: the proof run measured it.
     "proven_coverage.json":
-      '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
+      '{"meta": {"format": 3}, "files": {"src/app.py": {"summary": {"covered_lines": 80, "num_statements": 100}}}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
     ".gitignore": "proofgate-report/\n",
     ...files,
   });

@@ -13,8 +13,9 @@ const NOW = new Date("2026-12-02T12:00:00Z");
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
 
 const COLLECTED = "tests/test_a.py::test_one\ntests/test_a.py::test_two\n\n2 tests collected in 0.01s\n";
+// The report lists the source files the histories below change: the proof run measured them.
 const COVERAGE = (percent: number) =>
-  `{"meta": {"format": 3}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
+  `{"meta": {"format": 3}, "files": {"src.py": {"summary": {"covered_lines": ${percent}, "num_statements": 100}}, "other.py": {"summary": {"covered_lines": 0, "num_statements": 0}}}, "totals": {"covered_lines": ${percent}, "num_statements": 100, "percent_covered": ${percent}.0}}\n`;
 const LEDGER =
   'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_two"\nowner = "ada"\nreason = "flaky"\nexpires = "2026-12-20"\n';
 const OFF = "[fixtures]\nenabled = false\n\n[properties]\nenabled = false\n";

@@ -92,6 +92,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
           policy: "a signed run record of this run; no module shadows the runner; no added code reaches into it",
           notMeasured: true,
         },
+    measurement: measurementMeasure(facts, trailer("gateChange", "Gate-Change")),
     protected_paths:
       judged && protectedTouches
         ? {
@@ -138,6 +139,24 @@ function runnerValue(runner: RunnerEvidence): string {
     step("proof run", runner.proof),
     ...(runner.properties ? [step("property run", runner.properties)] : []),
   ].join("; ");
+}
+
+/** The measurement row: coverage.py's config file, what changed, the pragmas added and the source left unmeasured. */
+function measurementMeasure(facts: GateFacts, trailer: string): SignalMeasure {
+  const policy = `no loosening of coverage.py's config, no exclusion added, changed source measured; else ${trailer}`;
+  const m = facts.measurement;
+  if (m === "off") return { value: "off in proofgate.toml", policy, off: true };
+  if (m === undefined) return { value: "not judged", policy, notMeasured: true };
+  const e = m.evidence;
+  const file = e.configFile.head ?? "coverage.py's defaults";
+  const moved =
+    e.configFile.base !== e.configFile.head ? ` (was ${e.configFile.base ?? "coverage.py's defaults"})` : "";
+  const loosenings = e.net.filter((c) => c.kind === "loosening").length;
+  const unmeasured = e.sources.filter((s) => !e.measured.includes(s.path)).length;
+  return {
+    value: `config ${file}${moved}: ${plural(loosenings, "loosening")}; ${plural(e.excluded.length, "excluded line")} added; ${unmeasured} of ${plural(e.sources.length, "changed source file")} unmeasured`,
+    policy,
+  };
 }
 
 const reportLease = (lease: Lease): ReportLease => ({

@@ -13,7 +13,7 @@ function ok(text: string): GateConfig {
 }
 
 const TABLES =
-  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [trailers], [commands]";
+  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [measurement], [trailers], [commands]";
 
 describe("parseConfig: defaults", () => {
   it("an empty or absent file is the article's defaults", () => {
@@ -32,7 +32,21 @@ describe("parseConfig: defaults", () => {
       },
       properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
       agents: { patterns: [...DEFAULT_AGENT_PATTERNS] },
-      protect: { paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"] },
+      protect: {
+        paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**", "**/conftest.py"],
+        sections: [
+          "**/pytest.ini",
+          "**/.pytest.ini",
+          "**/pyproject.toml [tool.pytest.ini_options]",
+          "**/tox.ini [pytest]",
+          "**/setup.cfg [tool:pytest]",
+          "pyproject.toml [project.entry-points.pytest11]",
+          "pyproject.toml [tool.poetry.plugins.pytest11]",
+          "setup.cfg [options.entry_points]",
+        ],
+        commands: true,
+      },
+      measurement: { enabled: true, exempt: ["setup.py", "noxfile.py", "docs/conf.py"] },
       trailers: {
         freezeLease: "Freeze-Lease",
         fixtureLock: "Fixture-Lock",
@@ -69,7 +83,7 @@ describe("parseConfig: defaults", () => {
     config.agents.patterns.push("x");
     config.protect.paths.push("y");
     expect(patterns).toEqual(["*[bot]*"]);
-    expect(DEFAULT_PROTECTED_PATHS).toHaveLength(4);
+    expect(DEFAULT_PROTECTED_PATHS).toHaveLength(5);
   });
 
   it("a byte order mark is accepted", () => {
@@ -113,6 +127,12 @@ patterns = ["*[bot]*", "*<robot@example.org>"]
 
 [protect]
 paths = ["proofgate.toml", "ci/**"]
+sections = ["pytest.ini", "./setup.cfg [coverage:*]", "pyproject.toml [tool.hatch.envs.test]"]
+commands = true
+
+[measurement]
+enabled = true
+exempt = ["tools/**"]
 
 [trailers]
 freeze_lease = "Lease-Approved"
@@ -140,7 +160,12 @@ properties = "pytest tests/properties"
       },
       properties: { enabled: false, seeds: ["tests/seeds"], results: ["props.xml"] },
       agents: { patterns: ["*[bot]*", "*<robot@example.org>"] },
-      protect: { paths: ["proofgate.toml", "ci/**"] },
+      protect: {
+        paths: ["proofgate.toml", "ci/**"],
+        sections: ["pytest.ini", "./setup.cfg [coverage:*]", "pyproject.toml [tool.hatch.envs.test]"],
+        commands: true,
+      },
+      measurement: { enabled: true, exempt: ["tools/**"] },
       trailers: {
         freezeLease: "Lease-Approved",
         fixtureLock: "Golden-Approved",
@@ -174,6 +199,28 @@ properties = "pytest tests/properties"
       "properties.enabled",
     ]);
     expect(result.warnings.every((w) => w.file === FILE && w.code === "config_invalid")).toBe(true);
+  });
+
+  it("turning the commands' protection off parses but warns, with its line (a signal turned off says so in its row)", () => {
+    const result = parse("[protect]\ncommands = false\n\n[measurement]\nenabled = false\n");
+    expect(result.errors).toEqual([]);
+    expect(result.config?.measurement.enabled).toBe(false);
+    expect(result.config?.protect.commands).toBe(false);
+    expect(result.warnings.map((w) => [w.line, w.message])).toEqual([
+      [2, "[protect] commands = false: the files the [commands] run (Makefile, tox.ini, scripts) are not protected"],
+    ]);
+  });
+
+  it("a [protect] sections entry must be a path in the repository, optionally with one [section]", () => {
+    const result = parse('[protect]\nsections = ["../x.ini", "setup.cfg []", "/etc/pytest.ini", "a [b] [c]"]\n');
+    expect(result.config).toBeUndefined();
+    expect(result.errors.map((e) => [e.line, e.message])).toEqual([
+      [2, '[protect] sections "../x.ini" is not a path inside the repository, optionally followed by [section]'],
+      [2, '[protect] sections "setup.cfg []" is not a path inside the repository, optionally followed by [section]'],
+      [2, '[protect] sections "/etc/pytest.ini" is not a path inside the repository, optionally followed by [section]'],
+      [2, '[protect] sections "a [b] [c]" is not a path inside the repository, optionally followed by [section]'],
+    ]);
+    expect(ok("[protect]\nsections = []\n").protect.sections).toEqual([]);
   });
 
   it("min_proven takes 0 and 100 and whole numbers; an empty list is allowed where lists may be empty", () => {

@@ -1,5 +1,9 @@
 import { parse as parseToml } from "smol-toml";
 import type { GateIssue } from "./errors.js";
+import { normalizeRepoPath } from "./repo-path.js";
+import { DEFAULT_PROTECTED_SECTIONS, parseSectionSpec } from "./protect-sections.js";
+
+export { normalizeRepoPath };
 
 /** The human trailers, by what they approve. Teams may name them otherwise in `[trailers]`. */
 export interface TrailerKeys {
@@ -19,7 +23,13 @@ export interface GateConfig {
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
   properties: { enabled: boolean; seeds: string[]; results: string[] };
   agents: { patterns: string[] };
-  protect: { paths: string[] };
+  /**
+   * Protected paths: `paths` (globs; any change), `sections` (files or sections compared by meaning) and
+   * `commands` (the files the [commands] invoke).
+   */
+  protect: { paths: string[]; sections: string[]; commands: boolean };
+  /** The measurement signal: coverage.py's configuration, exclusion pragmas, and source the proof run did not measure. */
+  measurement: { enabled: boolean; exempt: string[] };
   trailers: TrailerKeys;
   commands: {
     collect?: string | undefined;
@@ -32,8 +42,20 @@ export interface GateConfig {
   };
 }
 
-/** Paths a patch may not touch without `Gate-Change: human` (docs/contract.md §10). */
-export const DEFAULT_PROTECTED_PATHS = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"];
+/**
+ * Paths a patch may not touch without `Gate-Change: human` (docs/contract.md §10, §13): the gate's config,
+ * the CI's, and every `conftest.py` (its hooks decide what pytest collects and reports).
+ */
+export const DEFAULT_PROTECTED_PATHS = [
+  "proofgate.toml",
+  ".github/workflows/**",
+  ".gitlab-ci.yml",
+  ".buildkite/**",
+  "**/conftest.py",
+];
+
+/** Python files the proof run need not measure (`[measurement] exempt`): packaging and task files, the docs' config. */
+export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
 
 /**
  * The paths that are protected in fact: `[protect] paths`, and always the config itself. A team may
@@ -61,7 +83,8 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
     },
     properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
     agents: { patterns: [...agentPatterns] },
-    protect: { paths: [...DEFAULT_PROTECTED_PATHS] },
+    protect: { paths: [...DEFAULT_PROTECTED_PATHS], sections: [...DEFAULT_PROTECTED_SECTIONS], commands: true },
+    measurement: { enabled: true, exempt: [...DEFAULT_MEASUREMENT_EXEMPT] },
     trailers: {
       freezeLease: "Freeze-Lease",
       fixtureLock: "Fixture-Lock",
@@ -83,7 +106,8 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings" },
   agents: { patterns: "strings" },
-  protect: { paths: "strings" },
+  protect: { paths: "strings", sections: "strings", commands: "bool" },
+  measurement: { enabled: "bool", exempt: "strings" },
   trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
   commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
 };
@@ -225,7 +249,15 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       results: list("properties", "results", d.properties.results),
     },
     agents: { patterns: list("agents", "patterns", d.agents.patterns) },
-    protect: { paths: list("protect", "paths", d.protect.paths) },
+    protect: {
+      paths: list("protect", "paths", d.protect.paths),
+      sections: list("protect", "sections", d.protect.sections),
+      commands: bool("protect", "commands", true),
+    },
+    measurement: {
+      enabled: bool("measurement", "enabled", true),
+      exempt: list("measurement", "exempt", d.measurement.exempt),
+    },
     trailers: {
       freezeLease: str("trailers", "freeze_lease", d.trailers.freezeLease),
       fixtureLock: str("trailers", "fixture_lock", d.trailers.fixtureLock),
@@ -264,6 +296,16 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     }
     set(normalized);
   }
+  for (const spec of result.protect.sections) {
+    if (parseSectionSpec(spec) === undefined)
+      errors.push({
+        code: "config_invalid",
+        file,
+        line: lineOf("protect", "sections"),
+        message: `[protect] sections ${JSON.stringify(spec)} is not a path inside the repository, optionally followed by [section]`,
+        fix: 'write "pytest.ini", "pyproject.toml [tool.pytest.ini_options]" or "setup.cfg [coverage:*]"',
+      });
+  }
   if (result.agents.patterns.length === 0) {
     errors.push({
       code: "config_invalid",
@@ -286,20 +328,17 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       });
   }
   // A signal turned off is shown in its row of every report (`off`, and why), not as a warning each run.
+  if (v("protect", "commands") === false)
+    warnings.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("protect", "commands"),
+      message:
+        "[protect] commands = false: the files the [commands] run (Makefile, tox.ini, scripts) are not protected",
+    });
   if (errors.length > 0) return { errors, warnings };
   const given = Object.entries(values).flatMap(([table, keys]) => Object.keys(keys).map((key) => `${table}.${key}`));
   return { config: result, errors, warnings, given };
-}
-
-/**
- * A path relative to the repository root as git writes it: `./a//b/` is `a/b`. Undefined for an
- * absolute path, one that leaves the repository (`..`), or the root itself.
- */
-export function normalizeRepoPath(path: string): string | undefined {
-  if (path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.includes("\\")) return undefined;
-  const parts = path.split("/").filter((part) => part !== "" && part !== ".");
-  if (parts.length === 0 || parts.includes("..")) return undefined;
-  return parts.join("/");
 }
 
 const FIX: Record<Kind, string> = {

@@ -6,6 +6,7 @@ import { findUnknownLeases, type JudgedLeases } from "./deselect.js";
 import type { GateIssue } from "./errors.js";
 import { accountEvidence } from "./evidence.js";
 import { classifyLeases, type Ledger } from "./ledger.js";
+import { judgeMeasurement, type MeasurementEvidence } from "./measurement.js";
 import { judgePatch, type PatchSource } from "./patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
@@ -35,6 +36,11 @@ export interface DecideInput {
   evidence?: ProofResults | undefined;
   /** What `check --run` learned about the test runner: the run records, shadowing modules, added runner code. */
   runner?: RunnerEvidence | undefined;
+  /**
+   * What the patch did to measurement (`check`): its evidence, or `off` in the config. Undefined: not
+   * judged. Judged only with a git range that is not truncated.
+   */
+  measurement?: { kind: "evidence"; evidence: MeasurementEvidence } | { kind: "off" } | undefined;
   /** The commands `check --run` ran; a non-zero exit fails the signal it feeds. */
   commands?: readonly CommandOutcome[] | undefined;
   inputs: InputDigest[];
@@ -45,6 +51,13 @@ export interface DecideInput {
 export function decide(input: DecideInput): GateReport {
   const { active, expired } = input.leases ?? classifyLeases(input.ledger.leases, input.today);
   const fixturesOff = input.fixturesOff !== undefined && input.fixturesOff !== false;
+  const range = input.patch.kind === "git" && !input.patch.patch.shallow ? input.patch : undefined;
+  const measurement =
+    input.measurement?.kind === "off"
+      ? "off"
+      : input.measurement?.kind === "evidence" && range
+        ? judgeMeasurement(input.measurement.evidence, range.policy)
+        : undefined;
   const facts: GateFacts = {
     today: input.today,
     clockOverride: input.clockOverride,
@@ -64,6 +77,7 @@ export function decide(input: DecideInput): GateReport {
     unknown: input.leases?.unknown ?? findUnknownLeases(active, input.universe),
     accounting: input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined,
     patch: judgePatch(input.patch, input.ledger, fixturesOff),
+    measurement,
     // With the suite's own results, their failures are the count (no separate number can disagree).
     propertyFailures:
       input.properties.kind === "results"

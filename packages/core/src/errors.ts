@@ -9,6 +9,7 @@ export type GateErrorCode =
   | "universe_empty"
   | "coverage_invalid"
   | "config_invalid"
+  | "coverage_config_invalid"
   | "results_invalid"
   | "run_record_invalid"
   | "lock_invalid"

@@ -55,7 +55,25 @@ export interface PatchEvidence {
         touching: CommitPaths[];
       }
     | undefined;
-  protect: { patterns: string[]; touching: CommitPaths[] };
+  protect: {
+    patterns: string[];
+    touching: CommitPaths[];
+    /** Protected files and sections (`[protect] sections`) whose meaning a commit changed. */
+    sections?: SectionTouch[] | undefined;
+  };
+}
+
+/** A commit that changed the meaning of a protected file or section. */
+export interface SectionTouch {
+  commit: Commit;
+  /** The file, and the section as the spec names it (none: the whole file). */
+  file: string;
+  section?: string | undefined;
+  /** The keys that differ, e.g. `[pytest] addopts`; empty when the file could not be read. */
+  keys: string[];
+  line?: number | undefined;
+  /** The file could not be read at one side: the gate cannot show that nothing changed. */
+  unreadable?: string | undefined;
 }
 
 /** The policy a patch is judged by: the agent patterns and trailer names (from the base's config). */
@@ -65,9 +83,11 @@ export interface PatchPolicy {
 }
 
 const short = (sha: string): string => sha.slice(0, 12);
-const who = (c: Commit): string => `${c.author.name} <${c.author.email}>`;
+/** A commit's author as findings name it: `Name <email>`. */
+export const who = (c: Commit): string => `${c.author.name} <${c.author.email}>`;
 
-function needsTrailer(commit: Commit, key: string, policy: PatchPolicy): string {
+/** Why a commit's change is not approved: an agent's commit (and which identity matched), or no trailer. */
+export function needsTrailer(commit: Commit, key: string, policy: PatchPolicy): string {
   const { agent, reasons } = classifyCommit(commit, policy.agentPatterns);
   return agent
     ? `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})`
@@ -170,19 +190,36 @@ export function seedRewriteFindings(patch: PatchEvidence, policy: PatchPolicy): 
     }));
 }
 
-/** Protected paths touched without `Gate-Change: human` on a human commit. */
+/** Protected paths touched, and protected sections changed, without `Gate-Change: human` on a human commit. */
 export function protectedPathFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
   const key = policy.trailers.gateChange;
-  return patch.protect.touching
-    .filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns))
-    .map(({ commit, paths }) => ({
+  const unapproved = ({ commit }: { commit: Commit }): boolean => !hasHumanTrailer(commit, key, policy.agentPatterns);
+  const paths: Finding[] = patch.protect.touching.filter(unapproved).map(({ commit, paths }) => ({
+    reason: "protected_path" as const,
+    message: `${needsTrailer(commit, key, policy)} and touches ${paths.slice(0, 5).join(", ")}`,
+    file: paths[0],
+    commit: commit.sha,
+    author: who(commit),
+    fix: `CI files and the gate's config change in a human commit with \`${key}: human\``,
+  }));
+  const sections: Finding[] = (patch.protect.sections ?? []).filter(unapproved).map((t) => {
+    const what = t.section === undefined ? t.file : `${t.file} [${t.section}]`;
+    const how = t.unreadable
+      ? `, which cannot be read (${t.unreadable})`
+      : t.keys.length > 0
+        ? ` (${t.keys.slice(0, 5).join(", ")}${t.keys.length > 5 ? ", ..." : ""})`
+        : "";
+    return {
       reason: "protected_path" as const,
-      message: `${needsTrailer(commit, key, policy)} and touches ${paths.slice(0, 5).join(", ")}`,
-      file: paths[0],
-      commit: commit.sha,
-      author: who(commit),
-      fix: `CI files and the gate's config change in a human commit with \`${key}: human\``,
-    }));
+      message: `${needsTrailer(t.commit, key, policy)} and changes the test runner's settings in ${what}${how}`,
+      file: t.file,
+      line: t.line,
+      commit: t.commit.sha,
+      author: who(t.commit),
+      fix: `revert it; the test runner's configuration changes in a human commit with \`${key}: human\``,
+    };
+  });
+  return [...paths, ...sections];
 }
 
 /** A history that cannot reach the base: the range is truncated and is not judged. */

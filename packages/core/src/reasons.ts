@@ -24,6 +24,8 @@ export const RULE_REASONS = [
   "skip_budget",
   "frozen_in_proof_run",
   "runner_tampering",
+  "coverage_exclusions_added",
+  "unmeasured_source",
   "protected_path",
   "shallow_history",
   "collection_errors",

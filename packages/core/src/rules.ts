@@ -4,6 +4,7 @@ import type { IsoDate } from "./dates.js";
 import { missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
 import type { UnknownLease } from "./deselect.js";
 import type { Lease, Ledger } from "./ledger.js";
+import type { MeasurementJudgement } from "./measurement.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
 import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
@@ -53,6 +54,8 @@ export interface GateFacts {
   unknown: UnknownLease[];
   accounting: EvidenceAccounting | undefined;
   patch: PatchJudgement;
+  /** Measurement judged (`check`); `off` in the config; undefined when not judged (no range, a truncated one, `decide`). */
+  measurement: MeasurementJudgement | "off" | undefined;
   /** The property suite's failures: its results' count, or the count given. */
   propertyFailures: number;
 }
@@ -238,8 +241,14 @@ export const RULES: readonly Rule[] = [
   function runnerTampering({ runner, patch, accounting }) {
     return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined) : [];
   },
-  function protectedPath({ patch }) {
-    return patch.protectedPaths;
+  function coverageExclusionsAdded({ measurement }) {
+    return typeof measurement === "object" ? measurement.exclusions : [];
+  },
+  function unmeasuredSource({ measurement }) {
+    return typeof measurement === "object" ? measurement.unmeasured : [];
+  },
+  function protectedPath({ patch, measurement }) {
+    return [...patch.protectedPaths, ...(typeof measurement === "object" ? measurement.protectedSettings : [])];
   },
   function shallowHistory({ patch }) {
     return patch.shallow;

@@ -32,6 +32,7 @@ export const SIGNALS = [
     reasons: ["tests_failed", "missing_evidence", "skip_budget", "frozen_in_proof_run"],
   },
   { id: "test_runner", label: "Test runner", reasons: ["runner_tampering"] },
+  { id: "measurement", label: "Measurement", reasons: ["coverage_exclusions_added", "unmeasured_source"] },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },

@@ -7,6 +7,7 @@ import {
   unexpectedChanges,
   GateError,
   type CommandOutcome,
+  type DecideInput,
   type Env,
   type GateConfig,
   type GateIssue,
@@ -23,6 +24,7 @@ import { leaseBook, type LeaseBook } from "./lease-book.js";
 import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
+import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { runConfiguredCommands, type CommandsRun } from "./sources/run-commands.js";
 import {
@@ -215,6 +217,22 @@ async function evaluateCheck(
     }
   }
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
+  // Measurement is judged from the base's config on a range that reaches the base; off is shown as off.
+  const measurement: JudgeSources["measurement"] = !config.measurement.enabled
+    ? { kind: "off" }
+    : shallow
+      ? undefined
+      : {
+          kind: "evidence",
+          evidence: loadMeasurement(ports.git, {
+            base: loaded.patch.base,
+            head: loaded.patch.head,
+            commits: loaded.patch.commits,
+            touched: loaded.touched,
+            config,
+            rcfile: loaded.invoked.coverageRc,
+          }),
+        };
 
   const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
   const universe = { paths: config.universe.collected, flag: "[universe] collected" };
@@ -281,6 +299,7 @@ async function evaluateCheck(
       commands,
       runner: shallow ? undefined : runnerEvidence(ports, loaded, config, records),
       warnings,
+      measurement,
     },
     ports,
     log,
@@ -315,13 +334,11 @@ function runnerEvidence(
     const findings = scanRunnerTampering(added);
     return findings.length > 0 ? [{ commit, findings }] : [];
   });
+  const headFiles = git.listFilesAt(loaded.patch.head, "").map((e) => e.path);
   return {
     proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
     properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
-    shadows: findToolShadows(
-      git.listFilesAt(loaded.patch.head, "").map((e) => e.path),
-      { safePath: config.commands.safePath },
-    ),
+    shadows: findToolShadows(headFiles, { safePath: config.commands.safePath }),
     scans,
     // Seeds are data the property tests read; seed_rewrite guards them as the lock guards fixtures.
     fixtures: config.fixtures.enabled
@@ -332,6 +349,7 @@ function runnerEvidence(
             ...DEFAULT_READ_ALLOW,
             ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
           ],
+          tracked: new Set(headFiles),
         }
       : undefined,
   };
@@ -423,6 +441,8 @@ interface JudgeSources {
   warnings: GateIssue[];
   /** List the earlier warnings before the inputs' (check) or after them (decide). */
   warningsFirst?: boolean;
+  /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
+  measurement?: { kind: "evidence"; evidence: PatchMeasurement } | { kind: "off" } | undefined;
 }
 
 async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: GateTrace): Promise<GateReport> {
@@ -454,6 +474,19 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   log.issues(warnings);
   const properties: PropertySource =
     s.properties.kind === "results" ? { kind: "results", evidence: suite!.value } : s.properties;
+  let measurement: DecideInput["measurement"];
+  if (s.measurement?.kind === "evidence") {
+    if (coverage.measuredFiles === undefined) {
+      throw new GateError({
+        code: "coverage_invalid",
+        file: coverage.coverage.files.join(", "),
+        message:
+          "the coverage report lists no files, so the gate cannot tell which changed source the proof run measured",
+        fix: "write coverage.py's JSON report with its `files` table (coverage json), or turn [measurement] off in a human commit",
+      });
+    }
+    measurement = { kind: "evidence", evidence: { ...s.measurement.evidence, measured: coverage.measuredFiles } };
+  } else measurement = s.measurement;
   return decide({
     today: s.clock.today,
     clockOverride: s.clock.override,
@@ -469,6 +502,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     policySource: s.policySource,
     commands: s.commands,
     runner: s.runner,
+    measurement,
     inputs,
     warnings,
   });

@@ -44,3 +44,11 @@ export interface TreeEntry {
   type: string;
   objectSha: string;
 }
+
+/** One line of a file at head, and the commit of base..head that wrote it (none: it predates the base). */
+export interface BlameLine {
+  /** 1-based, at head. */
+  line: number;
+  text: string;
+  sha?: string | undefined;
+}

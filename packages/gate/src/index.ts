@@ -25,7 +25,7 @@ export type {
   InputFile,
   FileStamp,
 } from "./ports.js";
-export type { GitRange, RangeResolution, ChangedPath, TreeEntry } from "./git-types.js";
+export type { GitRange, RangeResolution, ChangedPath, TreeEntry, BlameLine } from "./git-types.js";
 export {
   loadProvenCoverage,
   type CoverageSources,

@@ -37,8 +37,9 @@ function base(): string {
     "proofgate.toml": "[fixtures]\nenabled = false\n\n[properties]\nenabled = false\n",
     "freeze.toml": LEDGER,
     "collected.txt": "tests/test_a.py::test_one\ntests/test_a.py::test_two\n\n2 tests collected in 0.01s\n",
+    // The report lists src.py, which the patches change: the proof run measured it.
     "proven_coverage.json":
-      '{"meta": {"format": 3}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
+      '{"meta": {"format": 3}, "files": {"src.py": {"summary": {"covered_lines": 80, "num_statements": 100}}}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\n',
     ".gitignore": "proofgate-report/\n",
   });
 }

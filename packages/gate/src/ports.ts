@@ -4,7 +4,7 @@
 import type { Commit, CoverageDbRows, Env, GateIssue } from "@proofgate/core";
 import type { LockTreeComparison } from "@proofgate/core/fixtures-lock";
 
-import type { ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
+import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
 
 /** git, in the repository the gate judges. Every failure is a GateError (`git_failed`). */
 export interface GitPort {
@@ -35,6 +35,8 @@ export interface GitPort {
   resolveCommit(ref: string): string | undefined;
   /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
   addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
+  /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */
+  blame(range: Pick<GitRange, "base" | "head">, path: string): BlameLine[];
 }
 
 /** An input file's bytes and their digest (computed on first use). */

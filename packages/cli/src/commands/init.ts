@@ -148,6 +148,20 @@ ${commentedList("patterns", d.agents.patterns)}
 # Paths a patch may not touch without \`${t.gateChange}: human\` on a human commit (\`protected_path\`).
 # Commented out, the built-in list below applies; uncommented, your list replaces it.
 ${commentedList("paths", d.protect.paths)}
+# The test runner's settings, compared by meaning (a reformat, or a dependency bump in pyproject.toml,
+# is no change): a whole file, or "file [section]". Commented out, the built-in list applies.
+${commentedList("sections", d.protect.sections)}
+# The files the [commands] below run (a Makefile, tox.ini, noxfile.py, scripts) are protected too.
+commands = ${d.protect.commands}
+
+[measurement]
+# What coverage.py measures: a patch that loosens its configuration (omit, include, source, exclusion
+# patterns, plugins, branch), adds lines it excludes (\`# pragma: no cover\`), or changes Python source the
+# proof run did not measure needs \`${t.gateChange}: human\` on a human commit (\`coverage_exclusions_added\`,
+# \`unmeasured_source\`). false turns these off.
+enabled = ${d.measurement.enabled}
+# Python files the proof run need not measure (globs).
+exempt = ${tomlList(d.measurement.exempt)}
 
 [trailers]
 # The trailers a human commit carries to approve a change an agent may not make alone.

@@ -3,7 +3,7 @@
 // folders, golden-file and seed folders, and the CI folders. It reads only through a LayoutTree, so a
 // table of layouts held in memory tests it.
 import { parse as parseToml } from "smol-toml";
-import { iniList, parseIni, type IniFile } from "./ini.js";
+import { iniList, parseIni, type IniFile } from "@proofgate/core";
 import type { LayoutTree } from "./layout-tree.js";
 
 /** A CI whose configuration folder or file the repository holds. */

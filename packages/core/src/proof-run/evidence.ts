@@ -31,8 +31,14 @@ export interface RunnerEvidence {
   shadows: RunFinding[];
   /** Lines the patch added that reach into the runner (`scanRunnerTampering`), per commit. */
   scans: CommitScan[];
-  /** The fixture signal is on: reads outside the lock (and outside `allow`, e.g. the seeds) are judged. */
-  fixtures?: { paths: readonly string[]; lock: string; allow?: readonly string[] | undefined } | undefined;
+  /**
+   * The fixture signal is on: reads outside the lock (and outside `allow`, e.g. the seeds) of files the
+   * head commit tracks are judged (a golden file the tests read is committed; what a run writes and reads
+   * back, or tries to open and cannot, is not one).
+   */
+  fixtures?:
+    | { paths: readonly string[]; lock: string; allow?: readonly string[] | undefined; tracked: ReadonlySet<string> }
+    | undefined;
 }
 
 const where = (f: RunFinding): { file?: string | undefined; line?: number | undefined } =>
@@ -106,8 +112,9 @@ export function runnerTamperingFindings(
 export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
   const record = e.proof?.result.record;
   if (!record || !e.fixtures) return [];
-  const { paths, lock, allow } = e.fixtures;
-  return judgeFileReads(record, { fixtures: paths, lock, allow }).map((f) =>
+  const { paths, lock, allow, tracked } = e.fixtures;
+  const committed = { ...record, files: record.files.filter((f) => tracked.has(f.path)) };
+  return judgeFileReads(committed, { fixtures: paths, lock, allow }).map((f) =>
     asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
   );
 }

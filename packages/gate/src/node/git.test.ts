@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer } from "@proofgate/core";
 import {
+  blameRange,
   changedPaths,
   listCommits,
   listFilesAt,
@@ -497,5 +498,31 @@ describe("readFileAt and listFilesAt", () => {
     expect(listFilesAt(c, ".", at(repo.dir))).toHaveLength(5);
     // From a subfolder, paths stay repository-relative.
     expect(listFilesAt(c, "tests/properties/seeds/sub", at(join(repo.dir, "tests")))).toEqual([files[2]]);
+  });
+});
+
+describe("blameRange", () => {
+  it("names the range's commit for each line it wrote, none for a line older than the base; follows a rename", () => {
+    const repo = track(scratchRepo());
+    const base = repo.commit("base", { "a.py": "one\ntwo\n" });
+    const first = repo.commit("first", { "a.py": "one\ntwo\nthree\n" });
+    const second = repo.commit("move and edit", { "a.py": null, "b.py": "zero\none\ntwo\nthree\n" });
+    expect(blameRange({ base, head: second }, "b.py", at(repo.dir))).toEqual([
+      { line: 1, text: "zero", sha: second },
+      { line: 2, text: "one" },
+      { line: 3, text: "two" },
+      { line: 4, text: "three", sha: first },
+    ]);
+  });
+
+  it("a line that starts with a tab, or looks like a porcelain header, is text", () => {
+    const repo = track(scratchRepo());
+    const base = repo.commit("base", { "a.py": "x\n" });
+    const head = repo.commit("add", { "a.py": `x\n\tboundary\n${"f".repeat(40)} 1 1 1\n` });
+    expect(blameRange({ base, head }, "a.py", at(repo.dir)).map((l) => [l.text, l.sha])).toEqual([
+      ["x", undefined],
+      ["\tboundary", head],
+      [`${"f".repeat(40)} 1 1 1`, head],
+    ]);
   });
 });

@@ -5,10 +5,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import { GateError, type Commit, type Env, type Trailer } from "@proofgate/core";
-import type { ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
+import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
 import type { GitPort } from "../ports.js";
 
-export type { ChangedPath, GitRange, RangeResolution, TreeEntry };
+export type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry };
 
 /** Options for one git invocation. */
 export interface RunGitOptions {
@@ -623,6 +623,51 @@ export function differingPaths(from: string, to: string, repo: GitRepo): Set<str
   return new Set(out.split("\0").filter(Boolean));
 }
 
+/**
+ * Who wrote each line of `path` at `head`, over the range base..head (`git blame --porcelain`, following
+ * the file's renames): the commit for a line the range wrote, none for a line that predates the base.
+ */
+export function blameRange(range: Pick<GitRange, "base" | "head">, path: string, repo: GitRepo): BlameLine[] {
+  refusesOption("base", range.base);
+  refusesOption("head", range.head);
+  const context = `git blame ${range.head} -- ${path}`;
+  const out = gitExec(["blame", "--porcelain", `${range.base}..${range.head}`, "--", path], repo).stdout;
+  let text: string;
+  try {
+    text = utf8.decode(out);
+  } catch {
+    throw new GateError({
+      code: "file_unreadable",
+      file: `${range.head}:${path}`,
+      message: "is not UTF-8 text",
+      fix: "write it as UTF-8",
+    });
+  }
+  const boundary = new Set<string>();
+  const lines: BlameLine[] = [];
+  let current: { sha: string; line: number } | undefined;
+  let seen = "";
+  for (const row of text.split("\n")) {
+    const header = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) \d+ (\d+)(?: \d+)?$/.exec(row);
+    if (header) {
+      current = { sha: header[1]!, line: Number(header[2]) };
+      seen = header[1]!;
+    } else if (row === "boundary" && seen) {
+      boundary.add(seen);
+    } else if (row.startsWith("\t")) {
+      if (!current)
+        throw new GateError({
+          code: "git_failed",
+          message: `${context}: a line without its commit`,
+          fix: "report this with `git --version`",
+        });
+      lines.push({ line: current.line, text: row.slice(1), sha: current.sha });
+      current = undefined;
+    }
+  }
+  return lines.map((l) => (boundary.has(l.sha!) ? { line: l.line, text: l.text } : l));
+}
+
 /** The git port on this machine's git, in `repo`. */
 export function nodeGit(repo: GitRepo): GitPort {
   return {
@@ -639,6 +684,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     mergeBase: (a, b) => mergeBase(a, b, repo),
     resolveCommit: (ref) => resolveCommit(ref, repo),
     addedLines: (sha) => addedLines(sha, repo),
+    blame: (range, path) => blameRange(range, path, repo),
   };
 }
 

@@ -6,6 +6,7 @@ import {
   CoverageShardMerger,
   GateError,
   LcovStreamReader,
+  normalizeCoveragePath,
   parseCoveragePyJson,
   provenCoverageFromContexts,
   readCoverage,
@@ -47,6 +48,19 @@ export interface LoadedCoverage {
   warnings: GateIssue[];
   /** Single-run mode: the frozen tests with no context in the data file. */
   frozenNotRun: string[];
+  /** The source files the reports measured, as repository paths; undefined when a report does not list them. */
+  measuredFiles?: string[] | undefined;
+}
+
+/** The files a coverage.py JSON report lists, as repository paths; undefined when it has no `files` table. */
+function jsonReportFiles(text: string, root: string): string[] | undefined {
+  try {
+    const files = (JSON.parse(text) as { files?: unknown }).files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return undefined;
+    return Object.keys(files).map((path) => normalizeCoveragePath(path, root));
+  } catch {
+    return undefined;
+  }
 }
 
 const FORMAT_NAMES = COVERAGE_REPORT_FORMATS.map((f) => f.format);
@@ -92,6 +106,7 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
       files,
       warnings,
       frozenNotRun: [],
+      measuredFiles: jsonReportFiles(single.text, root),
     };
   }
   const merger = new CoverageShardMerger();
@@ -120,6 +135,7 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
     files,
     warnings,
     frozenNotRun: [],
+    measuredFiles: [...merged.data.files.keys()],
   };
 }
 
@@ -210,6 +226,7 @@ async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts):
     files: [dataFile, report],
     warnings: proven.warnings,
     frozenNotRun: proven.frozenNotRun,
+    measuredFiles: jsonReportFiles(report.text, fs.root),
   };
 }
 

@@ -4,6 +4,11 @@ import {
   DEFAULT_AGENT_PATTERNS,
   GateError,
   diffFixturesLocks,
+  diffSection,
+  invokedFiles,
+  parseSectionSpec,
+  readSection,
+  sectionFileMatcher,
   diffLedgers,
   looseningKey,
   mergeOwnChanges,
@@ -17,11 +22,14 @@ import {
   type CommitPaths,
   type GateConfig,
   type GateIssue,
+  type InvokedFiles,
   type Ledger,
   type LedgerLoosening,
   type LockDelta,
   type PatchEvidence,
   type PatchPolicy,
+  type SectionSpec,
+  type SectionTouch,
 } from "@proofgate/core";
 import { createHash } from "node:crypto";
 import type { GitPort } from "../ports.js";
@@ -39,6 +47,10 @@ export interface LoadedPatch {
   policySource: string;
   /** Signals that are off, and why (the config turned them off, or a default one has nothing to judge). */
   off: { fixtures?: string | undefined; properties?: string | undefined };
+  /** The paths each commit of the range answers for (a merge: its own resolution's), by sha. */
+  touched: ReadonlyMap<string, readonly string[]>;
+  /** What the base's [commands] run from the repository (protected when `[protect] commands`). */
+  invoked: InvokedFiles;
   warnings: GateIssue[];
 }
 
@@ -111,12 +123,19 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
           : "defaults: no proofgate.toml";
   const policy: PatchPolicy = { agentPatterns: config.agents.patterns, trailers: config.trailers };
   const ledgerFile = config.ledger.path;
+  const c = config.commands;
+  const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
+  // The files the base's commands run are protected with the config's own paths (`[protect] commands`).
+  const patterns = [...new Set([...protectedPaths(config), ...(config.protect.commands ? invoked.paths : [])])];
+  const specs = [...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
+    .map(parseSectionSpec)
+    .filter((spec): spec is SectionSpec => spec !== undefined);
   const empty: PatchEvidence = {
     base: range.base,
     head: range.head,
     commits: [],
     ledger: { file: ledgerFile, changes: [], rejectIfAgentAddsLease: true },
-    protect: { patterns: protectedPaths(config), touching: [] },
+    protect: { patterns, touching: [] },
   };
   if (!resolved.ok)
     return {
@@ -126,6 +145,8 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       configSource,
       policySource,
       off,
+      touched: new Map(),
+      invoked,
       warnings,
     };
 
@@ -153,7 +174,10 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       changes: ledgerChanges.filter((c) => c.changes.length > 0),
       rejectIfAgentAddsLease: baseLedger?.rejectIfAgentAddsLease ?? true,
     },
-    protect: { patterns: protectedPaths(config), touching: touching(pathMatcher(protectedPaths(config))) },
+    protect: (() => {
+      const byPath = touching(pathMatcher(patterns));
+      return { patterns, touching: byPath, sections: sectionTouches(git, commits, touched, specs, byPath) };
+    })(),
   };
   if (config.fixtures.enabled) {
     const lockAt = (rev: string) => {
@@ -179,7 +203,45 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       touching: touching(under(config.properties.seeds)),
     };
   }
-  return { patch, policy, config, configSource, policySource, off, warnings };
+  return { patch, policy, config, configSource, policySource, off, touched, invoked, warnings };
+}
+
+/**
+ * The protected files and sections whose meaning each commit changed (against every parent, for a merge:
+ * only its own resolution counts). A path that `[protect] paths` already protects in that commit is not
+ * judged again; a whole-file entry answers for the file's sections.
+ */
+function sectionTouches(
+  git: GitPort,
+  commits: readonly Commit[],
+  touched: ReadonlyMap<string, readonly string[]>,
+  specs: readonly SectionSpec[],
+  byPath: readonly CommitPaths[],
+): SectionTouch[] {
+  const ordered = [...specs].sort((a, b) => Number(a.section !== undefined) - Number(b.section !== undefined));
+  const matchers = ordered.map((spec) => ({ spec, matches: sectionFileMatcher(spec) }));
+  const out: SectionTouch[] = [];
+  for (const commit of commits) {
+    const already = new Set(byPath.find((t) => t.commit.sha === commit.sha)?.paths ?? []);
+    for (const path of touched.get(commit.sha) ?? []) {
+      if (already.has(path)) continue;
+      let wholeFile = false;
+      for (const { spec, matches } of matchers) {
+        if (!matches(path) || (wholeFile && spec.section !== undefined)) continue;
+        const after = readSection(git.readFileAt(commit.sha, path), path, spec.section);
+        const parents = commit.parents.length > 0 ? commit.parents : [undefined];
+        const diffs = parents.map((parent) =>
+          diffSection(readSection(parent ? git.readFileAt(parent, path) : undefined, path, spec.section), after),
+        );
+        // A merge changed it only when it differs from every parent.
+        if (diffs.some((d) => d === undefined)) continue;
+        const d = diffs[0]!;
+        out.push({ commit, file: path, section: spec.section, keys: d.keys, line: d.line, unreadable: d.unreadable });
+        if (spec.section === undefined) wholeFile = true;
+      }
+    }
+  }
+  return out;
 }
 
 function readLedgerAt(git: GitPort, rev: string, file: string, warnings: GateIssue[]): Ledger | undefined {

@@ -17,6 +17,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     property_hold: { value: "no results given", policy: "0 failures", notMeasured: true },
     test_evidence: pass("120 proven", "0 failed, 0 missing"),
     test_runner: pass("proof run: 121 tests recorded", "a signed run record of this run"),
+    measurement: pass("config .coveragerc: 0 loosenings", "Gate-Change: human"),
     protected_paths: pass("none touched", "Gate-Change: human"),
     history: pass("3 commits", "reaches base"),
     universe: pass("121 collected", "no collection errors"),

@@ -1,0 +1,182 @@
+// Measurement (docs/contract.md §13): what the patch did to what coverage.py measures, judged by the
+// lease rule. coverage.py's configuration compared by meaning between base and head, commit by commit;
+// exclusion and partial-branch pragmas on the lines the patch added; and Python source the patch added
+// or changed that the proof run did not measure. Each needs `Gate-Change: human` on a human commit.
+import { hasHumanTrailer, type Commit } from "./authorship.js";
+import { coverageChangeKey, type CoverageChange } from "./coverage-config.js";
+import { needsTrailer, who, type PatchPolicy } from "./patch.js";
+import { pythonRegex } from "./python-regex.js";
+import type { Finding } from "./report.js";
+
+/** What one commit did to coverage.py's configuration (a merge: only its own resolution's). */
+export interface CommitCoverageChanges {
+  commit: Commit;
+  changes: CoverageChange[];
+  /** The configuration could not be read before or after this commit: it answers for every change. */
+  unreadable?: string | undefined;
+}
+
+/** A line the patch added that an exclusion or partial-branch pattern of coverage.py's matches. */
+export interface ExcludedLine {
+  path: string;
+  line: number;
+  text: string;
+  /** The pattern that matches it, and the setting it comes from (`report:exclude_lines`, ...). */
+  pattern: string;
+  key: string;
+  /** The commit that wrote the line (git blame over the range). */
+  commit: Commit;
+}
+
+/** A Python source file (not a test) that the patch added or changed, with the commits that touched it. */
+export interface ChangedSource {
+  path: string;
+  commits: Commit[];
+}
+
+/** What the gate learned about measurement; computed by the caller from git and the proof run. */
+export interface MeasurementEvidence {
+  /** The file coverage.py takes its settings from at the base and at the head (undefined: its defaults). */
+  configFile: { base?: string | undefined; head?: string | undefined };
+  /** What differs between the base's configuration and the head's, by meaning. */
+  net: CoverageChange[];
+  /** Commit by commit, oldest first. */
+  commits: CommitCoverageChanges[];
+  /** Lines the patch added that coverage.py excludes (the head's patterns). */
+  excluded: ExcludedLine[];
+  /** Python source files the patch added or changed (tests, exempt files and files without code left out). */
+  sources: ChangedSource[];
+  /** The files the proof run's coverage report measured, as repository paths. */
+  measured: readonly string[];
+}
+
+/** Measurement judged once: each rule's findings. */
+export interface MeasurementJudgement {
+  evidence: MeasurementEvidence;
+  exclusions: Finding[];
+  unmeasured: Finding[];
+  /** coverage.py settings that changed without loosening anything named (data_file, [paths], ...). */
+  protectedSettings: Finding[];
+}
+
+const identity = (c: CoverageChange): string => coverageChangeKey({ ...c, message: "" });
+
+/**
+ * Judges the evidence. A configuration change that the head still has is charged to each commit that
+ * made it (or that left the configuration unreadable); a commit without `Gate-Change: human` on a human
+ * commit is a finding. A change that no commit of the range made cannot be approved, and is one too.
+ */
+export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPolicy): MeasurementJudgement {
+  const key = policy.trailers.gateChange;
+  const approved = (commit: Commit): boolean => hasHumanTrailer(commit, key, policy.agentPatterns);
+  const exclusions: Finding[] = [];
+  const protectedSettings: Finding[] = [];
+  for (const change of evidence.net) {
+    const id = identity(change);
+    const charged = evidence.commits.filter(
+      (c) => c.unreadable !== undefined || c.changes.some((x) => identity(x) === id),
+    );
+    const reason = change.kind === "loosening" ? ("coverage_exclusions_added" as const) : ("protected_path" as const);
+    const out = change.kind === "loosening" ? exclusions : protectedSettings;
+    const fix =
+      change.kind === "loosening"
+        ? `revert it; a human loosens what coverage.py measures, in a commit with \`${key}: human\``
+        : `revert it; coverage.py's settings change in a human commit with \`${key}: human\``;
+    if (charged.length === 0) {
+      out.push({
+        reason,
+        message: `${change.message}, and no commit of the range made it`,
+        file: change.file,
+        line: change.line,
+        fix,
+      });
+      continue;
+    }
+    for (const { commit, unreadable } of charged) {
+      if (approved(commit)) continue;
+      out.push({
+        reason,
+        message: `${change.message}: ${needsTrailer(commit, key, policy)}${unreadable ? ` (its coverage.py configuration could not be read: ${unreadable})` : ""}`,
+        file: change.file,
+        line: change.line,
+        commit: commit.sha,
+        author: who(commit),
+        fix,
+      });
+    }
+  }
+  for (const line of evidence.excluded) {
+    if (approved(line.commit)) continue;
+    const what = /partial|branch/.test(line.key)
+      ? "a branch coverage.py no longer measures"
+      : "code coverage.py no longer measures";
+    exclusions.push({
+      reason: "coverage_exclusions_added",
+      message: `the patch adds \`${clip(line.text.trim())}\`, ${what} (${line.key.replace(/^report:/, "")} pattern ${JSON.stringify(line.pattern)}): ${needsTrailer(line.commit, key, policy)}`,
+      file: line.path,
+      line: line.line,
+      commit: line.commit.sha,
+      author: who(line.commit),
+      fix: `remove the pragma and cover the code with a test; excluding it is a human decision, in a commit with \`${key}: human\``,
+    });
+  }
+  const measured = new Set(evidence.measured);
+  const unmeasured: Finding[] = [];
+  for (const source of evidence.sources) {
+    if (measured.has(source.path)) continue;
+    const unapproved = source.commits.filter((c) => !approved(c));
+    if (source.commits.length > 0 && unapproved.length === 0) continue;
+    const last = unapproved.at(-1);
+    unmeasured.push({
+      reason: "unmeasured_source",
+      message: `${source.path} was ${source.commits.length ? "added or changed" : "changed"} by the patch, but the proof run did not measure it${last ? `: ${needsTrailer(last, key, policy)}` : ""}`,
+      file: source.path,
+      commit: last?.sha,
+      author: last ? who(last) : undefined,
+      fix: `move the code where the proof run measures it (its --cov= / [run] source), or a human adds the file to [measurement] exempt or approves it with \`${key}: human\``,
+    });
+  }
+  return { evidence, exclusions, unmeasured, protectedSettings };
+}
+
+const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);
+
+/** A line the patch added, with the commit git blame gives it. */
+export interface AddedLine {
+  path: string;
+  line: number;
+  text: string;
+  commit: Commit;
+}
+
+/** An exclusion pattern coverage.py applies, and where it is set. */
+export interface ExclusionPattern {
+  pattern: string;
+  key: string;
+  file?: string | undefined;
+  line?: number | undefined;
+}
+
+/** The added lines coverage.py excludes, or the patterns that cannot be evaluated here. */
+export interface ExclusionMatch {
+  excluded: ExcludedLine[];
+  /** Patterns with Python-only syntax: the gate cannot tell which lines they exclude. */
+  untranslatable: (ExclusionPattern & { error: string })[];
+}
+
+/** The added lines that one of `patterns` matches (`re.search` on the line, as coverage.py does). */
+export function matchExclusions(lines: readonly AddedLine[], patterns: readonly ExclusionPattern[]): ExclusionMatch {
+  const untranslatable: ExclusionMatch["untranslatable"] = [];
+  const compiled: { p: ExclusionPattern; regex: RegExp }[] = [];
+  for (const p of patterns) {
+    const result = pythonRegex(p.pattern);
+    if (result.regex) compiled.push({ p, regex: result.regex });
+    else untranslatable.push({ ...p, error: result.error });
+  }
+  const excluded: ExcludedLine[] = [];
+  for (const line of lines) {
+    const hit = compiled.find(({ regex }) => regex.test(line.text));
+    if (hit) excluded.push({ ...line, pattern: hit.p.pattern, key: hit.p.key });
+  }
+  return { excluded, untranslatable };
+}

@@ -1,0 +1,153 @@
+// What the patch did to measurement, read from git (docs/contract.md §13): coverage.py's configuration at
+// the base, at the head and before and after each commit that touched one of its files; the lines the
+// range wrote (git blame) that the head's exclusion patterns match; and the Python source files the range
+// added or changed, which the proof run's report must list. A configuration the gate cannot read, or an
+// exclusion pattern it cannot evaluate, is a GateError: the signal is on and its evidence is missing.
+import {
+  GateError,
+  diffCoverageConfigs,
+  exclusionPatterns,
+  isTestFile,
+  matchExclusions,
+  mergeOwnChanges,
+  omittedBy,
+  pathMatcher,
+  readCoverageConfig,
+  readPytestSettings,
+  coverageChangeKey,
+  coverageConfigCandidates,
+  shortRevision,
+  type AddedLine,
+  type ChangedSource,
+  type Commit,
+  type CommitCoverageChanges,
+  type CoverageChange,
+  type CoverageConfigProblem,
+  type CoverageConfigResult,
+  type GateConfig,
+  type MeasurementEvidence,
+} from "@proofgate/core";
+import type { GitPort } from "../ports.js";
+
+/** What the measurement evidence is read from: the range, its commits and the paths each answers for. */
+export interface MeasurementRequest {
+  base: string;
+  head: string;
+  commits: readonly Commit[];
+  /** The paths each commit answers for (a merge: its own resolution's), by sha. */
+  touched: ReadonlyMap<string, readonly string[]>;
+  config: GateConfig;
+  /** The coverage.py config file the [commands] name (`--cov-config`, `--rcfile`); default .coveragerc. */
+  rcfile?: string | undefined;
+}
+
+/** The evidence, except the files the proof run measured (known once its report is read). */
+export type PatchMeasurement = Omit<MeasurementEvidence, "measured">;
+
+/** Reads the measurement evidence from git; a configuration or pattern the gate cannot read is a GateError. */
+export function loadMeasurement(git: GitPort, request: MeasurementRequest): PatchMeasurement {
+  const { base, head, commits, touched } = request;
+  const rcfile = request.rcfile ?? ".coveragerc";
+  const candidates = new Set(coverageConfigCandidates(rcfile));
+  const at = (rev: string): CoverageConfigResult => readCoverageConfig((path) => git.readFileAt(rev, path), rcfile);
+  const problemAt = (rev: string, p: CoverageConfigProblem) => ({
+    file: `${p.file} at ${shortRevision(rev)}`,
+    line: p.line,
+    message: `coverage.py's configuration cannot be read: ${p.message}`,
+  });
+  const headResult = at(head);
+  if (headResult.problem) {
+    // The proof run's coverage.py stops on it too: there is nothing to judge against.
+    throw new GateError({
+      code: "coverage_config_invalid",
+      ...problemAt(head, headResult.problem),
+      fix: "fix the file so that coverage.py reads it (`coverage debug config` shows what it reads)",
+    });
+  }
+  const headConfig = headResult.config;
+  const baseResult = at(base);
+  // A base that cannot be read is compared with nothing: the head's settings all count as the patch's,
+  // charged to the commits that touched the files, so a human can still merge the fix with the trailer.
+  const baseConfig = baseResult.config;
+  const net: CoverageChange[] = baseConfig
+    ? diffCoverageConfigs(baseConfig, headConfig)
+    : [
+        {
+          kind: "loosening",
+          key: "config",
+          message: `${problemAt(base, baseResult.problem!).message} at the base (${baseResult.problem!.file}${baseResult.problem!.line ? `:${baseResult.problem!.line}` : ""}), so the head's cannot be compared with it`,
+          file: headConfig.file ?? baseResult.problem!.file,
+        },
+      ];
+
+  const identity = (c: CoverageChange): string => coverageChangeKey({ ...c, message: "" });
+  const perCommit: CommitCoverageChanges[] = [];
+  for (const commit of commits) {
+    if (!(touched.get(commit.sha) ?? []).some((p) => candidates.has(p))) continue;
+    const after = at(commit.sha);
+    const parents = commit.parents.length > 0 ? commit.parents : [undefined];
+    const before = parents.map((parent): CoverageConfigResult =>
+      parent ? at(parent) : { config: { settings: new Map() } },
+    );
+    const unreadable = [after, ...before].find((r) => r.problem)?.problem;
+    if (unreadable) {
+      perCommit.push({
+        commit,
+        changes: [],
+        unreadable: `${unreadable.file}${unreadable.line ? `:${unreadable.line}` : ""}: ${unreadable.message}`,
+      });
+      continue;
+    }
+    const changes = mergeOwnChanges(
+      before.map((b) => diffCoverageConfigs(b.config!, after.config!)),
+      identity,
+    );
+    if (changes.length > 0) perCommit.push({ commit, changes });
+  }
+
+  // The Python source the range added or changed: not a test, not exempt, not omitted by the base's own
+  // coverage.py config (the team's choice), and with code in it (an empty __init__.py measures nothing).
+  const pytest = readPytestSettings((path) => git.readFileAt(base, path));
+  const exempt = pathMatcher(request.config.measurement.exempt);
+  const omitted = baseConfig ? omittedBy(baseConfig) : () => false;
+  const byPath = new Map<string, Commit[]>();
+  for (const commit of commits)
+    for (const path of touched.get(commit.sha) ?? []) byPath.set(path, [...(byPath.get(path) ?? []), commit]);
+  const sources: ChangedSource[] = [];
+  const added: AddedLine[] = [];
+  const bySha = new Map(commits.map((c) => [c.sha, c]));
+  for (const path of [...git.differingPaths(base, head)].sort()) {
+    if (!path.endsWith(".py") || isTestFile(path, pytest) || exempt(path) || omitted(path)) continue;
+    const text = git.readFileAt(head, path);
+    if (text === undefined || !hasCode(text)) continue;
+    sources.push({ path, commits: byPath.get(path) ?? [] });
+    for (const line of git.blame({ base, head }, path)) {
+      const commit = line.sha === undefined ? undefined : bySha.get(line.sha);
+      if (commit) added.push({ path, line: line.line, text: line.text, commit });
+    }
+  }
+  const { excluded, untranslatable } = matchExclusions(added, exclusionPatterns(headConfig));
+  if (untranslatable.length > 0) {
+    throw new GateError(
+      untranslatable.map((p) => ({
+        code: "coverage_config_invalid" as const,
+        file: p.file,
+        line: p.line,
+        message: `the ${p.key.replace(/^report:/, "")} pattern ${JSON.stringify(p.pattern)} cannot be evaluated here (${p.error}), so the gate cannot tell which added lines it excludes`,
+        fix: "write it without Python-only syntax (a global (?i) at the start, (?P<name>...) and \\A/\\Z are fine)",
+      })),
+    );
+  }
+  return {
+    configFile: { base: baseConfig ? baseConfig.file : baseResult.problem?.file, head: headConfig.file },
+    net,
+    commits: perCommit,
+    excluded,
+    sources,
+  };
+}
+
+/** True when some line is neither blank nor a comment. */
+function hasCode(text: string): boolean {
+  return text.split(/\r?\n/).some((line) => line.trim() !== "" && !line.trim().startsWith("#"));
+}
