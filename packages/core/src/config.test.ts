@@ -31,7 +31,7 @@ describe("parseConfig: defaults", () => {
         allowSpecialNames: false,
       },
       properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
-      agents: { patterns: [...DEFAULT_AGENT_PATTERNS] },
+      agents: { patterns: [...DEFAULT_AGENT_PATTERNS], humanSignatures: "off" },
       protect: { paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"] },
       trailers: {
         freezeLease: "Freeze-Lease",
@@ -139,7 +139,7 @@ properties = "pytest tests/properties"
         allowSpecialNames: true,
       },
       properties: { enabled: false, seeds: ["tests/seeds"], results: ["props.xml"] },
-      agents: { patterns: ["*[bot]*", "*<robot@example.org>"] },
+      agents: { patterns: ["*[bot]*", "*<robot@example.org>"], humanSignatures: "off" },
       protect: { paths: ["proofgate.toml", "ci/**"] },
       trailers: {
         freezeLease: "Lease-Approved",

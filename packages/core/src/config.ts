@@ -12,17 +12,25 @@ export interface TrailerKeys {
 /** `proofgate.toml`: the policy knobs. Every key is optional; the defaults are the article's. */
 export interface GateConfig {
   file: string;
-  ledger: { path: string };
+  /** `maxLeaseDays`: the longest a lease may run, from its `created` (or today) to its `expires`. */
+  ledger: { path: string; maxLeaseDays?: number | undefined };
   universe: { collected: string[] };
   coverage: { reports: string[]; shards?: number | undefined; contexts?: string | undefined; minProven: number };
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined };
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
   properties: { enabled: boolean; seeds: string[]; results: string[] };
-  agents: { patterns: string[] };
+  /**
+   * `humanSignatures`: "required" counts a human trailer only on a commit whose signature verifies against
+   * `allowedSigners` (an SSH allowed-signers file, read at the base) or that the platform verified.
+   */
+  agents: { patterns: string[]; humanSignatures: HumanSignatures; allowedSigners?: string | undefined };
   protect: { paths: string[] };
   trailers: TrailerKeys;
   commands: { collect?: string | undefined; proof?: string | undefined; properties?: string | undefined };
 }
+
+/** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
+export type HumanSignatures = "off" | "required";
 
 /** Paths a patch may not touch without `Gate-Change: human` (docs/contract.md §10). */
 export const DEFAULT_PROTECTED_PATHS = ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**"];
@@ -32,8 +40,12 @@ export const DEFAULT_PROTECTED_PATHS = ["proofgate.toml", ".github/workflows/**"
  * protect more, but a config that stopped protecting itself would let the next agent patch rewrite
  * the policy (turn a signal off, add an agent pattern's exception) and be judged by the old one.
  */
-export function protectedPaths(config: Pick<GateConfig, "protect">): string[] {
-  return [...new Set(["proofgate.toml", ...config.protect.paths])];
+export function protectedPaths(
+  config: Pick<GateConfig, "protect"> & { agents?: Pick<GateConfig["agents"], "allowedSigners"> },
+): string[] {
+  // The allowed signers decide who is human: a patch that adds its own key to them needs a verified human.
+  const signers = config.agents?.allowedSigners;
+  return [...new Set(["proofgate.toml", ...(signers ? [signers] : []), ...config.protect.paths])];
 }
 
 /** The configuration when `proofgate.toml` is absent or empty. */
@@ -52,7 +64,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       allowSpecialNames: false,
     },
     properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
-    agents: { patterns: [...agentPatterns] },
+    agents: { patterns: [...agentPatterns], humanSignatures: "off" },
     protect: { paths: [...DEFAULT_PROTECTED_PATHS] },
     trailers: {
       freezeLease: "Freeze-Lease",
@@ -68,13 +80,13 @@ type Kind = "string" | "strings" | "int" | "percent" | "bool";
 
 /** Every table and key, with its type: the one place the schema lives. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
-  ledger: { path: "string" },
+  ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings" },
   coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings" },
-  agents: { patterns: "strings" },
+  agents: { patterns: "strings", human_signatures: "string", allowed_signers: "string" },
   protect: { paths: "strings" },
   trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
   commands: { collect: "string", proof: "string", properties: "string" },
@@ -190,7 +202,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   const d = config;
   const result: GateConfig = {
     file,
-    ledger: { path: str("ledger", "path", d.ledger.path) },
+    ledger: {
+      path: str("ledger", "path", d.ledger.path),
+      maxLeaseDays: v("ledger", "max_lease_days") as number | undefined,
+    },
     universe: { collected: list("universe", "collected", d.universe.collected) },
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
@@ -214,7 +229,11 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       seeds: list("properties", "seeds", d.properties.seeds),
       results: list("properties", "results", d.properties.results),
     },
-    agents: { patterns: list("agents", "patterns", d.agents.patterns) },
+    agents: {
+      patterns: list("agents", "patterns", d.agents.patterns),
+      humanSignatures: (v("agents", "human_signatures") as HumanSignatures | undefined) ?? "off",
+      allowedSigners: v("agents", "allowed_signers") as string | undefined,
+    },
     protect: { paths: list("protect", "paths", d.protect.paths) },
     trailers: {
       freezeLease: str("trailers", "freeze_lease", d.trailers.freezeLease),
@@ -235,6 +254,12 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     ["fixtures", "paths", () => result.fixtures.paths, (p) => (result.fixtures.paths = p)],
     ["fixtures", "lock", () => [result.fixtures.lock], ([p]) => (result.fixtures.lock = p!)],
     ["properties", "seeds", () => result.properties.seeds, (p) => (result.properties.seeds = p)],
+    [
+      "agents",
+      "allowed_signers",
+      () => (result.agents.allowedSigners === undefined ? [] : [result.agents.allowedSigners]),
+      ([p]) => (result.agents.allowedSigners = p),
+    ],
   ];
   for (const [table, key, get, set] of gitPaths) {
     const normalized: string[] = [];
@@ -251,6 +276,25 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       } else normalized.push(repoPath);
     }
     set(normalized);
+  }
+  const signatures = v("agents", "human_signatures");
+  if (signatures !== undefined && signatures !== "off" && signatures !== "required") {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("agents", "human_signatures"),
+      message: `[agents] human_signatures ${JSON.stringify(signatures)} is not "off" or "required"`,
+      fix: 'write human_signatures = "required" (a human trailer counts only on a verified commit) or "off"',
+    });
+  }
+  if (result.ledger.maxLeaseDays === 0) {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("ledger", "max_lease_days"),
+      message: "[ledger] max_lease_days = 0 would make every lease too long",
+      fix: "write max_lease_days = 30 (a whole number of days, at least 1), or leave it out; to allow no lease at all, set max_active_leases = 0 in the ledger",
+    });
   }
   if (result.agents.patterns.length === 0) {
     errors.push({

@@ -6,7 +6,7 @@ export {
   type GateIssue,
   type GateErrorLocation,
 } from "./errors.js";
-export { parseIsoDate, daysBetween, utcDateOf, type IsoDate } from "./dates.js";
+export { parseIsoDate, daysBetween, addDays, utcDateOf, type IsoDate } from "./dates.js";
 export {
   parseLedger,
   classifyLeases,
@@ -79,6 +79,7 @@ export {
   type PublishableReport,
   type PublishTools,
   type PublishOutcome,
+  type VerifyTools,
 } from "./platform.js";
 export { toPythonJson, PyFloat } from "./python-json.js";
 export {
@@ -160,11 +161,25 @@ export {
   coAuthors,
   classifyCommit,
   hasHumanTrailer,
+  carriesHumanTrailer,
+  carriesAnyHumanTrailer,
   type Identity,
   type Trailer,
   type Commit,
   type CommitClass,
+  type CommitSignature,
 } from "./authorship.js";
+export {
+  commitsNeedingSignatures,
+  principalMatches,
+  judgeSignatureCheck,
+  withPlatformVerdict,
+  type SignatureFormat,
+  type SignatureCheck,
+  type CommitVerification,
+  type SignaturePolicy,
+} from "./signatures.js";
+export { leaseLength, leaseTooLongFindings, type LeaseLength } from "./lease-length.js";
 export {
   parseConfig,
   defaultConfig,
@@ -172,6 +187,7 @@ export {
   protectedPaths,
   DEFAULT_PROTECTED_PATHS,
   type GateConfig,
+  type HumanSignatures,
   type TrailerKeys,
   type ConfigParseResult,
 } from "./config.js";
@@ -183,6 +199,7 @@ export {
   seedsEmptyFindings,
   seedRewriteFindings,
   protectedPathFindings,
+  unverifiedTrailerFindings,
   shallowFindings,
   agentAddedLeaseCount,
   fixtureDelta,

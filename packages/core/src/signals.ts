@@ -10,7 +10,11 @@ export const SIGNALS = [
     label: "Proven coverage",
     reasons: ["proven_coverage", "coverage_missing", "shard_missing"],
   },
-  { id: "freeze_budget", label: "Freeze budget", reasons: ["expired_leases", "freeze_budget", "unknown_leases"] },
+  {
+    id: "freeze_budget",
+    label: "Freeze budget",
+    reasons: ["expired_leases", "freeze_budget", "unknown_leases", "lease_too_long"],
+  },
   {
     id: "lease_authorship",
     label: "Lease authorship",
@@ -24,6 +28,7 @@ export const SIGNALS = [
     reasons: ["tests_failed", "missing_evidence", "skip_budget", "frozen_in_proof_run"],
   },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
+  { id: "human_signatures", label: "Human signatures", reasons: ["unverified_human_trailer"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },
   { id: "clock", label: "Clock", reasons: ["clock_override"] },

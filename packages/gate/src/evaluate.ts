@@ -23,6 +23,7 @@ import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
+import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands } from "./sources/run-commands.js";
 
 /** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
@@ -49,6 +50,8 @@ export interface CheckRequest {
   outDir: string;
   /** First run `[commands]`, with this environment. */
   run?: { env: Env } | undefined;
+  /** The platform's verification of commits' signatures, where it has one (`[agents] human_signatures`). */
+  platformVerifier?: PlatformVerifier | undefined;
 }
 
 /** `decide`: the article's inputs, named one by one. */
@@ -183,6 +186,7 @@ async function evaluateCheck(
     defaultBranch: request.defaultBranch,
     shallowFix: request.shallowFix,
     unlocked: unlockedFixtures(ports, log, found),
+    platformVerifier: request.platformVerifier,
   });
   trace.base = loaded.patch.base;
   trace.head = loaded.patch.head;
@@ -192,6 +196,7 @@ async function evaluateCheck(
   // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
   const config = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
   if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
+  if (loaded.signersSource) inputs.push({ role: "allowed_signers", ...loaded.signersSource });
   if (!shallow && files.exists(CONFIG_FILE)) {
     if (files.readText(CONFIG_FILE, "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
       warnings.push({
@@ -246,6 +251,7 @@ async function evaluateCheck(
       results: config.results.junit,
       maxUnledgeredSkips: config.results.maxUnledgeredSkips,
       minProven: config.coverage.minProven,
+      maxLeaseDays: config.ledger.maxLeaseDays,
       properties: config.properties.enabled ? { kind: "results", paths: config.properties.results } : { kind: "off" },
       fixturesOff: !config.fixtures.enabled,
       patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
@@ -275,6 +281,7 @@ async function evaluateDecide(
   trace: GateTrace,
 ): Promise<GateReport> {
   let patch: PatchSource;
+  let maxLeaseDays: number | undefined;
   const warnings: GateIssue[] = [];
   if (request.patch.kind === "git") {
     const loaded = await loadPatchEvidence(ports.git, {
@@ -286,6 +293,8 @@ async function evaluateDecide(
     trace.base = loaded.patch.base;
     trace.head = loaded.patch.head;
     patch = { kind: "git", patch: loaded.patch, policy: loaded.policy };
+    maxLeaseDays = loaded.config.ledger.maxLeaseDays;
+    if (loaded.signersSource) trace.inputs.push({ role: "allowed_signers", ...loaded.signersSource });
     warnings.push(...loaded.warnings);
   } else {
     patch = request.patch;
@@ -304,6 +313,7 @@ async function evaluateDecide(
       results: request.results,
       maxUnledgeredSkips: request.maxUnledgeredSkips,
       minProven: request.minProven,
+      maxLeaseDays,
       properties: { kind: "count", failures: request.propertyFailures },
       fixturesOff: false,
       patch,
@@ -328,6 +338,8 @@ interface JudgeSources {
   results: string[];
   maxUnledgeredSkips: number | undefined;
   minProven: number;
+  /** `[ledger] max_lease_days` of the base's config, when one was read. */
+  maxLeaseDays?: number | undefined;
   properties: { kind: "results"; paths: string[] } | { kind: "count"; failures: number } | { kind: "off" };
   fixturesOff: boolean;
   patch: PatchSource;
@@ -377,6 +389,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     leases,
     coverage: coverage.coverage,
     minProven: s.minProven,
+    maxLeaseDays: s.maxLeaseDays,
     evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,
     patch: s.patch,
     properties,

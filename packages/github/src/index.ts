@@ -35,6 +35,7 @@ export { renderComment, upsertPrComment, findGateComment, COMMENT_MARKER, COMMEN
 export {
   listPullCommits,
   verifiedHuman,
+  githubVerdict,
   PULL_COMMITS_LIMIT,
   type PullCommit,
   type PullCommits,

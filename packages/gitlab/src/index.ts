@@ -7,6 +7,7 @@ export {
   coverageLine,
   statusDescription,
   noteBody,
+  gitlabVerdict,
   STATUS_NAME,
   NOTE_MARKER,
   type GitlabPlatformOptions,
@@ -28,5 +29,6 @@ export {
   type GitlabApiSettings,
   type StatusInput,
   type NoteSummary,
+  type CommitSignatureAnswer,
 } from "./api.js";
 export { createRequesterFn, retryAfterMs, GitlabRequestError, type RetryOptions } from "./requester.js";

@@ -26,6 +26,7 @@ import {
 import { createHash } from "node:crypto";
 import type { GitPort } from "../ports.js";
 import { CONFIG_FILE } from "./config.js";
+import { verifyHumanSignatures, type PlatformVerifier } from "./signatures.js";
 
 /** What the gate learns from git, and the policy it is judged by. */
 export interface LoadedPatch {
@@ -35,6 +36,8 @@ export interface LoadedPatch {
   config: GateConfig;
   /** Where the config came from and its digest; undefined when the base has none (defaults). */
   configSource?: { path: string; sha256: string } | undefined;
+  /** The allowed-signers file at the base and its digest, when `[agents] human_signatures` read one. */
+  signersSource?: { path: string; sha256: string } | undefined;
   warnings: GateIssue[];
 }
 
@@ -48,6 +51,8 @@ export interface PatchRequest {
   shallowFix: string;
   /** The fixture files on disk against the lock (`fixtures_unlocked`), once the config is known. */
   unlocked?: (config: GateConfig) => Promise<LockDelta>;
+  /** The platform's verification of commits, where it has one (`[agents] human_signatures`). */
+  platformVerifier?: PlatformVerifier | undefined;
 }
 
 /**
@@ -71,7 +76,15 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       : { path: configPath, sha256: createHash("sha256").update(baseConfigText).digest("hex") };
   warnings.push(...parsed.warnings);
   const config = parsed.config;
-  const policy: PatchPolicy = { agentPatterns: config.agents.patterns, trailers: config.trailers };
+  const policy: PatchPolicy = {
+    agentPatterns: config.agents.patterns,
+    trailers: config.trailers,
+    // What vouches, as configured; replaced by what was read once the range is judged.
+    signatures:
+      config.agents.humanSignatures === "required"
+        ? { required: true, allowedSigners: config.agents.allowedSigners, platform: request.platformVerifier?.name }
+        : undefined,
+  };
   const ledgerFile = config.ledger.path;
   const empty: PatchEvidence = {
     base: range.base,
@@ -89,7 +102,18 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       warnings,
     };
 
-  const commits = git.listCommits(range);
+  // Signatures first: every rule below sees the same commits, each carrying its verdict.
+  const verified = await verifyHumanSignatures({
+    git,
+    config,
+    configPath,
+    base: range.base,
+    commits: git.listCommits(range),
+    platform: request.platformVerifier,
+  });
+  const commits = verified.commits;
+  policy.signatures = verified.policy;
+  warnings.push(...verified.warnings);
   const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(git, c)]));
   const touching = (match: (path: string) => boolean): CommitPaths[] =>
     commits.flatMap((commit) => {
@@ -139,7 +163,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       touching: touching(under(config.properties.seeds)),
     };
   }
-  return { patch, policy, config, configSource, warnings };
+  return { patch, policy, config, configSource, signersSource: verified.signers, warnings };
 }
 
 function readLedgerAt(git: GitPort, rev: string, file: string, warnings: GateIssue[]): Ledger | undefined {

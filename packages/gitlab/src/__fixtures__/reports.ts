@@ -17,6 +17,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     property_hold: { value: "no results given", policy: "0 failures", notMeasured: true },
     test_evidence: pass("120 proven", "0 failed, 0 missing"),
     protected_paths: pass("none touched", "Gate-Change: human"),
+    human_signatures: { value: "not required", policy: "[agents] human_signatures", off: true },
     history: pass("3 commits", "reaches base"),
     universe: pass("121 collected", "no collection errors"),
     clock: pass("2026-03-01", "the machine's clock"),
