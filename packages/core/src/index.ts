@@ -172,12 +172,14 @@ export {
 export {
   commitsNeedingSignatures,
   principalMatches,
+  allowedSignersFor,
   judgeSignatureCheck,
   withPlatformVerdict,
   type SignatureFormat,
   type SignatureCheck,
   type CommitVerification,
   type SignaturePolicy,
+  type SignersFor,
 } from "./signatures.js";
 export { leaseLength, leaseTooLongFindings, type LeaseLength } from "./lease-length.js";
 export {

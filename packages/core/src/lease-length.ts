@@ -37,7 +37,7 @@ export function leaseTooLongFindings(
     const { from, fromWhat, days } = leaseLength(lease, today);
     if (days <= maxDays) return [];
     const since =
-      fromWhat === "created" ? `its created date ${from}` : `${fromWhat.replace("today", `today (${from})`)}`;
+      fromWhat === "created" ? `its created date ${from}` : `today (${from}, ${fromWhat.slice("today, ".length)})`;
     return [
       {
         reason: "lease_too_long",

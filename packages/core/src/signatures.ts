@@ -14,7 +14,7 @@ export interface SignatureCheck {
   format: SignatureFormat;
   /** SSH only: git's `%G?` (G good, U key not listed, B bad, X/Y expired, R revoked, E cannot check, N none). */
   status?: string | undefined;
-  /** SSH only: git's `%GS`, the principals the key is listed under, as the file writes them (`a@x,b@x`, `*@x`). */
+  /** SSH only: git's `%GS`, the first principal of the line that lists the key, as written there (`a@x`, `*@x`). */
   principals?: string | undefined;
   /** SSH only: git's `%GK`, the key's fingerprint (`SHA256:…`). */
   key?: string | undefined;
@@ -73,42 +73,74 @@ export function principalMatches(principals: string, email: string): boolean {
   return matched;
 }
 
+/** The allowed-signers lines that name one of `emails` among their principals, and how many there are. */
+export interface SignersFor {
+  /** Those lines, as the file writes them (comments and blank lines dropped). */
+  text: string;
+  lines: number;
+}
+
+/** The principals field of an allowed-signers line: its first word, or a double-quoted list. */
+function principalsOf(line: string): string {
+  const trimmed = line.trim();
+  if (trimmed.startsWith('"')) {
+    const end = trimmed.indexOf('"', 1);
+    return end < 0 ? trimmed.slice(1) : trimmed.slice(1, end);
+  }
+  return trimmed.split(/\s+/)[0] ?? "";
+}
+
 /**
- * Judges git's answer for one commit against the allowed signers (`signers`: the file as the report names
- * it). Verified only for an SSH signature that git calls good (`G`) whose principals include the commit's
- * committer or author email: a key listed for alice@example.com vouches for Alice's commits, not Bob's.
+ * The lines of an allowed-signers file (`principals [options] key-type key`) that list any of `emails`. git
+ * verifies a commit against these alone, so a key counts only for the people its line names: the key
+ * listed for alice@example.com vouches for Alice's commits, not for a commit that claims to be Bob's.
+ */
+export function allowedSignersFor(text: string, emails: readonly string[]): SignersFor {
+  const lines = text
+    .split(/\r?\n/)
+    .filter((line) => line.trim() !== "" && !line.trim().startsWith("#"))
+    .filter((line) => emails.some((email) => principalMatches(principalsOf(line), email)));
+  return { text: lines.map((line) => `${line}\n`).join(""), lines: lines.length };
+}
+
+/**
+ * Judges git's answer for one commit, verified against the allowed-signers lines that list its committer
+ * or its author (`allowedSignersFor`). Verified only for an SSH signature git calls good (`G`). `signers`
+ * names the file as the report does; `listed` says whether any line listed the commit's emails.
  */
 export function judgeSignatureCheck(
   commit: Pick<Commit, "author" | "committer">,
   check: SignatureCheck | undefined,
-  signers: string,
+  signers: { file: string; listed: boolean },
 ): CommitSignature {
+  const file = signers.file;
   if (!check || check.format === "none") return { verified: false, why: "it is not signed" };
   if (check.format !== "ssh") {
     const kind = check.format === "openpgp" ? "OpenPGP (GPG)" : check.format === "x509" ? "X.509" : "an unknown format";
     return {
       verified: false,
-      why: `it is signed with ${kind}; the gate verifies SSH signatures only, against ${signers}`,
+      why: `it is signed with ${kind}; the gate verifies SSH signatures only, against ${file}`,
     };
   }
   const key = check.key ? ` ${check.key}` : "";
+  const emails =
+    commit.committer.email.toLowerCase() === commit.author.email.toLowerCase()
+      ? `<${commit.committer.email}>`
+      : `its committer <${commit.committer.email}> or its author <${commit.author.email}>`;
   switch (check.status) {
-    case "G": {
-      const principals = check.principals ?? "";
-      const emails = [commit.committer.email, commit.author.email];
-      if (emails.some((email) => principalMatches(principals, email)))
-        return { verified: true, why: `signed by ${principals} (key${key}), listed in ${signers}` };
+    case "G":
+      return { verified: true, why: `signed by the key${key} that ${file} lists for ${emails}` };
+    case "U":
       return {
         verified: false,
-        why: `it is signed by the key${key} of ${principals} in ${signers}, but neither its committer <${commit.committer.email}> nor its author <${commit.author.email}> is that principal`,
+        why: signers.listed
+          ? `it is signed by the key${key}, which ${file} does not list for ${emails}`
+          : `it is signed by the key${key}, and ${file} lists no key for ${emails}`,
       };
-    }
-    case "U":
-      return { verified: false, why: `it is signed by the key${key}, which ${signers} does not list` };
     case "B":
       return {
         verified: false,
-        why: `its SSH signature does not verify against ${signers} (a bad signature, or a key not allowed for git there)`,
+        why: `its SSH signature does not verify against ${file} (a bad signature, or a key not allowed for git there)`,
       };
     case "X":
       return { verified: false, why: `its signature${key} has expired` };

@@ -4,6 +4,7 @@
 // `hasHumanTrailer` sees it. Nothing the patch wrote (its own allowed signers, its messages) is the judge.
 import {
   GateError,
+  allowedSignersFor,
   commitsNeedingSignatures,
   judgeSignatureCheck,
   shortRevision,
@@ -97,17 +98,31 @@ export async function verifyHumanSignatures(options: {
   const patterns = config.agents.patterns;
   const candidates = commitsNeedingSignatures(commits, patterns);
   const local = new Map<string, CommitSignature>();
-  if (signers && candidates.length > 0) {
-    const checks = new Map(
-      git
-        .signatureChecks(
-          candidates.map((c) => c.sha),
-          signers.text,
-        )
-        .map((c) => [c.sha, c]),
-    );
-    for (const commit of candidates)
-      local.set(commit.sha, judgeSignatureCheck(commit, checks.get(commit.sha), signers.label));
+  if (signers) {
+    // A key counts only for the people its line names: each commit is verified against the lines that list
+    // its committer or its author, one git run per pair of emails.
+    const groups = new Map<string, Commit[]>();
+    for (const commit of candidates) {
+      const emails = `${commit.committer.email}\n${commit.author.email}`.toLowerCase();
+      groups.set(emails, [...(groups.get(emails) ?? []), commit]);
+    }
+    for (const group of groups.values()) {
+      const first = group[0]!;
+      const listed = allowedSignersFor(signers.text, [first.committer.email, first.author.email]);
+      const checks = new Map(
+        git
+          .signatureChecks(
+            group.map((c) => c.sha),
+            listed.text,
+          )
+          .map((c) => [c.sha, c]),
+      );
+      for (const commit of group)
+        local.set(
+          commit.sha,
+          judgeSignatureCheck(commit, checks.get(commit.sha), { file: signers.label, listed: listed.lines > 0 }),
+        );
+    }
   }
 
   const remaining = candidates.filter((c) => local.get(c.sha)?.verified !== true);
