@@ -1,9 +1,12 @@
 // signatureChecks on real commits signed with real SSH keys (ssh-keygen, git 2.39's gpg.format=ssh): what
 // git says of each, against an allowed-signers text the caller hands in, and that nothing of the
 // machine's (its keyrings, a user.signingKey, the repo's own allowed-signers setting) takes part.
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GateError } from "@proofgate/core";
 import { signatureChecks, type GitRepo } from "./git.js";
 import { ADA, ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "../testing/git-scratch.js";
 import { signingKeys, type SigningKey, type SigningKeys } from "../testing/signing-keys.js";
@@ -70,5 +73,26 @@ describe("signatureChecks", () => {
     const signed = repo.commit("signed, wrong namespace", { "a.txt": "6\n" }, undefined, { sign: ada.privateKey });
     const line = `${ADA.email} namespaces="file" ${ada.publicKey}\n`;
     expect(signatureChecks([signed], line, at(repo.dir))[0]).toMatchObject({ format: "ssh", status: "B" });
+  });
+
+  it("ssh-keygen missing from PATH: a GateError saying so, never a bad signature read as a verdict", () => {
+    const signed = repo.commit("signed, no ssh-keygen", { "a.txt": "7\n" }, undefined, { sign: ada.privateKey });
+    const bin = mkdtempSync(join(tmpdir(), "proofgate-only-git-"));
+    try {
+      const gitPath = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+      symlinkSync(gitPath, join(bin, "git"));
+      const repoWithoutSsh: GitRepo = { cwd: repo.dir, env: { ...process.env, PATH: bin } };
+      let thrown: unknown;
+      try {
+        signatureChecks([signed], ada.signerLine(ADA.email), repoWithoutSsh);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(GateError.isInstance(thrown)).toBe(true);
+      expect((thrown as GateError).issues[0]).toMatchObject({ code: "git_failed" });
+      expect((thrown as GateError).message).toContain("ssh-keygen is not on PATH");
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
