@@ -137,6 +137,7 @@ describe("proofgate check --run: MERGE", () => {
       "history:pass",
       "universe:pass",
       "clock:pass",
+      "policy:pass",
     ]);
     expect(r.report).toMatchObject({
       base: mergeProject.base,
@@ -202,6 +203,7 @@ describe("proofgate check --run: MERGE", () => {
       "History",
       "Test universe",
       "Clock",
+      "Policy",
     ]);
     for (const f of ["report.json", "report.md", "report.txt"])
       expect(existsSync(join(mergeProject.dir, "proofgate-report", f)), f).toBe(true);
@@ -269,9 +271,11 @@ describe("proofgate check --run: MERGE", () => {
       "property_hold:off",
       "human_signatures:off",
     ]);
-    expect(r.report.warnings).toEqual([
-      `proofgate.toml at ${short(p.base)}:18: [fixtures] enabled = false: its signals are off, and every report says so`,
-      `proofgate.toml at ${short(p.base)}:10: [properties] enabled = false: its signals are off, and every report says so`,
+    // Said once, in the rows (not as a warning on every run).
+    expect(r.report.warnings).toEqual([]);
+    expect(r.report.signals.filter((s) => s.result === "off").map((s) => s.value)).toEqual([
+      `off: [fixtures] enabled = false in proofgate.toml at ${short(p.base)}`,
+      `off: [properties] enabled = false in proofgate.toml at ${short(p.base)}`,
     ]);
   });
 
@@ -557,9 +561,10 @@ const SCENARIOS: Scenario[] = [
       }),
     run: true,
     reasons: ["tests_failed"],
-    findings: () => [F("tests_failed", null), F("tests_failed", "results.xml", anyLine)],
+    // One finding per failed test; the proof run's exit code is explained by them.
+    findings: () => [F("tests_failed", "results.xml", anyLine)],
     also: (_p, r) => {
-      expect(r.report.details[1]!.message).toMatch(/^tests\/test_a\.py::test_discount failed in the proof run/);
+      expect(r.report.details[0]!.message).toMatch(/^tests\/test_a\.py::test_discount failed in the proof run/);
       expect(r.report.accounting).toMatchObject({ proven: 7, frozen: 1, failed: 1 });
     },
   },
@@ -677,7 +682,6 @@ const SCENARIOS: Scenario[] = [
     reasons: ["proven_coverage", "tests_failed", "missing_evidence", "collection_errors"],
     findings: () => [
       F("proven_coverage", "proven_coverage.json"),
-      F("tests_failed", null),
       F("tests_failed", "results.xml", anyLine),
       F("missing_evidence", "collected.txt"),
       F("collection_errors", null),

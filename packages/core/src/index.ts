@@ -81,6 +81,8 @@ export {
   type PublishOutcome,
   type VerifyTools,
 } from "./platform.js";
+export { DEFAULT_GATE_NAME, gateNameIssue } from "./gate-name.js";
+export { REPORT_DIR, proofgateCommand, isRelease, type CiSnippet } from "./ci-snippet.js";
 export { toPythonJson, PyFloat } from "./python-json.js";
 export {
   parseJunitXml,

@@ -32,6 +32,7 @@ export const SIGNALS = [
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },
   { id: "clock", label: "Clock", reasons: ["clock_override"] },
+  { id: "policy", label: "Policy", reasons: [] },
 ] as const satisfies readonly { id: string; label: string; reasons: readonly ReasonCode[] }[];
 
 /** A row's id. */

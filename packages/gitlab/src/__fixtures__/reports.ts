@@ -21,6 +21,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     history: pass("3 commits", "reaches base"),
     universe: pass("121 collected", "no collection errors"),
     clock: pass("2026-03-01", "the machine's clock"),
+    policy: pass("proofgate.toml at bbbbbbbbbbbb", "the base revision's proofgate.toml"),
     ...over,
   };
 }
