@@ -122,8 +122,8 @@ function signatureMeasure({ patch }: GateFacts): SignalMeasure {
   const signatures = policy?.signatures;
   if (!policy || !signatures?.required)
     return {
-      value: 'off: [agents] human_signatures is not "required": a trailer counts on the identity a commit claims',
-      policy: 'signed human-trailer commits ([agents] human_signatures = "required")',
+      value: 'off: [agents] human_signatures = "off"',
+      policy: "human trailers on verified commits",
       off: true,
     };
   const by = [signatures.allowedSigners, signatures.platform ? `${signatures.platform}'s verification` : undefined]
