@@ -276,6 +276,7 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.signals.filter((s) => s.result === "off").map((s) => s.value)).toEqual([
       `off: [fixtures] enabled = false in proofgate.toml at ${short(p.base)}`,
       `off: [properties] enabled = false in proofgate.toml at ${short(p.base)}`,
+      'off: [agents] human_signatures = "off"',
     ]);
   });
 
