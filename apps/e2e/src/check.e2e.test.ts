@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AGENT,
   CALC,
+  GOLDEN,
   HUMAN,
   MERGE_PATCH,
   TEST_A,
@@ -132,6 +133,7 @@ describe("proofgate check --run: MERGE", () => {
       "fixture_digests:pass",
       "property_hold:pass",
       "test_evidence:pass",
+      "test_runner:pass",
       "protected_paths:pass",
       "human_signatures:off",
       "history:pass",
@@ -198,6 +200,7 @@ describe("proofgate check --run: MERGE", () => {
       "Fixture digests",
       "Property hold",
       "Test evidence",
+      "Test runner",
       "Protected paths",
       "Human signatures",
       "History",
@@ -611,8 +614,69 @@ const SCENARIOS: Scenario[] = [
     build: () =>
       project({ base: { "proofgate.toml": config({ proof: proofCommand({ prefix: "PYTEST_ADDOPTS= " }) }) } }),
     run: true,
-    reasons: ["frozen_in_proof_run"],
-    findings: () => [F("frozen_in_proof_run", "results.xml", anyLine)],
+    // Without proofgate's plugin the run writes no record either.
+    reasons: ["frozen_in_proof_run", "runner_tampering"],
+    findings: () => [
+      F("frozen_in_proof_run", "results.xml", anyLine),
+      F("runner_tampering", "proofgate-report/proof-record.json"),
+    ],
+  },
+  {
+    name: "runner_tampering: the agent breaks the discount and adds a conftest.py hook that turns failures into passes",
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Discount, and steady tests\n", {
+            "pkg/calc.py": withMerge(CALC.replace("(100 - discount) / 100", "(100 - discount) / 10")),
+            "tests/conftest.py":
+              'import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    report = outcome.get_result()\n    if report.failed:\n        report.outcome = "passed"\n',
+          }),
+        ],
+      }),
+    run: true,
+    reasons: ["runner_tampering"],
+    also: (p, r) => {
+      const tampering = r.report.details.filter((d) => d.reason === "runner_tampering");
+      // The added hook, by the agent's commit, and the record: the failure was logged as a pass.
+      expect(tampering).toContainEqual(
+        expect.objectContaining({ file: "tests/conftest.py", commit: p.commits[1]!, line: 5 }),
+      );
+      expect(tampering.map((d) => d.message).join("\n")).toMatch(/test_discount/);
+      expect(r.report.accounting).toMatchObject({ failed: 0 });
+    },
+  },
+  {
+    name: "unlocked_fixture_read: the agent copies the golden file out of the lock and points the test at the copy",
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Golden copy\n", {
+            "tests/data/golden.txt": GOLDEN,
+            "tests/test_b.py": MERGE_PATCH.files["tests/test_b.py"]!.toString().replace(
+              "tests/fixtures/golden.txt",
+              "tests/data/golden.txt",
+            ),
+          }),
+        ],
+      }),
+    run: true,
+    reasons: ["unlocked_fixture_read"],
+    findings: () => [F("unlocked_fixture_read", "tests/data/golden.txt")],
+    also: (_p, r) => expect(r.report.details[0]!.message).toContain("tests/test_b.py::test_golden"),
+  },
+  {
+    name: "property_weakened: the agent makes the property test read no seed, so it passes on nothing",
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Faster properties\n", {
+            "tests/properties/test_props.py": TEST_PROPS.replace('glob("*")', 'glob("*.none")'),
+          }),
+        ],
+      }),
+    run: true,
+    reasons: ["property_weakened"],
+    findings: () => [F("property_weakened", "tests/properties/seeds/ascii.txt")],
   },
   {
     name: "protected_path: the agent edits a CI workflow",
@@ -716,7 +780,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(25);
+    expect(codes.length).toBe(28);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

@@ -437,8 +437,9 @@ describe("proofgate check", { timeout: 60_000 }, () => {
 });
 
 describe("proofgate check --run", () => {
-  const RUN_CONFIG = (proof: string) =>
-    `${OFF}\n[commands]\ncollect = "printf 'tests/test_a.py::test_one\\\\ntests/test_a.py::test_two\\\\n\\\\n2 tests collected in 0.01s\\\\n' > collected.txt"\nproof = "${proof}"\n`;
+  // Shell commands, not pytest: no run record (`record = false`); the recorded runs are in apps/e2e.
+  const RUN_CONFIG = (proof: string, record = false) =>
+    `${OFF}\n[commands]\nrecord = ${record}\ncollect = "printf 'tests/test_a.py::test_one\\\\ntests/test_a.py::test_two\\\\n\\\\n2 tests collected in 0.01s\\\\n' > collected.txt"\nproof = "${proof}"\n`;
 
   it("runs collect then proof, streams their output, hands the proof run the deselection, and judges what they wrote", async () => {
     const proof = `echo proof-ran; cat \\"$PROOFGATE_FROZEN_IDS\\"; echo \\"$PYTEST_ADDOPTS\\"; cp cov80.json proven_coverage.json`;
@@ -453,6 +454,19 @@ describe("proofgate check --run", () => {
     ]);
     const plugin = readFileSync(join(repo.dir, "proofgate-report", "pytest", "proofgate_frozen.py"), "utf8");
     expect(plugin).toContain('"tests/test_a.py::test_two",');
+  });
+
+  it("with run records on, a proof step that writes none is runner_tampering: the plugin was bypassed, or it is not pytest", async () => {
+    const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json", true), {
+      "cov80.json": COVERAGE(80),
+    });
+    const r = await check(repo, ["--base", base, "--run", "--format", "json"]);
+    expect(r.code).toBe(1);
+    expect(r.report.reasons).toEqual(["runner_tampering"]);
+    const [finding] = r.report.details as { message: string; fix: string; file: string }[];
+    expect(finding!.message).toMatch(/^the proof run wrote no valid run record: /);
+    expect(finding!.file).toBe("proofgate-report/proof-record.json");
+    expect(finding!.fix).toContain("set [commands] record = false");
   });
 
   it("a proof command that fails is tests_failed, even when its coverage looks fine", async () => {

@@ -8,6 +8,8 @@ import type { GateFacts } from "./rules.js";
 import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
 import type { PatchPolicy } from "./patch.js";
 import { carriesHumanTrailer, classifyCommit } from "./authorship.js";
+import type { RunnerEvidence } from "./proof-run/evidence.js";
+import type { RunRecord } from "./proof-run/record.js";
 
 const pct = (n: number): string => `${n.toFixed(2)}%`;
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -81,6 +83,16 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
           policy: `none failed or missing${facts.evidence?.maxUnledgeredSkips !== undefined ? `; skips <= ${facts.evidence.maxUnledgeredSkips}` : ""}`,
         }
       : { value: "no results given", policy: "none failed or missing", notMeasured: true },
+    test_runner: facts.runner
+      ? {
+          value: runnerValue(facts.runner),
+          policy: "a signed run record of this run; no module shadows the runner; no added code reaches into it",
+        }
+      : {
+          value: "no run (`check --run` records one)",
+          policy: "a signed run record of this run; no module shadows the runner; no added code reaches into it",
+          notMeasured: true,
+        },
     protected_paths:
       judged && protectedTouches
         ? {
@@ -140,6 +152,20 @@ function signatureMeasure({ patch }: GateFacts): SignalMeasure {
     value: `${plural(trailered.length, "human-trailer commit")}, ${verified} verified`,
     policy: `human trailers on commits verified by ${by}`,
   };
+}
+
+/** The test runner row's value: what the records say, in a reader's words. */
+function runnerValue(runner: RunnerEvidence): string {
+  const step = (name: string, s: { result: { record?: RunRecord | undefined } } | undefined): string =>
+    s === undefined
+      ? `${name}: not recorded`
+      : s.result.record
+        ? `${name}: ${plural(s.result.record.tests.length, "test")} recorded`
+        : `${name}: no valid record`;
+  return [
+    step("proof run", runner.proof),
+    ...(runner.properties ? [step("property run", runner.properties)] : []),
+  ].join("; ");
 }
 
 const reportLease = (lease: Lease): ReportLease => ({

@@ -39,7 +39,7 @@ describe("parseConfig: defaults", () => {
         propertySeeds: "Property-Seeds",
         gateChange: "Gate-Change",
       },
-      commands: {},
+      commands: { record: true, safePath: false },
     };
     for (const text of ["", "  \n\n", "# only a comment\n"]) {
       const result = parse(text);
@@ -147,7 +147,13 @@ properties = "pytest tests/properties"
         propertySeeds: "Seeds-Approved",
         gateChange: "CI-Approved",
       },
-      commands: { collect: "pytest --collect-only -q", proof: "pytest -q", properties: "pytest tests/properties" },
+      commands: {
+        collect: "pytest --collect-only -q",
+        proof: "pytest -q",
+        properties: "pytest tests/properties",
+        record: true,
+        safePath: false,
+      },
     });
   });
 

@@ -26,7 +26,15 @@ export interface GateConfig {
   agents: { patterns: string[]; humanSignatures: HumanSignatures; allowedSigners?: string | undefined };
   protect: { paths: string[] };
   trailers: TrailerKeys;
-  commands: { collect?: string | undefined; proof?: string | undefined; properties?: string | undefined };
+  commands: {
+    collect?: string | undefined;
+    proof?: string | undefined;
+    properties?: string | undefined;
+    /** The proof and property steps run pytest with proofgate's plugin and must write a signed run record. */
+    record: boolean;
+    /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
+    safePath: boolean;
+  };
 }
 
 /** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
@@ -72,7 +80,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       propertySeeds: "Property-Seeds",
       gateChange: "Gate-Change",
     },
-    commands: {},
+    commands: { record: true, safePath: false },
   };
 }
 
@@ -89,7 +97,7 @@ const SCHEMA: Record<string, Record<string, Kind>> = {
   agents: { patterns: "strings", human_signatures: "string", allowed_signers: "string" },
   protect: { paths: "strings" },
   trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
-  commands: { collect: "string", proof: "string", properties: "string" },
+  commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
 };
 
 /** A config, or everything wrong with the file. */
@@ -247,6 +255,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       collect: v("commands", "collect") as string | undefined,
       proof: v("commands", "proof") as string | undefined,
       properties: v("commands", "properties") as string | undefined,
+      record: bool("commands", "record", true),
+      safePath: bool("commands", "safe_path", false),
     },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes

@@ -270,6 +270,24 @@ describe("decide", () => {
     expect(decide(input).decision).toBe(decision);
   });
 
+  it("a single run's lower reading below the floor says when coverage.py's could reach it, and only then", () => {
+    const input = passing();
+    input.coverage = {
+      ...coverage(100, 69),
+      upper: { percent: 71, why: ["pkg/m.py: 2 executed line(s) may not be statements"] },
+    };
+    const [finding] = decide(input).findings;
+    expect(finding!.reason).toBe("proven_coverage");
+    expect(finding!.message).toContain(
+      "coverage.py may print up to 71.00%, as pkg/m.py: 2 executed line(s) may not be statements",
+    );
+    input.coverage = {
+      ...coverage(100, 60),
+      upper: { percent: 65, why: ["pkg/m.py: 1 executed line(s) may not be statements"] },
+    };
+    expect(decide(input).findings[0]!.message).toBe("proven coverage 60.00% is below the floor of 70%");
+  });
+
   it("passes at exactly the floor computed from counts (7 of 10 lines is 70.0)", () => {
     const input = passing();
     input.coverage = coverage(10, 7);

@@ -10,6 +10,7 @@ import { judgePatch, type PatchSource } from "./patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
 import type { Universe } from "./universe.js";
+import type { RunnerEvidence } from "./proof-run/evidence.js";
 
 /** Everything `decide` judges. The caller reads files, git and the clock; this stays pure. */
 export interface DecideInput {
@@ -34,6 +35,8 @@ export interface DecideInput {
   policySource?: string | undefined;
   /** Test results of the proof run, when given. */
   evidence?: ProofResults | undefined;
+  /** What `check --run` learned about the test runner: the run records, shadowing modules, added runner code. */
+  runner?: RunnerEvidence | undefined;
   /** The commands `check --run` ran; a non-zero exit fails the signal it feeds. */
   commands?: readonly CommandOutcome[] | undefined;
   inputs: InputDigest[];
@@ -58,6 +61,7 @@ export function decide(input: DecideInput): GateReport {
     fixturesOffWhy: typeof input.fixturesOff === "string" ? input.fixturesOff : undefined,
     policySource: input.policySource,
     commands: input.commands ?? [],
+    runner: input.runner,
     active,
     expired,
     unknown: input.leases?.unknown ?? findUnknownLeases(active, input.universe),

@@ -49,6 +49,11 @@ export type ProvenCoverage = CoverageSummary & {
   format: string;
   /** The shard count the run declared; fewer files is `shard_missing`. */
   shardsExpected?: number | undefined;
+  /**
+   * Single-run mode, where the data allows two counts: the higher percentage coverage.py might print, and
+   * why. `percent` is the lower; the decision says so when the floor lies between them.
+   */
+  upper?: { percent: number; why: string[] } | undefined;
 };
 
 /** A step of `check --run`. */

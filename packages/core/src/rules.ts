@@ -10,6 +10,12 @@ import type { ReasonCode } from "./reasons.js";
 import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
 import type { TestResult } from "./junit.js";
 import type { Universe } from "./universe.js";
+import {
+  propertyWeakenedFindings,
+  runnerTamperingFindings,
+  unlockedReadFindings,
+  type RunnerEvidence,
+} from "./proof-run/evidence.js";
 
 /** How the property suite is known: its results (`check`), a count (`decide --property-failures`), or off. */
 export type PropertySource =
@@ -43,6 +49,8 @@ export interface GateFacts {
   /** Where the policy came from. */
   policySource?: string | undefined;
   commands: readonly CommandOutcome[];
+  /** The test runner as `check --run` saw it; undefined without a run. */
+  runner?: RunnerEvidence | undefined;
   active: Lease[];
   expired: Lease[];
   unknown: UnknownLease[];
@@ -112,10 +120,16 @@ export const RULES: readonly Rule[] = [
   },
   function provenCoverage({ coverage, minProven }) {
     if (coverage.percent >= minProven) return [];
+    // The single run counted the lower of two readings; say so when the other one would pass.
+    const upper = coverage.upper && coverage.upper.percent >= minProven ? coverage.upper : undefined;
     return [
       {
         reason: "proven_coverage",
-        message: `proven coverage ${coverage.percent.toFixed(2)}% is below the floor of ${minProven}%`,
+        message: `proven coverage ${coverage.percent.toFixed(2)}% is below the floor of ${minProven}%${
+          upper
+            ? ` (counting the lower of two readings: coverage.py may print up to ${upper.percent.toFixed(2)}%, as ${upper.why.join("; ")}; check with \`coverage json --contexts="$(proofgate deselect --format contexts-regex)"\`, or use the rerun)`
+            : ""
+        }`,
         file: coverage.files.join(", "),
         fix: "cover the changed code with tests that are not frozen",
       },
@@ -148,6 +162,9 @@ export const RULES: readonly Rule[] = [
   },
   function fixtureDigest({ patch }) {
     return patch.fixtureDigest;
+  },
+  function unlockedFixtureRead({ runner, fixturesOff }) {
+    return runner && !fixturesOff ? unlockedReadFindings(runner) : [];
   },
   function propertyHold({ properties, propertyFailures, commands }) {
     if (properties.kind === "off") return [];
@@ -191,6 +208,12 @@ export const RULES: readonly Rule[] = [
   function seedRewrite({ patch }) {
     return patch.seedRewrite;
   },
+  function propertyWeakened({ runner, properties, propertyFailures }) {
+    // Seeds unread by a suite that failed or skipped are property_hold's; this is the suite that passes
+    // without looking at them.
+    const held = properties.kind === "results" && properties.evidence.skipped === 0 && propertyFailures === 0;
+    return runner && held ? propertyWeakenedFindings(runner) : [];
+  },
   function failedTests({ accounting, commands }) {
     // The results name each failure; the proof run's exit code is a finding of its own only when they
     // do not explain it (a crash, an error outside the tests).
@@ -217,6 +240,9 @@ export const RULES: readonly Rule[] = [
         line: r.line,
         fix: "run the proof with `proofgate deselect --format plugin` loaded (-p proofgate_frozen)",
       }));
+  },
+  function runnerTampering({ runner, patch, accounting }) {
+    return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined) : [];
   },
   function protectedPath({ patch }) {
     return patch.protectedPaths;

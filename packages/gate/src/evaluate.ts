@@ -3,6 +3,7 @@
 // core's decide() for the answer. Any input it cannot read or trust throws a GateError (exit 2).
 import {
   decide,
+  mergeOwnChanges,
   unexpectedChanges,
   GateError,
   type CommandOutcome,
@@ -24,7 +25,13 @@ import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js"
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
-import { runConfiguredCommands } from "./sources/run-commands.js";
+import { runConfiguredCommands, type CommandsRun } from "./sources/run-commands.js";
+import {
+  DEFAULT_READ_ALLOW,
+  findToolShadows,
+  scanRunnerTampering,
+  type RunnerEvidence,
+} from "@proofgate/core/proof-run";
 
 /** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
 export interface GateClock {
@@ -220,6 +227,7 @@ async function evaluateCheck(
   // After the collection (with --run): the universe the proof run is planned on is the one judged.
   const readBook = (): LeaseBook => (book ??= leaseBook(files, ledger, universe, request.clock.today));
   const commands: CommandOutcome[] = [];
+  let records: CommandsRun["records"] = {};
   if (request.run && shallow) {
     // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
     warnings.push({
@@ -237,18 +245,18 @@ async function evaluateCheck(
       fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, writing the files the defaults name (collected.txt, proven_coverage.json)",
     });
   } else if (request.run) {
-    commands.push(
-      ...(await runConfiguredCommands({
-        ports,
-        config,
-        env: request.run.env,
-        base: loaded.patch.base,
-        outDir: request.outDir,
-        today: request.clock.today,
-        leases: () => readBook(),
-        log,
-      })),
-    );
+    const ran = await runConfiguredCommands({
+      ports,
+      config,
+      env: request.run.env,
+      base: loaded.patch.base,
+      outDir: request.outDir,
+      today: request.clock.today,
+      leases: () => readBook(),
+      log,
+    });
+    commands.push(...ran.outcomes);
+    records = ran.records;
   }
 
   return judge(
@@ -277,12 +285,62 @@ async function evaluateCheck(
       patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
       fixtureLock: () => found.lock,
       commands,
+      runner: shallow ? undefined : runnerEvidence(ports, loaded, config, records),
       warnings,
     },
     ports,
     log,
     trace,
   );
+}
+
+/**
+ * What the gate knows about the test runner: the run records (with `--run`), the head's modules that
+ * would shadow a test tool, and the code each commit added that reaches into pytest.
+ */
+function runnerEvidence(
+  ports: GatePorts,
+  loaded: LoadedPatch,
+  config: GateConfig,
+  records: CommandsRun["records"],
+): RunnerEvidence {
+  const { git, files } = ports;
+  const shown = (path: string) => repoRelative(files.root, path) ?? path;
+  const scans = loaded.patch.commits.flatMap((commit) => {
+    let added = git.addedLines(commit.sha);
+    if (commit.parents.length > 1) {
+      // A merge answers for its own resolution only: the paths that differ from every parent.
+      const own = new Set(
+        mergeOwnChanges(
+          [added.map((f) => f.path), ...commit.parents.slice(1).map((p) => [...git.differingPaths(p, commit.sha)])],
+          (path) => path,
+        ),
+      );
+      added = added.filter((f) => own.has(f.path));
+    }
+    const findings = scanRunnerTampering(added);
+    return findings.length > 0 ? [{ commit, findings }] : [];
+  });
+  return {
+    proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
+    properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
+    shadows: findToolShadows(
+      git.listFilesAt(loaded.patch.head, "").map((e) => e.path),
+      { safePath: config.commands.safePath },
+    ),
+    scans,
+    // Seeds are data the property tests read; seed_rewrite guards them as the lock guards fixtures.
+    fixtures: config.fixtures.enabled
+      ? {
+          paths: config.fixtures.paths,
+          lock: config.fixtures.lock,
+          allow: [
+            ...DEFAULT_READ_ALLOW,
+            ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
+          ],
+        }
+      : undefined,
+  };
 }
 
 function workTreeConfigOrUndefined(ports: GatePorts): GateConfig | undefined {
@@ -371,6 +429,8 @@ interface JudgeSources {
   /** The fixture lock's digest, once the fixtures were checked. */
   fixtureLock: () => InputDigest | undefined;
   commands: CommandOutcome[];
+  /** What `check` learned about the test runner. */
+  runner?: RunnerEvidence | undefined;
   /** Warnings found before (the patch's, the config's). */
   warnings: GateIssue[];
   /** List the earlier warnings before the inputs' (check) or after them (decide). */
@@ -421,6 +481,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     fixturesOff: s.fixturesOff,
     policySource: s.policySource,
     commands: s.commands,
+    runner: s.runner,
     inputs,
     warnings,
   });

@@ -39,6 +39,8 @@ export interface GitPort {
    * runs, and no file of the machine's or the work tree's is the judge.
    */
   signatureChecks(shas: readonly string[], allowedSigners: string): SignatureCheck[];
+  /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
+  addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
 }
 
 /** An input file's bytes and their digest (computed on first use). */

@@ -91,8 +91,16 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
       fix: "collect and run the whole suite with --cov-context=test",
     });
   }
-  printWarnings(io, warnings);
   const c = loaded.coverage;
+  if (c.upper) {
+    warnings.push({
+      code: "coverage_invalid",
+      file: c.files.join(", "),
+      message: `the data allows two counts (${c.upper.why.join("; ")}): proofgate counted the lower, ${c.percent.toFixed(2)}%; coverage.py may print up to ${c.upper.percent.toFixed(2)}%`,
+      fix: 'check with `coverage json --contexts="$(proofgate deselect --format contexts-regex)"`, or use the rerun (deselect --format plugin)',
+    });
+  }
+  printWarnings(io, warnings);
   if (c.statements === 0) {
     throw new GateError({
       code: "coverage_invalid",

@@ -198,6 +198,8 @@ describe("proofgate init: the files", () => {
       collect: ".venv/bin/python -m pytest --collect-only -q tests > collected.txt",
       proof:
         ".venv/bin/python -m pytest tests --cov=src/pkg --cov-branch --cov-report=json:proven_coverage.json -o junit_family=xunit1 --junitxml=results.xml",
+      record: true,
+      safePath: false,
     });
   });
 

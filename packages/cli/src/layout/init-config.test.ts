@@ -26,6 +26,8 @@ describe("planInit: the commands", () => {
       collect: "python -m pytest --collect-only -q tests > collected.txt",
       proof:
         "python -m pytest tests --cov=pkg --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s",
+      record: true,
+      safePath: false,
     });
   });
 

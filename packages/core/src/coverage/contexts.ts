@@ -16,6 +16,7 @@
 // lists the executed and missing lines and branch arcs of every file. See docs/proven-coverage.md.
 import type { GateIssue } from "../errors.js";
 import {
+  coveragePercent,
   normalizeCoveragePath,
   summarizeCoverage,
   type CoverageData,
@@ -44,8 +45,13 @@ export interface ContextsCoverageResult extends CoverageReadResult {
   droppedContexts: string[];
   /** Frozen nodeids with no context at all in the data file (the test did not run in this run). */
   frozenNotRun: string[];
-  /** `summarizeCoverage(data)`, when there is data. */
+  /** `summarizeCoverage(data)`, when there is data: where the data allows two counts, the lower one. */
   summary?: CoverageSummary | undefined;
+  /**
+   * Where the data allows two counts (an executed line that may be a docstring, an executed arc that may
+   * not be a possible one), the higher percentage coverage.py might print, and why, file by file.
+   */
+  upper?: { percent: number; why: string[] } | undefined;
 }
 
 /**
@@ -195,6 +201,7 @@ export function provenCoverageFromContexts(
   }
 
   const files = new Map<string, FileCoverage>();
+  const uncertainty = { files: [] as string[], lines: 0, arcs: 0 };
   const pathOf = new Map(db.files.map((f) => [f.id, f.path]));
   for (const [fileId, entry] of matched) {
     const source = () => sourceOf?.(pathOf.get(fileId)!)?.split(/\r\n|\r|\n/);
@@ -207,13 +214,10 @@ export function provenCoverageFromContexts(
     );
     if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate);
     files.set(built.coverage.path, built.coverage);
-    if (built.ambiguity) {
-      warnings.push({
-        code: "coverage_invalid",
-        file: reportFile,
-        message: `${entry.key}: ${built.ambiguity}; proofgate counted the lower figure, so its numbers may be below coverage.py's`,
-        fix: `check with \`coverage json --contexts=<proofgate deselect --format contexts-regex>\`, or use the rerun (deselect --format plugin)`,
-      });
+    if (built.ambiguity && built.spread) {
+      uncertainty.files.push(`${entry.key}: ${built.ambiguity}`);
+      uncertainty.lines += built.spread.lines;
+      uncertainty.arcs += built.spread.arcs;
     }
   }
   const data: CoverageData = {
@@ -222,7 +226,20 @@ export function provenCoverageFromContexts(
     files,
     hasBranches: db.hasArcs,
   };
-  return { data, errors, warnings, droppedContexts, frozenNotRun, summary: summarizeCoverage(data) };
+  const summary = summarizeCoverage(data);
+  const upper =
+    uncertainty.files.length === 0
+      ? undefined
+      : {
+          percent: coveragePercent(
+            summary.statements,
+            summary.coveredLines + uncertainty.lines,
+            summary.branches,
+            summary.coveredBranches + uncertainty.arcs,
+          ),
+          why: uncertainty.files,
+        };
+  return { data, errors, warnings, droppedContexts, frozenNotRun, summary, upper };
 }
 
 function buildFile(
@@ -231,7 +248,7 @@ function buildFile(
   keptRaw: Set<number>,
   hasArcs: boolean,
   source: () => string[] | undefined,
-): { coverage: FileCoverage; ambiguity?: string } | string {
+): { coverage: FileCoverage; ambiguity?: string; spread?: { lines: number; arcs: number } } | string {
   let lines: string[] | undefined | null = null;
   const sourceLine = (n: number): string | undefined => {
     if (lines === null) lines = source();
@@ -313,6 +330,7 @@ function buildFile(
     if (keptLines.has(l)) coveredStatements.add(String(l));
   }
   let ambiguity: string | undefined;
+  let arcSpread = 0;
   const lineSpread = spread(candidates, extraLines, (l) => keptLines.has(l), extraLines > 0 ? docstring : undefined);
   if (lineSpread > 0) ambiguity = `${lineSpread} executed line(s) may not be statements`;
 
@@ -358,7 +376,7 @@ function buildFile(
       branches.add(`always:${i}`);
       coveredBranches.add(`always:${i}`);
     }
-    const arcSpread = spread(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
+    arcSpread = spread(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
     if (arcSpread > 0)
       ambiguity = `${ambiguity ? `${ambiguity}, and ` : ""}${arcSpread} executed branch arc(s) may not be possible arcs`;
   }
@@ -369,7 +387,7 @@ function buildFile(
     branches,
     coveredBranches,
   };
-  return ambiguity ? { coverage, ambiguity } : { coverage };
+  return ambiguity ? { coverage, ambiguity, spread: { lines: lineSpread, arcs: arcSpread } } : { coverage };
 }
 
 /**

@@ -53,3 +53,11 @@ export { findToolShadows, pytestImportRoot, RUNNER_MODULES, STDLIB_MODULES, type
 export { scanRunnerTampering, type ScannedFile } from "./scan.js";
 export { canonicalJson, pythonJsonString } from "./canonical-json.js";
 export { sha256, hmacSha256, toHex, fromHex } from "./hmac.js";
+export {
+  runnerTamperingFindings,
+  unlockedReadFindings,
+  propertyWeakenedFindings,
+  type RunnerEvidence,
+  type StepRecord,
+  type CommitScan,
+} from "./evidence.js";

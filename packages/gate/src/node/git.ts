@@ -752,5 +752,68 @@ export function nodeGit(repo: GitRepo): GitPort {
     mergeBase: (a, b) => mergeBase(a, b, repo),
     resolveCommit: (ref) => resolveCommit(ref, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
+    addedLines: (sha) => addedLines(sha, repo),
   };
+}
+
+/** A path as `git diff` prints it: verbatim, or C-quoted (`"a\tb"`, octal bytes) when it holds special characters. */
+function diffPath(text: string): string {
+  if (!text.startsWith('"')) return text;
+  const bytes: number[] = [];
+  const body = text.slice(1, -1);
+  for (let i = 0; i < body.length; i++) {
+    const ch = body[i]!;
+    if (ch !== "\\") {
+      bytes.push(...Buffer.from(ch, "utf8"));
+      continue;
+    }
+    const next = body[++i]!;
+    if (/[0-7]/.test(next)) {
+      bytes.push(parseInt(body.slice(i, i + 3), 8));
+      i += 2;
+    } else
+      bytes.push(
+        ({ n: 10, t: 9, r: 13, a: 7, b: 8, f: 12, v: 11 } as Record<string, number>)[next] ?? next.charCodeAt(0),
+      );
+  }
+  return Buffer.from(bytes).toString("utf8");
+}
+
+/**
+ * The lines commit `sha` added, per file, against its first parent (the root commit: every line), with
+ * their line numbers at `sha`. Binary files and deletions add none.
+ */
+export function addedLines(sha: string, repo: GitRepo): { path: string; lines: { line: number; text: string }[] }[] {
+  refusesOption("commit", sha);
+  const out = runGit(
+    [
+      "show",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-renames",
+      "--format=",
+      "-U0",
+      "--diff-merges=first-parent",
+      "--end-of-options",
+      sha,
+      "--",
+    ],
+    repo,
+  );
+  const files: { path: string; lines: { line: number; text: string }[] }[] = [];
+  let current: { path: string; lines: { line: number; text: string }[] } | undefined;
+  let next = 0;
+  for (const raw of out.split("\n")) {
+    if (raw.startsWith("+++ ")) {
+      const name = raw.slice(4);
+      current = name === "/dev/null" ? undefined : { path: diffPath(name).replace(/^b\//, ""), lines: [] };
+      if (current) files.push(current);
+    } else if (raw.startsWith("@@ ")) {
+      const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(raw);
+      next = m ? Number(m[1]) : 0;
+    } else if (current && raw.startsWith("+")) {
+      current.lines.push({ line: next++, text: raw.slice(1) });
+    }
+  }
+  return files.filter((f) => f.lines.length > 0);
 }

@@ -200,7 +200,13 @@ async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts):
     );
   const dataFile = fs.readBytes(contexts, "coverage.py's data file", "--contexts");
   return {
-    coverage: { source: "contexts", files: [contexts, report.path], format: "coveragepy-contexts", ...proven.summary },
+    coverage: {
+      source: "contexts",
+      files: [contexts, report.path],
+      format: "coveragepy-contexts",
+      ...proven.summary,
+      upper: proven.upper,
+    },
     files: [dataFile, report],
     warnings: proven.warnings,
     frozenNotRun: proven.frozenNotRun,

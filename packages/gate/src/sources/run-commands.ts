@@ -2,9 +2,18 @@
 // gets the exact deselection of the frozen tests (a pytest plugin through PYTEST_ADDOPTS); the property
 // suite gets the base revision's seeds, read-only. A file a step should write and did not rewrite is an
 // error: a file left from an earlier run is not evidence.
+import { randomBytes } from "node:crypto";
+import {
+  proofPluginModuleName,
+  proofRunEnvironment,
+  renderProofPlugin,
+  verifyRunRecord,
+  type RunRecordResult,
+} from "@proofgate/core/proof-run";
 import {
   GateError,
   renderDeselectPlugin,
+  type Lease,
   type CommandOutcome,
   type CommandStep,
   type Env,
@@ -36,8 +45,24 @@ export interface RunCommandsOptions {
 
 const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
 
-/** Runs `[commands]` collect, proof and properties; returns how each ended. */
-export async function runConfiguredCommands(o: RunCommandsOptions): Promise<CommandOutcome[]> {
+/** What running the commands gave: each step's outcome, and the run records of the pytest steps. */
+export interface CommandsRun {
+  outcomes: CommandOutcome[];
+  /** The proof and property runs' records, as verified (with `[commands] record`). */
+  records: {
+    proof?: (RecordedStep & { leased: string[] }) | undefined;
+    properties?: (RecordedStep & { seeds: string[]; via: string }) | undefined;
+  };
+}
+
+/** A step's record file and what verifying it gave. */
+export interface RecordedStep {
+  file: string;
+  result: RunRecordResult;
+}
+
+/** Runs `[commands]` collect, proof and properties; returns how each ended and what the pytest steps recorded. */
+export async function runConfiguredCommands(o: RunCommandsOptions): Promise<CommandsRun> {
   const { config } = o;
   const { collect, proof, properties } = config.commands;
   if (collect === undefined && proof === undefined && properties === undefined) {
@@ -48,50 +73,118 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
       fix: 'add [commands] with collect = "...", proof = "..." and properties = "..." to proofgate.toml, or drop --run',
     });
   }
-  const outcomes: CommandOutcome[] = [];
-  if (collect !== undefined) outcomes.push(await runStep(o, "collect", collect, o.env, config.universe.collected));
+  const run: CommandsRun = { outcomes: [], records: {} };
+  if (collect !== undefined) run.outcomes.push(await runStep(o, "collect", collect, o.env, config.universe.collected));
   if (proof !== undefined) {
     const outputs = [
       ...config.coverage.reports,
       ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
       ...config.results.junit,
     ];
-    outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...proofEnvironment(o) }, outputs));
+    const setup = proofSetup(o);
+    run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, outputs));
+    if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
   }
   if (properties !== undefined && config.properties.enabled) {
-    const env = { ...o.env, ...seedsEnvironment(o) };
-    outcomes.push(await runStep(o, "properties", properties, env, config.properties.results));
+    const seeds = seedsSetup(o);
+    run.outcomes.push(
+      await runStep(o, "properties", properties, { ...o.env, ...seeds.env }, config.properties.results),
+    );
+    if (seeds.record) run.records.properties = { ...readRecord(o, seeds.record), seeds: seeds.files, via: SEEDS_VIA };
   }
-  return outcomes;
+  return run;
+}
+
+/** The mount label of the base's seeds in the property run's record. */
+const SEEDS_VIA = "base-seeds";
+
+/** A fresh nonce and key for one run: what a committed file or an earlier run cannot know. */
+function freshRun(): { nonce: string; key: string } {
+  return { nonce: randomBytes(16).toString("hex"), key: randomBytes(32).toString("hex") };
+}
+
+/** What a pytest step is given: its environment, and the record it must write (with the nonce and key). */
+interface StepSetup {
+  env: Record<string, string>;
+  record?: { file: string; nonce: string; key: string } | undefined;
+}
+
+const SAFE_PATH = { PYTHONSAFEPATH: "1" };
+
+/**
+ * Writes a step's plugin and returns its environment: with `[commands] record`, the recording plugin
+ * under a fresh name, nonce and key; else the plain deselection plugin (or none, with nothing to deselect).
+ */
+function pluginStep(
+  o: RunCommandsOptions,
+  name: string,
+  active: readonly Lease[],
+  mounts: { dir: string; prefix: string; label: string }[],
+): StepSetup {
+  const { config, ports } = o;
+  const pluginDir = join(o.outDir, "pytest");
+  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const inherited = { PYTHONPATH: o.env.PYTHONPATH, PYTEST_ADDOPTS: o.env.PYTEST_ADDOPTS };
+  const safe = config.commands.safePath ? SAFE_PATH : {};
+  if (!config.commands.record) {
+    if (active.length === 0) return { env: { ...safe } };
+    const plugin = renderDeselectPlugin({ today: o.today, active: [...active] }, config.ledger.path);
+    ports.files.writeAtomic(join(pluginDir, `${PLUGIN_MODULE}.py`), plugin);
+    return {
+      env: {
+        PYTHONPATH: [absolute(pluginDir), inherited.PYTHONPATH].filter(Boolean).join(":"),
+        PYTEST_ADDOPTS: [`-p ${PLUGIN_MODULE}`, inherited.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+        ...safe,
+      },
+    };
+  }
+  const { nonce, key } = freshRun();
+  const moduleName = proofPluginModuleName(nonce);
+  const file = join(o.outDir, `${name}-record.json`);
+  ports.files.removeTree(file);
+  const plugin = renderProofPlugin(
+    { today: o.today, active },
+    { ledgerFile: config.ledger.path, mounts, exclude: [absolute(o.outDir)] },
+  );
+  ports.files.writeAtomic(join(pluginDir, `${moduleName}.py`), plugin);
+  const env = proofRunEnvironment({
+    nonce,
+    key,
+    record: absolute(file),
+    root: ports.files.root,
+    pluginDir: absolute(pluginDir),
+    moduleName,
+    inherited,
+    delimiter: ":",
+    safePath: config.commands.safePath,
+  });
+  return { env, record: { file, nonce, key } };
 }
 
 /**
- * The proof run's environment: the exact deselection of the active leases as a pytest plugin (not in
- * the single-run mode, whose full run records every test's context). A bad ledger or universe stops
- * the run with exit 2 before any proof is made.
+ * The proof run's setup: the exact deselection of the active leases that name a collected test (none in
+ * the single-run mode, whose full run records every test's context). A bad ledger or universe stops the
+ * run with exit 2 before any proof is made.
  */
-function proofEnvironment(o: RunCommandsOptions): Record<string, string> {
-  const { config, ports } = o;
+function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
   const { universe, leases } = o.leases();
   // Only leases that name a collected test: an unknown lease is judged as unknown_leases, and must not
   // make the plugin stop the proof run.
   const collected = universe.value.index ?? new Set(universe.value.ids);
-  const exact = { today: o.today, active: leases.active.filter((l) => collected.has(l.nodeid)) };
-  const pluginDir = join(o.outDir, "pytest");
+  const active = o.config.coverage.contexts === undefined ? leases.active.filter((l) => collected.has(l.nodeid)) : [];
+  const absolute = (path: string): string => (path.startsWith("/") ? path : join(o.ports.files.root, path));
   const idsFile = join(o.outDir, "frozen-ids.txt");
-  ports.files.writeAtomic(idsFile, exact.active.map((l) => `${l.nodeid}\n`).join(""));
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
-  const env: Record<string, string> = { PROOFGATE_FROZEN_IDS: absolute(idsFile) };
-  if (config.coverage.contexts === undefined) {
-    ports.files.writeAtomic(join(pluginDir, `${PLUGIN_MODULE}.py`), renderDeselectPlugin(exact, config.ledger.path));
-    env.PYTHONPATH = [absolute(pluginDir), o.env.PYTHONPATH].filter(Boolean).join(":");
-    env.PYTEST_ADDOPTS = [`-p ${PLUGIN_MODULE}`, o.env.PYTEST_ADDOPTS].filter(Boolean).join(" ");
-  }
-  return env;
+  o.ports.files.writeAtomic(idsFile, active.map((l) => `${l.nodeid}\n`).join(""));
+  const setup = pluginStep(o, "proof", active, []);
+  return {
+    ...setup,
+    env: { PROOFGATE_FROZEN_IDS: absolute(idsFile), ...setup.env },
+    leased: active.map((l) => l.nodeid),
+  };
 }
 
-/** The property suite's environment: the seeds as they were at the base, read-only. */
-function seedsEnvironment(o: RunCommandsOptions): Record<string, string> {
+/** The property suite's setup: the base's seeds, read-only, and the plugin that records their reads. */
+function seedsSetup(o: RunCommandsOptions): StepSetup & { files: string[] } {
   const dir = join(o.outDir, "seeds");
   o.ports.files.removeTree(dir);
   const { sha, files } = o.ports.seeds({ ref: o.base, dirs: o.config.properties.seeds, out: dir });
@@ -101,7 +194,23 @@ function seedsEnvironment(o: RunCommandsOptions): Record<string, string> {
       `${o.config.properties.seeds.join(", ")} has no files at ${o.base}: the property suite would run on no seeds (seeds_empty)`,
     );
   }
-  return { PROOFGATE_SEEDS_DIR: dir.startsWith("/") ? dir : join(o.ports.files.root, dir) };
+  const abs = dir.startsWith("/") ? dir : join(o.ports.files.root, dir);
+  // The seeds' repository paths: the folder mirrors the repository.
+  const seeds = files.map((f) => (f.startsWith(`${abs}/`) ? f.slice(abs.length + 1) : f));
+  const setup = pluginStep(o, "properties", [], [{ dir: abs, prefix: "", label: SEEDS_VIA }]);
+  return { ...setup, env: { PROOFGATE_SEEDS_DIR: abs, ...setup.env }, files: seeds };
+}
+
+/** The record a step wrote, verified against its nonce and key; no file is judged like a bad one. */
+function readRecord(o: RunCommandsOptions, record: { file: string; nonce: string; key: string }): RecordedStep {
+  const { files } = o.ports;
+  const text = files.exists(record.file)
+    ? files.readText(record.file, "the run record", "[commands] record").text
+    : undefined;
+  return {
+    file: record.file,
+    result: verifyRunRecord(text, { nonce: record.nonce, key: record.key, file: record.file }),
+  };
 }
 
 async function runStep(

@@ -16,6 +16,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     fixture_digests: { value: "fixtures off", policy: "[fixtures] enabled", off: true },
     property_hold: { value: "no results given", policy: "0 failures", notMeasured: true },
     test_evidence: pass("120 proven", "0 failed, 0 missing"),
+    test_runner: pass("proof run: 121 tests recorded", "a signed run record of this run"),
     protected_paths: pass("none touched", "Gate-Change: human"),
     human_signatures: { value: "not required", policy: "[agents] human_signatures", off: true },
     history: pass("3 commits", "reaches base"),

@@ -1,0 +1,125 @@
+// What the proof run's records, the work tree's modules and the patch's added lines say about the test
+// runner, as the gate's reasons: runner_tampering, unlocked_fixture_read and property_weakened.
+import { hasHumanTrailer, type Commit } from "../authorship.js";
+import type { PatchPolicy } from "../patch.js";
+import type { Finding } from "../report.js";
+import type { ReasonCode } from "../reasons.js";
+import type { RunFinding } from "./findings.js";
+import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
+import type { RunRecordResult } from "./record.js";
+
+/** A step's record as the gate verified it, and what the step was given. */
+export interface StepRecord {
+  /** The record's path, for findings about the record itself. */
+  file: string;
+  result: RunRecordResult;
+}
+
+/** Static findings about code the patch added, by the commit that added it. */
+export interface CommitScan {
+  commit: Commit;
+  findings: RunFinding[];
+}
+
+/** Everything the gate learned about the test runner in `check --run`. */
+export interface RunnerEvidence {
+  /** The proof run's record, with the ids its plugin deselected (the active leases). */
+  proof?: (StepRecord & { leased: string[] }) | undefined;
+  /** The property run's record, with the seed files it had to read and the mount they were read through. */
+  properties?: (StepRecord & { seeds: string[]; via: string }) | undefined;
+  /** Work-tree modules named like a test tool or a standard module (`findToolShadows`). */
+  shadows: RunFinding[];
+  /** Lines the patch added that reach into the runner (`scanRunnerTampering`), per commit. */
+  scans: CommitScan[];
+  /** The fixture signal is on: reads outside the lock (and outside `allow`, e.g. the seeds) are judged. */
+  fixtures?: { paths: readonly string[]; lock: string; allow?: readonly string[] | undefined } | undefined;
+}
+
+const where = (f: RunFinding): { file?: string | undefined; line?: number | undefined } =>
+  f.lines?.[0] ? { file: f.lines[0].path, line: f.lines[0].line } : { file: f.paths?.[0] };
+
+const asFinding = (reason: ReasonCode, f: RunFinding): Finding => ({
+  reason,
+  message: f.message,
+  ...where(f),
+  fix: f.fix,
+});
+
+/** A record that is missing, unsigned or not this run's: the plugin was bypassed, or the runner is not pytest. */
+function recordFindings(step: StepRecord, what: string): Finding[] {
+  return step.result.errors.map((issue) => ({
+    reason: "runner_tampering",
+    message: `${what} wrote no valid run record: ${issue.message}`,
+    file: step.file,
+    fix: `${issue.fix ?? "run it through `proofgate check --run`"}; if the step does not run pytest, set [commands] record = false (a human change)`,
+  }));
+}
+
+/** Selection findings that name tests without results: `missing_evidence` names them when results are judged. */
+const UNRESULTED = new Set(["deselected_other", "test_not_run"]);
+
+/**
+ * `runner_tampering`: the records' integrity, what the proof run ran, shadowing modules and added runner
+ * code. With the proof run's results judged (`resultsJudged`), tests that were left out are
+ * `missing_evidence`'s, not listed again here.
+ */
+export function runnerTamperingFindings(
+  e: RunnerEvidence,
+  policy: PatchPolicy | undefined,
+  resultsJudged = false,
+): Finding[] {
+  const out: Finding[] = [];
+  if (e.proof) {
+    out.push(...recordFindings(e.proof, "the proof run"));
+    const record = e.proof.result.record;
+    if (record) {
+      out.push(...judgeRunIntegrity(record).map((f) => asFinding("runner_tampering", f)));
+      // Collection errors are collection_errors' (from the universe); the rest of the selection is the runner's.
+      out.push(
+        ...judgeSelection(record, { leased: e.proof.leased })
+          .filter((f) => f.code !== "collection_error" && !(resultsJudged && UNRESULTED.has(f.code)))
+          .map((f) => asFinding("runner_tampering", f)),
+      );
+    }
+  }
+  if (e.properties) {
+    out.push(...recordFindings(e.properties, "the property run"));
+    const record = e.properties.result.record;
+    if (record) out.push(...judgeRunIntegrity(record).map((f) => asFinding("runner_tampering", f)));
+  }
+  out.push(...e.shadows.map((f) => asFinding("runner_tampering", f)));
+  const key = policy?.trailers.gateChange ?? "Gate-Change";
+  for (const { commit, findings } of e.scans) {
+    if (policy && hasHumanTrailer(commit, key, policy.agentPatterns)) continue;
+    for (const f of findings)
+      out.push({
+        ...asFinding("runner_tampering", f),
+        commit: commit.sha,
+        author: `${commit.author.name} <${commit.author.email}>`,
+        fix: `${f.fix}; a change to how the tests run is a human's, in a commit with \`${key}: human\``,
+      });
+  }
+  return out;
+}
+
+/** `unlocked_fixture_read`: files the proof run read that are neither source nor under the fixture lock. */
+export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
+  const record = e.proof?.result.record;
+  if (!record || !e.fixtures) return [];
+  const { paths, lock, allow } = e.fixtures;
+  return judgeFileReads(record, { fixtures: paths, lock, allow }).map((f) =>
+    asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
+  );
+}
+
+/**
+ * `property_weakened`: seed files of the base that the property run never read, from the base's copy
+ * (`$PROOFGATE_SEEDS_DIR`) or the work tree's (which seed_rewrite guards).
+ */
+export function propertyWeakenedFindings(e: RunnerEvidence): Finding[] {
+  const step = e.properties;
+  if (!step?.result.record) return [];
+  return judgeSeedReads(step.result.record, step.seeds)
+    .filter((f) => f.code !== "audit_unavailable")
+    .map((f) => asFinding("property_weakened", f));
+}
