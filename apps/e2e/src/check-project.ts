@@ -29,6 +29,8 @@ export interface PatchCommit {
   files: Record<string, FileChange>;
   /** Author and committer; default AGENT. */
   who?: Identity;
+  /** An SSH private key file: the commit is signed with it (`git commit -S`, gpg.format=ssh). */
+  sign?: string;
 }
 
 /** Environment for git, pytest and proofgate: nothing from the caller's shell, CI or git config steers them. */
@@ -303,10 +305,26 @@ export function makeCheckProject(
   for (const c of [...(o.mergePatch === false ? [] : [MERGE_PATCH]), ...(o.patch ?? [])]) {
     applyFiles(dir, c.files);
     git(dir, ["add", "-A"]);
-    git(dir, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", c.message], c.who ?? AGENT);
+    const sign = c.sign ? ["-c", "gpg.format=ssh", "-c", `user.signingkey=${c.sign}`] : [];
+    git(
+      dir,
+      [...sign, "commit", "-q", "--allow-empty", "--cleanup=verbatim", ...(c.sign ? ["-S"] : []), "-m", c.message],
+      c.who ?? AGENT,
+    );
     commits.push(git(dir, ["rev-parse", "HEAD"]).trim());
   }
   return { dir, base, head: commits.at(-1) ?? base, commits };
+}
+
+/** An SSH signing key made with ssh-keygen (ed25519, no passphrase) in a new temp folder `dir`. */
+export function sshKey(name: string): { dir: string; privateKey: string; publicKey: string } {
+  const dir = mkdtempSync(join(tmpdir(), "proofgate-key-"));
+  const privateKey = join(dir, name);
+  const r = spawnSync("ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", privateKey], {
+    encoding: "utf8",
+  });
+  if (r.status !== 0) throw new Error(`ssh-keygen failed: ${r.error ?? r.stderr}`);
+  return { dir, privateKey, publicKey: readFileSync(`${privateKey}.pub`, "utf8").trim() };
 }
 
 /** The files a proof run leaves, to reuse in scenarios whose signal is history or config, not a run. */

@@ -28,6 +28,7 @@ import {
   proofCommand,
   putArtifacts,
   saveArtifacts,
+  sshKey,
   type CheckRun,
   type FileChange,
   type Finding,
@@ -69,6 +70,31 @@ afterAll(() => {
 });
 
 const short = (sha: string): string => sha.slice(0, 12);
+
+/** The human's SSH signing key (made once), and a base that requires signed human trailers and lists it. */
+let humanKey: ReturnType<typeof sshKey> | undefined;
+function signingHuman(): { privateKey: string; base: Record<string, FileChange> } {
+  if (!humanKey) {
+    humanKey = sshKey("ada");
+    made.push(humanKey.dir);
+  }
+  return {
+    privateKey: humanKey.privateKey,
+    base: {
+      "proofgate.toml": config({
+        extra: '\n[agents]\nhuman_signatures = "required"\nallowed_signers = ".github/allowed_signers"\n',
+      }),
+      ".github/allowed_signers": `${HUMAN.email} ${humanKey.publicKey}\n`,
+    },
+  };
+}
+/** The human renews the lease with `Freeze-Lease: human`: signed with `sign`, or not. */
+const renewal = (sign?: string): PatchCommit => ({
+  message: "Renew the lease\n\nFreeze-Lease: human\n",
+  files: { "freeze.toml": ledger({ expires: "2100-06-30" }) },
+  who: HUMAN,
+  ...(sign ? { sign } : {}),
+});
 const agentCommit = (message: string, files: Record<string, FileChange>, who = AGENT): PatchCommit => ({
   message,
   files,
@@ -93,7 +119,7 @@ function expectReject(r: CheckRun, reasons: string[]): void {
 }
 
 describe("proofgate check --run: MERGE", () => {
-  it("an agent's covered change: exit 0, MERGE, every row pass, the table printed, three reports written", async () => {
+  it("an agent's covered change: exit 0, MERGE, every row pass (human signatures off by default), the table printed, three reports written", async () => {
     const r = mergeRun;
     expect(r.status, explain(r)).toBe(0);
     expect(r.report.decision).toBe("MERGE");
@@ -110,6 +136,7 @@ describe("proofgate check --run: MERGE", () => {
       "test_runner:pass",
       "measurement:pass",
       "protected_paths:pass",
+      "human_signatures:off",
       "history:pass",
       "universe:pass",
       "clock:pass",
@@ -177,6 +204,7 @@ describe("proofgate check --run: MERGE", () => {
       "Test runner",
       "Measurement",
       "Protected paths",
+      "Human signatures",
       "History",
       "Test universe",
       "Clock",
@@ -199,6 +227,19 @@ describe("proofgate check --run: MERGE", () => {
     const r = await check(p.dir, ["--format", "json"]);
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
+  });
+
+  it("human_signatures required: the human's renewal signed with the key the base lists for them: MERGE", async () => {
+    const human = signingHuman();
+    const p = reused({ base: human.base, patch: [renewal(human.privateKey)] });
+    const r = await check(p.dir, ["--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(r.report.signals.find((s) => s.id === "human_signatures")).toMatchObject({
+      result: "pass",
+      value: "1 human-trailer commit, 1 verified",
+    });
+    expect(r.report.inputs.map((i) => i.role)).toContain("allowed_signers");
   });
 
   it("--run deselects exactly: a lease on test_total leaves test_total_slow in the proof run", async () => {
@@ -233,12 +274,14 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual([
       "fixture_digests:off",
       "property_hold:off",
+      "human_signatures:off",
     ]);
     // Said once, in the rows (not as a warning on every run).
     expect(r.report.warnings).toEqual([]);
     expect(r.report.signals.filter((s) => s.result === "off").map((s) => s.value)).toEqual([
       `off: [fixtures] enabled = false in proofgate.toml at ${short(p.base)}`,
       `off: [properties] enabled = false in proofgate.toml at ${short(p.base)}`,
+      'off: [agents] human_signatures = "off"',
     ]);
   });
 
@@ -686,6 +729,29 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "lease_too_long: [ledger] max_lease_days = 30, and the lease runs to 2099",
+    build: () => reused({ base: { "proofgate.toml": config({ extra: "\n[ledger]\nmax_lease_days = 30\n" }) } }),
+    run: false,
+    reasons: ["lease_too_long"],
+    findings: () => [F("lease_too_long", "freeze.toml", 4)],
+  },
+  {
+    name: "unverified_human_trailer: signatures required, and the human's renewal is not signed: the trailer does not count",
+    build: () => reused({ base: signingHuman().base, patch: [renewal()] }),
+    run: false,
+    reasons: ["agent_extended_lease", "unverified_human_trailer"],
+    findings: (p) => [
+      F("agent_extended_lease", "freeze.toml", 4, p.commits[1]!),
+      F("unverified_human_trailer", null, null, p.commits[1]!),
+    ],
+    also: (p, r) => {
+      const finding = r.report.details.find((d) => d.reason === "unverified_human_trailer");
+      expect(finding?.message).toBe(
+        `commit ${short(p.commits[1]!)} by Ada Lovelace <ada@example.org> carries \`Freeze-Lease: human\`, which does not count: it is not signed`,
+      );
+    },
+  },
+  {
     name: "shallow_history: a --depth 1 clone cannot reach the base",
     build: () => {
       const origin = reused();
@@ -746,7 +812,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(28);
+    expect(codes.length).toBe(30);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

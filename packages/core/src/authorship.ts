@@ -25,6 +25,19 @@ export interface Commit {
   subject: string;
   /** Every trailer of the message in order, as git reads it (`%(trailers:only,unfold)`). */
   trailers: Trailer[];
+  /**
+   * Whether its signature vouches for it (`[agents] human_signatures = "required"`): set on every commit of
+   * the range when signatures are required, absent when they are not. An unverified commit's human
+   * trailers do not count (`hasHumanTrailer`).
+   */
+  signature?: CommitSignature | undefined;
+}
+
+/** What the gate learned of a commit's signature: verified against the base's signers, or why not. */
+export interface CommitSignature {
+  verified: boolean;
+  /** One clause: `signed by alice@example.com (SHA256:…)`, `not signed`, `signed by a key not in …`. */
+  why: string;
 }
 
 /** Whether a commit counts as an agent's, and each identity that made it so. */
@@ -138,19 +151,29 @@ export function classifyCommit(
   return { agent: reasons.length > 0, reasons };
 }
 
+/** True when the commit's message carries the trailer `key` (any case) with the value `human` (trimmed, any case). */
+export function carriesHumanTrailer(commit: Pick<Commit, "trailers">, key: string): boolean {
+  const wanted = key.trim().toLowerCase();
+  return commit.trailers.some((t) => t.key.trim().toLowerCase() === wanted && t.value.trim().toLowerCase() === "human");
+}
+
+/** True when any trailer of the commit has the value `human`, whatever its key. */
+export function carriesAnyHumanTrailer(commit: Pick<Commit, "trailers">): boolean {
+  return commit.trailers.some((t) => t.value.trim().toLowerCase() === "human");
+}
+
 /**
- * True only when the commit is a human's (see `classifyCommit`) and carries the trailer `key`
- * (compared case-insensitively) with the value `human` (trimmed, any case). A human trailer on an
- * agent's commit never counts.
+ * The one test every trailer rule goes through: true only when the commit is a human's (see
+ * `classifyCommit`), carries the trailer `key` (compared case-insensitively) with the value `human`
+ * (trimmed, any case), and, when signatures are required, its signature verified (`commit.signature`).
+ * A human trailer on an agent's commit, or on a commit whose signature did not verify, never counts.
  */
 export function hasHumanTrailer(
-  commit: Pick<Commit, "author" | "committer" | "trailers">,
+  commit: Pick<Commit, "author" | "committer" | "trailers" | "signature">,
   key: string,
   patterns: readonly string[],
 ): boolean {
-  const wanted = key.trim().toLowerCase();
-  const carries = commit.trailers.some(
-    (t) => t.key.trim().toLowerCase() === wanted && t.value.trim().toLowerCase() === "human",
+  return (
+    carriesHumanTrailer(commit, key) && !classifyCommit(commit, patterns).agent && commit.signature?.verified !== false
   );
-  return carries && !classifyCommit(commit, patterns).agent;
 }

@@ -7,6 +7,7 @@ import { REPORT_SCHEMA_VERSION, type Finding, type GateReport, type InputDigest,
 import type { GateFacts } from "./rules.js";
 import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
 import type { PatchPolicy } from "./patch.js";
+import { carriesHumanTrailer, classifyCommit } from "./authorship.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
 import type { RunRecord } from "./proof-run/record.js";
 
@@ -51,7 +52,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
     },
     freeze_budget: {
       value: `${active.length} active, ${expired.length} expired${unknown.length ? `, ${unknown.length} unknown` : ""}`,
-      policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test`,
+      policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test${facts.maxLeaseDays !== undefined ? `, runs <= ${plural(facts.maxLeaseDays, "day")}` : ""}`,
     },
     lease_authorship: {
       value: judged
@@ -104,6 +105,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
             policy: `changed only with ${trailer("gateChange", "Gate-Change")}`,
             notMeasured: true,
           },
+    human_signatures: signatureMeasure(facts),
     history: range
       ? {
           value: range.shallow
@@ -124,6 +126,32 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: facts.policySource ?? "the command line's flags",
       policy: "the base revision's proofgate.toml: a patch cannot change its own judge",
     },
+  };
+}
+
+/** The human signatures row: off unless required; else how many human-trailer commits verified, and by what. */
+function signatureMeasure({ patch }: GateFacts): SignalMeasure {
+  const policy = patch.policy;
+  const signatures = policy?.signatures;
+  if (!policy || !signatures?.required)
+    return {
+      value: 'off: [agents] human_signatures = "off"',
+      policy: "human trailers on verified commits",
+      off: true,
+    };
+  const by = [signatures.allowedSigners, signatures.platform ? `${signatures.platform}'s verification` : undefined]
+    .filter(Boolean)
+    .join(" or ");
+  const judged = patch.evidence?.shallow ? undefined : patch.evidence;
+  if (!judged) return { value: "not judged", policy: `human trailers on commits verified by ${by}`, notMeasured: true };
+  const keys = [...new Set(Object.values(policy.trailers))];
+  const trailered = judged.commits.filter(
+    (c) => keys.some((key) => carriesHumanTrailer(c, key)) && !classifyCommit(c, policy.agentPatterns).agent,
+  );
+  const verified = trailered.filter((c) => c.signature?.verified === true).length;
+  return {
+    value: `${plural(trailered.length, "human-trailer commit")}, ${verified} verified`,
+    policy: `human trailers on commits verified by ${by}`,
   };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_AGENT_PATTERNS } from "./authorship.js";
-import { DEFAULT_PROTECTED_PATHS, defaultConfig, parseConfig, type GateConfig } from "./config.js";
+import { DEFAULT_PROTECTED_PATHS, defaultConfig, parseConfig, protectedPaths, type GateConfig } from "./config.js";
 
 const FILE = "proofgate.toml";
 const parse = (text: string) => parseConfig(text, FILE, DEFAULT_AGENT_PATTERNS);
@@ -31,7 +31,7 @@ describe("parseConfig: defaults", () => {
         allowSpecialNames: false,
       },
       properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
-      agents: { patterns: [...DEFAULT_AGENT_PATTERNS] },
+      agents: { patterns: [...DEFAULT_AGENT_PATTERNS], humanSignatures: "off" },
       protect: {
         paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**", "**/conftest.py"],
         sections: [
@@ -159,7 +159,7 @@ properties = "pytest tests/properties"
         allowSpecialNames: true,
       },
       properties: { enabled: false, seeds: ["tests/seeds"], results: ["props.xml"] },
-      agents: { patterns: ["*[bot]*", "*<robot@example.org>"] },
+      agents: { patterns: ["*[bot]*", "*<robot@example.org>"], humanSignatures: "off" },
       protect: {
         paths: ["proofgate.toml", "ci/**"],
         sections: ["pytest.ini", "./setup.cfg [coverage:*]", "pyproject.toml [tool.hatch.envs.test]"],
@@ -420,5 +420,36 @@ describe("parseConfig: paths that git judges", () => {
     expect(result.errors[0]).toMatchObject({ code: "config_invalid", line: 2 });
     expect(result.errors[0]!.message).toContain(message);
     expect(result.errors[0]!.message).toContain("is not a path inside the repository");
+  });
+});
+
+describe("parseConfig: [agents] human_signatures, allowed_signers and [ledger] max_lease_days", () => {
+  it("off by default; required with an allowed-signers file written as git writes paths, and always protected", () => {
+    expect(ok("").agents.humanSignatures).toBe("off");
+    expect(ok("").agents.allowedSigners).toBeUndefined();
+    const config = ok(
+      '[agents]\nhuman_signatures = "required"\nallowed_signers = "./.github/allowed_signers"\n\n[ledger]\nmax_lease_days = 30\n',
+    );
+    expect(config.agents).toMatchObject({ humanSignatures: "required", allowedSigners: ".github/allowed_signers" });
+    expect(config.ledger.maxLeaseDays).toBe(30);
+    expect(protectedPaths(config)).toContain(".github/allowed_signers");
+    expect(protectedPaths(ok(""))).not.toContain(".github/allowed_signers");
+  });
+
+  it.each([
+    ['[agents]\nhuman_signatures = "yes"', 2, '[agents] human_signatures "yes" is not "off" or "required"'],
+    ["[agents]\nhuman_signatures = true", 2, "[agents] human_signatures must be a non-empty string"],
+    [
+      '[agents]\nallowed_signers = "../keys"',
+      2,
+      '[agents] allowed_signers "../keys" is not a path inside the repository',
+    ],
+    ["[ledger]\nmax_lease_days = 0", 2, "[ledger] max_lease_days = 0 would make every lease too long"],
+    ["[ledger]\nmax_lease_days = -3", 2, "[ledger] max_lease_days must be a whole number >= 0"],
+    ["[ledger]\nmax_lease_days = 1.5", 2, "[ledger] max_lease_days must be a whole number >= 0"],
+  ])("refuses %j at its line", (text, line, message) => {
+    const result = parse(text);
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toEqual([expect.objectContaining({ code: "config_invalid", line, message })]);
   });
 });

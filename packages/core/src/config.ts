@@ -16,13 +16,18 @@ export interface TrailerKeys {
 /** `proofgate.toml`: the policy knobs. Every key is optional; the defaults are the article's. */
 export interface GateConfig {
   file: string;
-  ledger: { path: string };
+  /** `maxLeaseDays`: the longest a lease may run, from its `created` (or today) to its `expires`. */
+  ledger: { path: string; maxLeaseDays?: number | undefined };
   universe: { collected: string[] };
   coverage: { reports: string[]; shards?: number | undefined; contexts?: string | undefined; minProven: number };
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined };
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
   properties: { enabled: boolean; seeds: string[]; results: string[] };
-  agents: { patterns: string[] };
+  /**
+   * `humanSignatures`: "required" counts a human trailer only on a commit whose signature verifies against
+   * `allowedSigners` (an SSH allowed-signers file, read at the base) or that the platform verified.
+   */
+  agents: { patterns: string[]; humanSignatures: HumanSignatures; allowedSigners?: string | undefined };
   /**
    * Protected paths: `paths` (globs; any change), `sections` (files or sections compared by meaning) and
    * `commands` (the files the [commands] invoke).
@@ -41,6 +46,9 @@ export interface GateConfig {
     safePath: boolean;
   };
 }
+
+/** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
+export type HumanSignatures = "off" | "required";
 
 /**
  * Paths a patch may not touch without `Gate-Change: human` (docs/contract.md §10, §13): the gate's config,
@@ -62,8 +70,12 @@ export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.
  * protect more, but a config that stopped protecting itself would let the next agent patch rewrite
  * the policy (turn a signal off, add an agent pattern's exception) and be judged by the old one.
  */
-export function protectedPaths(config: Pick<GateConfig, "protect">): string[] {
-  return [...new Set(["proofgate.toml", ...config.protect.paths])];
+export function protectedPaths(
+  config: Pick<GateConfig, "protect"> & { agents?: Pick<GateConfig["agents"], "allowedSigners"> },
+): string[] {
+  // The allowed signers decide who is human: a patch that adds its own key to them needs a verified human.
+  const signers = config.agents?.allowedSigners;
+  return [...new Set(["proofgate.toml", ...(signers ? [signers] : []), ...config.protect.paths])];
 }
 
 /** The configuration when `proofgate.toml` is absent or empty. */
@@ -82,7 +94,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       allowSpecialNames: false,
     },
     properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
-    agents: { patterns: [...agentPatterns] },
+    agents: { patterns: [...agentPatterns], humanSignatures: "off" },
     protect: { paths: [...DEFAULT_PROTECTED_PATHS], sections: [...DEFAULT_PROTECTED_SECTIONS], commands: true },
     measurement: { enabled: true, exempt: [...DEFAULT_MEASUREMENT_EXEMPT] },
     trailers: {
@@ -99,13 +111,13 @@ type Kind = "string" | "strings" | "int" | "percent" | "bool";
 
 /** Every table and key, with its type: the one place the schema lives. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
-  ledger: { path: "string" },
+  ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings" },
   coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings" },
-  agents: { patterns: "strings" },
+  agents: { patterns: "strings", human_signatures: "string", allowed_signers: "string" },
   protect: { paths: "strings", sections: "strings", commands: "bool" },
   measurement: { enabled: "bool", exempt: "strings" },
   trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
@@ -224,7 +236,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   const d = config;
   const result: GateConfig = {
     file,
-    ledger: { path: str("ledger", "path", d.ledger.path) },
+    ledger: {
+      path: str("ledger", "path", d.ledger.path),
+      maxLeaseDays: v("ledger", "max_lease_days") as number | undefined,
+    },
     universe: { collected: list("universe", "collected", d.universe.collected) },
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
@@ -248,7 +263,11 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       seeds: list("properties", "seeds", d.properties.seeds),
       results: list("properties", "results", d.properties.results),
     },
-    agents: { patterns: list("agents", "patterns", d.agents.patterns) },
+    agents: {
+      patterns: list("agents", "patterns", d.agents.patterns),
+      humanSignatures: (v("agents", "human_signatures") as HumanSignatures | undefined) ?? "off",
+      allowedSigners: v("agents", "allowed_signers") as string | undefined,
+    },
     protect: {
       paths: list("protect", "paths", d.protect.paths),
       sections: list("protect", "sections", d.protect.sections),
@@ -279,6 +298,12 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     ["fixtures", "paths", () => result.fixtures.paths, (p) => (result.fixtures.paths = p)],
     ["fixtures", "lock", () => [result.fixtures.lock], ([p]) => (result.fixtures.lock = p!)],
     ["properties", "seeds", () => result.properties.seeds, (p) => (result.properties.seeds = p)],
+    [
+      "agents",
+      "allowed_signers",
+      () => (result.agents.allowedSigners === undefined ? [] : [result.agents.allowedSigners]),
+      ([p]) => (result.agents.allowedSigners = p),
+    ],
   ];
   for (const [table, key, get, set] of gitPaths) {
     const normalized: string[] = [];
@@ -305,6 +330,25 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
         message: `[protect] sections ${JSON.stringify(spec)} is not a path inside the repository, optionally followed by [section]`,
         fix: 'write "pytest.ini", "pyproject.toml [tool.pytest.ini_options]" or "setup.cfg [coverage:*]"',
       });
+  }
+  const signatures = v("agents", "human_signatures");
+  if (signatures !== undefined && signatures !== "off" && signatures !== "required") {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("agents", "human_signatures"),
+      message: `[agents] human_signatures ${JSON.stringify(signatures)} is not "off" or "required"`,
+      fix: 'write human_signatures = "required" (a human trailer counts only on a verified commit) or "off"',
+    });
+  }
+  if (result.ledger.maxLeaseDays === 0) {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("ledger", "max_lease_days"),
+      message: "[ledger] max_lease_days = 0 would make every lease too long",
+      fix: "write max_lease_days = 30 (a whole number of days, at least 1), or leave it out; to allow no lease at all, set max_active_leases = 0 in the ledger",
+    });
   }
   if (result.agents.patterns.length === 0) {
     errors.push({

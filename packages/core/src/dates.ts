@@ -31,3 +31,8 @@ export function daysBetween(from: IsoDate, to: IsoDate): number {
 export function utcDateOf(instant: Date): IsoDate {
   return instant.toISOString().slice(0, 10);
 }
+
+/** The date `days` whole days after `date` (before it, when negative). */
+export function addDays(date: IsoDate, days: number): IsoDate {
+  return new Date((toEpochDay(date) + days) * 86_400_000).toISOString().slice(0, 10);
+}

@@ -19,6 +19,8 @@ export interface DecideInput {
   /** True when `today` came from a flag, not the machine's clock: then the answer cannot be MERGE. */
   clockOverride: boolean;
   ledger: Ledger;
+  /** `[ledger] max_lease_days` (the base's config): longer active leases are `lease_too_long`. */
+  maxLeaseDays?: number | undefined;
   universe: Universe;
   /** The ledger's leases as the caller already judged them for `today` and `universe` (else judged here). */
   leases?: JudgedLeases | undefined;
@@ -62,6 +64,7 @@ export function decide(input: DecideInput): GateReport {
     today: input.today,
     clockOverride: input.clockOverride,
     ledger: input.ledger,
+    maxLeaseDays: input.maxLeaseDays,
     universe: input.universe,
     coverage: input.coverage,
     minProven: input.minProven,

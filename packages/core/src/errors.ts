@@ -19,6 +19,7 @@ export type GateErrorCode =
   | "shallow_history"
   | "usage"
   | "deselect_refused"
+  | "platform_failed"
   | "internal_error";
 
 /** Where an error points: the file, and the 1-based line when the format has lines. */

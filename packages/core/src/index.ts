@@ -6,7 +6,7 @@ export {
   type GateIssue,
   type GateErrorLocation,
 } from "./errors.js";
-export { parseIsoDate, daysBetween, utcDateOf, type IsoDate } from "./dates.js";
+export { parseIsoDate, daysBetween, addDays, utcDateOf, type IsoDate } from "./dates.js";
 export {
   parseLedger,
   classifyLeases,
@@ -79,6 +79,7 @@ export {
   type PublishableReport,
   type PublishTools,
   type PublishOutcome,
+  type VerifyTools,
 } from "./platform.js";
 export { DEFAULT_GATE_NAME, gateNameIssue } from "./gate-name.js";
 export { REPORT_DIR, proofgateCommand, isRelease, type CiSnippet } from "./ci-snippet.js";
@@ -162,11 +163,27 @@ export {
   coAuthors,
   classifyCommit,
   hasHumanTrailer,
+  carriesHumanTrailer,
+  carriesAnyHumanTrailer,
   type Identity,
   type Trailer,
   type Commit,
   type CommitClass,
+  type CommitSignature,
 } from "./authorship.js";
+export {
+  commitsNeedingSignatures,
+  principalMatches,
+  allowedSignersFor,
+  judgeSignatureCheck,
+  withPlatformVerdict,
+  type SignatureFormat,
+  type SignatureCheck,
+  type CommitVerification,
+  type SignaturePolicy,
+  type SignersFor,
+} from "./signatures.js";
+export { leaseLength, leaseTooLongFindings, type LeaseLength } from "./lease-length.js";
 export {
   parseConfig,
   defaultConfig,
@@ -175,6 +192,7 @@ export {
   DEFAULT_PROTECTED_PATHS,
   DEFAULT_MEASUREMENT_EXEMPT,
   type GateConfig,
+  type HumanSignatures,
   type TrailerKeys,
   type ConfigParseResult,
 } from "./config.js";
@@ -186,6 +204,7 @@ export {
   seedsEmptyFindings,
   seedRewriteFindings,
   protectedPathFindings,
+  unverifiedTrailerFindings,
   shallowFindings,
   agentAddedLeaseCount,
   fixtureDelta,

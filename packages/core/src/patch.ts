@@ -1,8 +1,9 @@
 import picomatch from "picomatch";
-import { classifyCommit, hasHumanTrailer, type Commit } from "./authorship.js";
+import { carriesHumanTrailer, classifyCommit, hasHumanTrailer, type Commit } from "./authorship.js";
 import type { TrailerKeys } from "./config.js";
 import type { Finding } from "./report.js";
 import { describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
+import type { SignaturePolicy } from "./signatures.js";
 
 /** The ledger's loosening changes that one commit made (docs/contract.md §7). */
 export interface CommitLedgerChanges {
@@ -80,6 +81,8 @@ export interface SectionTouch {
 export interface PatchPolicy {
   agentPatterns: readonly string[];
   trailers: TrailerKeys;
+  /** `[agents] human_signatures` and what vouches; the verdicts themselves are on each `Commit.signature`. */
+  signatures?: SignaturePolicy | undefined;
 }
 
 const short = (sha: string): string => sha.slice(0, 12);
@@ -89,9 +92,10 @@ export const who = (c: Commit): string => `${c.author.name} <${c.author.email}>`
 /** Why a commit's change is not approved: an agent's commit (and which identity matched), or no trailer. */
 export function needsTrailer(commit: Commit, key: string, policy: PatchPolicy): string {
   const { agent, reasons } = classifyCommit(commit, policy.agentPatterns);
-  return agent
-    ? `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})`
-    : `commit ${short(commit.sha)} lacks \`${key}: human\``;
+  if (agent) return `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})`;
+  if (carriesHumanTrailer(commit, key) && commit.signature?.verified === false)
+    return `commit ${short(commit.sha)}'s \`${key}: human\` does not count: ${commit.signature.why}`;
+  return `commit ${short(commit.sha)} lacks \`${key}: human\``;
 }
 
 /** Lease changes by commits without `Freeze-Lease: human` on a human commit. */
@@ -222,6 +226,31 @@ export function protectedPathFindings(patch: PatchEvidence, policy: PatchPolicy)
   return [...paths, ...sections];
 }
 
+/**
+ * Human commits that carry a human trailer (any of `[trailers]`) whose signature did not verify, when
+ * `[agents] human_signatures = "required"`: the trailer does not count, so the rule it was for fires too.
+ */
+export function unverifiedTrailerFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
+  const keys = [...new Set(Object.values(policy.trailers))];
+  const out: Finding[] = [];
+  for (const commit of patch.commits) {
+    if (commit.signature?.verified !== false) continue;
+    const carried = keys.filter((key) => carriesHumanTrailer(commit, key));
+    if (carried.length === 0 || classifyCommit(commit, policy.agentPatterns).agent) continue;
+    const signers = policy.signatures?.allowedSigners;
+    out.push({
+      reason: "unverified_human_trailer",
+      message: `commit ${short(commit.sha)} by ${who(commit)} carries ${carried.map((k) => `\`${k}: human\``).join(", ")}, which does not count: ${commit.signature.why}`,
+      commit: commit.sha,
+      author: who(commit),
+      fix: signers
+        ? `the human signs the commit with an SSH key listed for their email in ${signers} (git commit -S with gpg.format=ssh), or the platform verifies it; adding a key to the allowed signers is itself a human's signed change`
+        : "the human signs the commit with a key the platform verifies (or set [agents] allowed_signers to an SSH allowed-signers file, in a human's change)",
+    });
+  }
+  return out;
+}
+
 /** A history that cannot reach the base: the range is truncated and is not judged. */
 export function shallowFindings(patch: PatchEvidence): Finding[] {
   return patch.shallow ? [{ reason: "shallow_history", message: patch.shallow.message, fix: patch.shallow.fix }] : [];
@@ -268,6 +297,8 @@ export interface PatchJudgement {
   seedsEmpty: Finding[];
   seedRewrite: Finding[];
   protectedPaths: Finding[];
+  /** unverified_human_trailer: human trailers on commits whose signature did not verify. */
+  unverifiedTrailers: Finding[];
   shallow: Finding[];
 }
 
@@ -280,7 +311,14 @@ export function judgePatch(
   ledger: { file: string; rejectIfAgentAddsLease: boolean },
   fixturesOff: boolean,
 ): PatchJudgement {
-  const none = { unlocked: [], seedsEmpty: [], seedRewrite: [], protectedPaths: [], shallow: [] };
+  const none = {
+    unlocked: [],
+    seedsEmpty: [],
+    seedRewrite: [],
+    protectedPaths: [],
+    unverifiedTrailers: [],
+    shallow: [],
+  };
   if (source.kind === "counts") {
     const { agentAddedLeases, fixtureDelta: delta, humanFixtureLock } = source;
     return {
@@ -334,6 +372,7 @@ export function judgePatch(
     seedsEmpty: seedsEmptyFindings(patch),
     seedRewrite: seedRewriteFindings(patch, policy),
     protectedPaths: protectedPathFindings(patch, policy),
+    unverifiedTrailers: unverifiedTrailerFindings(patch, policy),
     shallow: [],
   };
 }

@@ -2,6 +2,7 @@ import type { GateIssue, GateErrorCode } from "./errors.js";
 import { renderText } from "./render.js";
 import type { Decision } from "./reasons.js";
 import type { GateReport } from "./report.js";
+import type { CommitVerification } from "./signatures.js";
 
 /** Where the gate runs. */
 export type Provider = "local" | "github" | "gitlab" | "buildkite";
@@ -82,6 +83,13 @@ export interface PublishOutcome {
   failures: string[];
 }
 
+/** What a platform may use to ask its API about commits: the environment (its token) and the log. */
+export interface VerifyTools {
+  env: Env;
+  /** A line for the log (stderr). */
+  log: (line: string) => void;
+}
+
 /** One CI platform: how to recognise it, read its context, and show the report natively. */
 export interface Platform {
   provider: Provider;
@@ -94,6 +102,14 @@ export interface Platform {
   shallowHistoryFix: string;
   /** The file names `publish` writes into the out dir, beside report.json and report.md. */
   artifacts: readonly string[];
+  /**
+   * The platform's own verification of the commits' signatures (`[agents] human_signatures`), one answer
+   * per sha asked; a commit it does not know is not verified. Only platforms that verify signatures
+   * against their users' registered keys have it. Throws (a plain Error saying why) when it cannot ask:
+   * no token, no pull request, the API failed. Signatures the platform made itself (a web or API
+   * commit) vouch for no author and are not verified.
+   */
+  verifiedCommits?: (context: CiContext, shas: readonly string[], tools: VerifyTools) => Promise<CommitVerification[]>;
 }
 
 /**

@@ -23,7 +23,15 @@ export interface Finding {
 
 /** What an input file was read as. */
 export type InputRole =
-  "config" | "ledger" | "universe" | "coverage" | "contexts" | "results" | "properties" | "fixtures_lock";
+  | "config"
+  | "ledger"
+  | "universe"
+  | "coverage"
+  | "contexts"
+  | "results"
+  | "properties"
+  | "fixtures_lock"
+  | "allowed_signers";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {

@@ -4,6 +4,7 @@ import type { IsoDate } from "./dates.js";
 import { missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
 import type { UnknownLease } from "./deselect.js";
 import type { Lease, Ledger } from "./ledger.js";
+import { leaseTooLongFindings } from "./lease-length.js";
 import type { MeasurementJudgement } from "./measurement.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
@@ -36,6 +37,8 @@ export interface GateFacts {
   today: IsoDate;
   clockOverride: boolean;
   ledger: Ledger;
+  /** `[ledger] max_lease_days` of the base's config; undefined: no limit. */
+  maxLeaseDays?: number | undefined;
   universe: Universe;
   coverage: ProvenCoverage;
   minProven: number;
@@ -105,6 +108,9 @@ export const RULES: readonly Rule[] = [
       ...leaseWhere(lease, ledger),
       fix: "copy the current id from `pytest --collect-only -q`, or delete the lease if the test is gone",
     }));
+  },
+  function leaseTooLong({ active, ledger, maxLeaseDays, today }) {
+    return leaseTooLongFindings(active, ledger.file, maxLeaseDays, today);
   },
   function agentAddedLease({ patch }) {
     return patch.leases.filter((f) => f.reason === "agent_added_lease");
@@ -249,6 +255,9 @@ export const RULES: readonly Rule[] = [
   },
   function protectedPath({ patch, measurement }) {
     return [...patch.protectedPaths, ...(typeof measurement === "object" ? measurement.protectedSettings : [])];
+  },
+  function unverifiedHumanTrailer({ patch }) {
+    return patch.unverifiedTrailers;
   },
   function shallowHistory({ patch }) {
     return patch.shallow;

@@ -10,7 +10,11 @@ export const SIGNALS = [
     label: "Proven coverage",
     reasons: ["proven_coverage", "coverage_missing", "shard_missing"],
   },
-  { id: "freeze_budget", label: "Freeze budget", reasons: ["expired_leases", "freeze_budget", "unknown_leases"] },
+  {
+    id: "freeze_budget",
+    label: "Freeze budget",
+    reasons: ["expired_leases", "freeze_budget", "unknown_leases", "lease_too_long"],
+  },
   {
     id: "lease_authorship",
     label: "Lease authorship",
@@ -34,6 +38,7 @@ export const SIGNALS = [
   { id: "test_runner", label: "Test runner", reasons: ["runner_tampering"] },
   { id: "measurement", label: "Measurement", reasons: ["coverage_exclusions_added", "unmeasured_source"] },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
+  { id: "human_signatures", label: "Human signatures", reasons: ["unverified_human_trailer"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },
   { id: "clock", label: "Clock", reasons: ["clock_override"] },

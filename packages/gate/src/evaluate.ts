@@ -26,6 +26,7 @@ import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js"
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
 import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
+import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, type CommandsRun } from "./sources/run-commands.js";
 import {
   DEFAULT_READ_ALLOW,
@@ -58,6 +59,8 @@ export interface CheckRequest {
   outDir: string;
   /** First run `[commands]`, with this environment. */
   run?: { env: Env } | undefined;
+  /** The platform's verification of commits' signatures, where it has one (`[agents] human_signatures`). */
+  platformVerifier?: PlatformVerifier | undefined;
 }
 
 /** `decide`: the article's inputs, named one by one. */
@@ -198,6 +201,7 @@ async function evaluateCheck(
     defaultBranch: request.defaultBranch,
     shallowFix: request.shallowFix,
     unlocked: unlockedFixtures(ports, found),
+    platformVerifier: request.platformVerifier,
   });
   trace.base = loaded.patch.base;
   trace.head = loaded.patch.head;
@@ -207,6 +211,7 @@ async function evaluateCheck(
   // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
   const config = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
   if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
+  if (loaded.signersSource) inputs.push({ role: "allowed_signers", ...loaded.signersSource });
   if (!shallow && files.exists(CONFIG_FILE)) {
     if (files.readText(CONFIG_FILE, "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
       warnings.push({
@@ -287,6 +292,7 @@ async function evaluateCheck(
       results: config.results.junit,
       maxUnledgeredSkips: config.results.maxUnledgeredSkips,
       minProven: config.coverage.minProven,
+      maxLeaseDays: config.ledger.maxLeaseDays,
       properties: config.properties.enabled
         ? { kind: "results", paths: config.properties.results }
         : { kind: "off", why: loaded.off.properties },
@@ -371,6 +377,7 @@ async function evaluateDecide(
   trace: GateTrace,
 ): Promise<GateReport> {
   let patch: PatchSource;
+  let maxLeaseDays: number | undefined;
   const warnings: GateIssue[] = [];
   const found: FixturesFound = { warnings: [] };
   if (request.patch.kind === "git") {
@@ -383,6 +390,8 @@ async function evaluateDecide(
     trace.base = loaded.patch.base;
     trace.head = loaded.patch.head;
     patch = { kind: "git", patch: loaded.patch, policy: loaded.policy };
+    maxLeaseDays = loaded.config.ledger.maxLeaseDays;
+    if (loaded.signersSource) trace.inputs.push({ role: "allowed_signers", ...loaded.signersSource });
     warnings.push(...loaded.warnings, ...found.warnings);
   } else {
     patch = request.patch;
@@ -401,6 +410,7 @@ async function evaluateDecide(
       results: request.results,
       maxUnledgeredSkips: request.maxUnledgeredSkips,
       minProven: request.minProven,
+      maxLeaseDays,
       properties: { kind: "count", failures: request.propertyFailures },
       fixturesOff: false,
       patch,
@@ -425,6 +435,8 @@ interface JudgeSources {
   results: string[];
   maxUnledgeredSkips: number | undefined;
   minProven: number;
+  /** `[ledger] max_lease_days` of the base's config, when one was read. */
+  maxLeaseDays?: number | undefined;
   properties:
     | { kind: "results"; paths: string[] }
     | { kind: "count"; failures: number }
@@ -495,6 +507,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     leases,
     coverage: coverage.coverage,
     minProven: s.minProven,
+    maxLeaseDays: s.maxLeaseDays,
     evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,
     patch: s.patch,
     properties,

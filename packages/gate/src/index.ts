@@ -34,6 +34,7 @@ export {
 } from "./sources/coverage.js";
 export { loadLedger, loadUniverse, loadResults, loadPropertyResults, type Loaded } from "./sources/inputs.js";
 export { loadPatchEvidence, type LoadedPatch, type PatchRequest } from "./sources/patch.js";
+export { verifyHumanSignatures, type PlatformVerifier, type VerifiedCommits } from "./sources/signatures.js";
 export { readWorkTreeConfig, CONFIG_FILE } from "./sources/config.js";
 export { runConfiguredCommands, PLUGIN_MODULE, type RunCommandsOptions } from "./sources/run-commands.js";
 export { asText } from "./input-text.js";

@@ -1,7 +1,7 @@
 // What the gate needs from the machine, as small interfaces: git, the files it reads and writes, the
 // fixture hashing, coverage.py's data file and the command runner. node/ implements them for Node; a
 // library user or a test may pass others.
-import type { Commit, CoverageDbRows, Env, GateIssue } from "@proofgate/core";
+import type { Commit, CoverageDbRows, Env, GateIssue, SignatureCheck } from "@proofgate/core";
 import type { LockTreeComparison } from "@proofgate/core/fixtures-lock";
 
 import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
@@ -33,6 +33,12 @@ export interface GitPort {
   isAncestor(ancestor: string, descendant: string): boolean;
   mergeBase(a: string, b: string): string | undefined;
   resolveCommit(ref: string): string | undefined;
+  /**
+   * Each commit's signature: its kind, and for an SSH signature git's verdict against `allowedSigners`
+   * (the text of an allowed-signers file, which the caller read at the base). No other signing program
+   * runs, and no file of the machine's or the work tree's is the judge.
+   */
+  signatureChecks(shas: readonly string[], allowedSigners: string): SignatureCheck[];
   /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
   addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
   /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */

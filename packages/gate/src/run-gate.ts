@@ -23,6 +23,7 @@ import {
 import { evaluateGate, type GateClock, type GateTrace } from "./evaluate.js";
 import type { GateLog } from "./log.js";
 import type { GatePorts } from "./ports.js";
+import type { PlatformVerifier } from "./sources/signatures.js";
 
 /** How to run the gate in a CI job (or locally). */
 export interface RunGateOptions {
@@ -86,6 +87,23 @@ export function issuesOf(error: unknown): GateIssue[] {
   ];
 }
 
+const PLATFORM_NAMES: Partial<Record<Provider, string>> = {
+  github: "GitHub",
+  gitlab: "GitLab",
+  buildkite: "Buildkite",
+};
+
+/** The platform's verification of commits, asked with this job's context and environment; none where it has none. */
+function platformVerifier(platform: Platform, context: CiContext, o: RunGateOptions): PlatformVerifier | undefined {
+  const verify = platform.verifiedCommits;
+  if (!verify) return undefined;
+  const name = PLATFORM_NAMES[platform.provider] ?? platform.provider;
+  return {
+    name,
+    verify: (shas) => verify(context, shas, { env: o.env, log: (line) => o.log.info(`${platform.provider}: ${line}`) }),
+  };
+}
+
 /** Runs the gate: the platform's context, the evaluation, the report files and the platform's publishing. */
 export async function runGate(o: RunGateOptions): Promise<GateRun> {
   let platform: Platform = localPlatform;
@@ -121,6 +139,7 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
         shallowFix: shallowHistoryFixFor(detected, o.platforms),
         outDir: o.outDir,
         run: o.run ? { env: o.env } : undefined,
+        platformVerifier: platformVerifier(platform, context, o),
       },
       o.ports,
       o.log,

@@ -42,6 +42,7 @@ export {
 export {
   listPullCommits,
   verifiedHuman,
+  githubVerdict,
   PULL_COMMITS_LIMIT,
   type PullCommit,
   type PullCommits,

@@ -1,5 +1,14 @@
 import { appendFileSync, readFileSync, statSync } from "node:fs";
-import type { CiContext, Env, Platform, PublishableReport, PublishOutcome, PublishTools } from "@proofgate/core";
+import type {
+  CiContext,
+  CommitVerification,
+  Env,
+  Platform,
+  PublishableReport,
+  PublishOutcome,
+  PublishTools,
+  VerifyTools,
+} from "@proofgate/core";
 import { reportAnnotations } from "./annotations.js";
 import { publishCheckRun, renderCheckRun } from "./check-run.js";
 import {
@@ -10,6 +19,7 @@ import {
   type GithubClientTiming,
 } from "./client.js";
 import { detectGithub, readGithubRun, splitRepo, type GithubRun } from "./context.js";
+import { githubVerdict, listPullCommits, type PullCommits } from "./pull-commits.js";
 import { renderJobSummary } from "./job-summary.js";
 import { renderComment, upsertPrComment } from "./pr-comment.js";
 import { annotationCommand } from "./workflow-commands.js";
@@ -193,6 +203,43 @@ async function publish(
   return { published, failures };
 }
 
+/**
+ * GitHub's verification of the pull request's commits (`pulls.listCommits`, `commit.verification`), for
+ * `[agents] human_signatures`. Throws, saying why, when it cannot ask: no token, no repository, not a
+ * pull request, or the API failed.
+ */
+async function verifiedCommits(
+  context: CiContext,
+  shas: readonly string[],
+  tools: VerifyTools,
+  options: GithubPlatformOptions & { run: (env: Env) => GithubRun },
+): Promise<CommitVerification[]> {
+  const token = githubToken(tools.env);
+  if (!token)
+    throw new Error(
+      "no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN to read the pull request's commits (pass `env: GITHUB_TOKEN: ${{ github.token }}`, with `pull-requests: read`)",
+    );
+  const repo = splitRepo(context.repo);
+  if (!repo) throw new Error(`the repository ${JSON.stringify(context.repo ?? "")} is not owner/name`);
+  if (context.change === undefined)
+    throw new Error("this run is not a pull request's: GitHub's verification is read from a pull request's commits");
+  const client = createGithubClient({
+    token,
+    baseUrl: options.run(tools.env).apiUrl,
+    log: tools.log,
+    ...options.timing,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  let listed: PullCommits;
+  try {
+    listed = await listPullCommits(client, { ...repo, number: context.change });
+  } catch (error) {
+    throw new Error(`pulls.listCommits on #${context.change} failed: ${describeRequestError(error)}`, { cause: error });
+  }
+  if (listed.note) tools.log(`note: ${listed.note}`);
+  return shas.map((sha) => githubVerdict(sha, listed));
+}
+
 /** The GitHub platform with `options` (tests inject the clock, waits and payload reader). */
 export function createGithubPlatform(options: GithubPlatformOptions = {}): Platform {
   // The event payload is read once per environment: the context and publishing share it.
@@ -209,6 +256,8 @@ export function createGithubPlatform(options: GithubPlatformOptions = {}): Platf
     publish: (report, context, tools) => publish(report, context, tools, { ...options, run: (env) => run(env) }),
     shallowHistoryFix: "GitHub Actions: give actions/checkout `with: fetch-depth: 0`",
     artifacts: [],
+    verifiedCommits: (context, shas, tools) =>
+      verifiedCommits(context, shas, tools, { ...options, run: (env) => run(env) }),
   };
 }
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createGithubClient } from "./client.js";
-import { listPullCommits, verifiedHuman } from "./pull-commits.js";
+import { githubVerdict, listPullCommits, verifiedHuman } from "./pull-commits.js";
 import { TOKENS, startFakeGithub, type FakeGithub } from "./__fixtures__/openapi-server.js";
 
 let fake: FakeGithub;
@@ -27,8 +27,8 @@ describe("pulls.listCommits, only where asked", () => {
     expect(listed).toEqual({
       complete: true,
       commits: [
-        { sha: sha(1), verified: true, verificationReason: "valid" },
-        { sha: sha(2), verified: false, verificationReason: "unsigned" },
+        { sha: sha(1), verified: true, verificationReason: "valid", signedByGithub: false },
+        { sha: sha(2), verified: false, verificationReason: "unsigned", signedByGithub: false },
       ],
     });
     expect(verifiedHuman(sha(1), listed)).toBe(true);
@@ -45,5 +45,29 @@ describe("pulls.listCommits, only where asked", () => {
     expect(listed.complete).toBe(false);
     expect(listed.note).toMatch(/at most 250 commits/);
     expect(verifiedHuman(sha(260), listed)).toBe(false);
+  });
+
+  it("a commit GitHub signed itself (web-flow) vouches for no author; each verdict says why", async () => {
+    fake.pullCommits.push(
+      { sha: sha(1), verified: true, webFlow: true },
+      { sha: sha(2), verified: false, reason: "bad_email" },
+      { sha: sha(3), verified: true },
+    );
+    const listed = await listPullCommits(client(), { owner: "acme", repo: "widgets", number: 42 });
+    expect(fake.violations).toEqual([]);
+    expect(listed.commits[0]).toMatchObject({ verified: true, signedByGithub: true });
+    expect(verifiedHuman(sha(1), listed)).toBe(false);
+    expect(githubVerdict(sha(1), listed)).toEqual({
+      sha: sha(1),
+      verified: false,
+      detail: "signed by GitHub itself (web-flow): made on github.com or through its API, which vouches for no author",
+    });
+    expect(githubVerdict(sha(2), listed)).toEqual({ sha: sha(2), verified: false, detail: "not verified (bad_email)" });
+    expect(githubVerdict(sha(3), listed)).toEqual({ sha: sha(3), verified: true, detail: "verified (valid)" });
+    expect(githubVerdict(sha(4), listed)).toEqual({
+      sha: sha(4),
+      verified: false,
+      detail: "not among the pull request's commits",
+    });
   });
 });

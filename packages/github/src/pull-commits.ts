@@ -11,6 +11,11 @@ export interface PullCommit {
   verified: boolean;
   /** GitHub's reason (`valid`, `unsigned`, `bad_email`, ...). */
   verificationReason: string | undefined;
+  /**
+   * GitHub signed it itself (committer `web-flow`, `GitHub <noreply@github.com>`): a commit made on
+   * github.com or through its API, by whoever holds a token; GitHub vouches for no author then.
+   */
+  signedByGithub: boolean;
 }
 
 /** The pull request's commits from the API, and whether that list can be the whole range. */
@@ -41,6 +46,7 @@ export async function listPullCommits(
     sha: c.sha,
     verified: c.commit.verification?.verified === true,
     verificationReason: c.commit.verification?.reason,
+    signedByGithub: c.committer?.login === "web-flow" || c.commit.committer?.email === "noreply@github.com",
   }));
   if (commits.length >= PULL_COMMITS_LIMIT) {
     return {
@@ -53,9 +59,36 @@ export async function listPullCommits(
 }
 
 /**
- * The optional extra condition for a human commit: GitHub verified its signature. A commit GitHub did
- * not list (past the 250 limit) is not verified.
+ * The extra condition for a human commit (`[agents] human_signatures`): GitHub verified its signature
+ * against its committer's registered keys. A commit GitHub signed itself vouches for no author, and a
+ * commit GitHub did not list (past the 250 limit) is not verified.
  */
 export function verifiedHuman(sha: string, commits: PullCommits): boolean {
-  return commits.commits.some((c) => c.sha === sha && c.verified);
+  return commits.commits.some((c) => c.sha === sha && c.verified && !c.signedByGithub);
+}
+
+/** GitHub's word on one commit, as the gate's `verifiedCommits` reports it. */
+export function githubVerdict(sha: string, commits: PullCommits): { sha: string; verified: boolean; detail: string } {
+  const c = commits.commits.find((x) => x.sha === sha);
+  if (!c)
+    return {
+      sha,
+      verified: false,
+      detail: commits.complete
+        ? "not among the pull request's commits"
+        : `not among the ${PULL_COMMITS_LIMIT} commits GitHub lists of this pull request`,
+    };
+  if (c.verified && c.signedByGithub)
+    return {
+      sha,
+      verified: false,
+      detail: "signed by GitHub itself (web-flow): made on github.com or through its API, which vouches for no author",
+    };
+  return {
+    sha,
+    verified: verifiedHuman(sha, commits),
+    detail: c.verified
+      ? `verified (${c.verificationReason ?? "valid"})`
+      : `not verified (${c.verificationReason ?? "no reason given"})`,
+  };
 }

@@ -1,9 +1,10 @@
 // The thin layer over @gitbeaker/rest: the four calls publishing makes, in proofgate's own types.
 // API: commit statuses https://docs.gitlab.com/api/commits/#set-the-pipeline-status-of-a-commit,
 // merge request notes https://docs.gitlab.com/api/notes/#merge-requests, the current user
-// https://docs.gitlab.com/api/users/#retrieve-the-current-user.
+// https://docs.gitlab.com/api/users/#retrieve-the-current-user, a commit's signature
+// https://docs.gitlab.com/api/commits/#get-commit-signature.
 import { Commits, MergeRequestNotes, Users } from "@gitbeaker/rest";
-import { createRequesterFn, type RetryOptions } from "./requester.js";
+import { createRequesterFn, GitlabRequestError, type RetryOptions } from "./requester.js";
 
 /** A commit status as proofgate posts it. */
 export interface StatusInput {
@@ -25,6 +26,9 @@ export interface NoteSummary {
   system: boolean;
 }
 
+/** A commit's signature as GitLab reports it, or that it has none (GitLab answers 404). */
+export type CommitSignatureAnswer = { signed: true; type: string; status: string } | { signed: false; detail: string };
+
 /** What publishing needs from GitLab. Tests of the publishing logic may swap it for a fake. */
 export interface GitlabApi {
   setStatus: (status: StatusInput) => Promise<void>;
@@ -32,6 +36,8 @@ export interface GitlabApi {
   listNotes: (projectId: number, iid: number) => Promise<NoteSummary[]>;
   createNote: (projectId: number, iid: number, body: string) => Promise<number>;
   editNote: (projectId: number, iid: number, noteId: number, body: string) => Promise<void>;
+  /** GET /projects/:id/repository/commits/:sha/signature: GitLab's verification of the commit's signature. */
+  commitSignature: (projectId: number, sha: string) => Promise<CommitSignatureAnswer>;
 }
 
 /** How to reach the API. */
@@ -107,6 +113,24 @@ export function createGitlabApi(settings: GitlabApiSettings): GitlabApi {
     },
     editNote: async (projectId, iid, noteId, body) => {
       await notes.edit(projectId, iid, noteId, { body });
+    },
+    commitSignature: async (projectId, sha) => {
+      try {
+        const sig = (await commits.showGPGSignature(projectId, sha)) as {
+          signature_type?: unknown;
+          verification_status?: unknown;
+        };
+        return {
+          signed: true,
+          type: typeof sig.signature_type === "string" ? sig.signature_type : "unknown",
+          status: typeof sig.verification_status === "string" ? sig.verification_status : "unknown",
+        };
+      } catch (error) {
+        // An unsigned commit is a 404 ("404 GPG Signature Not Found"), as is one GitLab does not have.
+        if (GitlabRequestError.isInstance(error) && error.status === 404)
+          return { signed: false, detail: error.detail || "404" };
+        throw error;
+      }
     },
   };
 }

@@ -7,6 +7,7 @@ export {
   coverageLine,
   statusDescription,
   noteBody,
+  gitlabVerdict,
   STATUS_NAME,
   NOTE_MARKER,
   noteMarker,
@@ -29,6 +30,7 @@ export {
   type GitlabApiSettings,
   type StatusInput,
   type NoteSummary,
+  type CommitSignatureAnswer,
 } from "./api.js";
 export { createRequesterFn, retryAfterMs, GitlabRequestError, type RetryOptions } from "./requester.js";
 export {

@@ -2,6 +2,8 @@ import {
   DEFAULT_GATE_NAME,
   fitText,
   publishedDecision,
+  type CommitVerification,
+  type VerifyTools,
   type CiContext,
   type Env,
   type Platform,
@@ -9,7 +11,7 @@ import {
   type PublishOutcome,
   type PublishTools,
 } from "@proofgate/core";
-import { createGitlabApi, type GitlabApi, type GitlabApiSettings } from "./api.js";
+import { createGitlabApi, type CommitSignatureAnswer, type GitlabApi, type GitlabApiSettings } from "./api.js";
 import { CODE_QUALITY_FILE, codeQualityReport } from "./code-quality.js";
 import { detectGitlab, gitlabContext, gitlabPipeline } from "./context.js";
 import { DOTENV_FILE, dotenvReport } from "./dotenv-report.js";
@@ -111,6 +113,54 @@ async function step(
 }
 
 /**
+ * GitLab's word on one commit. Only `verified` counts: `verified_system` is GitLab's own signature on a
+ * commit made in its web editor or API, whose author is whatever the caller wrote, and every other
+ * status (`unverified`, `other_user`, `same_user_different_email`, `unverified_key`, ...) says the key
+ * does not vouch for the committer.
+ */
+export function gitlabVerdict(sha: string, answer: CommitSignatureAnswer): CommitVerification {
+  if (!answer.signed) return { sha, verified: false, detail: `not signed (${answer.detail})` };
+  if (answer.status === "verified") return { sha, verified: true, detail: `${answer.type} signature verified` };
+  if (answer.status === "verified_system")
+    return {
+      sha,
+      verified: false,
+      detail:
+        "signed by GitLab itself (verified_system): made in GitLab's web editor or API, which vouches for no author",
+    };
+  return { sha, verified: false, detail: `${answer.type} signature not verified (${answer.status})` };
+}
+
+/**
+ * GitLab's verification of commits (the commit signature endpoint, one request per commit), for
+ * `[agents] human_signatures`. Throws, saying why, when it cannot ask.
+ */
+async function verifiedCommits(
+  shas: readonly string[],
+  tools: VerifyTools,
+  options: GitlabPlatformOptions,
+): Promise<CommitVerification[]> {
+  const token = apiToken(tools.env);
+  if (token === undefined)
+    throw new Error(
+      "no PROOFGATE_GITLAB_TOKEN or GITLAB_TOKEN to read commit signatures (a project access token with read_api)",
+    );
+  const pipeline = gitlabPipeline(tools.env);
+  if (pipeline.apiUrl === undefined || pipeline.projectId === undefined)
+    throw new Error("CI_API_V4_URL and CI_PROJECT_ID are needed to read commit signatures: run inside a GitLab CI job");
+  const api = (options.api ?? createGitlabApi)({
+    apiUrl: pipeline.apiUrl,
+    token,
+    fetch: options.fetch,
+    retry: options.retry,
+    timeoutMs: options.timeoutMs,
+  });
+  const out: CommitVerification[] = [];
+  for (const sha of shas) out.push(gitlabVerdict(sha, await api.commitSignature(pipeline.projectId, sha)));
+  return out;
+}
+
+/**
  * proofgate on GitLab. Publishing writes the Code Quality, JUnit and dotenv reports into the out
  * dir, logs the coverage line, then posts the commit status on the head and the one MR note. Every
  * step that fails is one line in `failures`; none changes the decision or the exit code.
@@ -123,6 +173,7 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
     context: (env) => gitlabContext(env),
     shallowHistoryFix: "GitLab CI: set the variable `GIT_DEPTH: 0`",
     artifacts: [CODE_QUALITY_FILE, JUNIT_FILE, DOTENV_FILE],
+    verifiedCommits: (_context, shas, tools) => verifiedCommits(shas, tools, options),
     publish: async (report: PublishableReport, context: CiContext, tools: PublishTools): Promise<PublishOutcome> => {
       const outcome: PublishOutcome = { published: [], failures: [] };
       await step(outcome, `writing ${CODE_QUALITY_FILE}`, () =>

@@ -2,9 +2,17 @@
 // authors, committers and trailers as git itself parses them, the paths each commit changed, and
 // files and trees at a revision. One git process per question, never a shell.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
-import { GateError, type Commit, type Env, type Trailer } from "@proofgate/core";
+import {
+  GateError,
+  type Commit,
+  type Env,
+  type SignatureCheck,
+  type SignatureFormat,
+  type Trailer,
+} from "@proofgate/core";
 import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
 import type { GitPort } from "../ports.js";
 
@@ -668,6 +676,111 @@ export function blameRange(range: Pick<GitRange, "base" | "head">, path: string,
   return lines.map((l) => (boundary.has(l.sha!) ? { line: l.line, text: l.text } : l));
 }
 
+/** The first line of a signature, as each signing format writes it. */
+const SIGNATURE_FORMATS: readonly [string, SignatureFormat][] = [
+  ["-----BEGIN SSH SIGNATURE-----", "ssh"],
+  ["-----BEGIN PGP SIGNATURE-----", "openpgp"],
+  ["-----BEGIN PGP MESSAGE-----", "openpgp"],
+  ["-----BEGIN SIGNED MESSAGE-----", "x509"],
+];
+
+/** The signature kind of each commit, from its object's `gpgsig` header (one `git cat-file --batch`). */
+function signatureFormats(shas: readonly string[], repo: GitRepo): Map<string, SignatureFormat> {
+  const out = gitExec(["cat-file", "--batch"], repo, { input: shas.map((sha) => `${sha}\n`).join("") }).stdout;
+  const formats = new Map<string, SignatureFormat>();
+  let at = 0;
+  for (const sha of shas) {
+    const eol = out.indexOf(0x0a, at);
+    const header = out.subarray(at, eol).toString("utf8").split(" ");
+    if (eol < 0 || header[1] !== "commit" || header[0] !== sha)
+      throw new GateError({
+        code: "git_failed",
+        message: `git cat-file --batch: ${sha} is not a commit (${header.join(" ")})`,
+        fix: "fetch the whole history of the patch",
+      });
+    const size = Number(header[2]);
+    const body = out.subarray(eol + 1, eol + 1 + size).toString("utf8");
+    at = eol + 1 + size + 1;
+    const headers = body.slice(0, body.indexOf("\n\n") < 0 ? body.length : body.indexOf("\n\n"));
+    const sig = /^gpgsig(?:-sha256)? (.*)$/m.exec(headers)?.[1]?.trim();
+    formats.set(
+      sha,
+      sig === undefined ? "none" : (SIGNATURE_FORMATS.find(([first]) => sig === first)?.[1] ?? "unknown"),
+    );
+  }
+  return formats;
+}
+
+/**
+ * Each commit's signature (see `GitPort.signatureChecks`). SSH signatures are checked by git with
+ * `allowedSigners` written to a temporary file (`gpg.ssh.allowedSignersFile`) and `ssh-keygen` from PATH;
+ * the OpenPGP and X.509 programs are set to `false`, so the machine's keyrings never vouch.
+ */
+export function signatureChecks(shas: readonly string[], allowedSigners: string, repo: GitRepo): SignatureCheck[] {
+  for (const sha of shas) refusesOption("commit", sha);
+  if (shas.length === 0) return [];
+  const formats = signatureFormats(shas, repo);
+  const ssh = shas.filter((sha) => formats.get(sha) === "ssh");
+  const verdicts = new Map<string, { status: string; principals: string; key: string }>();
+  if (ssh.length > 0) {
+    const probe = spawnSync("ssh-keygen", ["-Y", "help"], { env: gitEnv(repo.env), windowsHide: true });
+    if ((probe.error as NodeJS.ErrnoException | undefined)?.code === "ENOENT")
+      throw new GateError({
+        code: "git_failed",
+        message: "ssh-keygen is not on PATH: git needs it to verify SSH-signed commits ([agents] human_signatures)",
+        fix: "install OpenSSH's client (ssh-keygen, OpenSSH 8.2 or later) where proofgate runs",
+      });
+    const dir = mkdtempSync(join(tmpdir(), "proofgate-signers-"));
+    try {
+      const file = join(dir, "allowed_signers");
+      writeFileSync(file, allowedSigners.endsWith("\n") ? allowedSigners : `${allowedSigners}\n`);
+      const fields = ["%H", "%G?", "%GS", "%GK"];
+      const out = gitExec(
+        [
+          "-c",
+          `gpg.ssh.allowedSignersFile=${file}`,
+          "-c",
+          "gpg.ssh.program=ssh-keygen",
+          "-c",
+          "gpg.program=false",
+          "-c",
+          "gpg.openpgp.program=false",
+          "-c",
+          "gpg.x509.program=false",
+          "log",
+          "-z",
+          "--no-walk=unsorted",
+          `--format=${fields.join("%x00")}`,
+          "--end-of-options",
+          ...ssh,
+          "--",
+        ],
+        repo,
+      ).stdout;
+      const parts = splitNul(out).map((b) => b.toString("utf8"));
+      if (parts.length !== ssh.length * fields.length)
+        throw new GateError({
+          code: "git_failed",
+          message: `git log printed ${parts.length} signature fields for ${ssh.length} commits`,
+          fix: "report this with `git --version`",
+        });
+      for (let i = 0; i < parts.length; i += fields.length) {
+        const [sha, status, principals, key] = parts.slice(i, i + fields.length) as [string, string, string, string];
+        verdicts.set(sha, { status, principals, key });
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return shas.map((sha): SignatureCheck => {
+    const format = formats.get(sha) ?? "none";
+    const v = verdicts.get(sha);
+    return v
+      ? { sha, format, status: v.status, principals: v.principals || undefined, key: v.key || undefined }
+      : { sha, format };
+  });
+}
+
 /** The git port on this machine's git, in `repo`. */
 export function nodeGit(repo: GitRepo): GitPort {
   return {
@@ -683,6 +796,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
     mergeBase: (a, b) => mergeBase(a, b, repo),
     resolveCommit: (ref) => resolveCommit(ref, repo),
+    signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha) => addedLines(sha, repo),
     blame: (range, path) => blameRange(range, path, repo),
   };

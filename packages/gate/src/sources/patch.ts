@@ -34,6 +34,7 @@ import {
 import { createHash } from "node:crypto";
 import type { GitPort } from "../ports.js";
 import { CONFIG_FILE } from "./config.js";
+import { verifyHumanSignatures, type PlatformVerifier } from "./signatures.js";
 
 /** What the gate learns from git, and the policy it is judged by. */
 export interface LoadedPatch {
@@ -43,6 +44,8 @@ export interface LoadedPatch {
   config: GateConfig;
   /** Where the config came from and its digest; undefined when the base has none (defaults). */
   configSource?: { path: string; sha256: string } | undefined;
+  /** The allowed-signers file at the base and its digest, when `[agents] human_signatures` read one. */
+  signersSource?: { path: string; sha256: string } | undefined;
   /** Where the policy came from, in words, for the report's Policy row. */
   policySource: string;
   /** Signals that are off, and why (the config turned them off, or a default one has nothing to judge). */
@@ -64,6 +67,8 @@ export interface PatchRequest {
   shallowFix: string;
   /** The fixture files on disk against the lock (`fixtures_unlocked`), once the config is known. */
   unlocked?: (config: GateConfig) => Promise<LockDelta>;
+  /** The platform's verification of commits, where it has one (`[agents] human_signatures`). */
+  platformVerifier?: PlatformVerifier | undefined;
 }
 
 /**
@@ -121,7 +126,15 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
         : headHasConfig
           ? "defaults: the base has no proofgate.toml (this patch's applies once merged)"
           : "defaults: no proofgate.toml";
-  const policy: PatchPolicy = { agentPatterns: config.agents.patterns, trailers: config.trailers };
+  const policy: PatchPolicy = {
+    agentPatterns: config.agents.patterns,
+    trailers: config.trailers,
+    // What vouches, as configured; replaced by what was read once the range is judged.
+    signatures:
+      config.agents.humanSignatures === "required"
+        ? { required: true, allowedSigners: config.agents.allowedSigners, platform: request.platformVerifier?.name }
+        : undefined,
+  };
   const ledgerFile = config.ledger.path;
   const c = config.commands;
   const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
@@ -150,7 +163,18 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       warnings,
     };
 
-  const commits = git.listCommits(range);
+  // Signatures first: every rule below sees the same commits, each carrying its verdict.
+  const verified = await verifyHumanSignatures({
+    git,
+    config,
+    configPath,
+    base: range.base,
+    commits: git.listCommits(range),
+    platform: request.platformVerifier,
+  });
+  const commits = verified.commits;
+  policy.signatures = verified.policy;
+  warnings.push(...verified.warnings);
   const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(git, c)]));
   const touching = (match: (path: string) => boolean): CommitPaths[] =>
     commits.flatMap((commit) => {
@@ -203,7 +227,18 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       touching: touching(under(config.properties.seeds)),
     };
   }
-  return { patch, policy, config, configSource, policySource, off, touched, invoked, warnings };
+  return {
+    patch,
+    policy,
+    config,
+    configSource,
+    signersSource: verified.signers,
+    policySource,
+    off,
+    touched,
+    invoked,
+    warnings,
+  };
 }
 
 /**

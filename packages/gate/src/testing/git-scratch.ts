@@ -41,11 +41,15 @@ export interface ScratchRepo {
       who?: { author?: ScratchIdentity; committer?: ScratchIdentity };
     },
   ): string;
-  /** Writes the files, stages everything and commits; returns the new commit's sha. */
+  /**
+   * Writes the files, stages everything and commits; returns the new commit's sha. With `sign`, the commit
+   * is SSH-signed with that private key file (`git commit -S`, `gpg.format=ssh`).
+   */
   commit(
     message: string,
     files?: Record<string, ScratchFile>,
     who?: { author?: ScratchIdentity; committer?: ScratchIdentity },
+    options?: { sign?: string },
   ): string;
   /** Removes the folder. */
   cleanup(): void;
@@ -99,7 +103,7 @@ export function wrapRepo(dir: string): ScratchRepo {
   const repo: ScratchRepo = {
     dir,
     git: (args, options = {}) => scratchGit(options.cwd ?? dir, args, options),
-    commit(message, files = {}, who) {
+    commit(message, files = {}, who, options = {}) {
       for (const [path, content] of Object.entries(files)) {
         const full = join(dir, path);
         if (content === null) {
@@ -112,10 +116,12 @@ export function wrapRepo(dir: string): ScratchRepo {
         else writeFileSync(full, content);
       }
       scratchGit(dir, ["add", "-A"]);
-      scratchGit(dir, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-F", "-"], {
-        input: message,
-        ...(who ? { who } : {}),
-      });
+      const sign = options.sign ? ["-c", "gpg.format=ssh", "-c", `user.signingkey=${options.sign}`] : [];
+      scratchGit(
+        dir,
+        [...sign, "commit", "-q", "--allow-empty", "--cleanup=verbatim", ...(options.sign ? ["-S"] : []), "-F", "-"],
+        { input: message, ...(who ? { who } : {}) },
+      );
       return scratchGit(dir, ["rev-parse", "HEAD"]).trim();
     },
     cleanup: () => rmSync(dir, { recursive: true, force: true }),

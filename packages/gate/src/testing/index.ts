@@ -1,2 +1,3 @@
 // Helpers for tests of proofgate and of tools built on it: scratch git repositories in temp folders.
 export * from "./git-scratch.js";
+export * from "./signing-keys.js";

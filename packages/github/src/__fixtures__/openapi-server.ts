@@ -141,7 +141,7 @@ export interface FakeGithub {
   /** Commits the repository has (a check run on another is a 422, as on GitHub). */
   commits: Set<string>;
   /** Commits of the pull request that `pulls.listCommits` serves. */
-  pullCommits: { sha: string; verified: boolean }[];
+  pullCommits: { sha: string; verified: boolean; reason?: string; webFlow?: boolean }[];
   /** Answers `operationId`'s next requests with these, in order, before the normal answer. */
   script: (operationId: string, ...answers: Answer[]) => void;
   close: () => Promise<void>;
@@ -267,7 +267,9 @@ export async function startFakeGithub(options: { spec?: string; owner?: string; 
         return { status: 200, body: { login: "maintainer", id: 583231, type: "User" } };
       case "pulls/list-commits": {
         // GitHub serves at most 250 commits of a pull request, whatever the page.
-        const listed = state.pullCommits.slice(0, 250).map((c) => ({ sha: c.sha, node_id: `C_${c.sha}`, commit: { message: "m", verification: { verified: c.verified, reason: c.verified ? "valid" : "unsigned", signature: null, payload: null } } }));
+        // A web-flow commit: GitHub signed it itself, as it does for commits made on github.com or through its API.
+        const committer = (c: { webFlow?: boolean }) => (c.webFlow ? { name: "GitHub", email: "noreply@github.com", date: "2026-12-01T12:00:00Z" } : { name: "Ada Lovelace", email: "ada@example.org", date: "2026-12-01T12:00:00Z" });
+        const listed = state.pullCommits.slice(0, 250).map((c) => ({ sha: c.sha, node_id: `C_${c.sha}`, committer: c.webFlow ? { login: "web-flow", id: 19864447, type: "User" } : null, commit: { message: "m", committer: committer(c), verification: { verified: c.verified, reason: c.reason ?? (c.verified ? "valid" : "unsigned"), signature: null, payload: null } } }));
         return paged(listed, `/repos/${fullName}/pulls/${params.pull_number}/commits`);
       }
       default:

@@ -19,6 +19,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     test_runner: pass("proof run: 121 tests recorded", "a signed run record of this run"),
     measurement: pass("config .coveragerc: 0 loosenings", "Gate-Change: human"),
     protected_paths: pass("none touched", "Gate-Change: human"),
+    human_signatures: { value: "not required", policy: "[agents] human_signatures", off: true },
     history: pass("3 commits", "reaches base"),
     universe: pass("121 collected", "no collection errors"),
     clock: pass("2026-03-01", "the machine's clock"),
