@@ -20,9 +20,9 @@ describe("parseConfig: defaults", () => {
     const expected: GateConfig = {
       file: FILE,
       ledger: { path: "freeze.toml" },
-      universe: { collected: ["collected.txt"] },
+      universe: { collected: ["collected.txt"], baseCollected: [] },
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
-      results: { junit: [] },
+      results: { junit: [], baseJunit: [], maxNewSkips: 0 },
       fixtures: {
         enabled: true,
         paths: ["tests/fixtures"],
@@ -38,6 +38,7 @@ describe("parseConfig: defaults", () => {
         fixtureLock: "Fixture-Lock",
         propertySeeds: "Property-Seeds",
         gateChange: "Gate-Change",
+        testRemoval: "Test-Removal",
       },
       commands: {},
     };
@@ -85,6 +86,7 @@ path = "ci/freeze.toml"
 
 [universe]
 collected = ["a.txt", "b.txt"]
+base_collected = ["base-collected.txt"]
 
 [coverage]
 reports = ["cov1.json", "cov2.xml"]
@@ -95,6 +97,8 @@ min_proven = 82.5
 [results]
 junit = ["junit-*.xml"]
 max_unledgered_skips = 3
+base_junit = ["base-results.xml"]
+max_new_skips = 2
 
 [fixtures]
 enabled = false
@@ -119,6 +123,7 @@ freeze_lease = "Lease-Approved"
 fixture_lock = "Golden-Approved"
 property_seeds = "Seeds-Approved"
 gate_change = "CI-Approved"
+test_removal = "Tests-Dropped"
 
 [commands]
 collect = "pytest --collect-only -q"
@@ -128,9 +133,9 @@ properties = "pytest tests/properties"
     expect(config).toEqual({
       file: FILE,
       ledger: { path: "ci/freeze.toml" },
-      universe: { collected: ["a.txt", "b.txt"] },
+      universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"] },
       coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: ".coverage", minProven: 82.5 },
-      results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3 },
+      results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3, baseJunit: ["base-results.xml"], maxNewSkips: 2 },
       fixtures: {
         enabled: false,
         paths: ["tests/golden", "data"],
@@ -146,6 +151,7 @@ properties = "pytest tests/properties"
         fixtureLock: "Golden-Approved",
         propertySeeds: "Seeds-Approved",
         gateChange: "CI-Approved",
+        testRemoval: "Tests-Dropped",
       },
       commands: { collect: "pytest --collect-only -q", proof: "pytest -q", properties: "pytest tests/properties" },
     });

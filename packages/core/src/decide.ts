@@ -9,6 +9,7 @@ import { classifyLeases, type Ledger } from "./ledger.js";
 import { judgePatch, type PatchSource } from "./patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
+import { judgeTestChanges, type TestChangeEvidence } from "./test-changes.js";
 import type { Universe } from "./universe.js";
 
 /** Everything `decide` judges. The caller reads files, git and the clock; this stays pure. */
@@ -30,6 +31,11 @@ export interface DecideInput {
   fixturesOff?: boolean | undefined;
   /** Test results of the proof run, when given. */
   evidence?: ProofResults | undefined;
+  /**
+   * The base's universe and skips, and what the range touched (`check`): judged for `tests_removed` and
+   * `tests_skipped_unledgered` when the patch comes from git and reaches the base.
+   */
+  testChanges?: TestChangeEvidence | undefined;
   /** The commands `check --run` ran; a non-zero exit fails the signal it feeds. */
   commands?: readonly CommandOutcome[] | undefined;
   inputs: InputDigest[];
@@ -40,6 +46,18 @@ export interface DecideInput {
 export function decide(input: DecideInput): GateReport {
   const { active, expired } = input.leases ?? classifyLeases(input.ledger.leases, input.today);
   const fixturesOff = input.fixturesOff === true;
+  const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
+  const patch = input.patch;
+  const testChanges =
+    input.testChanges && patch.kind === "git" && !patch.patch.shallow
+      ? judgeTestChanges(input.testChanges, {
+          head: input.universe,
+          active,
+          accounting,
+          commits: patch.patch.commits,
+          policy: patch.policy,
+        })
+      : undefined;
   const facts: GateFacts = {
     today: input.today,
     clockOverride: input.clockOverride,
@@ -54,7 +72,7 @@ export function decide(input: DecideInput): GateReport {
     active,
     expired,
     unknown: input.leases?.unknown ?? findUnknownLeases(active, input.universe),
-    accounting: input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined,
+    accounting,
     patch: judgePatch(input.patch, input.ledger, fixturesOff),
     // With the suite's own results, their failures are the count (no separate number can disagree).
     propertyFailures:
@@ -63,6 +81,7 @@ export function decide(input: DecideInput): GateReport {
         : input.properties.kind === "count"
           ? input.properties.failures
           : 0,
+    testChanges,
   };
   const findings = RULES.flatMap((rule) => rule(facts));
   return buildReport(facts, findings, input.inputs, input.warnings ?? []);

@@ -40,6 +40,20 @@ export {
 } from "./deselect.js";
 export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
 export { decide, type DecideInput } from "./decide.js";
+export {
+  judgeTestChanges,
+  pairRenames,
+  commandFiles,
+  collectionConfigMatcher,
+  renderOnlyPlugin,
+  COLLECTION_CONFIG_PATTERNS,
+  type TestChangeEvidence,
+  type TestChangeContext,
+  type TestChangeJudgement,
+  type BaseUniverse,
+  type BaseSkips,
+  type FileRename,
+} from "./test-changes.js";
 export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
   REPORT_SCHEMA_VERSION,
@@ -100,6 +114,7 @@ export {
   testsFailed,
   missingEvidence,
   skipBudget,
+  unledgeredSkipCount,
   EVIDENCE_CLASSES,
   type EvidenceAccounting,
   type EvidenceClass,

@@ -20,10 +20,12 @@ export const RULE_REASONS = [
   "tests_failed",
   "missing_evidence",
   "skip_budget",
+  "tests_skipped_unledgered",
   "frozen_in_proof_run",
   "protected_path",
   "shallow_history",
   "collection_errors",
+  "tests_removed",
   "clock_override",
 ] as const;
 

@@ -6,6 +6,7 @@ import type { UnknownLease } from "./deselect.js";
 import type { Lease, Ledger } from "./ledger.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
+import type { TestChangeJudgement } from "./test-changes.js";
 import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
 import type { TestResult } from "./junit.js";
 import type { Universe } from "./universe.js";
@@ -41,6 +42,8 @@ export interface GateFacts {
   patch: PatchJudgement;
   /** The property suite's failures: its results' count, or the count given. */
   propertyFailures: number;
+  /** Tests removed and newly skipped since the base, judged once (`check` only; undefined otherwise). */
+  testChanges?: TestChangeJudgement | undefined;
 }
 
 /** One rule: the findings of its reason (none when the signal passes). */
@@ -191,6 +194,9 @@ export const RULES: readonly Rule[] = [
   function unledgeredSkips({ accounting, evidence }) {
     return accounting ? skipBudget(accounting, evidence?.maxUnledgeredSkips) : [];
   },
+  function testsSkippedUnledgered({ testChanges }) {
+    return testChanges?.skipped ?? [];
+  },
   function frozenInProofRun({ evidence, coverage, active }) {
     // A frozen test that ran in the proof run put its lines into the coverage report: the rerun did not
     // deselect it. (The single-run mode drops frozen contexts itself, so there a full run is expected.)
@@ -223,6 +229,9 @@ export const RULES: readonly Rule[] = [
         fix: "fix the import or syntax error so that every test is collected",
       })),
     ];
+  },
+  function testsRemoved({ testChanges }) {
+    return testChanges?.removed ?? [];
   },
   function clockOverride({ clockOverride, today }) {
     if (!clockOverride) return [];

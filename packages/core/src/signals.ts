@@ -21,11 +21,12 @@ export const SIGNALS = [
   {
     id: "test_evidence",
     label: "Test evidence",
-    reasons: ["tests_failed", "missing_evidence", "skip_budget", "frozen_in_proof_run"],
+    reasons: ["tests_failed", "missing_evidence", "skip_budget", "tests_skipped_unledgered", "frozen_in_proof_run"],
   },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },
+  { id: "removed_tests", label: "Removed tests", reasons: ["tests_removed"] },
   { id: "clock", label: "Clock", reasons: ["clock_override"] },
 ] as const satisfies readonly { id: string; label: string; reasons: readonly ReasonCode[] }[];
 
