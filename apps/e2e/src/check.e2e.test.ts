@@ -109,6 +109,7 @@ describe("proofgate check --run: MERGE", () => {
       "protected_paths:pass",
       "history:pass",
       "universe:pass",
+      "removed_tests:pass",
       "clock:pass",
     ]);
     expect(r.report).toMatchObject({
@@ -158,6 +159,7 @@ describe("proofgate check --run: MERGE", () => {
       "results:results.xml",
       "fixtures_lock:fixtures.lock",
       "properties:properties.xml",
+      `base_universe:collected.txt (collected at base ${short(mergeProject.base)})`,
     ]);
     expect(r.report.warnings).toEqual([]);
     // The decision table on stdout, top to bottom in the article's order.
@@ -173,6 +175,7 @@ describe("proofgate check --run: MERGE", () => {
       "Protected paths",
       "History",
       "Test universe",
+      "Removed tests",
       "Clock",
     ]);
     for (const f of ["report.json", "report.md", "report.txt"])
@@ -226,6 +229,8 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual([
       "fixture_digests:off",
       "property_hold:off",
+      // Without --run (and no [universe] base_collected) the base's universe is not collected: said, not hidden.
+      "removed_tests:not_measured",
     ]);
     expect(r.report.warnings).toEqual([
       `proofgate.toml at ${short(p.base)}:18: [fixtures] enabled = false: its signals are off, and every report says so`,
@@ -554,9 +559,35 @@ const SCENARIOS: Scenario[] = [
         ],
       }),
     run: true,
-    reasons: ["skip_budget"],
-    findings: () => [F("skip_budget", "results.xml", anyLine)],
+    // The skip is also new since the base (the base ran test_negative): a skip marker is a removal.
+    reasons: ["skip_budget", "tests_skipped_unledgered"],
+    findings: (p) => [
+      F("skip_budget", "results.xml", anyLine),
+      F("tests_skipped_unledgered", "tests/test_a.py", null, p.commits[1]!),
+    ],
     also: (_p, r) => expect(r.report.accounting).toMatchObject({ proven: 7, frozen: 1, skipped: 1 }),
+  },
+  {
+    name: "tests_removed: the agent deletes test_negative (the base, collected in a worktree, still has it)",
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Drop a test\n", {
+            "tests/test_a.py": TEST_A.replace(
+              "def test_negative():\n    with pytest.raises(ValueError):\n        total([-1])\n\n\n",
+              "",
+            ),
+          }),
+        ],
+      }),
+    run: true,
+    // Its line (the raise) is now covered by no test, yet proven coverage stays above the floor.
+    reasons: ["tests_removed"],
+    findings: (p) => [F("tests_removed", "tests/test_a.py", null, p.commits[1]!)],
+    also: (_p, r) =>
+      expect(r.report.details[0]!.message).toMatch(
+        /^tests\/test_a\.py::test_negative is collected at base but not at head; commit [0-9a-f]{12} is an agent's /,
+      ),
   },
   {
     name: "frozen_in_proof_run: the base's proof command drops proofgate's PYTEST_ADDOPTS",
@@ -646,7 +677,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(23);
+    expect(codes.length).toBe(25);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

@@ -42,6 +42,8 @@ export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } fr
 export { decide, type DecideInput } from "./decide.js";
 export {
   judgeTestChanges,
+  skipsAtHead,
+  goneSinceBase,
   pairRenames,
   commandFiles,
   collectionConfigMatcher,
@@ -53,6 +55,7 @@ export {
   type BaseUniverse,
   type BaseSkips,
   type FileRename,
+  type TestChange,
 } from "./test-changes.js";
 export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {

@@ -23,7 +23,16 @@ export interface Finding {
 
 /** What an input file was read as. */
 export type InputRole =
-  "config" | "ledger" | "universe" | "coverage" | "contexts" | "results" | "properties" | "fixtures_lock";
+  | "config"
+  | "ledger"
+  | "universe"
+  | "coverage"
+  | "contexts"
+  | "results"
+  | "properties"
+  | "fixtures_lock"
+  | "base_universe"
+  | "base_results";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {

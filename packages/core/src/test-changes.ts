@@ -94,7 +94,7 @@ export interface TestChangeJudgement {
 }
 
 /** One test (or a module that skipped itself) that stopped counting, with where it lives. */
-interface Change {
+export interface TestChange {
   id: string;
   /** The test's file at base (its module's path for a module-level skip). */
   file: string;
@@ -214,34 +214,46 @@ export function pairRenames(
   return pairs;
 }
 
+/**
+ * The skips at head the rule judges: each skipped or xfailed test without a lease, and each test of a
+ * module that skipped itself, by `gone` (the base's tests the head does not collect, not leased); the
+ * module itself when `gone` holds none of it (the base's universe is unknown, or the module is new).
+ */
+export function skipsAtHead(accounting: EvidenceAccounting, gone: readonly string[]): TestChange[] {
+  const skips: TestChange[] = accounting.skips.map((r) => ({ id: r.id, file: fileOf(r.id), note: r.message }));
+  for (const m of accounting.moduleSkips) {
+    const tests = gone.filter((id) => fileOf(id) === m.id);
+    if (tests.length === 0) skips.push({ id: m.id, file: m.id, note: m.message });
+    for (const id of tests) skips.push({ id, file: m.id, note: m.message });
+  }
+  return skips;
+}
+
+/** Base tests the head does not collect and no lease holds. */
+export function goneSinceBase(base: readonly string[], head: Universe, active: readonly Lease[]): string[] {
+  const headIds = head.index ?? new Set(head.ids);
+  const leased = new Set(active.map((l) => l.nodeid));
+  return base.filter((id) => !headIds.has(id) && !leased.has(id));
+}
+
 /** Judges removals and new skips: the findings of both rules, and the numbers the table shows. */
 export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChangeContext): TestChangeJudgement {
   const { head, active, accounting, commits, policy } = context;
   const key = policy.trailers.testRemoval;
-  const leased = new Set(active.map((l) => l.nodeid));
-  const headIds = head.index ?? new Set(head.ids);
   const moduleSkips = accounting?.moduleSkips ?? [];
   const skippedModules = new Set(moduleSkips.map((r) => r.id));
 
   // Removals: base ids the head does not collect and no lease holds. A module that skipped itself at
   // head collects nothing: its tests are judged as skips, below.
   const base = evidence.base.kind === "measured" ? evidence.base.universe : undefined;
-  const gone = base ? base.ids.filter((id) => !headIds.has(id) && !leased.has(id)) : [];
+  const gone = base ? goneSinceBase(base.ids, head, active) : [];
   const removedIds = gone.filter((id) => !skippedModules.has(fileOf(id)));
   const baseSet = new Set(base?.ids ?? []);
   const added = base ? head.ids.filter((id) => !baseSet.has(id)) : [];
   const pairs = pairRenames(removedIds, added, evidence.renames);
-  const removals: Change[] = removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) }));
+  const removals: TestChange[] = removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) }));
 
-  // Skips at head: the skipped tests without a lease, and each test of a module that skipped itself (by
-  // the base's universe; the module itself when the base's universe is not known or had none of it).
-  const skips: Change[] = [];
-  for (const r of accounting?.skips ?? []) skips.push({ id: r.id, file: fileOf(r.id), note: r.message });
-  for (const m of moduleSkips) {
-    const tests = gone.filter((id) => fileOf(id) === m.id);
-    if (tests.length === 0) skips.push({ id: m.id, file: m.id, note: m.message });
-    for (const id of tests) skips.push({ id, file: m.id, note: m.message });
-  }
+  const skips = accounting ? skipsAtHead(accounting, gone) : [];
   const skippedAtBase = new Set(evidence.baseSkips?.skipped ?? []);
   const newSkips = skips.filter((s) => !skippedAtBase.has(s.id));
 
@@ -325,17 +337,17 @@ function attributor(evidence: TestChangeEvidence, commits: readonly Commit[], po
  * finding per file without a commit.
  */
 function findings(
-  verdicts: readonly ({ change: Change } & Verdict)[],
+  verdicts: readonly ({ change: TestChange } & Verdict)[],
   reason: "tests_removed" | "tests_skipped_unledgered",
   key: string,
   policy: PatchPolicy,
-  describe: (changes: Change[], file: string) => string,
+  describe: (changes: TestChange[], file: string) => string,
 ): Finding[] {
   interface Group {
     file: string;
     commit: Commit | undefined;
     paths: string[];
-    changes: Change[];
+    changes: TestChange[];
   }
   const groups = new Map<string, Group>();
   for (const v of verdicts) {

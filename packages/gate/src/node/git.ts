@@ -2,7 +2,8 @@
 // authors, committers and trailers as git itself parses them, the paths each commit changed, and
 // files and trees at a revision. One git process per question, never a shell.
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { GateError, type Commit, type Env, type Trailer } from "@proofgate/core";
 import type { ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
@@ -623,6 +624,40 @@ export function differingPaths(from: string, to: string, repo: GitRepo): Set<str
   return new Set(out.split("\0").filter(Boolean));
 }
 
+/**
+ * A detached checkout of `rev` in a new temp folder outside the repository (`git worktree add --detach`),
+ * for running the base's own commands on the base's files. Returns its absolute path.
+ */
+export function addWorktree(rev: string, repo: GitRepo): string {
+  refusesOption("revision", rev);
+  const dir = mkdtempSync(join(tmpdir(), "proofgate-base-"));
+  try {
+    gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return dir;
+}
+
+/**
+ * Removes a worktree made by addWorktree, whatever its state (untracked files included), and git's note
+ * of it. Never throws: a failure to clean up must not hide the gate's answer.
+ */
+export function removeWorktree(dir: string, repo: GitRepo): void {
+  try {
+    gitExec(["worktree", "remove", "--force", "--force", dir], repo, { okCodes: [0, 1, 128] });
+  } catch {
+    // git missing or killed: the folder and the prune below still run.
+  }
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    gitExec(["worktree", "prune"], repo, { okCodes: [0, 1, 128] });
+  } catch {
+    // Nothing left to do: `git worktree prune` later removes the stale note.
+  }
+}
+
 /** The git port on this machine's git, in `repo`. */
 export function nodeGit(repo: GitRepo): GitPort {
   return {
@@ -638,5 +673,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
     mergeBase: (a, b) => mergeBase(a, b, repo),
     resolveCommit: (ref) => resolveCommit(ref, repo),
+    addWorktree: (rev) => addWorktree(rev, repo),
+    removeWorktree: (dir) => removeWorktree(dir, repo),
   };
 }

@@ -15,6 +15,7 @@ import {
   shortRevision,
   type Commit,
   type CommitPaths,
+  type FileRename,
   type GateConfig,
   type GateIssue,
   type Ledger,
@@ -24,6 +25,7 @@ import {
   type PatchPolicy,
 } from "@proofgate/core";
 import { createHash } from "node:crypto";
+import type { ChangedPath } from "../git-types.js";
 import type { GitPort } from "../ports.js";
 import { CONFIG_FILE } from "./config.js";
 
@@ -35,6 +37,10 @@ export interface LoadedPatch {
   config: GateConfig;
   /** Where the config came from and its digest; undefined when the base has none (defaults). */
   configSource?: { path: string; sha256: string } | undefined;
+  /** Every commit of the range with the paths it answers for (none when the history is truncated). */
+  touched: CommitPaths[];
+  /** Files git saw renamed, commit by commit (`-M`), oldest first. */
+  renames: FileRename[];
   warnings: GateIssue[];
 }
 
@@ -86,11 +92,20 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       policy,
       config,
       configSource,
+      touched: [],
+      renames: [],
       warnings,
     };
 
   const commits = git.listCommits(range);
-  const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(git, c)]));
+  const renames: FileRename[] = [];
+  const touched = new Map<string, string[]>(
+    commits.map((c) => {
+      const changed = git.changedPaths(c.sha);
+      for (const p of changed) if (p.status === "R" && p.oldPath) renames.push({ from: p.oldPath, to: p.path });
+      return [c.sha, ownPaths(git, c, changed)];
+    }),
+  );
   const touching = (match: (path: string) => boolean): CommitPaths[] =>
     commits.flatMap((commit) => {
       const paths = (touched.get(commit.sha) ?? []).filter(match);
@@ -139,7 +154,8 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       touching: touching(under(config.properties.seeds)),
     };
   }
-  return { patch, policy, config, configSource, warnings };
+  const all = commits.map((commit) => ({ commit, paths: touched.get(commit.sha) ?? [] }));
+  return { patch, policy, config, configSource, touched: all, renames, warnings };
 }
 
 function readLedgerAt(git: GitPort, rev: string, file: string, warnings: GateIssue[]): Ledger | undefined {
@@ -168,8 +184,8 @@ function ledgerChangesOf(git: GitPort, commit: Commit, file: string, warnings: G
 }
 
 /** The paths a commit answers for (old names of renames included; a merge: only its own resolution's). */
-function ownPaths(git: GitPort, commit: Commit): string[] {
-  const paths = git.changedPaths(commit.sha).flatMap((p) => (p.oldPath ? [p.path, p.oldPath] : [p.path]));
+function ownPaths(git: GitPort, commit: Commit, changed: readonly ChangedPath[]): string[] {
+  const paths = changed.flatMap((p) => (p.oldPath ? [p.path, p.oldPath] : [p.path]));
   if (commit.parents.length < 2) return paths;
   const sides = commit.parents.slice(1).map((parent) => [...git.differingPaths(parent, commit.sha)]);
   return mergeOwnChanges([paths, ...sides], (path) => path);
