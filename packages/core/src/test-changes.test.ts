@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Commit, Identity } from "./authorship.js";
 import { DEFAULT_AGENT_PATTERNS } from "./authorship.js";
@@ -14,7 +15,7 @@ import {
   type TestChangeEvidence,
   type TestChangeJudgement,
 } from "./test-changes.js";
-import type { Universe } from "./universe.js";
+import { parseCollectOnly, type Universe } from "./universe.js";
 
 const ADA: Identity = { name: "Ada Lovelace", email: "ada@example.org" };
 const BOT: Identity = { name: "patchbot[bot]", email: "patchbot@example.org" };
@@ -450,5 +451,39 @@ describe("commandFiles", () => {
 
   it("skips absolute paths, parents and variables: the gate only reads repository files", () => {
     expect(commandFiles("/usr/bin/python3 -m pytest ../other $HOME/x ${CI_DIR}/y . ./")).toEqual(["pytest"]);
+  });
+});
+
+describe("more-itertools, one test deleted (recorded collect-only output, __fixtures__/more-itertools)", () => {
+  const recorded = (name: string): Universe =>
+    parseCollectOnly(readFileSync(new URL(`./__fixtures__/more-itertools/${name}`, import.meta.url), "utf8"), name)
+      .universe!;
+  const before = recorded("collect-q-2fe1b2e.txt");
+  const after = recorded("collect-q-after.txt");
+
+  it("tests_removed names the deleted test, the agent's commit and its author", () => {
+    const drop = agent();
+    const j = judgeTestChanges(
+      {
+        base: { kind: "measured", universe: { file: "collect-q-2fe1b2e.txt", ids: before.ids } },
+        touched: [{ commit: drop, paths: ["tests/test_more.py"] }],
+        renames: [],
+        collectionFiles: [],
+        maxNewSkips: 0,
+      },
+      { head: after, active: [], commits: [drop], policy },
+    );
+    expect(before.ids).toHaveLength(736);
+    expect(j.removed).toEqual([
+      {
+        reason: "tests_removed",
+        message: `tests/test_more.py::ChunkedTests::test_odd is collected at base but not at head; commit ${drop.sha.slice(0, 12)} is an agent's (author "patchbot[bot] <patchbot@example.org>" matches "*[bot]*"; committer "patchbot[bot] <patchbot@example.org>" matches "*[bot]*") and touched tests/test_more.py`,
+        file: "tests/test_more.py",
+        commit: drop.sha,
+        author: "patchbot[bot] <patchbot@example.org>",
+        fix: "restore the tests; a test that must go is removed by a human, in a commit with `Test-Removal: human` (a flaky test gets a lease in freeze.toml instead)",
+      },
+    ]);
+    expect(j).toMatchObject({ baseTests: 736, gone: 1, renamed: 0 });
   });
 });

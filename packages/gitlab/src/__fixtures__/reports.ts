@@ -19,6 +19,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     protected_paths: pass("none touched", "Gate-Change: human"),
     history: pass("3 commits", "reaches base"),
     universe: pass("121 collected", "no collection errors"),
+    removed_tests: pass("0 of 121 base tests not collected at head", "Test-Removal: human"),
     clock: pass("2026-03-01", "the machine's clock"),
     ...over,
   };
