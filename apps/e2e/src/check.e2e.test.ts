@@ -235,6 +235,7 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.warnings).toEqual([
       `proofgate.toml at ${short(p.base)}:18: [fixtures] enabled = false: its signals are off, and every report says so`,
       `proofgate.toml at ${short(p.base)}:10: [properties] enabled = false: its signals are off, and every report says so`,
+      `proofgate.toml at ${short(p.base)}: tests removed since the base are not measured: without --run the gate does not collect the base, and [universe] base_collected is not set. Fix: run \`proofgate check --run\` (it collects the base in a git worktree with [commands] collect), or set [universe] base_collected to the base's \`pytest --collect-only -q\` output, written by a CI step`,
     ]);
   });
 

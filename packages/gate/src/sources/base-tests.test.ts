@@ -321,7 +321,14 @@ describe("check without --run: [universe] base_collected and [results] base_juni
     expect(row(report, "removed_tests")).toMatchObject({
       result: "not_measured",
       value:
-        "not measured: without --run the gate does not collect the base, and [universe] base_collected is not set. Fix: run `proofgate check --run` (it collects the base in a git worktree with [commands] collect), or set [universe] base_collected to the base's `pytest --collect-only -q` output, written by a CI step",
+        "not measured: no universe at the base. Fix: run `proofgate check --run`, or set [universe] base_collected",
+    });
+    expect(report.warnings).toContainEqual({
+      code: "config_invalid",
+      file: `proofgate.toml at ${base.slice(0, 12)}`,
+      message:
+        "tests removed since the base are not measured: without --run the gate does not collect the base, and [universe] base_collected is not set",
+      fix: "run `proofgate check --run` (it collects the base in a git worktree with [commands] collect), or set [universe] base_collected to the base's `pytest --collect-only -q` output, written by a CI step",
     });
     // No base results: the skip is new (fail closed), and the fix says how to give the base's evidence.
     expect(report.reasons).toEqual(["tests_skipped_unledgered"]);
