@@ -221,7 +221,7 @@ async function evaluateCheck(
     request.run && !shallow
       ? { env: request.run.env, checkout: () => (checkout ??= ports.git.addWorktree(base)) }
       : undefined;
-  const baseOptions = { ports, config, base, run, outDir: request.outDir, log };
+  const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log };
   try {
     const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
     const commands: CommandOutcome[] = [];

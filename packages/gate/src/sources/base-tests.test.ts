@@ -379,3 +379,29 @@ describe("check without --run: [universe] base_collected and [results] base_juni
     expect(bad.issues[0]).toMatchObject({ code: "results_invalid", file: "base-results.xml" });
   });
 });
+
+describe("the base's evidence is CI's, never the patch's", () => {
+  it("a base_collected file the head commit tracks is refused (exit 2): it would be the patch's word", async () => {
+    const extra = '\n[universe]\nbase_collected = ["base-list.txt"]\n';
+    const { repo, base } = project({ "proofgate.toml": CONFIG(extra) });
+    await gate(repo, base);
+    // The agent drops a test and commits a "base" universe that already lacks it.
+    const head = repo.commit(
+      "drop",
+      {
+        "tests.txt": `${TESTS[0]}\n${TESTS[2]}\n`,
+        "base-list.txt": `${TESTS[0]}\n${TESTS[2]}\n\n2 tests collected in 0.01s\n`,
+      },
+      { author: AGENT },
+    );
+    await gate(repo, base);
+    const error = await gateError(gate(repo, base, { run: false }));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "usage",
+        file: "base-list.txt",
+        message: `[universe] base_collected names a file the head commit ${head.slice(0, 12)} tracks: the patch would be telling the gate what the base had`,
+      }),
+    ]);
+  });
+});

@@ -39,6 +39,8 @@ export interface BaseTestsOptions {
   config: GateConfig;
   /** The base commit (full object name). */
   base: string;
+  /** The head commit: the base's evidence files must not be files the patch committed. */
+  head: string;
   /** With `check --run`: the environment, and the base's worktree (made on first use). */
   run?: { env: Env; checkout: () => string } | undefined;
   /** The report folder (repository-relative or absolute): the base run's plugin goes under it. */
@@ -96,6 +98,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     };
   }
   if (config.universe.baseCollected.length > 0) {
+    refuseCommitted(o, config.universe.baseCollected, "[universe] base_collected");
     const loaded = loadUniverse(ports.files, config.universe.baseCollected, "[universe] base_collected");
     failOnCollectionErrors(loaded.value, config.file);
     return {
@@ -121,6 +124,23 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
       : "run `proofgate check --run` (it collects the base in a git worktree with [commands] collect), or set [universe] base_collected to the base's `pytest --collect-only -q` output, written by a CI step",
   };
   return { base: { kind: "not_measured", why, fix }, inputs: [], warnings: [warning] };
+}
+
+/**
+ * The base's evidence is written by CI, never by the patch: a path the head commit tracks is the
+ * patch's own word about the base (it could list the head's tests as the base's), so it is refused.
+ */
+function refuseCommitted(o: BaseTestsOptions, paths: readonly string[], key: string): void {
+  const committed = paths.filter((p) => !p.startsWith("/") && o.ports.git.readBlobAt(o.head, p) !== undefined);
+  if (committed.length === 0) return;
+  throw new GateError(
+    committed.map((file) => ({
+      code: "usage" as const,
+      file,
+      message: `${key} names a file the head commit ${shortRevision(o.head)} tracks: the patch would be telling the gate what the base had`,
+      fix: `have CI write it (untracked, in .gitignore), and delete it from the repository; or run \`proofgate check --run\`, which collects the base itself`,
+    })),
+  );
 }
 
 /** A base whose universe has collection errors is incomplete: its removals cannot be judged. */
@@ -199,6 +219,7 @@ export async function loadBaseSkips(
     );
   }
   if (config.results.baseJunit.length > 0) {
+    refuseCommitted(o, config.results.baseJunit, "[results] base_junit");
     const names = config.results.baseJunit.map((p) => ({ path: p, name: p }));
     return readBaseResults(o, names, base, "[results] base_junit");
   }
