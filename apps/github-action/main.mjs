@@ -2,19 +2,20 @@
 // turns them into `proofgate check` flags and runs the bundled CLI. The exit code is the gate's: 0 MERGE,
 // 1 REJECT, 2 could not evaluate. Policy comes from the base revision's proofgate.toml, never from here.
 import { spawnSync } from "node:child_process";
-import { appendFileSync, existsSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-// A release copies the CLI bundle beside this file; in the monorepo it is packages/cli/dist after `pnpm build`.
+// A release holds the CLI bundle beside this file (dist/); in the monorepo it is packages/cli/dist after `pnpm build`.
 const bundle = [
   join(here, "dist", "proofgate.js"),
   join(here, "..", "..", "packages", "cli", "dist", "proofgate.js"),
 ].find((p) => existsSync(p));
 if (!bundle) {
   process.stderr.write(
-    "proofgate: error: the CLI bundle is missing (dist/proofgate.js beside the action, or packages/cli/dist/proofgate.js): build it with pnpm build\n",
+    "proofgate: error: the CLI bundle is missing (dist/proofgate.js beside the action, or packages/cli/dist/proofgate.js): build the release tree with pnpm release:action\n",
   );
   process.exit(2);
 }
@@ -27,27 +28,45 @@ const flag = (name) => {
   process.exit(2);
 };
 
-const args = [
-  "check",
-  "--platform",
-  "github",
-  "--out-dir",
-  input("out-dir") || "proofgate-report",
-  "--format",
-  input("format") || "text",
-];
+const outDir = input("out-dir") || "proofgate-report";
+const args = ["check", "--platform", "github", "--out-dir", outDir, "--format", input("format") || "text"];
 if (flag("run")) args.push("--run");
 if (input("comment") !== "" && !flag("comment")) args.push("--no-comment");
 if (input("base")) args.push("--base", input("base"));
 if (input("head")) args.push("--head", input("head"));
+// The CLI checks the name (exit 2 with the fix for one no platform can carry).
+if (input("name")) args.push("--name", input("name"));
 
 const cwd = resolve(process.env.GITHUB_WORKSPACE ?? ".", input("working-directory") || ".");
 const env = { ...process.env };
 if (input("token")) env.GITHUB_TOKEN = input("token");
 const result = spawnSync(process.execPath, [bundle, ...args], { cwd, env, stdio: "inherit" });
-if (process.env.GITHUB_OUTPUT)
+const exitCode = result.status ?? 2;
+
+// The outputs come from report.json, which the gate writes even when it could not evaluate. MERGE only
+// when the report says so and the gate exited 0: a report the job could not stand behind is a REJECT.
+const reportPath = join(cwd, outDir, "report.json");
+let report = {};
+try {
+  report = JSON.parse(readFileSync(reportPath, "utf8"));
+} catch {
+  // no report (the CLI could not start, or the out dir is unwritable): decision REJECT, coverage empty
+}
+const coverage = report.proven_coverage_percent;
+const outputs = {
+  decision: exitCode === 0 && report.decision === "MERGE" ? "MERGE" : "REJECT",
+  "exit-code": String(exitCode),
+  "proven-coverage": typeof coverage === "number" && Number.isFinite(coverage) ? coverage.toFixed(2) : "",
+  report: reportPath,
+};
+if (process.env.GITHUB_OUTPUT) {
+  // The multi-line form for every value: a path may hold any character, and a delimiter no value holds ends it.
+  const delimiter = `proofgate_${randomBytes(12).toString("hex")}`;
   appendFileSync(
     process.env.GITHUB_OUTPUT,
-    `report=${join(cwd, input("out-dir") || "proofgate-report", "report.json")}\n`,
+    Object.entries(outputs)
+      .map(([key, value]) => `${key}<<${delimiter}\n${value}\n${delimiter}\n`)
+      .join(""),
   );
-process.exit(result.status ?? 2);
+}
+process.exit(exitCode);

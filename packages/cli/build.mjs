@@ -26,7 +26,8 @@ await build({
   banner: {
     js: "import { createRequire as __proofgateRequire } from 'node:module';\nconst require = __proofgateRequire(import.meta.url);",
   },
-  // sql.js's Node glue reads `__dirname`, which an ES module lacks (Node >= 20.11 has import.meta.dirname).
+  // sql.js's Node glue reads `__dirname`, which an ES module lacks: defined, so the module loads (its value is
+  // only sql.js's default folder for the .wasm, unused: coverage-data-file.ts hands it the bytes).
   // yargs lays out its help text with string-width on every command run (not only for --help); the
   // same measure from fast-string-width costs a fraction of its Intl.Segmenter start-up.
   alias: { "string-width": "fast-string-width" },

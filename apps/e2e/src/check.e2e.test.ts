@@ -111,6 +111,7 @@ describe("proofgate check --run: MERGE", () => {
       "universe:pass",
       "removed_tests:pass",
       "clock:pass",
+      "policy:pass",
     ]);
     expect(r.report).toMatchObject({
       base: mergeProject.base,
@@ -177,6 +178,7 @@ describe("proofgate check --run: MERGE", () => {
       "Test universe",
       "Removed tests",
       "Clock",
+      "Policy",
     ]);
     for (const f of ["report.json", "report.md", "report.txt"])
       expect(existsSync(join(mergeProject.dir, "proofgate-report", f)), f).toBe(true);
@@ -232,10 +234,11 @@ describe("proofgate check --run: MERGE", () => {
       // Without --run (and no [universe] base_collected) the base's universe is not collected: said, not hidden.
       "removed_tests:not_measured",
     ]);
-    expect(r.report.warnings).toEqual([
-      `proofgate.toml at ${short(p.base)}:18: [fixtures] enabled = false: its signals are off, and every report says so`,
-      `proofgate.toml at ${short(p.base)}:10: [properties] enabled = false: its signals are off, and every report says so`,
-      `proofgate.toml at ${short(p.base)}: tests removed since the base are not measured: without --run the gate does not collect the base, and [universe] base_collected is not set. Fix: run \`proofgate check --run\` (it collects the base in a git worktree with [commands] collect), or set [universe] base_collected to the base's \`pytest --collect-only -q\` output, written by a CI step`,
+    // Said once, in the rows (not as a warning on every run).
+    expect(r.report.warnings).toEqual([]);
+    expect(r.report.signals.filter((s) => s.result === "off").map((s) => s.value)).toEqual([
+      `off: [fixtures] enabled = false in proofgate.toml at ${short(p.base)}`,
+      `off: [properties] enabled = false in proofgate.toml at ${short(p.base)}`,
     ]);
   });
 
@@ -521,9 +524,10 @@ const SCENARIOS: Scenario[] = [
       }),
     run: true,
     reasons: ["tests_failed"],
-    findings: () => [F("tests_failed", null), F("tests_failed", "results.xml", anyLine)],
+    // One finding per failed test; the proof run's exit code is explained by them.
+    findings: () => [F("tests_failed", "results.xml", anyLine)],
     also: (_p, r) => {
-      expect(r.report.details[1]!.message).toMatch(/^tests\/test_a\.py::test_discount failed in the proof run/);
+      expect(r.report.details[0]!.message).toMatch(/^tests\/test_a\.py::test_discount failed in the proof run/);
       expect(r.report.accounting).toMatchObject({ proven: 7, frozen: 1, failed: 1 });
     },
   },
@@ -644,7 +648,6 @@ const SCENARIOS: Scenario[] = [
     reasons: ["proven_coverage", "tests_failed", "missing_evidence", "collection_errors"],
     findings: () => [
       F("proven_coverage", "proven_coverage.json"),
-      F("tests_failed", null),
       F("tests_failed", "results.xml", anyLine),
       F("missing_evidence", "collected.txt"),
       F("collection_errors", null),

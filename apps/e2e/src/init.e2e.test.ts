@@ -155,7 +155,7 @@ def test_describe():
     assert describe([1, 2]) == "2 items"
 `,
     },
-    rows: ["pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"],
+    rows: ["pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass", "pass"],
     collected: 6,
   },
   {
@@ -250,7 +250,7 @@ def test_ring():
     assert ring(2, 1) == 3 * math.pi
 `,
     },
-    rows: ["pass", "pass", "pass", "off", "off", "pass", "pass", "pass", "pass", "pass", "pass"],
+    rows: ["pass", "pass", "pass", "off", "off", "pass", "pass", "pass", "pass", "pass", "pass", "pass"],
     collected: 4,
   },
   {
@@ -311,7 +311,7 @@ def test_longest():
     assert longest("") == ""
 `,
     },
-    rows: ["pass", "pass", "pass", "off", "off", "pass", "pass", "pass", "pass", "pass", "pass"],
+    rows: ["pass", "pass", "pass", "off", "off", "pass", "pass", "pass", "pass", "pass", "pass", "pass"],
     collected: 3,
   },
 ];

@@ -16,9 +16,18 @@ export {
   ANNOTATION_CONTEXT,
   MAX_ANNOTATION_BYTES,
   META_DATA_KEYS,
+  metaDataKeys,
   fitAnnotation,
   provenCoverageValue,
   publishToBuildkite,
   type BuildkitePublishOptions,
 } from "./publish.js";
 export { buildkitePlatform, createBuildkitePlatform } from "./platform.js";
+export {
+  buildkiteStep,
+  buildkitePluginStep,
+  buildkiteShardedPipeline,
+  pluginRef,
+  PLUGIN_ID,
+  UNSHALLOW,
+} from "./ci-snippet.js";

@@ -102,6 +102,18 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("a named gate (check --name api) annotates under its own context and sets its own meta-data keys", async () => {
+    const agent = stubAgent();
+    const t = { ...tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }), name: "api" };
+    const outcome = await publishToBuildkite(report(view()), t);
+    expect(outcome.failures).toEqual([]);
+    expect(agent.calls().map((c) => c.argv)).toEqual([
+      ["annotate", "--style", "error", "--context", "api"],
+      ["meta-data", "set", "api:decision", "REJECT"],
+      ["meta-data", "set", "api:proven_coverage", "61.23"],
+    ]);
+  });
+
   it("MERGE is style success; coverage not measured is the value `none` (a meta-data value cannot be empty)", async () => {
     const agent = stubAgent();
     await publishToBuildkite(

@@ -3,6 +3,7 @@
 // agent, the annotation goes through the REST API when a token is given, else a one-line note.
 // Every step's failure is reported and none changes the decision or the exit code (docs/contract.md §9).
 import {
+  DEFAULT_GATE_NAME,
   fitText,
   publishedDecision,
   type PublishOutcome,
@@ -12,13 +13,18 @@ import {
 import { agentRunner, describeAgentFailure, type AgentRunner } from "./agent.js";
 import { createAnnotation, restSettings } from "./rest.js";
 
-/** The annotation's context: one per build, replaced on every run. */
+/** The annotation's context for the default gate name: one per build, replaced on every run. A named gate's context is its name. */
 export const ANNOTATION_CONTEXT = "proofgate";
 
 /** Buildkite's limit on an annotation body, in bytes. */
 export const MAX_ANNOTATION_BYTES = 1024 * 1024;
 
-/** The meta-data keys proofgate sets. */
+/** The meta-data keys the gate named `name` sets: `<name>:decision` and `<name>:proven_coverage`. */
+export function metaDataKeys(name: string = DEFAULT_GATE_NAME): { decision: string; provenCoverage: string } {
+  return { decision: `${name}:decision`, provenCoverage: `${name}:proven_coverage` };
+}
+
+/** The meta-data keys proofgate sets under the default gate name. */
 export const META_DATA_KEYS = { decision: "proofgate:decision", provenCoverage: "proofgate:proven_coverage" } as const;
 
 /** Injected for tests: the agent runner and fetch. Default: the real binary on the job's PATH, global fetch. */
@@ -62,18 +68,20 @@ export async function publishToBuildkite(
   const { body, trimmed } = fitAnnotation(annotationBody(report));
   if (trimmed) tools.log(`the annotation was trimmed to Buildkite's 1 MiB limit; the whole report is report.md`);
 
-  const annotated = await run(["annotate", "--style", style, "--context", ANNOTATION_CONTEXT], body);
+  const context = tools.name ?? ANNOTATION_CONTEXT;
+  const keys = metaDataKeys(context);
+  const annotated = await run(["annotate", "--style", style, "--context", context], body);
   if (annotated.missing) {
     await publishWithoutAgent(body, style, tools, options, outcome);
     return outcome;
   }
   if (annotated.code === 0 && annotated.signal === null && annotated.error === undefined)
-    outcome.published.push(`annotation ${ANNOTATION_CONTEXT} (${style})`);
+    outcome.published.push(`annotation ${context} (${style})`);
   else outcome.failures.push(`buildkite-agent annotate ${describeAgentFailure(annotated)}`);
 
   const values: [string, string][] = [
-    [META_DATA_KEYS.decision, decision],
-    [META_DATA_KEYS.provenCoverage, provenCoverageValue(report.gate.provenCoveragePercent)],
+    [keys.decision, decision],
+    [keys.provenCoverage, provenCoverageValue(report.gate.provenCoveragePercent)],
   ];
   for (const [key, value] of values) {
     const set = await run(["meta-data", "set", key, value]);
@@ -105,13 +113,15 @@ async function publishWithoutAgent(
     outcome.failures.push(`buildkite-agent is not on PATH, and the REST fallback cannot run: ${settings.why}`);
     return;
   }
+  const context = tools.name ?? ANNOTATION_CONTEXT;
+  const keys = metaDataKeys(context);
   try {
-    const url = await createAnnotation(settings, { body, style, context: ANNOTATION_CONTEXT }, options.fetch ?? fetch);
-    outcome.published.push(`annotation ${ANNOTATION_CONTEXT} (${style}) via ${url}`);
+    const url = await createAnnotation(settings, { body, style, context }, options.fetch ?? fetch);
+    outcome.published.push(`annotation ${context} (${style}) via ${url}`);
   } catch (error) {
     outcome.failures.push(`the REST annotation failed: ${error instanceof Error ? error.message : String(error)}`);
   }
   tools.log(
-    `buildkite-agent is not on PATH: meta-data ${META_DATA_KEYS.decision} and ${META_DATA_KEYS.provenCoverage} were not set (only the agent can set meta-data)`,
+    `buildkite-agent is not on PATH: meta-data ${keys.decision} and ${keys.provenCoverage} were not set (only the agent can set meta-data)`,
   );
 }

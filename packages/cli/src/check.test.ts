@@ -110,6 +110,47 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(JSON.parse(r.out)).toEqual(r.report);
   });
 
+  it("the adoption patch: a base without proofgate.toml is judged by the defaults, said plainly; default signals with nothing to judge are off", async () => {
+    const repo = scratchRepo("proofgate-check-");
+    repos.push(repo);
+    const base = repo.commit("before the gate", {
+      "freeze.toml": LEDGER,
+      "collected.txt": COLLECTED,
+      "proven_coverage.json": COVERAGE(80),
+      ".gitignore": "proofgate-report/\n",
+    });
+    repo.commit("Adopt proofgate\n\nGate-Change: human\n", { "proofgate.toml": "[coverage]\nmin_proven = 90\n" });
+    const r = await check(repo, ["--base", base, "--format", "json", "--run"]);
+    // The patch's own floor (90) is not its judge: the defaults' 70 is.
+    expect(r.code, r.err).toBe(0);
+    expect(r.report).toMatchObject({ decision: "MERGE", base, min_proven_coverage_percent: 70 });
+    const rows = Object.fromEntries((r.report.signals as { id: string; value: string }[]).map((s) => [s.id, s.value]));
+    expect(rows.policy).toBe("defaults: the base has no proofgate.toml (this patch's applies once merged)");
+    expect(rows.fixture_digests).toBe(
+      "off: no tests/fixtures or fixtures.lock at the base or head (on by default once there are)",
+    );
+    expect(rows.property_hold).toBe(
+      "off: no seeds in tests/properties/seeds at the base or head (on by default once there are)",
+    );
+    expect(r.err).toContain("--run ran no command: the base has no proofgate.toml, so the defaults apply");
+  });
+
+  it("a default signal whose files exist at the base stays on: seeds deleted by the patch are seeds_empty, not off", async () => {
+    const repo = scratchRepo("proofgate-check-");
+    repos.push(repo);
+    const base = repo.commit("before the gate", {
+      "freeze.toml": LEDGER,
+      "collected.txt": COLLECTED,
+      "proven_coverage.json": COVERAGE(80),
+      "tests/properties/seeds/a.txt": "seed\n",
+      ".gitignore": "proofgate-report/\n",
+    });
+    repo.commit("drop the seeds", { "tests/properties/seeds/a.txt": null }, { author: AGENT });
+    const r = await check(repo, ["--base", base, "--format", "json"]);
+    expect(r.code).toBe(1);
+    expect(r.report.reasons).toEqual(expect.arrayContaining(["seeds_empty", "seed_rewrite"]));
+  });
+
   it("a missing input is exit 2: the error names the file, and report.json says REJECT with input_error", async () => {
     const { repo, base } = project();
     repo.commit("drop the coverage", { "proven_coverage.json": null });
@@ -317,6 +358,62 @@ describe("proofgate check", { timeout: 60_000 }, () => {
       }
     } finally {
       process.chdir(previous);
+    }
+  });
+
+  it("--name names the gate for the platform; PROOFGATE_NAME when no flag; the flag beats the variable", async () => {
+    const { repo, base } = project();
+    const names: (string | undefined)[] = [];
+    const recording = {
+      ...localPlatform,
+      provider: "github" as const,
+      detect: () => true,
+      context: () => ({ provider: "github" as const }),
+      publish: async (_r: unknown, _c: unknown, tools: { name?: string | undefined }) => (
+        names.push(tools.name),
+        { published: [], failures: [] }
+      ),
+    };
+    const previous = process.cwd();
+    process.chdir(repo.dir);
+    try {
+      const cases: [Record<string, unknown>, Record<string, string>][] = [
+        [{}, {}],
+        [{}, { PROOFGATE_NAME: "web" }],
+        [{ name: "api" }, { PROOFGATE_NAME: "web" }],
+        [{ name: "services/api" }, {}],
+      ];
+      for (const [args, env] of cases) {
+        const io: CliIo = { stdout: () => {}, stderr: () => {}, now: () => NOW, cwd: repo.dir, env, isTTY: false };
+        expect(await runCheck({ format: "json", base, ...args }, io, [recording])).toBe(0);
+      }
+      expect(names).toEqual(["proofgate", "web", "api", "services/api"]);
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
+  it("a name no platform can carry is exit 2: the report is that usage error, naming the flag and the fix", async () => {
+    const { repo, base } = project();
+    for (const [args, env, source, name] of [
+      [["--name", "a b"], {}, "--name", "a b"],
+      [["--name", "x-->y"], {}, "--name", "x-->y"],
+      [[], { PROOFGATE_NAME: "-api" }, "PROOFGATE_NAME", "-api"],
+    ] as const) {
+      const r = await check(repo, ["--base", base, "--format", "json", ...args], env);
+      expect(r.code).toBe(2);
+      expect(r.report).toMatchObject({
+        decision: "REJECT",
+        reasons: ["input_error"],
+        errors: [
+          {
+            code: "usage",
+            message: expect.stringMatching(new RegExp(`^${source} "${name}" is not a gate name: `)) as unknown,
+            fix: "name the gate like proofgate-api or api/unit",
+          },
+        ],
+      });
+      expect(r.err).toContain(`proofgate: error: ${source} "${name}" is not a gate name`);
     }
   });
 

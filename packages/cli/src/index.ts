@@ -1,10 +1,2 @@
+// The library entry: run the CLI in-process. Its declarations import nothing outside this package.
 export { run, type CliIo } from "./main.js";
-export {
-  ciSnippet,
-  proofgateCommand,
-  CI_PLATFORMS,
-  GITLAB_COVERAGE_REGEX,
-  REPORT_DIR,
-  REPORT_FILES,
-  type CiSnippet,
-} from "./ci-snippets.js";

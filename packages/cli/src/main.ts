@@ -2,11 +2,12 @@ import yargs, { type Argv } from "yargs";
 import { GateError, RULE_REASONS, errorReport, reportJson } from "@proofgate/core";
 import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
 import { printFailure, printIssues } from "./messages.js";
-import { resolveToday, type CliIo } from "./io.js";
+import type { CliIo } from "./cli-io.js";
+import { resolveToday } from "./io.js";
 import { writeAtomic } from "@proofgate/gate/files";
 import { VERSION } from "./version.js";
 
-export type { CliIo } from "./io.js";
+export type { CliIo } from "./cli-io.js";
 
 const EPILOG = `Exit codes: 0 MERGE (or success), 1 REJECT (or a finding), 2 the gate could not evaluate: bad input or usage.
 Docs: README.md in the proofgate repository.`;
@@ -120,6 +121,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               type: "boolean",
               default: true,
               describe: "create or update the one PR/MR comment (--no-comment: don't)",
+            })
+            .option("name", {
+              type: "string",
+              describe:
+                "the gate's name: its check run, status, comment and annotation, so two gates on one change keep theirs (default: PROOFGATE_NAME, else proofgate)",
+              requiresArg: true,
             })
             .option("run", {
               type: "boolean",

@@ -36,13 +36,16 @@ export function printWarnings(io: CliIo, warnings: readonly GateIssue[]): void {
   for (const w of warnings) io.stderr(`proofgate: warning: ${terminalSafe(formatIssue(w))}\n`);
 }
 
-/** The gate's progress on stderr: notes, warnings, and each command of `--run` with its output. */
-export function cliLog(io: CliIo): GateLog {
+/**
+ * The gate's progress on stderr: notes, warnings (unless the rendering on stdout lists them), and each
+ * command of `--run` with its output.
+ */
+export function cliLog(io: CliIo, options: { warnings: boolean } = { warnings: true }): GateLog {
   const c = palette(colorWanted(io));
   return {
     info: (line) => io.stderr(`proofgate: ${terminalSafe(line)}\n`),
     warn: (line) => io.stderr(`proofgate: warning: ${terminalSafe(line)}\n`),
-    issues: (warnings) => printWarnings(io, warnings),
+    issues: (warnings) => (options.warnings ? printWarnings(io, warnings) : undefined),
     stepStarted: (step, command) => io.stderr(`proofgate: ${c.bold(`▶ ${step}`)}: ${command}\n`),
     stepEnded: (step, exitCode, seconds) =>
       io.stderr(

@@ -26,7 +26,15 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
     : undefined;
   const seeds = judged?.seeds;
   const seedTouches = seeds ? seeds.touching.reduce((n, t) => n + t.paths.length, 0) : undefined;
-  const leaseChanges = judged ? judged.ledger.changes.reduce((n, c) => n + c.changes.length, 0) : undefined;
+  const ledgerCommits = judged?.ledger.changes ?? [];
+  const kinds = ledgerCommits.flatMap((c) => c.changes.map((change) => change.kind));
+  const count = (kind: string) => kinds.filter((k) => k === kind).length;
+  const ledgerParts = [
+    count("added_lease") ? plural(count("added_lease"), "lease") + " added" : "",
+    count("extended_lease") ? plural(count("extended_lease"), "expiry", "expiries") + " extended" : "",
+    count("raised_budget") ? "the budget raised" : "",
+    count("disabled_flag") ? plural(count("disabled_flag"), "reject_if_* flag") + " turned off" : "",
+  ].filter(Boolean);
   const protectedTouches = judged?.protect.touching;
   const suite = properties.kind === "results" ? properties.evidence : undefined;
   const range = patch.evidence;
@@ -48,17 +56,24 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
     },
     lease_authorship: {
       value: judged
-        ? `${plural(leaseChanges ?? 0, "loosening change")} in the range; ${plural(patch.agentAddedLeases, "lease")} added without a human's trailer`
+        ? ledgerCommits.length === 0
+          ? "no commit loosened the ledger"
+          : `${plural(ledgerCommits.length, "commit")} loosened the ledger (${ledgerParts.join(", ")}); ${plural(patch.leases.length, "change")} without a human's trailer`
         : `${plural(patch.agentAddedLeases, "lease")} added by an agent (given)`,
       policy: `lease changes by a human with ${trailer("freezeLease", "Freeze-Lease")}`,
     },
     fixture_digests: {
-      value: `delta ${patch.fixtureDelta}${unlockedCount !== undefined ? `; ${unlockedCount} file(s) differ from the lock` : ""}`,
+      value: facts.fixturesOff
+        ? `off: ${facts.fixturesOffWhy ?? "[fixtures] enabled = false"}`
+        : `delta ${patch.fixtureDelta}${unlockedCount !== undefined ? `; ${unlockedCount} file(s) differ from the lock` : ""}`,
       policy: `files match the lock; a delta needs ${trailer("fixtureLock", "Fixture-Lock")}`,
       off: facts.fixturesOff,
     },
     property_hold: {
-      value: `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
+      value:
+        properties.kind === "off"
+          ? `off: ${properties.why ?? "[properties] enabled = false"}`
+          : `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
       policy: `0 failures; seeds non-empty, changed only with ${trailer("propertySeeds", "Property-Seeds")}`,
       off: properties.kind === "off",
     },
@@ -100,6 +115,10 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: `${facts.today} (${facts.clockOverride ? "given on the command line" : "system clock"})`,
       policy: "the machine's clock",
     },
+    policy: {
+      value: facts.policySource ?? "the command line's flags",
+      policy: "the base revision's proofgate.toml: a patch cannot change its own judge",
+    },
   };
 }
 
@@ -112,7 +131,7 @@ function removedTestsMeasure(
   const policy = `each base test collected at head, leased, or removed with ${trailer}`;
   if (!changes) {
     return {
-      value: judged ? "not judged: `proofgate check` compares the base's universe" : "no git range judged",
+      value: judged ? "judged by `proofgate check` only" : "no git range judged",
       policy,
       notMeasured: true,
     };

@@ -96,6 +96,8 @@ export interface ConfigParseResult {
   config?: GateConfig | undefined;
   errors: GateIssue[];
   warnings: GateIssue[];
+  /** The keys the file sets (`fixtures.enabled`, ...); the others are defaults. */
+  given?: string[] | undefined;
 }
 
 /**
@@ -106,7 +108,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
   const config = defaultConfig(agentPatterns, file);
-  if (text.trim() === "") return { config, errors, warnings };
+  if (text.trim() === "") return { config, errors, warnings, given: [] };
   let data: Record<string, unknown>;
   try {
     data = parseToml(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
@@ -290,17 +292,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
         message: `[${table}] ${key} = true loosens the fixture lock`,
       });
   }
-  for (const table of ["fixtures", "properties"] as const) {
-    if (v(table, "enabled") === false)
-      warnings.push({
-        code: "config_invalid",
-        file,
-        line: lineOf(table, "enabled"),
-        message: `[${table}] enabled = false: its signals are off, and every report says so`,
-      });
-  }
+  // A signal turned off is shown in its row of every report (`off`, and why), not as a warning each run.
   if (errors.length > 0) return { errors, warnings };
-  return { config: result, errors, warnings };
+  const given = Object.entries(values).flatMap(([table, keys]) => Object.keys(keys).map((key) => `${table}.${key}`));
+  return { config: result, errors, warnings, given };
 }
 
 /**

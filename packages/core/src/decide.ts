@@ -27,8 +27,10 @@ export interface DecideInput {
   patch: PatchSource;
   /** The property suite: its results, a failure count, or off. */
   properties: PropertySource;
-  /** The fixture signals are turned off in the config: shown as `off`. */
-  fixturesOff?: boolean | undefined;
+  /** The fixture signals are off (and why, when a reason is given): shown as `off`. */
+  fixturesOff?: boolean | string | undefined;
+  /** Where the policy came from, for the table's last row (`proofgate.toml at <base>`, the defaults, the flags). */
+  policySource?: string | undefined;
   /** Test results of the proof run, when given. */
   evidence?: ProofResults | undefined;
   /**
@@ -45,7 +47,7 @@ export interface DecideInput {
 /** Applies every rule and builds the report. The first failing signal is enough; all are listed. */
 export function decide(input: DecideInput): GateReport {
   const { active, expired } = input.leases ?? classifyLeases(input.ledger.leases, input.today);
-  const fixturesOff = input.fixturesOff === true;
+  const fixturesOff = input.fixturesOff !== undefined && input.fixturesOff !== false;
   const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
   const patch = input.patch;
   const testChanges =
@@ -68,6 +70,8 @@ export function decide(input: DecideInput): GateReport {
     evidence: input.evidence,
     properties: input.properties,
     fixturesOff,
+    fixturesOffWhy: typeof input.fixturesOff === "string" ? input.fixturesOff : undefined,
+    policySource: input.policySource,
     commands: input.commands ?? [],
     active,
     expired,

@@ -10,6 +10,7 @@ export type GateErrorCode =
   | "coverage_invalid"
   | "config_invalid"
   | "results_invalid"
+  | "run_record_invalid"
   | "lock_invalid"
   | "fixtures_invalid"
   | "git_failed"

@@ -97,6 +97,8 @@ export {
   type PublishTools,
   type PublishOutcome,
 } from "./platform.js";
+export { DEFAULT_GATE_NAME, gateNameIssue } from "./gate-name.js";
+export { REPORT_DIR, proofgateCommand, isRelease, type CiSnippet } from "./ci-snippet.js";
 export { toPythonJson, PyFloat } from "./python-json.js";
 export {
   parseJunitXml,

@@ -67,6 +67,11 @@ export interface PublishTools {
   stdout: (text: string) => void;
   /** `--no-comment`: do not create or update a PR/MR comment. */
   comment: boolean;
+  /**
+   * The gate's name (`check --name`): its check run, status, comment marker and annotation context, so
+   * two gates on one change keep theirs apart. Absent: DEFAULT_GATE_NAME.
+   */
+  name?: string | undefined;
 }
 
 /** What publishing did. Failures are reported loudly by the caller and never change the decision. */

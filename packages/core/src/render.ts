@@ -55,8 +55,105 @@ function where(f: { file?: string | undefined | null; line?: number | undefined 
   return f.file ? `${f.file}${f.line ? `:${f.line}` : ""}` : "";
 }
 
+/** How the terminal rendering is laid out. */
+export interface TextOptions {
+  color: boolean;
+  /** The terminal's width in columns; the table is fitted to it. Undefined: as wide as it needs (a CI log). */
+  width?: number | undefined;
+}
+
+/** Words of `text` in lines of at most `width` characters (a longer word is cut). */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    let rest = word;
+    while (rest.length > width) {
+      if (line) lines.push(line);
+      lines.push(rest.slice(0, width));
+      rest = rest.slice(width);
+      line = "";
+    }
+    if (!line) line = rest;
+    else if (line.length + 1 + rest.length <= width) line += ` ${rest}`;
+    else {
+      lines.push(line);
+      line = rest;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** Below this many columns, each row's policy gets a line of its own under its value. */
+const NARROW = 100;
+
+/**
+ * The decision table. As wide as it needs when it fits (or no width is known); else the value and
+ * policy columns wrap to share the width, and below 100 columns the policy goes on its own line.
+ */
+function renderTable(report: GateReport, c: Palette, width: number | undefined): string[] {
+  const rows = report.signals.map((s) => [
+    s.label,
+    RESULT_WORD[s.result],
+    terminalSafe(s.value),
+    terminalSafe(s.policy),
+  ]);
+  const head = ["Signal", "Result", "Value", "Policy"];
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const colour = (result: SignalResult, word: string): string =>
+    result === "fail"
+      ? c.red(word)
+      : result === "pass"
+        ? c.green(word)
+        : result === "off"
+          ? c.yellow(word)
+          : c.dim(word);
+  const lead = w[0]! + 2 + w[1]! + 2;
+  const full = lead + w[2]! + 2 + w[3]!;
+  if (width === undefined || full <= width) {
+    const line = (cells: string[], result?: SignalResult) =>
+      [
+        cells[0]!.padEnd(w[0]!),
+        result ? colour(result, cells[1]!.padEnd(w[1]!)) : cells[1]!.padEnd(w[1]!),
+        cells[2]!.padEnd(w[2]!),
+        cells[3]!,
+      ].join("  ");
+    return [c.bold(line(head)), ...report.signals.map((s, i) => line(rows[i]!, s.result))];
+  }
+  const out: string[] = [];
+  const room = Math.max(20, width - lead);
+  if (width < NARROW) {
+    out.push(c.bold(`${"Signal".padEnd(w[0]!)}  ${"Result".padEnd(w[1]!)}  Value / policy`));
+    report.signals.forEach((s, i) => {
+      const r = rows[i]!;
+      const values = wrapText(r[2]!, room);
+      const policies = wrapText(`policy: ${r[3]}`, room - 2);
+      out.push(`${r[0]!.padEnd(w[0]!)}  ${colour(s.result, r[1]!.padEnd(w[1]!))}  ${values[0]}`);
+      for (const more of values.slice(1)) out.push(`${" ".repeat(lead)}${more}`);
+      for (const p of policies) out.push(`${" ".repeat(lead + 2)}${c.dim(p)}`);
+    });
+    return out;
+  }
+  // Value and policy share what is left in proportion to their widths, each at least a third of it.
+  const third = Math.ceil((room - 2) / 3);
+  const valueRoom = Math.min(room - 2 - third, Math.max(third, Math.round(((room - 2) * w[2]!) / (w[2]! + w[3]!))));
+  const policyRoom = room - 2 - valueRoom;
+  out.push(c.bold(`${"Signal".padEnd(w[0]!)}  ${"Result".padEnd(w[1]!)}  ${"Value".padEnd(valueRoom)}  Policy`));
+  report.signals.forEach((s, i) => {
+    const r = rows[i]!;
+    const values = wrapText(r[2]!, valueRoom);
+    const policies = wrapText(r[3]!, policyRoom);
+    for (let k = 0; k < Math.max(values.length, policies.length); k++) {
+      const first = k === 0 ? `${r[0]!.padEnd(w[0]!)}  ${colour(s.result, r[1]!.padEnd(w[1]!))}  ` : " ".repeat(lead);
+      out.push(`${first}${(values[k] ?? "").padEnd(valueRoom)}  ${policies[k] ?? ""}`.trimEnd());
+    }
+  });
+  return out;
+}
+
 /** The terminal rendering: a header, the decision table, then each reason with file:line, commit and fix. */
-export function renderText(report: GateReport, options: { color: boolean }): string {
+export function renderText(report: GateReport, options: TextOptions): string {
   const c = palette(options.color);
   const safe = terminalSafe;
   const out: string[] = [];
@@ -69,27 +166,7 @@ export function renderText(report: GateReport, options: { color: boolean }): str
     out.push(
       `Proven coverage: ${report.provenCoveragePercent.toFixed(2)}%${report.minProvenCoveragePercent !== null ? ` (floor ${report.minProvenCoveragePercent}%)` : ""}`,
     );
-  if (report.signals.length > 0) {
-    const rows = report.signals.map((s) => [s.label, RESULT_WORD[s.result], safe(s.value), safe(s.policy)] as const);
-    const head = ["Signal", "Result", "Value", "Policy"] as const;
-    const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-    const pad = (cells: readonly string[]) =>
-      cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(width[i]!))).join("  ");
-    out.push("", c.bold(pad(head)));
-    report.signals.forEach((s, i) => {
-      const r = rows[i]!;
-      const word = r[1].padEnd(width[1]!);
-      const coloured =
-        s.result === "fail"
-          ? c.red(word)
-          : s.result === "pass"
-            ? c.green(word)
-            : s.result === "off"
-              ? c.yellow(word)
-              : c.dim(word);
-      out.push([r[0].padEnd(width[0]!), coloured, r[2].padEnd(width[2]!), r[3]].join("  "));
-    });
-  }
+  if (report.signals.length > 0) out.push("", ...renderTable(report, c, options.width));
   if (report.findings.length > 0) {
     out.push("", c.bold(`Reasons (${report.findings.length}):`));
     for (const f of report.findings) {

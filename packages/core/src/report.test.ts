@@ -14,7 +14,7 @@ import { localPlatform, mergeContext, selectPlatform, type Platform } from "./pl
 import { REASON_CODES, RULE_REASONS } from "./reasons.js";
 import type { GateReport, PropertyEvidence, ProvenCoverage } from "./report.js";
 import { reportJson } from "./report-json.js";
-import { markdownSafe, renderMarkdown, renderText, terminalSafe } from "./render.js";
+import { markdownSafe, renderMarkdown, renderText, terminalSafe, wrapText } from "./render.js";
 import { SIGNALS } from "./signals.js";
 
 const schema = JSON.parse(readFileSync(new URL("../schema/report.schema.json", import.meta.url), "utf8")) as object;
@@ -270,6 +270,17 @@ describe("renderings", () => {
     );
     expect(text).toContain("    fix: a human makes this change, in a commit with the trailer `Freeze-Lease: human`");
     expect(text).not.toContain("\u001b[");
+  });
+
+  it.each([80, 120])("the table fits %i columns: wrapped, and below 100 the policy on its own line", (width) => {
+    const table = renderText(rejected(), { color: false, width }).split("\n\nReasons")[0]!;
+    for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(width);
+    expect(table).toMatchSnapshot();
+  });
+
+  it("wrapText breaks at spaces and cuts a word longer than the width", () => {
+    expect(wrapText("one two three", 7)).toEqual(["one two", "three"]);
+    expect(wrapText("abcdefghij k", 4)).toEqual(["abcd", "efgh", "ij k"]);
   });
 
   it("colour only when asked: FAIL in red, MERGE in green", () => {

@@ -13,7 +13,9 @@ import type { Universe } from "./universe.js";
 
 /** How the property suite is known: its results (`check`), a count (`decide --property-failures`), or off. */
 export type PropertySource =
-  { kind: "results"; evidence: PropertyEvidence } | { kind: "count"; failures: number } | { kind: "off" };
+  | { kind: "results"; evidence: PropertyEvidence }
+  | { kind: "count"; failures: number }
+  | { kind: "off"; why?: string | undefined };
 
 /** The proof run's test results; `decide` accounts them against the universe. */
 export interface ProofResults {
@@ -34,6 +36,10 @@ export interface GateFacts {
   evidence: ProofResults | undefined;
   properties: PropertySource;
   fixturesOff: boolean;
+  /** Why the fixture signals are off, when the caller said. */
+  fixturesOffWhy?: string | undefined;
+  /** Where the policy came from. */
+  policySource?: string | undefined;
   commands: readonly CommandOutcome[];
   active: Lease[];
   expired: Lease[];
@@ -55,7 +61,7 @@ function commandFindings(commands: readonly CommandOutcome[], step: CommandStep,
     .map((c): Finding => ({
       reason,
       message: `${what} (\`${c.command}\`) exited with ${c.exitCode}`,
-      fix: `run \`${c.command}\` locally and fix what it reports; its output is above in the log`,
+      fix: `run the ${step} step ([commands] ${step} in proofgate.toml) locally and fix what it reports; its output is above in the log`,
     }));
 }
 
@@ -183,10 +189,10 @@ export const RULES: readonly Rule[] = [
     return patch.seedRewrite;
   },
   function failedTests({ accounting, commands }) {
-    return [
-      ...commandFindings(commands, "proof", "tests_failed", "the proof run"),
-      ...(accounting ? testsFailed(accounting) : []),
-    ];
+    // The results name each failure; the proof run's exit code is a finding of its own only when they
+    // do not explain it (a crash, an error outside the tests).
+    const failures = accounting ? testsFailed(accounting) : [];
+    return failures.length > 0 ? failures : commandFindings(commands, "proof", "tests_failed", "the proof run");
   },
   function missingResults({ accounting }) {
     return accounting ? missingEvidence(accounting) : [];

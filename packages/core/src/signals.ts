@@ -28,6 +28,7 @@ export const SIGNALS = [
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },
   { id: "removed_tests", label: "Removed tests", reasons: ["tests_removed"] },
   { id: "clock", label: "Clock", reasons: ["clock_override"] },
+  { id: "policy", label: "Policy", reasons: [] },
 ] as const satisfies readonly { id: string; label: string; reasons: readonly ReasonCode[] }[];
 
 /** A row's id. */

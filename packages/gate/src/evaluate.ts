@@ -98,11 +98,17 @@ export async function evaluateGate(
     : evaluateDecide(request, ports, log, trace);
 }
 
-/** The fixture files against the lock, as the patch's `unlocked` evidence; the lock's digest goes to the report. */
-function unlockedFixtures(ports: GatePorts, log: GateLog, found: { lock?: InputDigest }) {
+/** What checking the fixtures found: the lock's digest (for the report's inputs) and the lock's warnings. */
+interface FixturesFound {
+  lock?: InputDigest;
+  warnings: GateIssue[];
+}
+
+/** The fixture files against the lock, as the patch's `unlocked` evidence. */
+function unlockedFixtures(ports: GatePorts, found: FixturesFound) {
   return async (config: GateConfig): Promise<LockDelta> => {
     const { comparison, lockSha256, warnings } = await ports.fixtures.check(config.fixtures);
-    log.issues(warnings);
+    found.warnings.push(...warnings);
     found.lock = { role: "fixtures_lock", path: config.fixtures.lock, sha256: lockSha256 };
     return { changed: comparison.changed, added: comparison.added, removed: comparison.removed };
   };
@@ -181,18 +187,18 @@ async function evaluateCheck(
 ): Promise<GateReport> {
   const { files } = ports;
   const { inputs } = trace;
-  const found: { lock?: InputDigest } = {};
+  const found: FixturesFound = { warnings: [] };
   const loaded: LoadedPatch = await loadPatchEvidence(ports.git, {
     base: judgedBase(request, ports, log),
     head: request.head,
     defaultBranch: request.defaultBranch,
     shallowFix: request.shallowFix,
-    unlocked: unlockedFixtures(ports, log, found),
+    unlocked: unlockedFixtures(ports, found),
   });
   trace.base = loaded.patch.base;
   trace.head = loaded.patch.head;
   const shallow = loaded.patch.shallow !== undefined;
-  const warnings: GateIssue[] = [...loaded.warnings];
+  const warnings: GateIssue[] = [...loaded.warnings, ...found.warnings];
   // The judge is the base's config. A truncated history has no base: its paths then come from the work
   // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
   const config = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
@@ -232,6 +238,15 @@ async function evaluateCheck(
         message:
           "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
       });
+    } else if (request.run && loaded.configSource === undefined) {
+      // The adoption patch: the base has no proofgate.toml, so no [commands], and the patch's own may not run
+      // as its judge. The evidence files the defaults name are judged as they are.
+      warnings.push({
+        code: "config_invalid",
+        file: CONFIG_FILE,
+        message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
+        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, writing the files the defaults name (collected.txt, proven_coverage.json)",
+      });
     } else if (request.run) {
       commands.push(
         ...(await runConfiguredCommands({
@@ -264,8 +279,13 @@ async function evaluateCheck(
         results: config.results.junit,
         maxUnledgeredSkips: config.results.maxUnledgeredSkips,
         minProven: config.coverage.minProven,
-        properties: config.properties.enabled ? { kind: "results", paths: config.properties.results } : { kind: "off" },
-        fixturesOff: !config.fixtures.enabled,
+        properties: config.properties.enabled
+          ? { kind: "results", paths: config.properties.results }
+          : { kind: "off", why: loaded.off.properties },
+        fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
+        policySource: shallow
+          ? "the work tree's proofgate.toml: the history does not reach the base"
+          : loaded.policySource,
         patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
         fixtureLock: () => found.lock,
         commands,
@@ -316,17 +336,18 @@ async function evaluateDecide(
 ): Promise<GateReport> {
   let patch: PatchSource;
   const warnings: GateIssue[] = [];
+  const found: FixturesFound = { warnings: [] };
   if (request.patch.kind === "git") {
     const loaded = await loadPatchEvidence(ports.git, {
       base: request.patch.base,
       head: request.patch.head,
       shallowFix: request.patch.shallowFix,
-      unlocked: unlockedFixtures(ports, log, {}),
+      unlocked: unlockedFixtures(ports, found),
     });
     trace.base = loaded.patch.base;
     trace.head = loaded.patch.head;
     patch = { kind: "git", patch: loaded.patch, policy: loaded.policy };
-    warnings.push(...loaded.warnings);
+    warnings.push(...loaded.warnings, ...found.warnings);
   } else {
     patch = request.patch;
   }
@@ -368,8 +389,12 @@ interface JudgeSources {
   results: string[];
   maxUnledgeredSkips: number | undefined;
   minProven: number;
-  properties: { kind: "results"; paths: string[] } | { kind: "count"; failures: number } | { kind: "off" };
-  fixturesOff: boolean;
+  properties:
+    | { kind: "results"; paths: string[] }
+    | { kind: "count"; failures: number }
+    | { kind: "off"; why?: string | undefined };
+  fixturesOff: boolean | string;
+  policySource?: string | undefined;
   patch: PatchSource;
   /** The fixture lock's digest, once the fixtures were checked. */
   fixtureLock: () => InputDigest | undefined;
@@ -434,6 +459,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     patch: s.patch,
     properties,
     fixturesOff: s.fixturesOff,
+    policySource: s.policySource,
     commands: s.commands,
     testChanges: changes?.evidence,
     inputs,

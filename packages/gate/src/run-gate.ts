@@ -45,6 +45,8 @@ export interface RunGateOptions {
   run: boolean;
   /** Create or update the one PR/MR comment. */
   comment: boolean;
+  /** The gate's name on the platform (`check --name`): its check run, status, comment marker, context. */
+  name?: string | undefined;
   /** Where the CI reads commands from (GitHub's workflow commands): stdout, or stderr when stdout carries the report. */
   commandStream: (text: string) => void;
   log: GateLog;
@@ -171,6 +173,7 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
       log: (line) => o.log.info(`${platform.provider}: ${line}`),
       stdout: o.commandStream,
       comment: o.comment,
+      name: o.name,
     });
   } catch (error) {
     published = { published: [], failures: [error instanceof Error ? error.message : String(error)] };

@@ -3,7 +3,7 @@ import { fitText, publishedDecision, type PublishableReport } from "@proofgate/c
 import type { GateAnnotation } from "./annotations.js";
 import type { GithubClient } from "./client.js";
 
-/** The check run's name on the commit. */
+/** The check run's name on the commit, for the default gate name (a named gate's check run is its name). */
 export const CHECK_RUN_NAME = "proofgate";
 /** The checks API takes at most 50 annotations per request; later ones go in updates, which append. */
 export const ANNOTATIONS_PER_REQUEST = 50;
@@ -65,7 +65,7 @@ export function checkRunTitle(report: PublishableReport): string {
 export function renderCheckRun(
   report: PublishableReport,
   annotations: readonly GateAnnotation[],
-  at: { headSha: string; detailsUrl?: string | undefined; now: Date },
+  at: { headSha: string; detailsUrl?: string | undefined; now: Date; name?: string | undefined },
 ): CheckRunPlan {
   const title = checkRunTitle(report);
   const summary = fitText(report.markdown, {
@@ -96,7 +96,7 @@ export function renderCheckRun(
     ...(batch ? { annotations: batch } : {}),
   });
   const create: CheckRunPlan["create"] = {
-    name: CHECK_RUN_NAME,
+    name: at.name ?? CHECK_RUN_NAME,
     head_sha: at.headSha,
     status: "completed",
     conclusion: publishedDecision(report) === "MERGE" ? "success" : "failure",

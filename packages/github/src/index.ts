@@ -31,7 +31,14 @@ export {
   type CheckAnnotation,
   type CheckOutput,
 } from "./check-run.js";
-export { renderComment, upsertPrComment, findGateComment, COMMENT_MARKER, COMMENT_LIMIT } from "./pr-comment.js";
+export {
+  renderComment,
+  upsertPrComment,
+  findGateComment,
+  commentMarker,
+  COMMENT_MARKER,
+  COMMENT_LIMIT,
+} from "./pr-comment.js";
 export {
   listPullCommits,
   verifiedHuman,
@@ -39,3 +46,11 @@ export {
   type PullCommit,
   type PullCommits,
 } from "./pull-commits.js";
+export {
+  githubWorkflow,
+  githubCliWorkflow,
+  actionRef,
+  ACTION_REPOSITORY,
+  GITHUB_ACTIONS_USED,
+  GITHUB_PERMISSIONS,
+} from "./ci-snippet.js";

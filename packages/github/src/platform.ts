@@ -155,6 +155,7 @@ async function publish(
         headSha: context.head,
         detailsUrl: context.buildUrl,
         now: (options.now ?? (() => new Date()))(),
+        name: tools.name,
       });
       const check = await publishCheckRun(client, repo, plan);
       published.push(`check run ${check.url}`);
@@ -177,7 +178,8 @@ async function publish(
       const comment = await upsertPrComment(
         client,
         { ...repo, number: context.change },
-        renderComment(report.markdown, context.buildUrl),
+        renderComment(report.markdown, context.buildUrl, tools.name),
+        tools.name,
       );
       published.push(`PR comment ${comment.url} (${comment.action})`);
     } catch (error) {

@@ -1,5 +1,5 @@
 // Issue comments (a pull request is an issue): https://docs.github.com/en/rest/issues/comments
-import { fitText } from "@proofgate/core";
+import { DEFAULT_GATE_NAME, fitText } from "@proofgate/core";
 import type { GithubClient } from "./client.js";
 import { statusOf } from "./client.js";
 
@@ -8,19 +8,36 @@ import { statusOf } from "./client.js";
  * forge it: the Markdown rendering escapes `<`.
  */
 export const COMMENT_MARKER = "<!-- proofgate:report (edited in place by every run; do not copy this line) -->";
+
+/**
+ * The marker of the gate named `name`: COMMENT_MARKER for the default name (so comments from before
+ * names existed are still found), else one that names the gate. Two gates on one pull request keep a
+ * comment each, because no marker is another's first line.
+ */
+export function commentMarker(name: string = DEFAULT_GATE_NAME): string {
+  return name === DEFAULT_GATE_NAME
+    ? COMMENT_MARKER
+    : `<!-- proofgate:report:${name} (edited in place by every run; do not copy this line) -->`;
+}
 /** An issue comment holds at most 65536 characters. */
 export const COMMENT_LIMIT = 65536;
 
-/** The comment's body: the marker, the Markdown report (trimmed with a note) and a link to the run. */
-export function renderComment(markdown: string, runUrl?: string): string {
-  const footer = runUrl ? `\n<sub>[proofgate run](${runUrl})</sub>\n` : "";
-  const room = COMMENT_LIMIT - COMMENT_MARKER.length - footer.length - 8;
+/**
+ * The comment's body: the marker, the Markdown report (trimmed with a note) and a link to the run. A
+ * gate with its own name says it in the footer, so two gates' comments tell themselves apart.
+ */
+export function renderComment(markdown: string, runUrl?: string, name: string = DEFAULT_GATE_NAME): string {
+  const marker = commentMarker(name);
+  const gate = name === DEFAULT_GATE_NAME ? "" : `gate \`${name}\``;
+  const link = runUrl ? `[proofgate run](${runUrl})` : "";
+  const footer = gate || link ? `\n<sub>${[gate, link].filter(Boolean).join(" · ")}</sub>\n` : "";
+  const room = COMMENT_LIMIT - marker.length - footer.length - 8;
   const body = fitText(markdown, {
     limit: room,
     unit: "bytes",
     note: "\n\n> **proofgate:** trimmed to fit a comment; the job summary holds the whole report.\n",
   }).text;
-  return `${COMMENT_MARKER}\n${body}${footer}`;
+  return `${marker}\n${body}${footer}`;
 }
 
 /** A comment as the list answers it: enough to tell whose it is. */
@@ -31,24 +48,34 @@ interface ListedComment {
   user: { login: string; type: string } | null;
 }
 
+/** Whether `body` is the comment of the gate whose marker is `marker`: its first line is the marker. */
+function marks(body: string | undefined, marker: string): boolean {
+  return body !== undefined && (body === marker || body.startsWith(`${marker}\n`));
+}
+
 /**
  * Which listed comment is proofgate's: the oldest with the marker written by an app (GITHUB_TOKEN writes
  * as `github-actions[bot]`), or by `self` (the login of a personal token). Anyone may write the marker
  * into a comment of their own; such a comment is never taken for the gate's.
  */
-export function findGateComment(comments: readonly ListedComment[], self?: string): ListedComment | undefined {
-  const marked = comments.filter((c) => c.body?.startsWith(COMMENT_MARKER) === true);
+export function findGateComment(
+  comments: readonly ListedComment[],
+  self?: string,
+  marker: string = COMMENT_MARKER,
+): ListedComment | undefined {
+  const marked = comments.filter((c) => marks(c.body, marker));
   return (
     marked.find((c) => c.user?.type === "Bot") ??
     (self === undefined ? undefined : marked.find((c) => c.user?.login === self))
   );
 }
 
-/** Creates proofgate's comment on pull request `number`, or edits the one an earlier run wrote. */
+/** Creates the gate's comment on pull request `number`, or edits the one an earlier run of it wrote. */
 export async function upsertPrComment(
   client: GithubClient,
   at: { owner: string; repo: string; number: number },
   body: string,
+  name: string = DEFAULT_GATE_NAME,
 ): Promise<{ action: "created" | "updated"; id: number; url: string }> {
   const comments: ListedComment[] = await client.paginate(client.rest.issues.listComments, {
     owner: at.owner,
@@ -56,8 +83,9 @@ export async function upsertPrComment(
     issue_number: at.number,
     per_page: 100,
   });
-  let found = findGateComment(comments);
-  if (found === undefined && comments.some((c) => c.body?.startsWith(COMMENT_MARKER) && c.user?.type !== "Bot")) {
+  const marker = commentMarker(name);
+  let found = findGateComment(comments, undefined, marker);
+  if (found === undefined && comments.some((c) => marks(c.body, marker) && c.user?.type !== "Bot")) {
     // A personal token comments as its user: ask who that is (an app token cannot, and answers 403).
     const self = await client.rest.users.getAuthenticated().then(
       (r) => r.data.login,
@@ -66,7 +94,7 @@ export async function upsertPrComment(
         throw error;
       },
     );
-    found = findGateComment(comments, self);
+    found = findGateComment(comments, self, marker);
   }
   if (found) {
     const updated = await client.rest.issues.updateComment({

@@ -55,7 +55,11 @@ function env(more: Env = {}): Env {
   };
 }
 
-async function publish(report: PublishableReport, e: Env = env(), options: { comment?: boolean } = {}) {
+async function publish(
+  report: PublishableReport,
+  e: Env = env(),
+  options: { comment?: boolean; name?: string | undefined } = {},
+) {
   const logs: string[] = [];
   const out: string[] = [];
   const tools: PublishTools = {
@@ -64,6 +68,7 @@ async function publish(report: PublishableReport, e: Env = env(), options: { com
     log: (l) => logs.push(l),
     stdout: (t) => out.push(t),
     comment: options.comment ?? true,
+    name: options.name,
   };
   const context = platform.context(e, (p) =>
     p === "/event.json" ? payload : p === "/fork.json" ? forkPayload : undefined,
@@ -321,6 +326,53 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     expect(ops()).toEqual([]);
     expect(outcome.failures).toEqual([
       "no check run: the head commit is unknown (a pull request's GITHUB_SHA is a test merge, not the head); pass --head",
+    ]);
+  });
+});
+
+describe("two gates on one pull request (check --name)", () => {
+  it("keep a check run and a comment each, and each run edits only its own comment", async () => {
+    await publish(rejected, env(), { name: "api" });
+    await publish(reportWith([]), env(), { name: "web" });
+    // The default gate on the same PR is a third, with the marker it always had.
+    await publish(rejected);
+    expect(fake.violations).toEqual([]);
+    expect([...fake.checkRuns.values()].map((r) => [r.body.name, r.body.conclusion])).toEqual([
+      ["api", "failure"],
+      ["web", "success"],
+      ["proofgate", "failure"],
+    ]);
+    expect(fake.comments.map((c) => c.body.split("\n")[0])).toEqual([
+      "<!-- proofgate:report:api (edited in place by every run; do not copy this line) -->",
+      "<!-- proofgate:report:web (edited in place by every run; do not copy this line) -->",
+      COMMENT_MARKER,
+    ]);
+    expect(fake.comments[0]!.body).toMatch(
+      /<sub>gate `api` · \[proofgate run\]\(https:\/\/github\.example\/acme\/widgets\/actions\/runs\/99\)<\/sub>\n$/,
+    );
+    const [api, web, plain] = fake.comments.map((c) => ({ id: c.id, body: c.body }));
+
+    // A second run of the api gate, now MERGE: its comment changes, the others stay as they were.
+    await publish(reportWith([]), env(), { name: "api" });
+    expect(fake.violations).toEqual([]);
+    expect(fake.comments).toHaveLength(3);
+    expect(fake.comments[0]!.id).toBe(api!.id);
+    expect(fake.comments[0]!.body).not.toBe(api!.body);
+    expect(fake.comments[0]!.body).toMatch(/### proofgate: ✅ MERGE/);
+    expect(fake.comments.slice(1).map((c) => ({ id: c.id, body: c.body }))).toEqual([web, plain]);
+    expect(ops().slice(-3)).toEqual([
+      "POST checks/create 201",
+      "GET issues/list-comments 200",
+      "PATCH issues/update-comment 200",
+    ]);
+  });
+
+  it("a gate named like the start of another's never takes its comment", async () => {
+    await publish(rejected, env(), { name: "api-2" });
+    await publish(rejected, env(), { name: "api" });
+    expect(fake.comments.map((c) => c.body.split("\n")[0])).toEqual([
+      "<!-- proofgate:report:api-2 (edited in place by every run; do not copy this line) -->",
+      "<!-- proofgate:report:api (edited in place by every run; do not copy this line) -->",
     ]);
   });
 });

@@ -9,6 +9,7 @@ export {
   noteBody,
   STATUS_NAME,
   NOTE_MARKER,
+  noteMarker,
   type GitlabPlatformOptions,
 } from "./platform.js";
 export { detectGitlab, gitlabContext, gitlabPipeline, type GitlabPipeline } from "./context.js";
@@ -30,3 +31,12 @@ export {
   type NoteSummary,
 } from "./api.js";
 export { createRequesterFn, retryAfterMs, GitlabRequestError, type RetryOptions } from "./requester.js";
+export {
+  gitlabJob,
+  gitlabComponentInclude,
+  componentRef,
+  COMPONENT_PROJECT,
+  REPORT_FILES,
+  COBERTURA_FILE,
+  GITLAB_COVERAGE_REGEX,
+} from "./ci-snippet.js";

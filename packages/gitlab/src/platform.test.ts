@@ -3,7 +3,14 @@
 import { readFileSync } from "node:fs";
 import type { Env, PublishTools } from "@proofgate/core";
 import { afterEach, describe, expect, it } from "vitest";
-import { coverageLine, createGitlabPlatform, NOTE_MARKER, noteBody, statusDescription } from "./platform.js";
+import {
+  coverageLine,
+  createGitlabPlatform,
+  NOTE_MARKER,
+  noteBody,
+  noteMarker,
+  statusDescription,
+} from "./platform.js";
 import { startGitlabServer, type GitlabServer, type Handler } from "./__fixtures__/gitlab-server.js";
 import { errorReportFixture, HEAD, HOSTILE, MERGE_COMMIT, mergeReport, rejectReport } from "./__fixtures__/reports.js";
 
@@ -34,7 +41,7 @@ function mrEnv(apiUrl: string, over: Env = {}): Env {
   };
 }
 
-function tools(env: Env, comment = true) {
+function tools(env: Env, comment = true, name?: string) {
   const artifacts: Record<string, string> = {};
   const log: string[] = [];
   const stdout: string[] = [];
@@ -47,6 +54,7 @@ function tools(env: Env, comment = true) {
     log: (line) => void log.push(line),
     stdout: (text) => void stdout.push(text),
     comment,
+    name,
   };
   return { t, artifacts, log, stdout };
 }
@@ -121,6 +129,42 @@ describe("gitlabPlatform.publish", () => {
     expect([edit.method, edit.path]).toEqual(["PUT", "/gitlab/api/v4/projects/42/merge_requests/7/notes/555"]);
     expect((edit.body as { body: string }).body).toContain("### proofgate: ✅ MERGE");
     expect(outcome.published).toContain("MR !7 note 555 updated");
+  });
+
+  it("a named gate (check --name api): its own status name and note; the default gate's note is left alone", async () => {
+    const theirs = {
+      ...fixture("mr-note.json"),
+      id: 555,
+      author: { id: ME },
+      body: `${NOTE_MARKER}\nthe default gate`,
+    };
+    const otherName = { ...theirs, id: 556, body: `${noteMarker("api-2")}\nthe api-2 gate` };
+    const mine = { ...theirs, id: 557, body: `${noteMarker("api")}\nold api report` };
+    server = await startGitlabServer([
+      ok(fixture("commit-status.json"), 201),
+      ok(fixture("current-user.json")),
+      ok([theirs, otherName]),
+      ok({ ...fixture("mr-note.json"), id: 901 }, 201),
+      ok(fixture("commit-status.json"), 201),
+      ok(fixture("current-user.json")),
+      ok([theirs, otherName, mine]),
+      ok(mine),
+    ]);
+    const env = mrEnv(server.apiUrl);
+    const first = await platform.publish(rejectReport(), platform.context(env), tools(env, true, "api").t);
+    expect(first.failures).toEqual([]);
+    expect(server.seen[0]!.body).toMatchObject({ name: "api", state: "failed" });
+    const created = server.seen[3]!;
+    expect([created.method, created.path]).toEqual(["POST", "/gitlab/api/v4/projects/42/merge_requests/7/notes"]);
+    expect((created.body as { body: string }).body).toMatch(
+      /^<!-- proofgate:gitlab:mr-note:api -->\n### proofgate: ❌ REJECT/,
+    );
+    expect((created.body as { body: string }).body).toContain("Gate `api`.");
+    const second = await platform.publish(mergeReport(), platform.context(env), tools(env, true, "api").t);
+    expect(second.failures).toEqual([]);
+    const edit = server.seen[7]!;
+    expect([edit.method, edit.path]).toEqual(["PUT", "/gitlab/api/v4/projects/42/merge_requests/7/notes/557"]);
+    expect(server.pending()).toBe(0);
   });
 
   it("merged results: the status goes on the source branch's SHA, without the merge pipeline's id", async () => {

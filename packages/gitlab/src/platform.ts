@@ -1,4 +1,5 @@
 import {
+  DEFAULT_GATE_NAME,
   fitText,
   publishedDecision,
   type CiContext,
@@ -15,11 +16,16 @@ import { DOTENV_FILE, dotenvReport } from "./dotenv-report.js";
 import { JUNIT_FILE, junitReport } from "./junit-report.js";
 import type { RetryOptions } from "./requester.js";
 
-/** The commit status's name: branch protection and MR checks refer to it. */
+/** The commit status's name for the default gate name: branch protection and MR checks refer to it. A named gate's status is its name. */
 export const STATUS_NAME = "proofgate";
 
 /** The first line of proofgate's MR note: how a later run finds the note to edit. Hidden when rendered. */
 export const NOTE_MARKER = "<!-- proofgate:gitlab:mr-note -->";
+
+/** The note marker of the gate named `name`: NOTE_MARKER for the default name, else one naming the gate. */
+export function noteMarker(name: string = DEFAULT_GATE_NAME): string {
+  return name === DEFAULT_GATE_NAME ? NOTE_MARKER : `<!-- proofgate:gitlab:mr-note:${name} -->`;
+}
 
 /** GitLab's limit for a note body. */
 const MAX_NOTE_CHARS = 1_000_000;
@@ -72,17 +78,23 @@ export function statusDescription(report: PublishableReport): string {
 }
 
 /** The MR note: the hidden marker, then the Markdown report (cut at a line if it is too long for GitLab). */
-export function noteBody(report: PublishableReport, jobUrl: string | undefined): string {
-  const footer = jobUrl
-    ? `\n---\n[The job](${encodeURI(jobUrl)}) · the full report is the job's \`report.md\` artifact.\n`
-    : "";
-  const room = MAX_NOTE_CHARS - NOTE_MARKER.length - footer.length - 1;
+export function noteBody(
+  report: PublishableReport,
+  jobUrl: string | undefined,
+  name: string = DEFAULT_GATE_NAME,
+): string {
+  const marker = noteMarker(name);
+  const gate = name === DEFAULT_GATE_NAME ? "" : `\n---\nGate \`${name}\`.\n`;
+  const footer =
+    gate +
+    (jobUrl ? `\n---\n[The job](${encodeURI(jobUrl)}) · the full report is the job's \`report.md\` artifact.\n` : "");
+  const room = MAX_NOTE_CHARS - marker.length - footer.length - 1;
   const { text: markdown } = fitText(report.markdown, {
     limit: room,
     unit: "chars",
     note: "\n\n*(cut: too long for a GitLab note)*\n",
   });
-  return `${NOTE_MARKER}\n${markdown}${footer}`;
+  return `${marker}\n${markdown}${footer}`;
 }
 
 async function step(
@@ -159,17 +171,18 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       }
 
       const head = context.head!;
+      const statusName = tools.name ?? STATUS_NAME;
       // The out dir that holds report.json holds these too: when they could not be written, the job
       // does not end as a clean MERGE, so neither does the status.
       const unwritten = outcome.failures.length > 0;
-      await step(outcome, `commit status ${STATUS_NAME} on ${head.slice(0, 12)}`, async () => {
+      await step(outcome, `commit status ${statusName} on ${head.slice(0, 12)}`, async () => {
         const merge = publishedDecision(report) === "MERGE" && !unwritten;
         const coverage = report.gate.provenCoveragePercent;
         await api.setStatus({
           projectId,
           sha: head,
           state: merge ? "success" : "failed",
-          name: STATUS_NAME,
+          name: statusName,
           description: unwritten
             ? `${statusDescription(report)}; the report could not be written`.slice(0, 255)
             : statusDescription(report),
@@ -178,7 +191,7 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
           // Only a pipeline that runs on the head itself can hold its status (not a merged-results one).
           pipelineId: pipeline.pipelineSha === head ? pipeline.pipelineId : undefined,
         });
-        return `commit status ${STATUS_NAME}: ${merge ? "success" : "failed"} on ${head.slice(0, 12)}`;
+        return `commit status ${statusName}: ${merge ? "success" : "failed"} on ${head.slice(0, 12)}`;
       });
 
       const iid = context.change;
@@ -186,11 +199,13 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       else if (iid === undefined) tools.log("no merge request (a branch pipeline): no MR note");
       else {
         await step(outcome, `MR !${iid} note`, async () => {
-          const body = noteBody(report, pipeline.jobUrl);
+          const body = noteBody(report, pipeline.jobUrl, tools.name);
+          const marker = noteMarker(tools.name);
           const me = await api.currentUserId();
-          // Only our own note: anyone may write the marker into a note of theirs.
+          // Only our own note, and this gate's: anyone may write the marker into a note of theirs, and a
+          // marker is compared as the whole first line, so no gate's name takes another's note.
           const mine = (await api.listNotes(projectId, iid)).find(
-            (n) => !n.system && n.authorId === me && n.body.startsWith(NOTE_MARKER),
+            (n) => !n.system && n.authorId === me && n.body.split("\n", 1)[0] === marker,
           );
           if (mine) {
             await api.editNote(projectId, iid, mine.id, body);

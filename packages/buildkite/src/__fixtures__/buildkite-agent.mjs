@@ -3,7 +3,11 @@
 // (https://buildkite.com/docs/agent/cli/reference/annotate, .../meta-data), refuses anything else as
 // the real agent does (exit 1, a message on stderr), and appends what it received, argv and stdin, as
 // one JSON line to $STUB_AGENT_LOG. $STUB_AGENT_FAIL=<command> makes that command fail after recording.
-import { appendFileSync } from "node:fs";
+// Artifacts (https://buildkite.com/docs/agent/cli/reference/artifact): `artifact download <query> <dest>`
+// copies the files of $STUB_AGENT_ARTIFACTS that the query matches (exit 1 when none does), and
+// `artifact upload <pattern>` copies the matching files of the working directory into $STUB_AGENT_UPLOADS.
+import { appendFileSync, cpSync, mkdirSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
 
 // Read stdin as a stream: readFileSync(0) on a pipe throws EAGAIN when the writer is slow.
 const readStdin = async () => {
@@ -23,9 +27,11 @@ const GLOBAL = { "--no-color": false, "--debug": false, "--log-level": true, "--
 const COMMANDS = {
   annotate: { flags: { ...GLOBAL, "--context": true, "--style": true, "--append": false, "--priority": true, "--job": true, "--scope": true }, min: 0, max: 1 },
   "meta-data set": { flags: { ...GLOBAL, "--job": true }, min: 1, max: 2 },
+  "artifact upload": { flags: { ...GLOBAL, "--job": true, "--content-type": true, "--follow-symlinks": false }, min: 1, max: 2 },
+  "artifact download": { flags: { ...GLOBAL, "--step": true, "--build": true, "--include-retried-jobs": false }, min: 2, max: 2 },
 };
 
-const name = argv[0] === "meta-data" ? `meta-data ${argv[1] ?? ""}` : argv[0] ?? "";
+const name = argv[0] === "meta-data" || argv[0] === "artifact" ? `${argv[0]} ${argv[1] ?? ""}` : argv[0] ?? "";
 const command = COMMANDS[name];
 if (!command) fail(`unknown command ${JSON.stringify(name)}`);
 const rest = argv.slice(name.split(" ").length);
@@ -58,6 +64,21 @@ if (name === "annotate") {
   if (args.length === 0 && !process.stdin.isTTY) stdin = await readStdin();
   const body = args[0] ?? stdin ?? "";
   if (Buffer.byteLength(body, "utf8") > 1024 * 1024) fail("the annotation body is larger than 1 MiB");
+} else if (name.startsWith("artifact")) {
+  // The paths of `dir` (relative, with /) that the glob matches: * within a folder, ** across folders.
+  const matching = (dir, glob) => {
+    const pattern = new RegExp(`^${glob.split("**").map((part) => part.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*")).join(".*")}$`);
+    const walk = (d) => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
+    return walk(dir).map((p) => relative(dir, p)).filter((p) => pattern.test(p));
+  };
+  const [from, to] = name === "artifact download" ? [process.env.STUB_AGENT_ARTIFACTS, args[1]] : [process.cwd(), process.env.STUB_AGENT_UPLOADS];
+  const found = from ? matching(from, args[0]) : [];
+  if (found.length === 0) fail(`${name}: no artifacts found matching ${JSON.stringify(args[0])}`);
+  for (const path of found) {
+    if (!to) break;
+    mkdirSync(dirname(join(to, path)), { recursive: true });
+    cpSync(join(from, path), join(to, path));
+  }
 } else {
   const value = args[1] ?? (process.stdin.isTTY ? "" : (stdin = await readStdin()));
   if (args[0].trim() === "") fail("the key is empty");

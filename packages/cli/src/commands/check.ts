@@ -1,5 +1,15 @@
 // `proofgate check`: the flags, then the gate (runGate, in @proofgate/gate), then what it printed.
-import { GateError, localPlatform, renderText, type GateIssue, type Platform, type Provider } from "@proofgate/core";
+import {
+  DEFAULT_GATE_NAME,
+  GateError,
+  gateNameIssue,
+  localPlatform,
+  renderText,
+  type Env,
+  type GateIssue,
+  type Platform,
+  type Provider,
+} from "@proofgate/core";
 import { buildkitePlatform } from "@proofgate/buildkite";
 import { githubPlatform } from "@proofgate/github";
 import { gitlabPlatform } from "@proofgate/gitlab";
@@ -9,7 +19,7 @@ import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
-import { colorWanted, resolveToday, type CliIo } from "../io.js";
+import { colorWanted, resolveToday, terminalWidth, type CliIo } from "../io.js";
 import { cliLog, printIssues } from "../messages.js";
 
 /** Options of `proofgate check`. */
@@ -23,6 +33,7 @@ export interface CheckArgs {
   comment?: unknown;
   run?: unknown;
   today?: unknown;
+  name?: unknown;
 }
 
 /** The platforms this build can publish to, local last. */
@@ -49,6 +60,15 @@ function choice<T extends string>(name: string, value: unknown, choices: readonl
       fix: "see proofgate check --help",
     });
   return text as T;
+}
+
+/** The gate's name: `--name`, else PROOFGATE_NAME, else the default; a name no platform can carry is a usage error. */
+function gateName(value: unknown, env: Env): string {
+  const given = optionalFlag("name", value);
+  const name = given ?? (env.PROOFGATE_NAME?.trim() || DEFAULT_GATE_NAME);
+  const issue = gateNameIssue(name, given !== undefined ? "--name" : "PROOFGATE_NAME");
+  if (issue) throw new GateError(issue);
+  return name;
 }
 
 function readOptionalFile(path: string): string | undefined {
@@ -88,7 +108,10 @@ export async function runCheck(
   const base = flag(failures, () => optionalFlag("base", args.base), undefined);
   const head = flag(failures, () => optionalFlag("head", args.head), undefined);
   const today = flag(failures, () => optionalFlag("today", args.today), undefined);
-  const log = cliLog(io);
+  // A name that cannot be used is reported like any bad flag (exit 2); the report goes out under the default.
+  const name = flag(failures, () => gateName(args.name, io.env), DEFAULT_GATE_NAME);
+  // The text table lists the warnings itself; with JSON or Markdown on stdout they go to stderr.
+  const log = cliLog(io, { warnings: format !== "text" });
   const run = await runGate({
     ports: nodePorts({ root: io.cwd, env: io.env }),
     platforms,
@@ -100,6 +123,7 @@ export async function runCheck(
     outDir,
     run: args.run === true,
     comment: args.comment !== false,
+    name,
     // Workflow commands go to stdout, unless stdout carries the report itself (--format json or markdown):
     // then to stderr, which GitHub's runner reads commands from too, so a merge queue gets clean JSON.
     commandStream: format === "text" ? io.stdout : io.stderr,
@@ -117,7 +141,7 @@ export async function runCheck(
     io.stderr(`proofgate: error: publishing to ${run.platform.provider} failed: ${failure} (the decision stands)\n`);
   if (format === "json") io.stdout(run.json);
   else if (format === "markdown") io.stdout(run.markdown);
-  else io.stdout(renderText(run.report, { color: colorWanted(io) }));
+  else io.stdout(renderText(run.report, { color: colorWanted(io), width: terminalWidth(io) }));
   if (run.written.length > 0) io.stderr(`proofgate: wrote ${run.written.map((p) => shown(io.cwd, p)).join(", ")}\n`);
   return run.exitCode;
 }

@@ -13,7 +13,9 @@ import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ciSnippet, GITLAB_COVERAGE_REGEX, proofgateCommand } from "../ci-snippets.js";
+import { proofgateCommand } from "@proofgate/core";
+import { GITLAB_COVERAGE_REGEX } from "@proofgate/gitlab";
+import { ciSnippet } from "../ci-snippets.js";
 import type { CliIo } from "../io.js";
 import { DEFAULT_LOCK_SETTINGS, writeNew } from "@proofgate/gate/node";
 import type { PythonTools } from "../layout/python-tools.js";
@@ -423,9 +425,12 @@ describe("proofgate init: the CI snippet", () => {
       platform: "github",
       heading: "GitHub Actions (--platform), in .github/workflows/proofgate.yml:",
       lines: [
-        "      - uses: actions/checkout@v4",
+        "      - uses: actions/checkout@v7",
         "          fetch-depth: 0 #",
-        "proofgate check --run",
+        "  checks: write #",
+        "  pull-requests: write #",
+        "      - uses: proofgate/proofgate-action@main",
+        "          run: true #",
         "          path: proofgate-report/",
       ],
     },
@@ -517,13 +522,14 @@ describe("proofgate init: the CI snippet", () => {
     expect(ciSnippet("gitlab").text).toContain(`coverage: '${GITLAB_COVERAGE_REGEX}'`);
   });
 
-  it("runs @proofgate/cli pinned to a release, never the unscoped npm name", () => {
+  it("runs @proofgate/cli pinned to a release, never the unscoped npm name; GitHub's action at the release's tag", () => {
     expect(proofgateCommand("0.4.1")).toBe("npx --yes --package=@proofgate/cli@0.4.1 proofgate");
     expect(proofgateCommand("0.0.0-dev")).toBe("npx --yes --package=@proofgate/cli proofgate");
-    for (const platform of ["github", "gitlab", "buildkite", "local"] as const) {
+    for (const platform of ["gitlab", "buildkite", "local"] as const) {
       expect(ciSnippet(platform, "1.2.3").text).toContain(
         "npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run\n",
       );
     }
+    expect(ciSnippet("github", "1.2.3").text).toContain("      - uses: proofgate/proofgate-action@v1.2.3\n");
   });
 });

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import {
   DEFAULT_AGENT_PATTERNS,
+  REPORT_DIR,
   defaultConfig,
   GateError,
   utcDateOf,
@@ -11,7 +12,7 @@ import {
   type Env,
   type Provider,
 } from "@proofgate/core";
-import { ciSnippet, CI_PLATFORMS, REPORT_DIR } from "../ci-snippets.js";
+import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import type { CliIo } from "../io.js";

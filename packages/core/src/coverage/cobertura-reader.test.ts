@@ -48,7 +48,12 @@ describe("readCobertura: coverage.py's XML", () => {
     for (const [path, ref] of reference.files) {
       const r = ref as FileCoverage;
       const fc = entry(data, path);
-      expect([fc.statements.size, fc.coveredStatements.size, fc.branches.size, fc.coveredBranches.size]).toEqual([r.statements.size, r.coveredStatements.size, r.branches.size, r.coveredBranches.size]);
+      expect([fc.statements.size, fc.coveredStatements.size, fc.branches.size, fc.coveredBranches.size]).toEqual([
+        r.statements.size,
+        r.coveredStatements.size,
+        r.branches.size,
+        r.coveredBranches.size,
+      ]);
     }
   });
 
@@ -73,11 +78,19 @@ describe("readCobertura: coverage.py's XML", () => {
     const relative = text.replace("<source>/tmp/pgcov-py</source>", "<source>src</source>");
     expect([...readOk(relative).files.keys()]).toContain("src/shop/cart.py");
     const absolute = text.replace('filename="shop/cart.py"', 'filename="/tmp/pgcov-py/shop/cart.py"');
-    expect([...readOk(absolute, "/tmp/pgcov-py").files.keys()].sort()).toEqual(["shop/__init__.py", "shop/cart.py", "shop/util/__init__.py", "shop/util/fmt.py"]);
+    expect([...readOk(absolute, "/tmp/pgcov-py").files.keys()].sort()).toEqual([
+      "shop/__init__.py",
+      "shop/cart.py",
+      "shop/util/__init__.py",
+      "shop/util/fmt.py",
+    ]);
   });
 
   it("a bare external DOCTYPE (as Cobertura and gcovr write it) is neither fetched nor refused", () => {
-    const text = recorded("cobertura-coveragepy-6.5-lines.xml").replace('<?xml version="1.0" ?>', "<?xml version=\"1.0\" ?>\n<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>");
+    const text = recorded("cobertura-coveragepy-6.5-lines.xml").replace(
+      '<?xml version="1.0" ?>',
+      "<?xml version=\"1.0\" ?>\n<!DOCTYPE coverage SYSTEM 'http://cobertura.sourceforge.net/xml/coverage-04.dtd'>",
+    );
     expect(summarizeCoverage(readOk(text)).statements).toBe(30);
   });
 });
@@ -97,38 +110,68 @@ describe("readCobertura: bad input", () => {
     const started = performance.now();
     const errors = errorsOf(laughs);
     expect(performance.now() - started).toBeLessThan(50);
-    expect(errors).toEqual([expect.stringMatching(/^coverage\.xml:2: the XML declares entities or a DTD subset .*refused, proofgate never expands entities/)]);
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^coverage\.xml:2: the XML declares entities or a DTD subset .*refused, proofgate never expands entities/,
+      ),
+    ]);
   });
 
   it("an external entity (XXE) and an entity declared anywhere are refused too", () => {
-    const xxe = xml.replace('<?xml version="1.0" ?>', '<?xml version="1.0" ?>\n<!DOCTYPE coverage [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>').replace("<source>/tmp/pgcov-py</source>", "<source>&xxe;</source>");
+    const xxe = xml
+      .replace(
+        '<?xml version="1.0" ?>',
+        '<?xml version="1.0" ?>\n<!DOCTYPE coverage [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>',
+      )
+      .replace("<source>/tmp/pgcov-py</source>", "<source>&xxe;</source>");
     expect(errorsOf(xxe)[0]).toMatch(/^coverage\.xml:2: the XML declares entities/);
     expect(errorsOf(`${xml}\n<!ENTITY x "y">`)[0]).toMatch(/declares entities/);
   });
 
   it("only XML's predefined entities and character references are decoded, once, in paths", () => {
-    const text = recorded("cobertura-coveragepy-6.5-lines.xml").replace('filename="shop/cart.py"', 'filename="shop/c&amp;rt&#233;&amp;lt;.py"');
+    const text = recorded("cobertura-coveragepy-6.5-lines.xml").replace(
+      'filename="shop/cart.py"',
+      'filename="shop/c&amp;rt&#233;&amp;lt;.py"',
+    );
     expect([...readOk(text).files.keys()]).toContain("shop/c&rt\u00e9&lt;.py");
-    expect([...readOk(text.replace("&amp;rt", "&undeclared;rt")).files.keys()]).toContain("shop/c&undeclared;rt\u00e9&lt;.py");
+    expect([...readOk(text.replace("&amp;rt", "&undeclared;rt")).files.keys()]).toContain(
+      "shop/c&undeclared;rt\u00e9&lt;.py",
+    );
   });
 
   it("empty, truncated, not well-formed", () => {
     expect(errorsOf("")).toEqual([expect.stringContaining("empty")]);
-    expect(errorsOf(xml.slice(0, xml.indexOf('<line number="8"')))[0]).toMatch(/^coverage\.xml:\d+: not well-formed XML .*truncated/);
+    expect(errorsOf(xml.slice(0, xml.indexOf('<line number="8"')))[0]).toMatch(
+      /^coverage\.xml:\d+: not well-formed XML .*truncated/,
+    );
     expect(errorsOf("<coverage><packages></coverage>")[0]).toMatch(/not well-formed XML/);
   });
 
   it("wrong schema: another root, no packages, a class without filename", () => {
-    expect(errorsOf('<?xml version="1.0"?>\n<report name="jacoco"/>')).toEqual([expect.stringContaining("no `<coverage>` root element")]);
-    expect(errorsOf('<coverage version="1"><sources/></coverage>')).toEqual([expect.stringContaining("has no `<packages>`")]);
-    expect(errorsOf(xml.replace(' filename="shop/util/fmt.py"', ""))).toEqual([expect.stringMatching(/^coverage\.xml:48: a `<class>` has no `filename`/)]);
+    expect(errorsOf('<?xml version="1.0"?>\n<report name="jacoco"/>')).toEqual([
+      expect.stringContaining("no `<coverage>` root element"),
+    ]);
+    expect(errorsOf('<coverage version="1"><sources/></coverage>')).toEqual([
+      expect.stringContaining("has no `<packages>`"),
+    ]);
+    expect(errorsOf(xml.replace(' filename="shop/util/fmt.py"', ""))).toEqual([
+      expect.stringMatching(/^coverage\.xml:48: a `<class>` has no `filename`/),
+    ]);
   });
 
   it("negative and NaN hits, bad condition-coverage, with their line", () => {
-    expect(errorsOf(xml.replace('<line number="5" hits="0"/>', '<line number="5" hits="-1"/>'))).toEqual([expect.stringMatching(/^coverage\.xml:24: line 5 of `shop\/cart\.py` has hits "-1": negative/)]);
-    expect(errorsOf(xml.replace('<line number="5" hits="0"/>', '<line number="5" hits="NaN"/>'))).toEqual([expect.stringMatching(/^coverage\.xml:24: line 5 of `shop\/cart\.py` has hits "NaN": not a whole number/)]);
-    expect(errorsOf(xml.replace('<line number="5" hits="0"/>', '<line number="x" hits="0"/>'))[0]).toMatch(/^coverage\.xml:24: a `<line>` has number "x"/);
-    expect(errorsOf(xml.replace('condition-coverage="50% (1/2)" missing-branches="5"', ""))[0]).toMatch(/^coverage\.xml:23: line 4 of `shop\/cart\.py` has branch="true" but no `condition-coverage`/);
+    expect(errorsOf(xml.replace('<line number="5" hits="0"/>', '<line number="5" hits="-1"/>'))).toEqual([
+      expect.stringMatching(/^coverage\.xml:24: line 5 of `shop\/cart\.py` has hits "-1": negative/),
+    ]);
+    expect(errorsOf(xml.replace('<line number="5" hits="0"/>', '<line number="5" hits="NaN"/>'))).toEqual([
+      expect.stringMatching(/^coverage\.xml:24: line 5 of `shop\/cart\.py` has hits "NaN": not a whole number/),
+    ]);
+    expect(errorsOf(xml.replace('<line number="5" hits="0"/>', '<line number="x" hits="0"/>'))[0]).toMatch(
+      /^coverage\.xml:24: a `<line>` has number "x"/,
+    );
+    expect(errorsOf(xml.replace('condition-coverage="50% (1/2)" missing-branches="5"', ""))[0]).toMatch(
+      /^coverage\.xml:23: line 4 of `shop\/cart\.py` has branch="true" but no `condition-coverage`/,
+    );
     expect(errorsOf(xml.replace("50% (1/2)", "150% (3/2)"))[0]).toMatch(/condition-coverage covers 3 of 2 branches/);
   });
 });

@@ -1,12 +1,22 @@
 import { XMLParser, XMLValidator } from "fast-xml-parser";
-import { normalizeCoveragePath, type CoverageData, type CoverageReadResult, type FileCoverage } from "../coverage-model.js";
+import {
+  normalizeCoveragePath,
+  type CoverageData,
+  type CoverageReadResult,
+  type FileCoverage,
+} from "../coverage-model.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { isRecord, LineIndex, ReportIssues } from "./report-issues.js";
 
 const REGENERATE = "regenerate the Cobertura report (`coverage xml`, `gcovr --cobertura`, ...)";
 
 /** Elements that may repeat, always read as lists. */
-const LISTS = new Set(["coverage.sources.source", "coverage.packages.package", "coverage.packages.package.classes.class", "coverage.packages.package.classes.class.lines.line"]);
+const LISTS = new Set([
+  "coverage.sources.source",
+  "coverage.packages.package",
+  "coverage.packages.package.classes.class",
+  "coverage.packages.package.classes.class.lines.line",
+]);
 
 /**
  * An internal DTD subset (`<!DOCTYPE x [ ... ]>`) or an entity declaration: the door to entity expansion
@@ -45,7 +55,10 @@ export function readCobertura(text: string, file: string, options: CoverageReadO
   }
   const valid = XMLValidator.validate(text);
   if (valid !== true) {
-    issues.error(`not well-formed XML (${valid.err.msg}): the file is truncated or is not a Cobertura report`, valid.err.line);
+    issues.error(
+      `not well-formed XML (${valid.err.msg}): the file is truncated or is not a Cobertura report`,
+      valid.err.line,
+    );
     return issues.result(undefined);
   }
   const parser = new XMLParser({
@@ -69,7 +82,9 @@ export function readCobertura(text: string, file: string, options: CoverageReadO
   }
   const meta = XMLParser.getMetaDataSymbol();
   const lineOf = (node: unknown): number | undefined => {
-    const start = isRecord(node) ? (node as Record<symbol, { startIndex?: number } | undefined>)[meta as unknown as symbol]?.startIndex : undefined;
+    const start = isRecord(node)
+      ? (node as Record<symbol, { startIndex?: number } | undefined>)[meta as unknown as symbol]?.startIndex
+      : undefined;
     return start === undefined ? undefined : index.lineOf(start);
   };
 
@@ -99,7 +114,13 @@ export function readCobertura(text: string, file: string, options: CoverageReadO
       const path = resolvePath(filename, sources, options.root);
       let fc = files.get(path);
       if (!fc) {
-        fc = { path, statements: new Set(), coveredStatements: new Set(), branches: new Set(), coveredBranches: new Set() };
+        fc = {
+          path,
+          statements: new Set(),
+          coveredStatements: new Set(),
+          branches: new Set(),
+          coveredBranches: new Set(),
+        };
         files.set(path, fc);
       }
       const lines = isRecord(cls.lines) && Array.isArray(cls.lines.line) ? cls.lines.line : [];
@@ -115,7 +136,12 @@ export function readCobertura(text: string, file: string, options: CoverageReadO
 }
 
 /** Adds one `<line>`; returns whether it carries branches. */
-function readLine(line: Record<string, unknown>, fc: FileCoverage, issues: ReportIssues, at: number | undefined): boolean {
+function readLine(
+  line: Record<string, unknown>,
+  fc: FileCoverage,
+  issues: ReportIssues,
+  at: number | undefined,
+): boolean {
   const number = String(line.number ?? "");
   const hits = String(line.hits ?? "");
   if (!WHOLE.test(number) || Number(number) < 1) {
@@ -123,7 +149,10 @@ function readLine(line: Record<string, unknown>, fc: FileCoverage, issues: Repor
     return false;
   }
   if (!WHOLE.test(hits)) {
-    issues.error(`line ${number} of \`${fc.path}\` has hits ${JSON.stringify(hits)}: ${/^-\d/.test(hits) ? "negative" : "not a whole number"}`, at);
+    issues.error(
+      `line ${number} of \`${fc.path}\` has hits ${JSON.stringify(hits)}: ${/^-\d/.test(hits) ? "negative" : "not a whole number"}`,
+      at,
+    );
     return false;
   }
   const key = String(Number(number));
@@ -132,7 +161,10 @@ function readLine(line: Record<string, unknown>, fc: FileCoverage, issues: Repor
   if (String(line.branch ?? "").toLowerCase() !== "true") return false;
   const condition = CONDITION.exec(String(line["condition-coverage"] ?? ""));
   if (!condition) {
-    issues.error(`line ${number} of \`${fc.path}\` has branch="true" but no \`condition-coverage\` like "50% (1/2)"`, at);
+    issues.error(
+      `line ${number} of \`${fc.path}\` has branch="true" but no \`condition-coverage\` like "50% (1/2)"`,
+      at,
+    );
     return false;
   }
   const covered = Number(condition[1]);
@@ -150,7 +182,11 @@ function readLine(line: Record<string, unknown>, fc: FileCoverage, issues: Repor
 
 function readSources(sources: unknown): string[] {
   const list = isRecord(sources) && Array.isArray(sources.source) ? sources.source : [];
-  return list.map((s) => decodeXmlText(typeof s === "string" ? s : isRecord(s) && typeof s["#text"] === "string" ? s["#text"] : "").trim()).filter((s) => s !== "");
+  return list
+    .map((s) =>
+      decodeXmlText(typeof s === "string" ? s : isRecord(s) && typeof s["#text"] === "string" ? s["#text"] : "").trim(),
+    )
+    .filter((s) => s !== "");
 }
 
 const PREDEFINED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };

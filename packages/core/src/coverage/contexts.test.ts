@@ -11,7 +11,8 @@ import { frozenContextNames, numbitsToNums, provenCoverageFromContexts, type Cov
 // `.coverage` (numbits in hex), `<tag>-full.json` is `coverage json`, and `<tag>-expected.json` holds
 // the totals of `coverage json --contexts=<regex>` for several frozen sets (gen.py.txt made them; the
 // sources are pkg-*.py.txt and tests-test_m.py.txt).
-const fixture = (name: string): string => readFileSync(new URL(`../__fixtures__/contexts/${name}`, import.meta.url), "utf8");
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../__fixtures__/contexts/${name}`, import.meta.url), "utf8");
 
 interface RawRows {
   hasArcs: boolean;
@@ -28,7 +29,11 @@ function rows(tag: string, file = ".coverage"): CoverageDbRows {
     hasArcs: raw.hasArcs,
     contexts: raw.contexts,
     files: raw.files,
-    lineBits: raw.lineBits.map((r) => ({ fileId: r.fileId, contextId: r.contextId, numbits: Uint8Array.from(Buffer.from(r.numbits, "hex")) })),
+    lineBits: raw.lineBits.map((r) => ({
+      fileId: r.fileId,
+      contextId: r.contextId,
+      numbits: Uint8Array.from(Buffer.from(r.numbits, "hex")),
+    })),
     arcs: {
       fileId: raw.arcs.map((a) => a[0]),
       contextId: raw.arcs.map((a) => a[1]),
@@ -46,7 +51,13 @@ const sourceOf = (path: string): string | undefined => {
 
 interface Expected {
   frozen: string[];
-  totals: { covered_lines: number; num_statements: number; num_branches?: number; covered_branches?: number; percent_covered: number };
+  totals: {
+    covered_lines: number;
+    num_statements: number;
+    num_branches?: number;
+    covered_branches?: number;
+    percent_covered: number;
+  };
 }
 
 describe("numbitsToNums", () => {
@@ -61,7 +72,11 @@ describe("numbitsToNums", () => {
 
 describe("frozenContextNames", () => {
   it("names the three contexts pytest-cov records per test", () => {
-    expect(frozenContextNames("t.py::test_a[x|y]")).toEqual(["t.py::test_a[x|y]|setup", "t.py::test_a[x|y]|run", "t.py::test_a[x|y]|teardown"]);
+    expect(frozenContextNames("t.py::test_a[x|y]")).toEqual([
+      "t.py::test_a[x|y]|setup",
+      "t.py::test_a[x|y]|run",
+      "t.py::test_a[x|y]|teardown",
+    ]);
   });
 });
 
@@ -70,7 +85,13 @@ for (const tag of ["cov65-branch", "cov65-lines"]) {
     const expected = JSON.parse(fixture(`${tag}-expected.json`)) as Expected[];
     for (const e of expected) {
       it(`frozen: ${e.frozen.length ? e.frozen.join(", ") : "none"}`, () => {
-        const result = provenCoverageFromContexts(rows(tag), fixture(`${tag}-full.json`), "full.json", e.frozen, sourceOf);
+        const result = provenCoverageFromContexts(
+          rows(tag),
+          fixture(`${tag}-full.json`),
+          "full.json",
+          e.frozen,
+          sourceOf,
+        );
         expect(result.errors.map(formatIssue)).toEqual([]);
         expect(result.warnings.map(formatIssue)).toEqual([]);
         const s = summarizeCoverage(result.data!);
@@ -90,15 +111,24 @@ describe("provenCoverageFromContexts without the sources", () => {
   it("gets the same numbers, and warns where a docstring could not be told from a statement", () => {
     const expected = JSON.parse(fixture("cov65-branch-expected.json")) as Expected[];
     const e = expected.find((x) => x.frozen.length === 1 && x.frozen[0] === "tests/test_m.py::test_frozen")!;
-    const result = provenCoverageFromContexts(rows("cov65-branch"), fixture("cov65-branch-full.json"), "full.json", e.frozen);
+    const result = provenCoverageFromContexts(
+      rows("cov65-branch"),
+      fixture("cov65-branch-full.json"),
+      "full.json",
+      e.frozen,
+    );
     expect(summarizeCoverage(result.data!).percent).toBe(e.totals.percent_covered);
-    expect(result.warnings.map(formatIssue)).toEqual([expect.stringMatching(/^full\.json: pkg\/mod\.py: 2 executed line\(s\) may not be statements; .*lower figure/)]);
+    expect(result.warnings.map(formatIssue)).toEqual([
+      expect.stringMatching(/^full\.json: pkg\/mod\.py: 2 executed line\(s\) may not be statements; .*lower figure/),
+    ]);
   });
 });
 
 describe("provenCoverageFromContexts: frozen ids match exactly", () => {
   it("drops no context for a prefix of a test id, and reports the id as not run", () => {
-    const result = provenCoverageFromContexts(rows("cov65-branch"), fixture("cov65-branch-full.json"), "full.json", ["tests/test_m.py::test_"]);
+    const result = provenCoverageFromContexts(rows("cov65-branch"), fixture("cov65-branch-full.json"), "full.json", [
+      "tests/test_m.py::test_",
+    ]);
     expect(result.droppedContexts).toEqual([]);
     expect(result.frozenNotRun).toEqual(["tests/test_m.py::test_"]);
     const all = (JSON.parse(fixture("cov65-branch-expected.json")) as Expected[])[0]!;
@@ -119,7 +149,14 @@ describe("provenCoverageFromContexts: bad input", () => {
 
   it("refuses a data file without test contexts", () => {
     const r = rows("cov65-branch");
-    const issue = one(provenCoverageFromContexts({ ...r, contexts: [{ id: 1, name: "" }] }, fixture("cov65-branch-full.json"), "full.json", []));
+    const issue = one(
+      provenCoverageFromContexts(
+        { ...r, contexts: [{ id: 1, name: "" }] },
+        fixture("cov65-branch-full.json"),
+        "full.json",
+        [],
+      ),
+    );
     expect(issue.file).toBe(".coverage");
     expect(issue.fix).toContain("--cov-context=test");
   });
@@ -127,17 +164,27 @@ describe("provenCoverageFromContexts: bad input", () => {
   it("refuses a report of another run: a file missing from either side", () => {
     const r = rows("cov65-branch");
     const extra = { ...r, files: [...r.files, { id: 99, path: "/project/pkg/other.py" }] };
-    expect(one(provenCoverageFromContexts(extra, fixture("cov65-branch-full.json"), "full.json", [])).message).toContain("pkg/other.py");
+    expect(
+      one(provenCoverageFromContexts(extra, fixture("cov65-branch-full.json"), "full.json", [])).message,
+    ).toContain("pkg/other.py");
     const report = JSON.parse(fixture("cov65-branch-full.json")) as { files: Record<string, unknown> };
     report.files["pkg/ghost.py"] = report.files["pkg/lazy.py"];
-    expect(one(provenCoverageFromContexts(r, JSON.stringify(report), "full.json", [])).message).toContain("pkg/ghost.py");
+    expect(one(provenCoverageFromContexts(r, JSON.stringify(report), "full.json", [])).message).toContain(
+      "pkg/ghost.py",
+    );
   });
 
   it("refuses a report whose lines or branch mode differ from the data file", () => {
-    const report = JSON.parse(fixture("cov65-branch-full.json")) as { files: Record<string, { executed_lines: number[] }> };
+    const report = JSON.parse(fixture("cov65-branch-full.json")) as {
+      files: Record<string, { executed_lines: number[] }>;
+    };
     report.files["pkg/lazy.py"]!.executed_lines.push(8);
-    expect(one(provenCoverageFromContexts(rows("cov65-branch"), JSON.stringify(report), "full.json", [])).message).toContain("differ");
-    expect(one(provenCoverageFromContexts(rows("cov65-lines"), fixture("cov65-branch-full.json"), "full.json", [])).message).toContain("branch");
+    expect(
+      one(provenCoverageFromContexts(rows("cov65-branch"), JSON.stringify(report), "full.json", [])).message,
+    ).toContain("differ");
+    expect(
+      one(provenCoverageFromContexts(rows("cov65-lines"), fixture("cov65-branch-full.json"), "full.json", [])).message,
+    ).toContain("branch");
   });
 
   it("refuses a report that is not JSON", () => {

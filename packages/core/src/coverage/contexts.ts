@@ -15,7 +15,14 @@
 // possible arcs) is not in the data file; it is read back from the JSON report of the full run, which
 // lists the executed and missing lines and branch arcs of every file. See docs/proven-coverage.md.
 import type { GateIssue } from "../errors.js";
-import { normalizeCoveragePath, summarizeCoverage, type CoverageData, type CoverageReadResult, type CoverageSummary, type FileCoverage } from "../coverage-model.js";
+import {
+  normalizeCoveragePath,
+  summarizeCoverage,
+  type CoverageData,
+  type CoverageReadResult,
+  type CoverageSummary,
+  type FileCoverage,
+} from "../coverage-model.js";
 
 /** The rows of a coverage.py 5-7 SQLite data file that proven coverage needs. */
 export interface CoverageDbRows {
@@ -76,7 +83,8 @@ interface ReportFile {
 /** A source line that starts with a string literal: a docstring, which coverage.py does not count as a statement. */
 const DOCSTRING_START = /^\s*(?:[rRuUbBfF]{0,2})(?:"|')/;
 /** coverage.py 6.5's default `partial_branches` and `partial_branches_always`. */
-const NO_BRANCH = /#\s*(?:pragma|PRAGMA)[:\s]?\s*(?:no|NO)\s*(?:branch|BRANCH)|^\s*(?:while|if)\s+(?:True|1|False|0)\s*:/;
+const NO_BRANCH =
+  /#\s*(?:pragma|PRAGMA)[:\s]?\s*(?:no|NO)\s*(?:branch|BRANCH)|^\s*(?:while|if)\s+(?:True|1|False|0)\s*:/;
 
 const OFFSET = 2 ** 23;
 /** One number per arc; line numbers are below 2^23 in any real source file. */
@@ -109,7 +117,11 @@ export function provenCoverageFromContexts(
 
   const named = db.contexts.filter((c) => c.name !== "");
   if (named.length === 0) {
-    return fail(db.file, "the data file records no test contexts (only the empty one)", "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart");
+    return fail(
+      db.file,
+      "the data file records no test contexts (only the empty one)",
+      "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart",
+    );
   }
 
   const report = parseReport(reportText);
@@ -117,7 +129,9 @@ export function provenCoverageFromContexts(
   if (db.hasArcs !== report.hasBranches) {
     return fail(
       reportFile,
-      db.hasArcs ? `has no branch data but ${db.file} measured branches: it was not written from that data file` : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
+      db.hasArcs
+        ? `has no branch data but ${db.file} measured branches: it was not written from that data file`
+        : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
       regenerate,
     );
   }
@@ -184,7 +198,13 @@ export function provenCoverageFromContexts(
   const pathOf = new Map(db.files.map((f) => [f.id, f.path]));
   for (const [fileId, entry] of matched) {
     const source = () => sourceOf?.(pathOf.get(fileId)!)?.split(/\r\n|\r|\n/);
-    const built = buildFile(entry, allRaw.get(fileId) ?? new Set(), keptRaw.get(fileId) ?? new Set(), db.hasArcs, source);
+    const built = buildFile(
+      entry,
+      allRaw.get(fileId) ?? new Set(),
+      keptRaw.get(fileId) ?? new Set(),
+      db.hasArcs,
+      source,
+    );
     if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate);
     files.set(built.coverage.path, built.coverage);
     if (built.ambiguity) {
@@ -196,7 +216,12 @@ export function provenCoverageFromContexts(
       });
     }
   }
-  const data: CoverageData = { format: "coveragepy-contexts", sources: [db.file, reportFile], files, hasBranches: db.hasArcs };
+  const data: CoverageData = {
+    format: "coveragepy-contexts",
+    sources: [db.file, reportFile],
+    files,
+    hasBranches: db.hasArcs,
+  };
   return { data, errors, warnings, droppedContexts, frozenNotRun, summary: summarizeCoverage(data) };
 }
 
@@ -273,7 +298,12 @@ function buildFile(
   }
   // A docstring is the usual such line: one that starts with a string literal goes first.
   const docstring = (l: number): boolean => DOCSTRING_START.test(sourceLine(l) ?? "");
-  const notStatements = pickExtra(candidates, extraLines, (l) => keptLines.has(l), extraLines > 0 ? docstring : undefined);
+  const notStatements = pickExtra(
+    candidates,
+    extraLines,
+    (l) => keptLines.has(l),
+    extraLines > 0 ? docstring : undefined,
+  );
   const statements = new Set<string>();
   const coveredStatements = new Set<string>();
   for (const l of entry.missingLines) statements.add(String(l));
@@ -307,7 +337,8 @@ function buildFile(
     // reports them missing. Such a line shows as one executed arc and no missing one (or, with the
     // source at hand, by its pragma).
     const bySource = new Map<number, Set<number>>();
-    for (const [a, b] of entry.executedBranches) if (a !== b) (bySource.get(a) ?? bySource.set(a, new Set()).get(a)!).add(b);
+    for (const [a, b] of entry.executedBranches)
+      if (a !== b) (bySource.get(a) ?? bySource.set(a, new Set()).get(a)!).add(b);
     const withMissing = new Set(entry.missingBranches.map(([a]) => a));
     const noBranch = (line: number): boolean =>
       !withMissing.has(line) && (bySource.get(line)!.size < 2 || NO_BRANCH.test(sourceLine(line) ?? ""));
@@ -328,9 +359,16 @@ function buildFile(
       coveredBranches.add(`always:${i}`);
     }
     const arcSpread = spread(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
-    if (arcSpread > 0) ambiguity = `${ambiguity ? `${ambiguity}, and ` : ""}${arcSpread} executed branch arc(s) may not be possible arcs`;
+    if (arcSpread > 0)
+      ambiguity = `${ambiguity ? `${ambiguity}, and ` : ""}${arcSpread} executed branch arc(s) may not be possible arcs`;
   }
-  const coverage: FileCoverage = { path: normalizeCoveragePath(entry.key), statements, coveredStatements, branches, coveredBranches };
+  const coverage: FileCoverage = {
+    path: normalizeCoveragePath(entry.key),
+    statements,
+    coveredStatements,
+    branches,
+    coveredBranches,
+  };
   return ambiguity ? { coverage, ambiguity } : { coverage };
 }
 
@@ -339,7 +377,12 @@ function buildFile(
  * covered first: that gives the lower covered count, and the right one when the extras are all covered
  * (a docstring runs at import, which is kept).
  */
-function pickExtra<T>(items: readonly T[], count: number, covered: (item: T) => boolean, likely?: (item: T) => boolean): Set<T> {
+function pickExtra<T>(
+  items: readonly T[],
+  count: number,
+  covered: (item: T) => boolean,
+  likely?: (item: T) => boolean,
+): Set<T> {
   const out = new Set<T>();
   if (count <= 0) return out;
   if (likely) {
@@ -352,7 +395,12 @@ function pickExtra<T>(items: readonly T[], count: number, covered: (item: T) => 
 }
 
 /** How far the covered count could be off: the uncovered items that might be the extras. */
-function spread<T>(items: readonly T[], extra: number, covered: (item: T) => boolean, likely?: (item: T) => boolean): number {
+function spread<T>(
+  items: readonly T[],
+  extra: number,
+  covered: (item: T) => boolean,
+  likely?: (item: T) => boolean,
+): number {
   if (extra <= 0) return 0;
   if (likely && items.filter(likely).length === extra) return 0;
   const coveredCount = items.filter(covered).length;
@@ -361,7 +409,10 @@ function spread<T>(items: readonly T[], extra: number, covered: (item: T) => boo
   return Math.min(extra, coveredCount) - Math.max(0, extra - uncovered);
 }
 
-function matchFiles(dataFiles: readonly { id: number; path: string }[], reportFiles: ReportFile[]): Map<number, ReportFile> | string {
+function matchFiles(
+  dataFiles: readonly { id: number; path: string }[],
+  reportFiles: ReportFile[],
+): Map<number, ReportFile> | string {
   const norm = (p: string): string => p.replace(/\\/g, "/");
   const byPath = new Map(dataFiles.map((f) => [norm(f.path), f.id]));
   // The data file's paths (absolute) by every `/`-led tail, built on the first report key that is not
@@ -389,10 +440,12 @@ function matchFiles(dataFiles: readonly { id: number; path: string }[], reportFi
     if (id === undefined) {
       const suffix = `/${key.replace(/^(\.\/)+/, "")}`;
       const hits = tailHits(suffix);
-      if (hits.length > 1) return `"${entry.key}" matches ${hits.length} files of the data file (${hits.map(([p]) => p).join(", ")})`;
+      if (hits.length > 1)
+        return `"${entry.key}" matches ${hits.length} files of the data file (${hits.map(([p]) => p).join(", ")})`;
       id = hits[0]?.[1];
     }
-    if (id === undefined) return `lists "${entry.key}", which the data file does not measure: the report and the data file come from different runs`;
+    if (id === undefined)
+      return `lists "${entry.key}", which the data file does not measure: the report and the data file come from different runs`;
     if (out.has(id)) return `two entries ("${out.get(id)!.key}", "${entry.key}") match the same measured file`;
     out.set(id, entry);
   }
@@ -410,11 +463,14 @@ function parseReport(text: string): { files: ReportFile[]; hasBranches: boolean 
   } catch (error) {
     return `not valid JSON (${String((error as Error).message).split("\n")[0]}): not a coverage.py JSON report`;
   }
-  if (typeof data !== "object" || data === null || Array.isArray(data)) return "not a coverage.py JSON report: the top level is not an object";
+  if (typeof data !== "object" || data === null || Array.isArray(data))
+    return "not a coverage.py JSON report: the top level is not an object";
   const filesValue = (data as Record<string, unknown>).files;
-  if (typeof filesValue !== "object" || filesValue === null || Array.isArray(filesValue)) return "not a coverage.py JSON report: no `files` object";
+  if (typeof filesValue !== "object" || filesValue === null || Array.isArray(filesValue))
+    return "not a coverage.py JSON report: no `files` object";
   const meta = (data as Record<string, unknown>).meta;
-  const metaBranches = typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).branch_coverage : undefined;
+  const metaBranches =
+    typeof meta === "object" && meta !== null ? (meta as Record<string, unknown>).branch_coverage : undefined;
   const files: ReportFile[] = [];
   let hasBranches = metaBranches === true;
   for (const [key, value] of Object.entries(filesValue as Record<string, unknown>)) {
@@ -423,17 +479,24 @@ function parseReport(text: string): { files: ReportFile[]; hasBranches: boolean 
     const summary = f.summary as Record<string, unknown> | undefined;
     const lines = (name: string): number[] | string => {
       const v = f[name];
-      if (!Array.isArray(v) || v.some((n) => !Number.isSafeInteger(n) || (n as number) < 0)) return `\`files["${key}"].${name}\` is not a list of line numbers`;
+      if (!Array.isArray(v) || v.some((n) => !Number.isSafeInteger(n) || (n as number) < 0))
+        return `\`files["${key}"].${name}\` is not a list of line numbers`;
       return v as number[];
     };
     const arcs = (name: string): [number, number][] | string => {
       const v = f[name];
-      if (!Array.isArray(v) || v.some((a) => !Array.isArray(a) || a.length !== 2 || !a.every((n) => Number.isSafeInteger(n)))) return `\`files["${key}"].${name}\` is not a list of [from, to] arcs`;
+      if (
+        !Array.isArray(v) ||
+        v.some((a) => !Array.isArray(a) || a.length !== 2 || !a.every((n) => Number.isSafeInteger(n)))
+      )
+        return `\`files["${key}"].${name}\` is not a list of [from, to] arcs`;
       return v as [number, number][];
     };
     const count = (name: string): number | string => {
       const v = summary?.[name];
-      return typeof v === "number" && Number.isSafeInteger(v) && v >= 0 ? v : `\`files["${key}"].summary.${name}\` is not a whole number >= 0`;
+      return typeof v === "number" && Number.isSafeInteger(v) && v >= 0
+        ? v
+        : `\`files["${key}"].summary.${name}\` is not a whole number >= 0`;
     };
     const executedLines = lines("executed_lines");
     const missingLines = lines("missing_lines");
@@ -446,7 +509,17 @@ function parseReport(text: string): { files: ReportFile[]; hasBranches: boolean 
     const coveredLines = count("covered_lines");
     const numBranches = fileBranches ? count("num_branches") : 0;
     const coveredBranches = fileBranches ? count("covered_branches") : 0;
-    for (const v of [executedLines, missingLines, excludedLines, executedBranches, missingBranches, numStatements, coveredLines, numBranches, coveredBranches]) {
+    for (const v of [
+      executedLines,
+      missingLines,
+      excludedLines,
+      executedBranches,
+      missingBranches,
+      numStatements,
+      coveredLines,
+      numBranches,
+      coveredBranches,
+    ]) {
       if (typeof v === "string") return v;
     }
     files.push({

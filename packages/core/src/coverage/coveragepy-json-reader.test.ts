@@ -73,7 +73,9 @@ describe("readCoveragePyJson: real coverage.py output", () => {
     const totals = (JSON.parse(recorded(report)) as { totals: Record<string, number> }).totals;
     expect(summary.percent).toBe(totals.percent_covered);
     expect(summary.coveredBranches).toBe(totals.covered_branches ?? 0);
-    expect(summary.percent).toBe(coveragePercent(summary.statements, summary.coveredLines, summary.branches, summary.coveredBranches));
+    expect(summary.percent).toBe(
+      coveragePercent(summary.statements, summary.coveredLines, summary.branches, summary.coveredBranches),
+    );
   });
 
   it("6.5 branch report: 30 statements, 22 covered, 10 branches, 8 covered: 75%", () => {
@@ -81,9 +83,28 @@ describe("readCoveragePyJson: real coverage.py output", () => {
     expect(data.format).toBe("coveragepy-json");
     expect(data.sources).toEqual([FILE]);
     expect(data.hasBranches).toBe(true);
-    expect(summarizeCoverage(data)).toEqual({ statements: 30, coveredLines: 22, branches: 10, coveredBranches: 8, percent: 75, lineRate: 22 / 30, branchRate: 0.8 });
+    expect(summarizeCoverage(data)).toEqual({
+      statements: 30,
+      coveredLines: 22,
+      branches: 10,
+      coveredBranches: 8,
+      percent: 75,
+      lineRate: 22 / 30,
+      branchRate: 0.8,
+    });
     const cart = file(data, "shop/cart.py");
-    expect([...cart.branches].sort()).toEqual(["13>14", "13>15", "15>16", "15>17", "3>4", "3>7", "4>5", "4>6", "7>8", "7>9"]);
+    expect([...cart.branches].sort()).toEqual([
+      "13>14",
+      "13>15",
+      "15>16",
+      "15>17",
+      "3>4",
+      "3>7",
+      "4>5",
+      "4>6",
+      "7>8",
+      "7>9",
+    ]);
     expect([...cart.coveredBranches].sort()).toEqual(["13>14", "13>15", "15>17", "3>4", "3>7", "4>6", "7>8", "7>9"]);
     // The excluded line 23 (`# pragma: no cover`) is no statement.
     expect(cart.statements.has("23")).toBe(false);
@@ -105,8 +126,16 @@ describe("readCoveragePyJson: real coverage.py output", () => {
   it("lines-only report: no branches", () => {
     const data = readOk(recorded("coveragepy-6.5-lines.json"));
     expect(data.hasBranches).toBe(false);
-    expect(summarizeCoverage(data)).toMatchObject({ statements: 30, coveredLines: 22, branches: 0, coveredBranches: 0, branchRate: 1 });
-    expect(summarizeCoverage(data).percent).toBe(JSON.parse(recorded("coveragepy-6.5-lines.json")).totals.percent_covered);
+    expect(summarizeCoverage(data)).toMatchObject({
+      statements: 30,
+      coveredLines: 22,
+      branches: 0,
+      coveredBranches: 0,
+      branchRate: 1,
+    });
+    expect(summarizeCoverage(data).percent).toBe(
+      JSON.parse(recorded("coveragepy-6.5-lines.json")).totals.percent_covered,
+    );
   });
 
   it("formats 1, 2 and 3 give the same model for the same run (format 2: 6.5's data under `meta.format: 2`)", () => {
@@ -122,18 +151,26 @@ describe("readCoveragePyJson: real coverage.py output", () => {
     const report = JSON.parse(recorded("coveragepy-6.5-lines.json")) as { files: Record<string, unknown> };
     report.files = Object.fromEntries(Object.entries(report.files).map(([k, v]) => [`/ci/repo/${k}`, v]));
     const result = readCoveragePyJson(JSON.stringify(report), FILE, { root: "/ci/repo/" });
-    expect([...result.data!.files.keys()].sort()).toEqual(["shop/__init__.py", "shop/cart.py", "shop/util/__init__.py", "shop/util/fmt.py"]);
+    expect([...result.data!.files.keys()].sort()).toEqual([
+      "shop/__init__.py",
+      "shop/cart.py",
+      "shop/util/__init__.py",
+      "shop/util/fmt.py",
+    ]);
     expect(file(result.data!, "shop/cart.py").path).toBe("shop/cart.py");
   });
 });
 
 describe("readCoveragePyJson: bad input", () => {
-  const branch = (): { files: Record<string, Record<string, unknown>>; totals: Record<string, unknown> } => JSON.parse(recorded("coveragepy-6.5-branch.json"));
+  const branch = (): { files: Record<string, Record<string, unknown>>; totals: Record<string, unknown> } =>
+    JSON.parse(recorded("coveragepy-6.5-branch.json"));
 
   it("empty and truncated files", () => {
     expect(errorsOf("")).toEqual([expect.stringContaining("empty")]);
     const text = recorded("coveragepy-6.5-branch.json");
-    expect(errorsOf(text.slice(0, Math.floor(text.length / 2)))[0]).toMatch(/^coverage\.json:1: not valid JSON .*truncated/);
+    expect(errorsOf(text.slice(0, Math.floor(text.length / 2)))[0]).toMatch(
+      /^coverage\.json:1: not valid JSON .*truncated/,
+    );
   });
 
   it("wrong schema: an Istanbul report, no files, lists that are not line numbers", () => {
@@ -143,20 +180,27 @@ describe("readCoveragePyJson: bad input", () => {
     expect(errorsOf(JSON.stringify(noFiles))).toEqual([expect.stringContaining("no `files`")]);
     const badLines = branch();
     badLines.files["shop/cart.py"]!.executed_lines = [1, "2", 3];
-    expect(errorsOf(JSON.stringify(badLines))).toEqual([expect.stringContaining('`files["shop/cart.py"].executed_lines` holds "2"')]);
+    expect(errorsOf(JSON.stringify(badLines))).toEqual([
+      expect.stringContaining('`files["shop/cart.py"].executed_lines` holds "2"'),
+    ]);
     const badArc = branch();
     badArc.files["shop/cart.py"]!.missing_branches = [[4]];
     expect(errorsOf(JSON.stringify(badArc))).toEqual([expect.stringContaining("not a [from, to] arc")]);
     const noArcs = branch();
     delete noArcs.files["shop/cart.py"]!.executed_branches;
-    expect(errorsOf(JSON.stringify(noArcs))).toEqual([expect.stringContaining("`files[\"shop/cart.py\"].executed_branches` is missing")]);
+    expect(errorsOf(JSON.stringify(noArcs))).toEqual([
+      expect.stringContaining('`files["shop/cart.py"].executed_branches` is missing'),
+    ]);
   });
 
   it("negative and NaN counts", () => {
     const negative = branch();
     negative.files["shop/cart.py"]!.missing_lines = [5, -16];
     expect(errorsOf(JSON.stringify(negative))).toEqual([expect.stringContaining("holds -16")]);
-    const nan = recorded("coveragepy-6.5-branch.json").replace(/"num_statements": 30(?=, "percent_covered": 75\.0)/, '"num_statements": NaN');
+    const nan = recorded("coveragepy-6.5-branch.json").replace(
+      /"num_statements": 30(?=, "percent_covered": 75\.0)/,
+      '"num_statements": NaN',
+    );
     expect(errorsOf(nan)[0]).toMatch(/not valid JSON/);
     const negTotal = branch();
     negTotal.totals.covered_lines = -1;

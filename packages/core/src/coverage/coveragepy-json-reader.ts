@@ -1,5 +1,10 @@
 import { parseCoveragePyJson } from "../coverage-json.js";
-import { normalizeCoveragePath, type CoverageData, type CoverageReadResult, type FileCoverage } from "../coverage-model.js";
+import {
+  normalizeCoveragePath,
+  type CoverageData,
+  type CoverageReadResult,
+  type FileCoverage,
+} from "../coverage-model.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { describeValue, isCount, isLineNumber, isRecord, ReportIssues } from "./report-issues.js";
@@ -49,7 +54,9 @@ export function readCoveragePyJson(text: string, file: string, options: Coverage
   }
   if (issues.failed) return issues.result(undefined);
   if (hasBranches && (sumBranches !== totals.branches || sumCoveredBranches !== totals.coveredBranches)) {
-    issues.error(`the files add up to ${sumCoveredBranches}/${sumBranches} branches but \`totals\` says ${totals.coveredBranches}/${totals.branches}: the report was edited or is corrupt`);
+    issues.error(
+      `the files add up to ${sumCoveredBranches}/${sumBranches} branches but \`totals\` says ${totals.coveredBranches}/${totals.branches}: the report was edited or is corrupt`,
+    );
     return issues.result(undefined);
   }
   const data: CoverageData = { format: "coveragepy-json", sources: [file], files, hasBranches };
@@ -58,7 +65,12 @@ export function readCoveragePyJson(text: string, file: string, options: Coverage
 
 type FileSets = Omit<FileCoverage, "path">;
 
-function readFile(entry: Record<string, unknown>, where: string, hasBranches: boolean, issues: ReportIssues): FileSets | undefined {
+function readFile(
+  entry: Record<string, unknown>,
+  where: string,
+  hasBranches: boolean,
+  issues: ReportIssues,
+): FileSets | undefined {
   const before = issues.errors.length;
   // Python 3.11+ reports line 0 as executed for an empty module: allowed, and never a statement.
   const executed = lineList(entry.executed_lines, `${where}.executed_lines`, true, issues, 0);
@@ -84,13 +96,17 @@ function readFile(entry: Record<string, unknown>, where: string, hasBranches: bo
   if (numStatements === undefined || coveredLines === undefined) return undefined;
   const phantoms = statementCount - numStatements;
   if (phantoms < 0) {
-    issues.error(`\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`);
+    issues.error(
+      `\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`,
+    );
     return undefined;
   }
   const dropped = new Set(dropPhantomLines(candidates, phantoms));
   const covered = candidates.filter((line) => !dropped.has(line));
   if (new Set(covered).size !== coveredLines) {
-    issues.error(`\`${where}\` lists ${new Set(covered).size} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`);
+    issues.error(
+      `\`${where}\` lists ${new Set(covered).size} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
+    );
     return undefined;
   }
   const statements = new Set<string>([...covered, ...missing].map(String));
@@ -114,14 +130,22 @@ function readFile(entry: Record<string, unknown>, where: string, hasBranches: bo
   const numCoveredBranches = summaryCount(summary, "covered_branches", where, hasBranches, issues);
   if (hasBranches && (numBranches !== branches.size || numCoveredBranches !== coveredBranches.size)) {
     if (numBranches !== undefined && numCoveredBranches !== undefined) {
-      issues.error(`\`${where}\` lists ${coveredBranches.size}/${branches.size} branches but its summary says ${numCoveredBranches}/${numBranches}: the report was edited or is corrupt`);
+      issues.error(
+        `\`${where}\` lists ${coveredBranches.size}/${branches.size} branches but its summary says ${numCoveredBranches}/${numBranches}: the report was edited or is corrupt`,
+      );
     }
     return undefined;
   }
   return { statements, coveredStatements: new Set(covered.map(String)), branches, coveredBranches };
 }
 
-function summaryCount(summary: Record<string, unknown>, key: string, where: string, required: boolean, issues: ReportIssues): number | undefined {
+function summaryCount(
+  summary: Record<string, unknown>,
+  key: string,
+  where: string,
+  required: boolean,
+  issues: ReportIssues,
+): number | undefined {
   const value = summary[key];
   if (value === undefined && !required) return undefined;
   if (!isCount(value)) {
@@ -131,7 +155,13 @@ function summaryCount(summary: Record<string, unknown>, key: string, where: stri
   return value;
 }
 
-function lineList(value: unknown, where: string, required: boolean, issues: ReportIssues, lowest = 1): number[] | undefined {
+function lineList(
+  value: unknown,
+  where: string,
+  required: boolean,
+  issues: ReportIssues,
+  lowest = 1,
+): number[] | undefined {
   if (value === undefined && !required) return undefined;
   if (!Array.isArray(value)) {
     issues.error(`\`${where}\` must be a list of line numbers, not ${describeValue(value)}`);
@@ -145,9 +175,15 @@ function lineList(value: unknown, where: string, required: boolean, issues: Repo
   return value as number[];
 }
 
-function arcList(value: unknown, where: string, required: boolean, issues: ReportIssues): [number, number][] | undefined {
+function arcList(
+  value: unknown,
+  where: string,
+  required: boolean,
+  issues: ReportIssues,
+): [number, number][] | undefined {
   if (value === undefined) {
-    if (required) issues.error(`\`${where}\` is missing: a branch report lists each file's executed and missing branch arcs`);
+    if (required)
+      issues.error(`\`${where}\` is missing: a branch report lists each file's executed and missing branch arcs`);
     return undefined;
   }
   if (!Array.isArray(value)) {
@@ -155,9 +191,12 @@ function arcList(value: unknown, where: string, required: boolean, issues: Repor
     return undefined;
   }
   for (const arc of value) {
-    const ok = Array.isArray(arc) && arc.length === 2 && isLineNumber(arc[0]) && Number.isSafeInteger(arc[1]) && arc[1] !== 0;
+    const ok =
+      Array.isArray(arc) && arc.length === 2 && isLineNumber(arc[0]) && Number.isSafeInteger(arc[1]) && arc[1] !== 0;
     if (!ok) {
-      issues.error(`\`${where}\` holds ${describeValue(arc)}, which is not a [from, to] arc of line numbers (to < 0 for an exit)`);
+      issues.error(
+        `\`${where}\` holds ${describeValue(arc)}, which is not a [from, to] arc of line numbers (to < 0 for an exit)`,
+      );
       return undefined;
     }
   }

@@ -26,6 +26,15 @@ describe("detectCoverageFormat", () => {
     expect(detectCoverageFormat("SQLite format 3\u0000\u0010\u0000")).toBe("coveragepy-contexts");
     expect(detectCoverageFormat(`\uFEFF${recorded("lcov-vitest-4.1.12.info")}`)).toBe("lcov");
     expect(detectCoverageFormat('\n  <?xml version="1.0"?><coverage/>')).toBe("cobertura");
-    for (const text of ["", "hello", "{}", "[]", '{"a": 1}', '<?xml version="1.0"?><report name="jacoco"/>', "<testsuites/>"]) expect(detectCoverageFormat(text)).toBeUndefined();
+    for (const text of [
+      "",
+      "hello",
+      "{}",
+      "[]",
+      '{"a": 1}',
+      '<?xml version="1.0"?><report name="jacoco"/>',
+      "<testsuites/>",
+    ])
+      expect(detectCoverageFormat(text)).toBeUndefined();
   });
 });

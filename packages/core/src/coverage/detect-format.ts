@@ -33,7 +33,8 @@ function detectJson(body: string): CoverageFormat | undefined {
     parsed = JSON.parse(body);
   } catch {
     // Truncated or broken: go by the keys each format writes.
-    if (/^\{\s*"meta"\s*:\s*\{\s*"(?:format|version)"|"(?:executed_lines|num_statements|percent_covered)"/.test(body)) return "coveragepy-json";
+    if (/^\{\s*"meta"\s*:\s*\{\s*"(?:format|version)"|"(?:executed_lines|num_statements|percent_covered)"/.test(body))
+      return "coveragepy-json";
     if (/"statementMap"/.test(body)) return "istanbul-final";
     if (/"pct"/.test(body)) return "istanbul-summary";
     return undefined;

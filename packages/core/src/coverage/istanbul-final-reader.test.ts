@@ -39,7 +39,12 @@ describe("readIstanbulFinal: vitest 4.1.12", () => {
     for (const [path, entry] of data.files) {
       const fc = entry as FileCoverage;
       const own = summary[`${ROOT}/${path}`]!;
-      expect([fc.statements.size, fc.coveredStatements.size, fc.branches.size, fc.coveredBranches.size]).toEqual([own.statements!.total, own.statements!.covered, own.branches!.total, own.branches!.covered]);
+      expect([fc.statements.size, fc.coveredStatements.size, fc.branches.size, fc.coveredBranches.size]).toEqual([
+        own.statements!.total,
+        own.statements!.covered,
+        own.branches!.total,
+        own.branches!.covered,
+      ]);
     }
     const s = summarizeCoverage(data);
     expect([s.statements, s.coveredLines, s.branches, s.coveredBranches]).toEqual([24, 16, 19, 9]);
@@ -57,7 +62,10 @@ describe("readIstanbulFinal: vitest 4.1.12", () => {
   });
 
   it("a statement Istanbul marks `skip` counts as covered, as in Istanbul's summary", () => {
-    const report = JSON.parse(recorded("istanbul-vitest-4.1.12-final.json")) as Record<string, { statementMap: Record<string, Record<string, unknown>> }>;
+    const report = JSON.parse(recorded("istanbul-vitest-4.1.12-final.json")) as Record<
+      string,
+      { statementMap: Record<string, Record<string, unknown>> }
+    >;
     report[`${ROOT}/src/unused.js`]!.statementMap["0"]!.skip = true;
     const unused = readOk(JSON.stringify(report)).files.get("src/unused.js") as FileCoverage;
     expect(unused.coveredStatements.size).toBe(1);
@@ -65,7 +73,8 @@ describe("readIstanbulFinal: vitest 4.1.12", () => {
 });
 
 describe("readIstanbulFinal: bad input", () => {
-  const final = (): Record<string, Record<string, Record<string, unknown>>> => JSON.parse(recorded("istanbul-vitest-4.1.12-final.json"));
+  const final = (): Record<string, Record<string, Record<string, unknown>>> =>
+    JSON.parse(recorded("istanbul-vitest-4.1.12-final.json"));
   const cart = `${ROOT}/src/cart.js`;
 
   it("empty, truncated, no files", () => {
@@ -81,10 +90,14 @@ describe("readIstanbulFinal: bad input", () => {
     expect(errorsOf(recorded("istanbul-vitest-4.1.12-summary.json"))[0]).toMatch(/no `statementMap` object/);
     const noB = final();
     delete noB[cart]!.b;
-    expect(errorsOf(JSON.stringify(noB))).toEqual([expect.stringContaining('"/tmp/pgcov-js/src/cart.js" has no `b` object')]);
+    expect(errorsOf(JSON.stringify(noB))).toEqual([
+      expect.stringContaining('"/tmp/pgcov-js/src/cart.js" has no `b` object'),
+    ]);
     const extra = final();
     extra[cart]!.s!["99"] = 1;
-    expect(errorsOf(JSON.stringify(extra))[0]).toMatch(/`s\["99"\]` counts a statement that `statementMap` does not have/);
+    expect(errorsOf(JSON.stringify(extra))[0]).toMatch(
+      /`s\["99"\]` counts a statement that `statementMap` does not have/,
+    );
     const lost = final();
     delete lost[cart]!.s!["3"];
     expect(errorsOf(JSON.stringify(lost))[0]).toMatch(/statement 3's count `s\["3"\]` is nothing/);
@@ -96,7 +109,9 @@ describe("readIstanbulFinal: bad input", () => {
   it("negative and NaN counts", () => {
     const negative = final();
     negative[cart]!.s!["0"] = -1;
-    expect(errorsOf(JSON.stringify(negative))[0]).toMatch(/statement 0's count `s\["0"\]` is -1, not a whole number >= 0/);
+    expect(errorsOf(JSON.stringify(negative))[0]).toMatch(
+      /statement 0's count `s\["0"\]` is -1, not a whole number >= 0/,
+    );
     const nan = final();
     nan[cart]!.b!["1"] = [0, "NaN"];
     expect(errorsOf(JSON.stringify(nan))[0]).toMatch(/branch count `b\["1"\]\[1\]` is "NaN"/);

@@ -1,4 +1,9 @@
-import { normalizeCoveragePath, type CoverageData, type CoverageReadResult, type FileCoverage } from "../coverage-model.js";
+import {
+  normalizeCoveragePath,
+  type CoverageData,
+  type CoverageReadResult,
+  type FileCoverage,
+} from "../coverage-model.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { describeValue, isCount, isRecord, parseJsonReport, ReportIssues } from "./report-issues.js";
 
@@ -30,7 +35,10 @@ export function readIstanbulFinal(text: string, file: string, options: CoverageR
       issues.error(`the entry for ${where} is not an object`);
       continue;
     }
-    const path = normalizeCoveragePath(typeof entry.path === "string" && entry.path !== "" ? entry.path : key, options.root);
+    const path = normalizeCoveragePath(
+      typeof entry.path === "string" && entry.path !== "" ? entry.path : key,
+      options.root,
+    );
     const fc = readFile(entry, where, path, issues);
     if (!fc) continue;
     if (files.has(path)) {
@@ -39,13 +47,19 @@ export function readIstanbulFinal(text: string, file: string, options: CoverageR
     }
     files.set(path, fc);
   }
-  if (files.size === 0 && !issues.failed) issues.error("the report lists no files: not an Istanbul coverage-final.json report, or nothing was measured");
+  if (files.size === 0 && !issues.failed)
+    issues.error("the report lists no files: not an Istanbul coverage-final.json report, or nothing was measured");
   if (issues.failed) return issues.result(undefined);
   const data: CoverageData = { format: "istanbul-final", sources: [file], files, hasBranches: true };
   return issues.result(data);
 }
 
-function readFile(entry: Record<string, unknown>, where: string, path: string, issues: ReportIssues): FileCoverage | undefined {
+function readFile(
+  entry: Record<string, unknown>,
+  where: string,
+  path: string,
+  issues: ReportIssues,
+): FileCoverage | undefined {
   const { statementMap, s, branchMap, b } = entry;
   for (const [name, value] of Object.entries({ statementMap, s, branchMap, b })) {
     if (!isRecord(value)) {
@@ -57,7 +71,13 @@ function readFile(entry: Record<string, unknown>, where: string, path: string, i
   const counts = s as Record<string, unknown>;
   const branchesMap = branchMap as Record<string, unknown>;
   const branchCounts = b as Record<string, unknown>;
-  const fc: FileCoverage = { path, statements: new Set(), coveredStatements: new Set(), branches: new Set(), coveredBranches: new Set() };
+  const fc: FileCoverage = {
+    path,
+    statements: new Set(),
+    coveredStatements: new Set(),
+    branches: new Set(),
+    coveredBranches: new Set(),
+  };
 
   for (const id of Object.keys(counts)) {
     if (!(id in statementsMap)) {
@@ -68,7 +88,9 @@ function readFile(entry: Record<string, unknown>, where: string, path: string, i
   for (const [id, loc] of Object.entries(statementsMap)) {
     const count = counts[id];
     if (!isCount(count)) {
-      issues.error(`${where}: statement ${id}'s count \`s["${id}"]\` is ${describeValue(count)}, not a whole number >= 0`);
+      issues.error(
+        `${where}: statement ${id}'s count \`s["${id}"]\` is ${describeValue(count)}, not a whole number >= 0`,
+      );
       return undefined;
     }
     const start = isRecord(loc) && isRecord(loc.start) ? loc.start : {};

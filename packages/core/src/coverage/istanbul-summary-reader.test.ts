@@ -27,16 +27,31 @@ describe("readIstanbulSummary", () => {
     expect(result.errors.map(formatIssue)).toEqual([]);
     const data = result.data!;
     expect(data.format).toBe("istanbul-summary");
-    expect(data.files.get("src/cart.js")).toEqual({ path: "src/cart.js", statements: 18, coveredStatements: 13, branches: 13, coveredBranches: 8 });
+    expect(data.files.get("src/cart.js")).toEqual({
+      path: "src/cart.js",
+      statements: 18,
+      coveredStatements: 13,
+      branches: 13,
+      coveredBranches: 8,
+    });
     expect([...data.files.values()].some(hasSets)).toBe(false);
-    const final = readIstanbulFinal(recorded("istanbul-vitest-4.1.12-final.json"), "coverage-final.json", { root: ROOT }).data!;
+    const final = readIstanbulFinal(recorded("istanbul-vitest-4.1.12-final.json"), "coverage-final.json", {
+      root: ROOT,
+    }).data!;
     expect(summarizeCoverage(data)).toEqual(summarizeCoverage(final));
   });
 
   it('`pct` "Unknown" (a total of 0) is accepted; the report\'s percentages are never used', () => {
     const report = {
-      total: { lines: { total: 0, covered: 0, skipped: 0, pct: "Unknown" }, statements: { total: 2, covered: 1, skipped: 0, pct: 99 }, branches: { total: 0, covered: 0, skipped: 0, pct: "Unknown" } },
-      "src/a.js": { statements: { total: 2, covered: 1, skipped: 0, pct: 99 }, branches: { total: 0, covered: 0, skipped: 0, pct: "Unknown" } },
+      total: {
+        lines: { total: 0, covered: 0, skipped: 0, pct: "Unknown" },
+        statements: { total: 2, covered: 1, skipped: 0, pct: 99 },
+        branches: { total: 0, covered: 0, skipped: 0, pct: "Unknown" },
+      },
+      "src/a.js": {
+        statements: { total: 2, covered: 1, skipped: 0, pct: 99 },
+        branches: { total: 0, covered: 0, skipped: 0, pct: "Unknown" },
+      },
     };
     const result = readIstanbulSummary(JSON.stringify(report), FILE);
     expect(result.errors).toEqual([]);
@@ -44,7 +59,8 @@ describe("readIstanbulSummary", () => {
   });
 
   describe("bad input", () => {
-    const summary = (): Record<string, Record<string, Record<string, unknown>>> => JSON.parse(recorded("istanbul-vitest-4.1.12-summary.json"));
+    const summary = (): Record<string, Record<string, Record<string, unknown>>> =>
+      JSON.parse(recorded("istanbul-vitest-4.1.12-summary.json"));
     const cart = `${ROOT}/src/cart.js`;
 
     it("empty, truncated, wrong schema", () => {
@@ -60,7 +76,9 @@ describe("readIstanbulSummary", () => {
     it("negative, NaN, covered > total, a bad pct, a total that is not the sum", () => {
       const negative = summary();
       negative[cart]!.statements!.covered = -1;
-      expect(errorsOf(JSON.stringify(negative))[0]).toMatch(/statements: `total` and `covered` must be whole numbers >= 0, not 18 and -1/);
+      expect(errorsOf(JSON.stringify(negative))[0]).toMatch(
+        /statements: `total` and `covered` must be whole numbers >= 0, not 18 and -1/,
+      );
       const over = summary();
       over[cart]!.branches!.covered = 14;
       expect(errorsOf(JSON.stringify(over))[0]).toMatch(/`covered` \(14\) exceeds `total` \(13\)/);
@@ -69,7 +87,9 @@ describe("readIstanbulSummary", () => {
       expect(errorsOf(JSON.stringify(pct))[0]).toMatch(/`pct` is "n\/a", neither a number nor "Unknown"/);
       const total = summary();
       total.total!.statements!.covered = 17;
-      expect(errorsOf(JSON.stringify(total))[0]).toMatch(/the files add up to 16\/24 statements .* `total` says 17\/24/);
+      expect(errorsOf(JSON.stringify(total))[0]).toMatch(
+        /the files add up to 16\/24 statements .* `total` says 17\/24/,
+      );
     });
   });
 });

@@ -1,8 +1,14 @@
-import { normalizeCoveragePath, type CoverageData, type CoverageReadResult, type FileCounts } from "../coverage-model.js";
+import {
+  normalizeCoveragePath,
+  type CoverageData,
+  type CoverageReadResult,
+  type FileCounts,
+} from "../coverage-model.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { describeValue, isCount, isRecord, parseJsonReport, ReportIssues } from "./report-issues.js";
 
-const REGENERATE = "regenerate it with the `json-summary` coverage reporter (vitest `--coverage.reporter=json-summary`, nyc, jest)";
+const REGENERATE =
+  "regenerate it with the `json-summary` coverage reporter (vitest `--coverage.reporter=json-summary`, nyc, jest)";
 
 /** The metrics proofgate takes from a summary entry: statements play the part of lines. */
 const METRICS = ["statements", "branches"] as const;
@@ -52,7 +58,12 @@ export function readIstanbulSummary(text: string, file: string, options: Coverag
     issues.error("the report lists no files, only `total`");
     return issues.result(undefined);
   }
-  if (sum.statements !== total.statements || sum.coveredStatements !== total.coveredStatements || sum.branches !== total.branches || sum.coveredBranches !== total.coveredBranches) {
+  if (
+    sum.statements !== total.statements ||
+    sum.coveredStatements !== total.coveredStatements ||
+    sum.branches !== total.branches ||
+    sum.coveredBranches !== total.coveredBranches
+  ) {
     issues.error(
       `the files add up to ${sum.coveredStatements}/${sum.statements} statements and ${sum.coveredBranches}/${sum.branches} branches but \`total\` says ${total.coveredStatements}/${total.statements} and ${total.coveredBranches}/${total.branches}: the report was edited or is corrupt`,
     );
@@ -75,7 +86,9 @@ function readEntry(entry: unknown, where: string, issues: ReportIssues): Omit<Fi
       return undefined;
     }
     if (!isCount(m.total) || !isCount(m.covered)) {
-      issues.error(`${where}.${metric}: \`total\` and \`covered\` must be whole numbers >= 0, not ${describeValue(m.total)} and ${describeValue(m.covered)}`);
+      issues.error(
+        `${where}.${metric}: \`total\` and \`covered\` must be whole numbers >= 0, not ${describeValue(m.total)} and ${describeValue(m.covered)}`,
+      );
       return undefined;
     }
     if (m.covered > m.total) {

@@ -1,9 +1,15 @@
-import { normalizeCoveragePath, type CoverageData, type CoverageReadResult, type FileCoverage } from "../coverage-model.js";
+import {
+  normalizeCoveragePath,
+  type CoverageData,
+  type CoverageReadResult,
+  type FileCoverage,
+} from "../coverage-model.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { ReportIssues } from "./report-issues.js";
 
-const REGENERATE = "regenerate the LCOV report (`coverage lcov`, `vitest --coverage.reporter=lcov`, `lcov --capture`, ...)";
+const REGENERATE =
+  "regenerate the LCOV report (`coverage lcov`, `vitest --coverage.reporter=lcov`, `lcov --capture`, ...)";
 
 /** One `SF:` ... `end_of_record` record while it is read. */
 interface LcovRecord {
@@ -93,7 +99,11 @@ export class LcovStreamReader {
       issues.error("the LCOV report is empty");
       return issues.result(undefined);
     }
-    if (current) issues.error(`the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\`: the file is truncated`, current.line);
+    if (current)
+      issues.error(
+        `the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\`: the file is truncated`,
+        current.line,
+      );
     if (this.records === 0 && !issues.failed) issues.error("no `SF:` ... `end_of_record` record: not an LCOV report");
     if (quirks.length > 0 && !issues.failed) {
       issues.warn(
@@ -103,7 +113,12 @@ export class LcovStreamReader {
       );
     }
     if (issues.failed) return issues.result(undefined);
-    const data: CoverageData = { format: "lcov", sources: [this.file], files: this.files, hasBranches: this.hasBranches };
+    const data: CoverageData = {
+      format: "lcov",
+      sources: [this.file],
+      files: this.files,
+      hasBranches: this.hasBranches,
+    };
     return issues.result(data);
   }
 
@@ -116,7 +131,13 @@ export class LcovStreamReader {
     const path = normalizeCoveragePath(record.path, this.options.root);
     let fc = files.get(path);
     if (!fc) {
-      fc = { path, statements: new Set(), coveredStatements: new Set(), branches: new Set(), coveredBranches: new Set() };
+      fc = {
+        path,
+        statements: new Set(),
+        coveredStatements: new Set(),
+        branches: new Set(),
+        coveredBranches: new Set(),
+      };
       files.set(path, fc);
     }
     const dropped = new Set(phantoms);
@@ -152,14 +173,27 @@ export class LcovStreamReader {
     const key = raw.slice(0, colon);
     const value = raw.slice(colon + 1);
     if (key === "SF") {
-      if (current) issues.error(`the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\` before the next \`SF:\``, current.line);
+      if (current)
+        issues.error(
+          `the record of \`${current.path}\` (from line ${current.line}) has no \`end_of_record\` before the next \`SF:\``,
+          current.line,
+        );
       if (value.trim() === "") issues.error("`SF:` names no file", lineNo);
-      this.current = { path: value.trim(), line: lineNo, lines: new Map(), branches: new Map(), totals: {}, sawBranchData: false, damaged: false };
+      this.current = {
+        path: value.trim(),
+        line: lineNo,
+        lines: new Map(),
+        branches: new Map(),
+        totals: {},
+        sawBranchData: false,
+        damaged: false,
+      };
       return;
     }
     if (key === "TN" || key === "VER") return;
     if (!current) {
-      if (["DA", "BRDA", "LF", "LH", "BRF", "BRH", "FN", "FNDA", "FNF", "FNH"].includes(key)) issues.error(`\`${key}:\` outside a record: no \`SF:\` line before it`, lineNo);
+      if (["DA", "BRDA", "LF", "LH", "BRF", "BRH", "FN", "FNDA", "FNF", "FNH"].includes(key))
+        issues.error(`\`${key}:\` outside a record: no \`SF:\` line before it`, lineNo);
       return;
     }
     switch (key) {
@@ -173,7 +207,10 @@ export class LcovStreamReader {
           break;
         }
         if (!WHOLE.test(count ?? "")) {
-          issues.error(`\`DA:${value}\`: the count ${JSON.stringify(count)} is ${/^-\d/.test(count ?? "") ? "negative" : "not a whole number"}`, lineNo);
+          issues.error(
+            `\`DA:${value}\`: the count ${JSON.stringify(count)} is ${/^-\d/.test(count ?? "") ? "negative" : "not a whole number"}`,
+            lineNo,
+          );
           current.damaged = true;
           break;
         }
@@ -191,13 +228,19 @@ export class LcovStreamReader {
         }
         const taken = fields[fields.length - 1]!;
         if (taken !== "-" && !WHOLE.test(taken)) {
-          issues.error(`\`BRDA:${value}\`: taken ${JSON.stringify(taken)} is ${/^-\d/.test(taken) ? "negative" : "neither a whole number nor `-`"}`, lineNo);
+          issues.error(
+            `\`BRDA:${value}\`: taken ${JSON.stringify(taken)} is ${/^-\d/.test(taken) ? "negative" : "neither a whole number nor `-`"}`,
+            lineNo,
+          );
           current.damaged = true;
           break;
         }
         // The branch field may be free text holding commas (lcov 2 writes expressions there).
         const branchKey = `${fields[0]}:${fields[1]}:${fields.slice(2, -1).join(",")}`;
-        current.branches.set(branchKey, (current.branches.get(branchKey) ?? false) || (taken !== "-" && Number(taken) > 0));
+        current.branches.set(
+          branchKey,
+          (current.branches.get(branchKey) ?? false) || (taken !== "-" && Number(taken) > 0),
+        );
         break;
       }
       case "LF":
@@ -215,7 +258,8 @@ export class LcovStreamReader {
       case "FN": {
         // `FN:<line>,<name>` (lcov 1) or `FN:<start>,<end>,<name>` (lcov 2, coverage.py 7).
         const first = value.split(",")[0] ?? "";
-        if (!WHOLE.test(first) || !value.includes(",")) issues.error(`\`FN:${value}\` is neither \`FN:<line>,<name>\` nor \`FN:<start>,<end>,<name>\``, lineNo);
+        if (!WHOLE.test(first) || !value.includes(","))
+          issues.error(`\`FN:${value}\` is neither \`FN:<line>,<name>\` nor \`FN:<start>,<end>,<name>\``, lineNo);
         break;
       }
       default:
@@ -237,15 +281,29 @@ function checkTotals(record: LcovRecord, issues: ReportIssues): number[] {
     if (LF.value < found && LH?.value === hitLines.length && found - LF.value <= hitLines.length) {
       phantoms = dropPhantomLines(hitLines, found - LF.value);
     } else {
-      issues.error(`\`LF:${LF.value}\` but the record of \`${record.path}\` has ${found} \`DA\` line${found === 1 ? "" : "s"}`, LF.line);
+      issues.error(
+        `\`LF:${LF.value}\` but the record of \`${record.path}\` has ${found} \`DA\` line${found === 1 ? "" : "s"}`,
+        LF.line,
+      );
     }
   }
   if (LH && LH.value !== hitLines.length) {
-    issues.error(`\`LH:${LH.value}\` but the record of \`${record.path}\` has ${hitLines.length} \`DA\` line${hitLines.length === 1 ? "" : "s"} with a count > 0`, LH.line);
+    issues.error(
+      `\`LH:${LH.value}\` but the record of \`${record.path}\` has ${hitLines.length} \`DA\` line${hitLines.length === 1 ? "" : "s"} with a count > 0`,
+      LH.line,
+    );
   }
   const branches = record.branches.size;
   const hitBranches = [...record.branches.values()].filter(Boolean).length;
-  if (BRF && BRF.value !== branches) issues.error(`\`BRF:${BRF.value}\` but the record of \`${record.path}\` has ${branches} \`BRDA\` branches`, BRF.line);
-  if (BRH && BRH.value !== hitBranches) issues.error(`\`BRH:${BRH.value}\` but the record of \`${record.path}\` has ${hitBranches} \`BRDA\` branches taken`, BRH.line);
+  if (BRF && BRF.value !== branches)
+    issues.error(
+      `\`BRF:${BRF.value}\` but the record of \`${record.path}\` has ${branches} \`BRDA\` branches`,
+      BRF.line,
+    );
+  if (BRH && BRH.value !== hitBranches)
+    issues.error(
+      `\`BRH:${BRH.value}\` but the record of \`${record.path}\` has ${hitBranches} \`BRDA\` branches taken`,
+      BRH.line,
+    );
   return phantoms;
 }

@@ -25,10 +25,25 @@ function mergeErrors(shards: CoverageData[]): string[] {
 
 describe("mergeCoverageShards: two real shards give the full run", () => {
   it.each([
-    ["cobertura-coveragepy-6.5-shard1.xml", "cobertura-coveragepy-6.5-shard2.xml", "cobertura-coveragepy-6.5-branch.xml", "/tmp/pgcov-py"],
+    [
+      "cobertura-coveragepy-6.5-shard1.xml",
+      "cobertura-coveragepy-6.5-shard2.xml",
+      "cobertura-coveragepy-6.5-branch.xml",
+      "/tmp/pgcov-py",
+    ],
     ["coveragepy-6.5-shard1.json", "coveragepy-6.5-shard2.json", "coveragepy-6.5-branch.json", undefined],
-    ["lcov-coveragepy-6.5-shard1.info", "lcov-coveragepy-6.5-shard2.info", "lcov-coveragepy-6.5-branch.info", undefined],
-    ["istanbul-vitest-4.1.12-final-shard1.json", "istanbul-vitest-4.1.12-final-shard2.json", "istanbul-vitest-4.1.12-final.json", "/tmp/pgcov-js"],
+    [
+      "lcov-coveragepy-6.5-shard1.info",
+      "lcov-coveragepy-6.5-shard2.info",
+      "lcov-coveragepy-6.5-branch.info",
+      undefined,
+    ],
+    [
+      "istanbul-vitest-4.1.12-final-shard1.json",
+      "istanbul-vitest-4.1.12-final-shard2.json",
+      "istanbul-vitest-4.1.12-final.json",
+      "/tmp/pgcov-js",
+    ],
   ])("%s + %s = %s", (a, b, full, root) => {
     const shardA = read(a, root);
     const shardB = read(b, root);
@@ -37,7 +52,8 @@ describe("mergeCoverageShards: two real shards give the full run", () => {
     expect(merged.errors.map(formatIssue)).toEqual([]);
     const whole = read(full, root);
     expect(summarizeCoverage(merged.data!)).toEqual(summarizeCoverage(whole));
-    for (const [path, entry] of whole.files) expect(merged.data!.files.get(path)).toEqual({ ...(entry as FileCoverage) });
+    for (const [path, entry] of whole.files)
+      expect(merged.data!.files.get(path)).toEqual({ ...(entry as FileCoverage) });
     expect(merged.data!.sources).toEqual([a, b]);
     expect(merged.data!.format).toBe(whole.format);
     // The inputs are not modified.
@@ -46,7 +62,11 @@ describe("mergeCoverageShards: two real shards give the full run", () => {
 
   it("a file in one shard only is kept; one shard is itself", () => {
     const a = read("coveragepy-6.5-shard1.json");
-    const onlyCart: CoverageData = { ...a, sources: ["part.json"], files: new Map([...a.files].filter(([p]) => p === "shop/cart.py")) };
+    const onlyCart: CoverageData = {
+      ...a,
+      sources: ["part.json"],
+      files: new Map([...a.files].filter(([p]) => p === "shop/cart.py")),
+    };
     const b = read("coveragepy-6.5-shard2.json");
     const merged = mergeCoverageShards([onlyCart, b]).data!;
     expect(merged.files.size).toBe(4);
@@ -60,7 +80,9 @@ describe("mergeCoverageShards: bad input", () => {
     const b = read("cobertura-coveragepy-6.5-shard2.xml");
     (b.files.get("shop/cart.py") as FileCoverage).statements.add("99");
     expect(mergeErrors([a, b])).toEqual([
-      expect.stringMatching(/^cobertura-coveragepy-6\.5-shard2\.xml: cobertura-coveragepy-6\.5-shard1\.xml and cobertura-coveragepy-6\.5-shard2\.xml disagree on the statements of `shop\/cart\.py` \(only the second has 99\): not the same code/),
+      expect.stringMatching(
+        /^cobertura-coveragepy-6\.5-shard2\.xml: cobertura-coveragepy-6\.5-shard1\.xml and cobertura-coveragepy-6\.5-shard2\.xml disagree on the statements of `shop\/cart\.py` \(only the second has 99\): not the same code/,
+      ),
     ]);
   });
 
@@ -68,14 +90,18 @@ describe("mergeCoverageShards: bad input", () => {
     const a = read("istanbul-vitest-4.1.12-final-shard1.json", "/tmp/pgcov-js");
     const b = read("istanbul-vitest-4.1.12-final-shard2.json", "/tmp/pgcov-js");
     (a.files.get("src/util/fmt.js") as FileCoverage).branches.delete("b0:1");
-    expect(mergeErrors([a, b])[0]).toMatch(/disagree on the branches of `src\/util\/fmt\.js` \(only the second has b0:1\)/);
+    expect(mergeErrors([a, b])[0]).toMatch(
+      /disagree on the branches of `src\/util\/fmt\.js` \(only the second has b0:1\)/,
+    );
   });
 
   it("coverage.py JSON shards get a hint about docstring lines", () => {
     const a = read("coveragepy-6.5-shard1.json");
     const b = read("coveragepy-6.5-shard2.json");
     (b.files.get("shop/util/fmt.py") as FileCoverage).statements.delete("2");
-    expect(mergeErrors([a, b])[0]).toMatch(/statements of `shop\/util\/fmt\.py` \(only the first has 2\).*merge its Cobertura XML reports/);
+    expect(mergeErrors([a, b])[0]).toMatch(
+      /statements of `shop\/util\/fmt\.py` \(only the first has 2\).*merge its Cobertura XML reports/,
+    );
   });
 
   it("counts-only entries for the same path in two shards", () => {
@@ -83,14 +109,20 @@ describe("mergeCoverageShards: bad input", () => {
     const t: CoverageData = { ...s, sources: ["other-summary.json"] };
     const errors = mergeErrors([s, t]);
     expect(errors).toHaveLength(3);
-    expect(errors[0]).toMatch(/^other-summary\.json: `src\/cart\.js` is in istanbul-vitest-4\.1\.12-summary\.json and in other-summary\.json as counts only: counts cannot be united/);
+    expect(errors[0]).toMatch(
+      /^other-summary\.json: `src\/cart\.js` is in istanbul-vitest-4\.1\.12-summary\.json and in other-summary\.json as counts only: counts cannot be united/,
+    );
   });
 
   it("different formats, different branch settings, no shards", () => {
     expect(mergeErrors([read("coveragepy-6.5-branch.json"), read("cobertura-coveragepy-6.5-branch.xml")])).toEqual([
-      expect.stringMatching(/^cobertura-coveragepy-6\.5-branch\.xml: this shard is cobertura but coveragepy-6\.5-branch\.json is coveragepy-json: shards of different formats cannot be merged/),
+      expect.stringMatching(
+        /^cobertura-coveragepy-6\.5-branch\.xml: this shard is cobertura but coveragepy-6\.5-branch\.json is coveragepy-json: shards of different formats cannot be merged/,
+      ),
     ]);
-    expect(mergeErrors([read("coveragepy-6.5-branch.json"), read("coveragepy-6.5-lines.json")])[0]).toMatch(/this shard did not measure branches but coveragepy-6\.5-branch\.json did/);
+    expect(mergeErrors([read("coveragepy-6.5-branch.json"), read("coveragepy-6.5-lines.json")])[0]).toMatch(
+      /this shard did not measure branches but coveragepy-6\.5-branch\.json did/,
+    );
     expect(mergeErrors([])[0]).toMatch(/no coverage shards/);
   });
 });
@@ -100,7 +132,11 @@ describe("CoverageShardMerger: one shard at a time", () => {
     errors: result.errors.map(formatIssue),
     sources: result.data?.sources,
     summary: result.data ? summarizeCoverage(result.data) : undefined,
-    files: result.data ? [...result.data.files.values()].map((f) => JSON.stringify(f, (_, v: unknown) => (v instanceof Set ? [...(v as Set<string>)] : v))) : undefined,
+    files: result.data
+      ? [...result.data.files.values()].map((f) =>
+          JSON.stringify(f, (_, v: unknown) => (v instanceof Set ? [...(v as Set<string>)] : v)),
+        )
+      : undefined,
   });
 
   it("adding the shards in order is mergeCoverageShards of them, with or without consume", () => {
@@ -117,7 +153,12 @@ describe("CoverageShardMerger: one shard at a time", () => {
     const lcov = read("lcov-coveragepy-6.5-shard1.info");
     const cobertura = read("cobertura-coveragepy-6.5-shard1.xml");
     const lines = read("lcov-coveragepy-6.5-lines.info");
-    for (const shards of [[lcov, cobertura], [lcov, lines], [lcov, read("lcov-coveragepy-6.5-shard2.info"), cobertura], []]) {
+    for (const shards of [
+      [lcov, cobertura],
+      [lcov, lines],
+      [lcov, read("lcov-coveragepy-6.5-shard2.info"), cobertura],
+      [],
+    ]) {
       const merger = new CoverageShardMerger();
       for (const shard of shards) merger.add(shard);
       expect(dump(merger.result())).toEqual(dump(mergeCoverageShards(shards)));

@@ -1,4 +1,10 @@
-import { hasSets, type CoverageData, type CoverageReadResult, type FileCounts, type FileCoverage } from "../coverage-model.js";
+import {
+  hasSets,
+  type CoverageData,
+  type CoverageReadResult,
+  type FileCounts,
+  type FileCoverage,
+} from "../coverage-model.js";
 import type { GateIssue } from "../errors.js";
 
 const SAME_RUN = "merge shards of the same commit, measured the same way (same tool, same format, same branch setting)";
@@ -40,9 +46,21 @@ export class CoverageShardMerger {
     this.sources.push(...shard.sources);
     if (shard !== first) {
       if (shard.format !== first.format) {
-        this.mismatches.push(issue(shard, `this shard is ${shard.format} but ${name(first)} is ${first.format}: shards of different formats cannot be merged`, SAME_RUN));
+        this.mismatches.push(
+          issue(
+            shard,
+            `this shard is ${shard.format} but ${name(first)} is ${first.format}: shards of different formats cannot be merged`,
+            SAME_RUN,
+          ),
+        );
       } else if (shard.hasBranches !== first.hasBranches) {
-        this.mismatches.push(issue(shard, `this shard ${shard.hasBranches ? "measured" : "did not measure"} branches but ${name(first)} ${first.hasBranches ? "did" : "did not"}`, SAME_RUN));
+        this.mismatches.push(
+          issue(
+            shard,
+            `this shard ${shard.hasBranches ? "measured" : "did not measure"} branches but ${name(first)} ${first.hasBranches ? "did" : "did not"}`,
+            SAME_RUN,
+          ),
+        );
       }
     }
     if (this.mismatches.length > 0) return;
@@ -56,13 +74,29 @@ export class CoverageShardMerger {
         continue;
       }
       if (!hasSets(seen) || !hasSets(entry)) {
-        errors.push(issue(shard, `\`${path}\` is in ${name(seenIn)} and in ${name(shard)} as counts only: counts cannot be united`, "merge coverage-final.json reports (which list each statement), not coverage-summary.json"));
+        errors.push(
+          issue(
+            shard,
+            `\`${path}\` is in ${name(seenIn)} and in ${name(shard)} as counts only: counts cannot be united`,
+            "merge coverage-final.json reports (which list each statement), not coverage-summary.json",
+          ),
+        );
         continue;
       }
-      const disagreement = differs(seen.statements, entry.statements, "statements") ?? differs(seen.branches, entry.branches, "branches");
+      const disagreement =
+        differs(seen.statements, entry.statements, "statements") ?? differs(seen.branches, entry.branches, "branches");
       if (disagreement) {
-        const hint = shard.format === "coveragepy-json" ? "; coverage.py's JSON lists docstring lines as executed, so merge its Cobertura XML reports (`coverage xml`) or `coverage combine` the data files instead" : "";
-        errors.push(issue(shard, `${name(seenIn)} and ${name(shard)} disagree on the ${disagreement.what} of \`${path}\` (${disagreement.detail}): not the same code${hint}`, SAME_RUN));
+        const hint =
+          shard.format === "coveragepy-json"
+            ? "; coverage.py's JSON lists docstring lines as executed, so merge its Cobertura XML reports (`coverage xml`) or `coverage combine` the data files instead"
+            : "";
+        errors.push(
+          issue(
+            shard,
+            `${name(seenIn)} and ${name(shard)} disagree on the ${disagreement.what} of \`${path}\` (${disagreement.detail}): not the same code${hint}`,
+            SAME_RUN,
+          ),
+        );
         continue;
       }
       for (const key of entry.coveredStatements) seen.coveredStatements.add(key);
@@ -74,11 +108,25 @@ export class CoverageShardMerger {
   result(): CoverageReadResult {
     const first = this.first;
     if (!first) {
-      return { errors: [{ code: "coverage_invalid", message: "no coverage shards to merge", fix: "pass at least one coverage report" }], warnings: [] };
+      return {
+        errors: [
+          {
+            code: "coverage_invalid",
+            message: "no coverage shards to merge",
+            fix: "pass at least one coverage report",
+          },
+        ],
+        warnings: [],
+      };
     }
     if (this.mismatches.length > 0) return { errors: [...this.mismatches], warnings: [] };
     if (this.errors.length > 0) return { errors: [...this.errors], warnings: [] };
-    const data: CoverageData = { format: first.format, sources: [...this.sources], files: this.files, hasBranches: first.hasBranches };
+    const data: CoverageData = {
+      format: first.format,
+      sources: [...this.sources],
+      files: this.files,
+      hasBranches: first.hasBranches,
+    };
     return { data, errors: [], warnings: [] };
   }
 }
@@ -97,12 +145,20 @@ function copy(entry: FileCoverage | FileCounts): FileCoverage | FileCounts {
 }
 
 /** Describes how two key sets differ, or undefined when they are equal. */
-function differs(a: ReadonlySet<string>, b: ReadonlySet<string>, what: string): { what: string; detail: string } | undefined {
+function differs(
+  a: ReadonlySet<string>,
+  b: ReadonlySet<string>,
+  what: string,
+): { what: string; detail: string } | undefined {
   const onlyA = [...a].filter((k) => !b.has(k));
   const onlyB = [...b].filter((k) => !a.has(k));
   if (onlyA.length === 0 && onlyB.length === 0) return undefined;
-  const show = (keys: string[]): string => `${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, ... (${keys.length})` : ""}`;
-  const parts = [onlyA.length > 0 ? `only the first has ${show(onlyA)}` : "", onlyB.length > 0 ? `only the second has ${show(onlyB)}` : ""].filter(Boolean);
+  const show = (keys: string[]): string =>
+    `${keys.slice(0, 5).join(", ")}${keys.length > 5 ? `, ... (${keys.length})` : ""}`;
+  const parts = [
+    onlyA.length > 0 ? `only the first has ${show(onlyA)}` : "",
+    onlyB.length > 0 ? `only the second has ${show(onlyB)}` : "",
+  ].filter(Boolean);
   return { what, detail: parts.join("; ") };
 }
 

@@ -37,12 +37,19 @@ export function readCoverage(text: string, file: string, options: ReadCoverageOp
   if (format === undefined) {
     return fail(
       file,
-      text.trim() === "" ? "the coverage report is empty" : `not a coverage report proofgate can tell: it reads ${ACCEPTED}`,
+      text.trim() === ""
+        ? "the coverage report is empty"
+        : `not a coverage report proofgate can tell: it reads ${ACCEPTED}`,
       "pass a report in one of those formats, or name the format with `--coverage-format`",
     );
   }
   const reader = READERS[format];
-  if (!reader) return fail(file, `no reader for the format ${JSON.stringify(format)}: proofgate reads ${ACCEPTED}`, "name one of those formats");
+  if (!reader)
+    return fail(
+      file,
+      `no reader for the format ${JSON.stringify(format)}: proofgate reads ${ACCEPTED}`,
+      "name one of those formats",
+    );
   return reader(text, file, readerOptions);
 }
 

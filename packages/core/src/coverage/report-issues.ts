@@ -38,7 +38,14 @@ export class ReportIssues {
   /** The reader's result: the data when there were no errors, else the errors (and the count of any cut off). */
   result(data: CoverageData | undefined): CoverageReadResult {
     if (this.suppressed > 0) {
-      this.errors.push(issue(this.file, `... and ${this.suppressed} more error${this.suppressed === 1 ? "" : "s"} in this report`, undefined, this.defaultFix));
+      this.errors.push(
+        issue(
+          this.file,
+          `... and ${this.suppressed} more error${this.suppressed === 1 ? "" : "s"} in this report`,
+          undefined,
+          this.defaultFix,
+        ),
+      );
       this.suppressed = 0;
     }
     if (this.errors.length > 0 || data === undefined) return { errors: this.errors, warnings: this.warnings };
@@ -70,7 +77,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Describes a JSON value for a message, cut to a readable length. */
 export function describeValue(value: unknown): string {
-  const text = value === undefined ? "nothing" : JSON.stringify(value) ?? String(value);
+  const text = value === undefined ? "nothing" : (JSON.stringify(value) ?? String(value));
   return text.length > 40 ? `${text.slice(0, 37)}...` : text;
 }
 

@@ -108,22 +108,12 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
       warnings: loaded.warnings,
     };
   }
-  // The row says it is not measured, and briefly how to turn it on; the warning says it in full.
+  // Said once, in the row: not measured, and how to turn it on.
   const why = "no universe at the base";
   const fix = o.run
-    ? "add [commands] collect, or set [universe] base_collected"
-    : "run `proofgate check --run`, or set [universe] base_collected";
-  const warning: GateIssue = {
-    code: "config_invalid",
-    file: config.file,
-    message: o.run
-      ? "tests removed since the base are not measured: the base's config names no [commands] collect, and [universe] base_collected is not set"
-      : "tests removed since the base are not measured: without --run the gate does not collect the base, and [universe] base_collected is not set",
-    fix: o.run
-      ? "add [commands] collect to proofgate.toml (a human change), or set [universe] base_collected to the base's `pytest --collect-only -q` output"
-      : "run `proofgate check --run` (it collects the base in a git worktree with [commands] collect), or set [universe] base_collected to the base's `pytest --collect-only -q` output, written by a CI step",
-  };
-  return { base: { kind: "not_measured", why, fix }, inputs: [], warnings: [warning] };
+    ? "add [commands] collect to proofgate.toml, or set [universe] base_collected"
+    : "run `proofgate check --run`, or set [universe] base_collected (the base's `pytest --collect-only -q`, written by CI)";
+  return { base: { kind: "not_measured", why, fix }, inputs: [], warnings: [] };
 }
 
 /**

@@ -41,6 +41,10 @@ export interface LoadedPatch {
   touched: CommitPaths[];
   /** Files git saw renamed, commit by commit (`-M`), oldest first. */
   renames: FileRename[];
+  /** Where the policy came from, in words, for the report's Policy row. */
+  policySource: string;
+  /** Signals that are off, and why (the config turned them off, or a default one has nothing to judge). */
+  off: { fixtures?: string | undefined; properties?: string | undefined };
   warnings: GateIssue[];
 }
 
@@ -76,7 +80,41 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       ? undefined
       : { path: configPath, sha256: createHash("sha256").update(baseConfigText).digest("hex") };
   warnings.push(...parsed.warnings);
-  const config = parsed.config;
+  const given = new Set(parsed.given ?? []);
+  const config = { ...parsed.config };
+  const off: LoadedPatch["off"] = {};
+  const where = resolved.ok ? `proofgate.toml at ${shortRevision(range.base)}` : "proofgate.toml";
+  if (!config.fixtures.enabled) off.fixtures = `[fixtures] enabled = false in ${where}`;
+  if (!config.properties.enabled) off.properties = `[properties] enabled = false in ${where}`;
+  // A signal that is on only by default, with nothing to judge at the base or at head (a project that
+  // has no golden files or seeds), is off and says why; one whose files exist at the base stays on.
+  if (resolved.ok) {
+    const holds = (rev: string, paths: readonly string[]) => paths.some((p) => git.listFilesAt(rev, p).length > 0);
+    const either = (paths: readonly string[]) => holds(range.base, paths) || holds(range.head, paths);
+    // Configured: the base's proofgate.toml sets any key of the table (a team that names its seeds wants them judged).
+    const configured = (table: string) => [...given].some((key) => key.startsWith(`${table}.`));
+    if (
+      config.fixtures.enabled &&
+      !configured("fixtures") &&
+      !either([...config.fixtures.paths, config.fixtures.lock])
+    ) {
+      config.fixtures = { ...config.fixtures, enabled: false };
+      off.fixtures = `no ${config.fixtures.paths.join(", ")} or ${config.fixtures.lock} at the base or head (on by default once there are)`;
+    }
+    if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
+      config.properties = { ...config.properties, enabled: false };
+      off.properties = `no seeds in ${config.properties.seeds.join(", ")} at the base or head (on by default once there are)`;
+    }
+  }
+  const headHasConfig = resolved.ok && git.readFileAt(range.head, CONFIG_FILE) !== undefined;
+  const policySource =
+    baseConfigText !== undefined
+      ? where
+      : !resolved.ok
+        ? "unknown: the history does not reach the base"
+        : headHasConfig
+          ? "defaults: the base has no proofgate.toml (this patch's applies once merged)"
+          : "defaults: no proofgate.toml";
   const policy: PatchPolicy = { agentPatterns: config.agents.patterns, trailers: config.trailers };
   const ledgerFile = config.ledger.path;
   const empty: PatchEvidence = {
@@ -94,6 +132,8 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       configSource,
       touched: [],
       renames: [],
+      policySource,
+      off,
       warnings,
     };
 
@@ -155,7 +195,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
     };
   }
   const all = commits.map((commit) => ({ commit, paths: touched.get(commit.sha) ?? [] }));
-  return { patch, policy, config, configSource, touched: all, renames, warnings };
+  return { patch, policy, config, configSource, policySource, off, touched: all, renames, warnings };
 }
 
 function readLedgerAt(git: GitPort, rev: string, file: string, warnings: GateIssue[]): Ledger | undefined {

@@ -1,0 +1,29 @@
+// What every platform's CI snippet shares: the report folder and the command that runs a pinned release.
+// Each platform package writes its own snippet (the job, its history depth, its token) from these.
+
+/** A CI snippet: what it is, where it goes, and its text (ends with a newline). */
+export interface CiSnippet {
+  /** The platform's name, for a heading. */
+  title: string;
+  /** The file the snippet belongs in, relative to the repo root. */
+  file: string;
+  text: string;
+}
+
+/** Where `proofgate check` writes its report by default (`--out-dir`). */
+export const REPORT_DIR = "proofgate-report";
+
+/** A release version (`1.2.3`), as opposed to a development build's (`0.0.0-dev`). */
+export function isRelease(version: string): boolean {
+  return /^\d+\.\d+\.\d+$/.test(version);
+}
+
+/**
+ * The command that runs proofgate where it is not installed. Not `npx proofgate`: that fetches the
+ * unscoped npm package `proofgate`, which is not this one. Pinned to `version` (a release), so a
+ * gate's verdict does not change under a team with an upgrade it did not review.
+ */
+export function proofgateCommand(version: string): string {
+  const pinned = isRelease(version) ? `@proofgate/cli@${version}` : "@proofgate/cli";
+  return `npx --yes --package=${pinned} proofgate`;
+}

@@ -1,0 +1,55 @@
+// The proof run's record (issue 15): the pytest plugin that writes it, its verification, and the judges
+// of what it says. Pure, like the rest of core; the caller runs pytest and reads the file.
+export {
+  PROOF_PLUGIN_VERSION,
+  PROOF_RUN_RECORD_FORMAT,
+  PROOF_RUN_RECORD_VERSION,
+  PROOF_RUN_ENV,
+  renderProofPlugin,
+  proofPluginModuleName,
+  proofRunEnvironment,
+  type ProofPluginMount,
+  type ProofPluginOptions,
+  type ProofRunSetup,
+} from "./plugin.js";
+export {
+  verifyRunRecord,
+  type RunRecord,
+  type RunRecordResult,
+  type RunRecordIssue,
+  type RunRecordProblem,
+  type ExpectedRun,
+  type RunTest,
+  type RunTestOutcome,
+  type RunPhase,
+  type RaisedKind,
+  type SkipOrigin,
+  type RunCollectionEntry,
+  type RunFile,
+  type RunHook,
+} from "./record.js";
+export { listSome, type RunFinding, type RunFindingCode, type RunFindingLine } from "./findings.js";
+export {
+  judgeRunIntegrity,
+  phaseTampering,
+  listSkips,
+  describeSkipOrigin,
+  judgeSkips,
+  judgeSelection,
+  testsNotRun,
+  judgeFileReads,
+  judgeSeedReads,
+  judgeRunnerHooks,
+  DEFAULT_READ_ALLOW,
+  RESULT_HOOKS,
+  type RunSkip,
+  type SkipJudgeOptions,
+  type SelectionOptions,
+  type FixtureReadPolicy,
+  type SeedReadOptions,
+  type RunnerHookOptions,
+} from "./judges.js";
+export { findToolShadows, pytestImportRoot, RUNNER_MODULES, STDLIB_MODULES, type ShadowOptions } from "./shadow.js";
+export { scanRunnerTampering, type ScannedFile } from "./scan.js";
+export { canonicalJson, pythonJsonString } from "./canonical-json.js";
+export { sha256, hmacSha256, toHex, fromHex } from "./hmac.js";

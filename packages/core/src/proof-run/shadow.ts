@@ -1,0 +1,476 @@
+import type { RunFinding } from "./findings.js";
+
+/**
+ * Top-level modules of the test tools (pytest 7.2-9 and its dependencies, pluggy, coverage.py,
+ * pytest-cov, hypothesis, pytest-xdist) and of the gate's own plugin. A module by one of these names on
+ * the import path ahead of the real one replaces the tool that measures the patch.
+ */
+export const RUNNER_MODULES: readonly string[] = [
+  "pytest",
+  "_pytest",
+  "py",
+  "pluggy",
+  "iniconfig",
+  "packaging",
+  "exceptiongroup",
+  "tomli",
+  "attr",
+  "attrs",
+  "colorama",
+  "pygments",
+  "coverage",
+  "pytest_cov",
+  "cov_core",
+  "hypothesis",
+  "_hypothesis_pytestplugin",
+  "_hypothesis_ftz_detector",
+  "_hypothesis_globals",
+  "sortedcontainers",
+  "typing_extensions",
+  "xdist",
+  "execnet",
+  "sitecustomize",
+  "usercustomize",
+  "proofgate_frozen",
+];
+
+/**
+ * The standard library's top-level modules: CPython 3.11's `sys.stdlib_module_names` (recorded from
+ * Debian's /usr/bin/python3, 3.11.2) and the few names 3.13 and 3.14 added. pytest and the plugin import
+ * many of them after the working directory is on sys.path, so a work-tree `json.py` replaces the real
+ * one for both (measured: `python -m pytest` with a root json.py runs the work tree's json).
+ */
+export const STDLIB_MODULES: readonly string[] = [
+  "__future__",
+  "_abc",
+  "_aix_support",
+  "_ast",
+  "_asyncio",
+  "_bisect",
+  "_blake2",
+  "_bootsubprocess",
+  "_bz2",
+  "_codecs",
+  "_codecs_cn",
+  "_codecs_hk",
+  "_codecs_iso2022",
+  "_codecs_jp",
+  "_codecs_kr",
+  "_codecs_tw",
+  "_collections",
+  "_collections_abc",
+  "_colorize",
+  "_compat_pickle",
+  "_compression",
+  "_contextvars",
+  "_crypt",
+  "_csv",
+  "_ctypes",
+  "_curses",
+  "_curses_panel",
+  "_datetime",
+  "_dbm",
+  "_decimal",
+  "_elementtree",
+  "_frozen_importlib",
+  "_frozen_importlib_external",
+  "_functools",
+  "_gdbm",
+  "_hashlib",
+  "_heapq",
+  "_imp",
+  "_io",
+  "_json",
+  "_locale",
+  "_lsprof",
+  "_lzma",
+  "_markupbase",
+  "_md5",
+  "_msi",
+  "_multibytecodec",
+  "_multiprocessing",
+  "_opcode",
+  "_operator",
+  "_osx_support",
+  "_overlapped",
+  "_pickle",
+  "_posixshmem",
+  "_posixsubprocess",
+  "_py_abc",
+  "_pydecimal",
+  "_pyio",
+  "_pyrepl",
+  "_queue",
+  "_random",
+  "_scproxy",
+  "_sha1",
+  "_sha256",
+  "_sha3",
+  "_sha512",
+  "_signal",
+  "_sitebuiltins",
+  "_socket",
+  "_sqlite3",
+  "_sre",
+  "_ssl",
+  "_stat",
+  "_statistics",
+  "_string",
+  "_strptime",
+  "_struct",
+  "_symtable",
+  "_thread",
+  "_threading_local",
+  "_tkinter",
+  "_tokenize",
+  "_tracemalloc",
+  "_typing",
+  "_uuid",
+  "_warnings",
+  "_weakref",
+  "_weakrefset",
+  "_winapi",
+  "_zoneinfo",
+  "abc",
+  "aifc",
+  "annotationlib",
+  "antigravity",
+  "argparse",
+  "array",
+  "ast",
+  "asynchat",
+  "asyncio",
+  "asyncore",
+  "atexit",
+  "audioop",
+  "base64",
+  "bdb",
+  "binascii",
+  "bisect",
+  "builtins",
+  "bz2",
+  "cProfile",
+  "calendar",
+  "cgi",
+  "cgitb",
+  "chunk",
+  "cmath",
+  "cmd",
+  "code",
+  "codecs",
+  "codeop",
+  "collections",
+  "colorsys",
+  "compileall",
+  "compression",
+  "concurrent",
+  "configparser",
+  "contextlib",
+  "contextvars",
+  "copy",
+  "copyreg",
+  "crypt",
+  "csv",
+  "ctypes",
+  "curses",
+  "dataclasses",
+  "datetime",
+  "dbm",
+  "decimal",
+  "difflib",
+  "dis",
+  "distutils",
+  "doctest",
+  "email",
+  "encodings",
+  "ensurepip",
+  "enum",
+  "errno",
+  "faulthandler",
+  "fcntl",
+  "filecmp",
+  "fileinput",
+  "fnmatch",
+  "fractions",
+  "ftplib",
+  "functools",
+  "gc",
+  "genericpath",
+  "getopt",
+  "getpass",
+  "gettext",
+  "glob",
+  "graphlib",
+  "grp",
+  "gzip",
+  "hashlib",
+  "heapq",
+  "hmac",
+  "html",
+  "http",
+  "idlelib",
+  "imaplib",
+  "imghdr",
+  "imp",
+  "importlib",
+  "inspect",
+  "io",
+  "ipaddress",
+  "itertools",
+  "json",
+  "keyword",
+  "lib2to3",
+  "linecache",
+  "locale",
+  "logging",
+  "lzma",
+  "mailbox",
+  "mailcap",
+  "marshal",
+  "math",
+  "mimetypes",
+  "mmap",
+  "modulefinder",
+  "msilib",
+  "msvcrt",
+  "multiprocessing",
+  "netrc",
+  "nis",
+  "nntplib",
+  "nt",
+  "ntpath",
+  "nturl2path",
+  "numbers",
+  "opcode",
+  "operator",
+  "optparse",
+  "os",
+  "ossaudiodev",
+  "pathlib",
+  "pdb",
+  "pickle",
+  "pickletools",
+  "pipes",
+  "pkgutil",
+  "platform",
+  "plistlib",
+  "poplib",
+  "posix",
+  "posixpath",
+  "pprint",
+  "profile",
+  "pstats",
+  "pty",
+  "pwd",
+  "py_compile",
+  "pyclbr",
+  "pydoc",
+  "pydoc_data",
+  "pyexpat",
+  "queue",
+  "quopri",
+  "random",
+  "re",
+  "readline",
+  "reprlib",
+  "resource",
+  "rlcompleter",
+  "runpy",
+  "sched",
+  "secrets",
+  "select",
+  "selectors",
+  "shelve",
+  "shlex",
+  "shutil",
+  "signal",
+  "site",
+  "smtpd",
+  "smtplib",
+  "sndhdr",
+  "socket",
+  "socketserver",
+  "spwd",
+  "sqlite3",
+  "sre_compile",
+  "sre_constants",
+  "sre_parse",
+  "ssl",
+  "stat",
+  "statistics",
+  "string",
+  "stringprep",
+  "struct",
+  "subprocess",
+  "sunau",
+  "symtable",
+  "sys",
+  "sysconfig",
+  "syslog",
+  "tabnanny",
+  "tarfile",
+  "telnetlib",
+  "tempfile",
+  "termios",
+  "textwrap",
+  "this",
+  "threading",
+  "time",
+  "timeit",
+  "tkinter",
+  "token",
+  "tokenize",
+  "tomllib",
+  "trace",
+  "traceback",
+  "tracemalloc",
+  "tty",
+  "turtle",
+  "turtledemo",
+  "types",
+  "typing",
+  "unicodedata",
+  "unittest",
+  "urllib",
+  "uu",
+  "uuid",
+  "venv",
+  "warnings",
+  "wave",
+  "weakref",
+  "webbrowser",
+  "winreg",
+  "winsound",
+  "wsgiref",
+  "xdrlib",
+  "xml",
+  "xmlrpc",
+  "zipapp",
+  "zipfile",
+  "zipimport",
+  "zlib",
+  "zoneinfo",
+];
+
+// Imported while the interpreter starts, before any folder of the work tree is on sys.path: a file by
+// these names cannot take their place (measured with `python -I -S`, plus what site and -m import).
+const LOADED_AT_STARTUP = new Set([
+  "__main__",
+  "_abc",
+  "_codecs",
+  "_frozen_importlib",
+  "_frozen_importlib_external",
+  "_imp",
+  "_io",
+  "_signal",
+  "_thread",
+  "_warnings",
+  "_weakref",
+  "abc",
+  "builtins",
+  "codecs",
+  "encodings",
+  "io",
+  "marshal",
+  "posix",
+  "sys",
+  "time",
+  "zipimport",
+  "os",
+  "stat",
+  "posixpath",
+  "genericpath",
+  "_collections_abc",
+  "_sitebuiltins",
+  "site",
+  "runpy",
+]);
+
+/** How to look for shadowing modules. */
+export interface ShadowOptions {
+  /**
+   * The commands run with `python -P` / PYTHONSAFEPATH=1 (Python 3.11+): the repository root is then on
+   * sys.path only if pytest puts it there (a root conftest.py or test module, `pythonpath = .`).
+   */
+  safePath?: boolean | undefined;
+  /** More folders on the import path, repository-relative ("" is the root): `pythonpath` in pytest's configuration, `src`. */
+  extraRoots?: readonly string[] | undefined;
+  /** Also report standard-library names (default true). */
+  stdlib?: boolean | undefined;
+}
+
+const MODULE_FILE = /^([A-Za-z_][A-Za-z0-9_]*)(?:\.[^/]*)?\.(?:py|pyc|so|pyd)$/;
+const PACKAGE_INIT = /^__init__\.(?:py|pyc|so|pyd)$/;
+const TEST_MODULE = /^(?:test_.*|.*_test|conftest)\.py$/;
+
+const parent = (path: string): string => {
+  const cut = path.lastIndexOf("/");
+  return cut === -1 ? "" : path.slice(0, cut);
+};
+
+/**
+ * The folder pytest puts on sys.path to import a test module or conftest.py in its default `prepend`
+ * import mode: the first folder up from the file that is not a package (has no `__init__.py`).
+ */
+export function pytestImportRoot(path: string, has: (path: string) => boolean): string {
+  let dir = parent(path);
+  while (dir !== "" && (has(`${dir}/__init__.py`) || has(`${dir}/__init__.pyc`))) dir = parent(dir);
+  return dir;
+}
+
+/**
+ * Work-tree modules that would be imported instead of a test tool or a standard module: a module file
+ * or a package (a folder with `__init__.py`) directly in a folder on the import path. The folders are
+ * the repository root (`python -m pytest` puts the working directory first on sys.path, unless
+ * `safePath`), the folders pytest inserts for test modules and conftest.py files, and `extraRoots`.
+ * `paths` are the head revision's files, repository-relative.
+ */
+export function findToolShadows(paths: readonly string[], options: ShadowOptions = {}): RunFinding[] {
+  const all = new Set(paths);
+  const has = (p: string): boolean => all.has(p);
+  // Each import root with why it is one, the first reason found.
+  const roots = new Map<string, string>();
+  if (!options.safePath) roots.set("", "`python -m pytest` puts the working directory first on sys.path");
+  for (const root of options.extraRoots ?? [])
+    if (!roots.has(root)) roots.set(root, "it is on the configured import path");
+  for (const path of paths) {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if (!TEST_MODULE.test(name)) continue;
+    const root = pytestImportRoot(path, has);
+    if (!roots.has(root)) roots.set(root, `pytest inserts it into sys.path to import ${path}`);
+  }
+  const runner = new Set(RUNNER_MODULES);
+  const stdlib = options.stdlib === false ? new Set<string>() : new Set(STDLIB_MODULES);
+  const found = new Map<string, RunFinding>();
+  for (const path of [...paths].sort()) {
+    const dir = parent(path);
+    const base = path.slice(dir.length === 0 ? 0 : dir.length + 1);
+    let module: string | undefined;
+    let root: string;
+    if (PACKAGE_INIT.test(base)) {
+      if (dir === "") continue;
+      module = dir.slice(dir.lastIndexOf("/") + 1);
+      root = parent(dir);
+    } else {
+      module = MODULE_FILE.exec(base)?.[1];
+      root = dir;
+    }
+    if (module === undefined || !roots.has(root) || LOADED_AT_STARTUP.has(module)) continue;
+    const isRunner = runner.has(module) || module.startsWith("proofgate_");
+    if (!isRunner && !stdlib.has(module)) continue;
+    const where = root === "" ? "the repository root" : `${root}/`;
+    const shown = PACKAGE_INIT.test(base) ? `${dir}/` : path;
+    const key = `${root}\u0000${module}`;
+    if (found.has(key)) continue;
+    found.set(key, {
+      code: "tool_shadowed",
+      paths: [shown],
+      message: `${shown} in ${where} shadows ${isRunner ? "the test tool module" : "the standard library's"} \`${module}\`: ${roots.get(root)}, so the run imports the work tree's ${module} instead`,
+      fix:
+        root === ""
+          ? `rename or remove ${shown}; running the commands with \`python -P\` (PYTHONSAFEPATH=1, Python 3.11+) also keeps the root off sys.path`
+          : `rename or remove ${shown}`,
+    });
+  }
+  return [...found.values()];
+}
