@@ -139,6 +139,7 @@ describe("proofgate check --run: MERGE", () => {
       "human_signatures:off",
       "history:pass",
       "universe:pass",
+      "removed_tests:pass",
       "clock:pass",
       "policy:pass",
     ]);
@@ -189,6 +190,7 @@ describe("proofgate check --run: MERGE", () => {
       "results:results.xml",
       "fixtures_lock:fixtures.lock",
       "properties:properties.xml",
+      `base_universe:collected.txt (collected at base ${short(mergeProject.base)})`,
     ]);
     expect(r.report.warnings).toEqual([]);
     // The decision table on stdout, top to bottom in the article's order.
@@ -207,6 +209,7 @@ describe("proofgate check --run: MERGE", () => {
       "Human signatures",
       "History",
       "Test universe",
+      "Removed tests",
       "Clock",
       "Policy",
     ]);
@@ -275,6 +278,8 @@ describe("proofgate check --run: MERGE", () => {
       "fixture_digests:off",
       "property_hold:off",
       "human_signatures:off",
+      // Without --run (and no [universe] base_collected) the base's universe is not collected: said, not hidden.
+      "removed_tests:not_measured",
     ]);
     // Said once, in the rows (not as a warning on every run).
     expect(r.report.warnings).toEqual([]);
@@ -636,9 +641,35 @@ const SCENARIOS: Scenario[] = [
         ],
       }),
     run: true,
-    reasons: ["skip_budget"],
-    findings: () => [F("skip_budget", "results.xml", anyLine)],
+    // The skip is also new since the base (the base ran test_negative): a skip marker is a removal.
+    reasons: ["skip_budget", "tests_skipped_unledgered"],
+    findings: (p) => [
+      F("skip_budget", "results.xml", anyLine),
+      F("tests_skipped_unledgered", "tests/test_a.py", null, p.commits[1]!),
+    ],
     also: (_p, r) => expect(r.report.accounting).toMatchObject({ proven: 7, frozen: 1, skipped: 1 }),
+  },
+  {
+    name: "tests_removed: the agent deletes test_negative (the base, collected in a worktree, still has it)",
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Drop a test\n", {
+            "tests/test_a.py": TEST_A.replace(
+              "def test_negative():\n    with pytest.raises(ValueError):\n        total([-1])\n\n\n",
+              "",
+            ),
+          }),
+        ],
+      }),
+    run: true,
+    // Its line (the raise) is now covered by no test, yet proven coverage stays above the floor.
+    reasons: ["tests_removed"],
+    findings: (p) => [F("tests_removed", "tests/test_a.py", null, p.commits[1]!)],
+    also: (_p, r) =>
+      expect(r.report.details[0]!.message).toMatch(
+        /^tests\/test_a\.py::test_negative is collected at base but not at head; commit [0-9a-f]{12} is an agent's /,
+      ),
   },
   {
     name: "frozen_in_proof_run: the base's proof command drops proofgate's PYTEST_ADDOPTS",
@@ -812,7 +843,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(30);
+    expect(codes.length).toBe(32);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

@@ -88,6 +88,8 @@ interface Route {
   /** (reason, file, line) of each finding, in order; each names the route's commit. */
   findings: [reason: string, file: string, line: number | null][];
   also?: (r: CheckRun) => void;
+  /** The trailers a human's commit needs for the same change (default `Gate-Change: human`). */
+  trailers?: string;
 }
 
 const CLAMP = `${MERGED_CALC}
@@ -151,8 +153,13 @@ const ROUTES: Route[] = [
       "tests/test_c.py": "from pkg.calc import total\n\n\ndef test_again():\n    assert total([1, 1]) == 2\n",
     },
     files: { "pytest.ini": `${PYTEST_INI}addopts = --ignore=tests/test_c.py\n` },
-    reasons: ["protected_path"],
-    findings: [["protected_path", "pytest.ini", 4]],
+    // Both holes are named: the runner's settings changed, and a base test is no longer collected.
+    reasons: ["protected_path", "tests_removed"],
+    findings: [
+      ["protected_path", "pytest.ini", 4],
+      ["tests_removed", "tests/test_c.py", null],
+    ],
+    trailers: "Gate-Change: human\nTest-Removal: human",
   },
   {
     // A conftest.py is protected whatever it holds: a hook there can change what runs or what a result is
@@ -187,7 +194,8 @@ describe("each route: the agent's patch is REJECT; the same change by a human wi
     );
     route.also?.(r);
 
-    const human = project(route.base ?? {}, route.files, HUMAN, "The change\n\nGate-Change: human\n");
+    const trailers = route.trailers ?? "Gate-Change: human";
+    const human = project(route.base ?? {}, route.files, HUMAN, `The change\n\n${trailers}\n`);
     const h = await check(human.dir, ["--run", "--base", human.base, "--format", "json"]);
     expect(h.report.reasons, explain(h)).toEqual([]);
     expect(h.status).toBe(0);

@@ -10,6 +10,8 @@ import type { PatchPolicy } from "./patch.js";
 import { carriesHumanTrailer, classifyCommit } from "./authorship.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
 import type { RunRecord } from "./proof-run/record.js";
+import { unledgeredSkipCount } from "./evidence.js";
+import type { TestChangeJudgement } from "./test-changes.js";
 
 const pct = (n: number): string => `${n.toFixed(2)}%`;
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -39,6 +41,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
   const protectedTouches = judged?.protect.touching;
   const suite = properties.kind === "results" ? properties.evidence : undefined;
   const range = patch.evidence;
+  const changes = facts.testChanges;
   const coverageHow =
     coverage.source === "contexts"
       ? "one run minus frozen contexts"
@@ -79,8 +82,8 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
     },
     test_evidence: accounting
       ? {
-          value: `${accounting.counts.proven} proven, ${accounting.counts.frozen} frozen, ${accounting.counts.skipped} skipped, ${accounting.counts.failed} failed, ${accounting.counts.missing} missing`,
-          policy: `none failed or missing${facts.evidence?.maxUnledgeredSkips !== undefined ? `; skips <= ${facts.evidence.maxUnledgeredSkips}` : ""}`,
+          value: `${accounting.counts.proven} proven, ${accounting.counts.frozen} frozen, ${unledgeredSkipCount(accounting)} skipped, ${accounting.counts.failed} failed, ${accounting.counts.missing} missing${changes ? `; ${plural(changes.newSkips, "new skip")}${changes.skipsWithoutBase && changes.newSkips > 0 ? " (no base results)" : ""}${changes.approvedSkips ? `, ${changes.approvedSkips} approved` : ""}` : ""}`,
+          policy: `none failed or missing${facts.evidence?.maxUnledgeredSkips !== undefined ? `; skips <= ${facts.evidence.maxUnledgeredSkips}` : ""}${changes ? `; new skips <= ${changes.maxNewSkips} unless a human's ${trailer("testRemoval", "Test-Removal")}` : ""}`,
         }
       : { value: "no results given", policy: "none failed or missing", notMeasured: true },
     test_runner: facts.runner
@@ -118,6 +121,11 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: `${plural(universe.ids.length, "test")} collected, ${plural(universe.collectionErrors.length, "collection error")}`,
       policy: "no collection errors",
     },
+    removed_tests: removedTestsMeasure(
+      changes,
+      range !== undefined && !range.shallow,
+      trailer("testRemoval", "Test-Removal"),
+    ),
     clock: {
       value: `${facts.today} (${facts.clockOverride ? "given on the command line" : "system clock"})`,
       policy: "the machine's clock",
@@ -183,6 +191,35 @@ function measurementMeasure(facts: GateFacts, trailer: string): SignalMeasure {
   const unmeasured = e.sources.filter((s) => !e.measured.includes(s.path)).length;
   return {
     value: `config ${file}${moved}: ${plural(loosenings, "loosening")}; ${plural(e.excluded.length, "excluded line")} added; ${unmeasured} of ${plural(e.sources.length, "changed source file")} unmeasured`,
+    policy,
+  };
+}
+
+/** The removed-tests row: measured against the base's universe, or not measured and how to turn it on. */
+function removedTestsMeasure(
+  changes: TestChangeJudgement | undefined,
+  judged: boolean,
+  trailer: string,
+): SignalMeasure {
+  const policy = `each base test collected at head, leased, or removed with ${trailer}`;
+  if (!changes) {
+    return {
+      value: judged ? "judged by `proofgate check` only" : "no git range judged",
+      policy,
+      notMeasured: true,
+    };
+  }
+  if (changes.notMeasured) {
+    return {
+      value: `not measured: ${changes.notMeasured.why}. Fix: ${changes.notMeasured.fix}`,
+      policy,
+      notMeasured: true,
+    };
+  }
+  const renamed = changes.renamed ? ` (${changes.renamed} renamed)` : "";
+  const approved = changes.approvedRemovals ? `, ${changes.approvedRemovals} approved` : "";
+  return {
+    value: `${changes.gone} of ${plural(changes.baseTests, "base test")} not collected at head${renamed}${approved}; base: ${changes.baseFile}`,
     policy,
   };
 }

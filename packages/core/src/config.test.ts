@@ -20,9 +20,9 @@ describe("parseConfig: defaults", () => {
     const expected: GateConfig = {
       file: FILE,
       ledger: { path: "freeze.toml" },
-      universe: { collected: ["collected.txt"] },
+      universe: { collected: ["collected.txt"], baseCollected: [] },
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
-      results: { junit: [] },
+      results: { junit: [], baseJunit: [], maxNewSkips: 0 },
       fixtures: {
         enabled: true,
         paths: ["tests/fixtures"],
@@ -52,6 +52,7 @@ describe("parseConfig: defaults", () => {
         fixtureLock: "Fixture-Lock",
         propertySeeds: "Property-Seeds",
         gateChange: "Gate-Change",
+        testRemoval: "Test-Removal",
       },
       commands: { record: true, safePath: false },
     };
@@ -99,6 +100,7 @@ path = "ci/freeze.toml"
 
 [universe]
 collected = ["a.txt", "b.txt"]
+base_collected = ["base-collected.txt"]
 
 [coverage]
 reports = ["cov1.json", "cov2.xml"]
@@ -109,6 +111,8 @@ min_proven = 82.5
 [results]
 junit = ["junit-*.xml"]
 max_unledgered_skips = 3
+base_junit = ["base-results.xml"]
+max_new_skips = 2
 
 [fixtures]
 enabled = false
@@ -139,6 +143,7 @@ freeze_lease = "Lease-Approved"
 fixture_lock = "Golden-Approved"
 property_seeds = "Seeds-Approved"
 gate_change = "CI-Approved"
+test_removal = "Tests-Dropped"
 
 [commands]
 collect = "pytest --collect-only -q"
@@ -148,9 +153,9 @@ properties = "pytest tests/properties"
     expect(config).toEqual({
       file: FILE,
       ledger: { path: "ci/freeze.toml" },
-      universe: { collected: ["a.txt", "b.txt"] },
+      universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"] },
       coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: ".coverage", minProven: 82.5 },
-      results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3 },
+      results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3, baseJunit: ["base-results.xml"], maxNewSkips: 2 },
       fixtures: {
         enabled: false,
         paths: ["tests/golden", "data"],
@@ -171,6 +176,7 @@ properties = "pytest tests/properties"
         fixtureLock: "Golden-Approved",
         propertySeeds: "Seeds-Approved",
         gateChange: "CI-Approved",
+        testRemoval: "Tests-Dropped",
       },
       commands: {
         collect: "pytest --collect-only -q",

@@ -11,6 +11,8 @@ export interface TrailerKeys {
   fixtureLock: string;
   propertySeeds: string;
   gateChange: string;
+  /** Tests removed from the universe or newly skipped (docs/reasons.md#tests_removed). */
+  testRemoval: string;
 }
 
 /** `proofgate.toml`: the policy knobs. Every key is optional; the defaults are the article's. */
@@ -18,9 +20,11 @@ export interface GateConfig {
   file: string;
   /** `maxLeaseDays`: the longest a lease may run, from its `created` (or today) to its `expires`. */
   ledger: { path: string; maxLeaseDays?: number | undefined };
-  universe: { collected: string[] };
+  /** `baseCollected`: the base's universe, written by a CI step that collected the base (check without --run). */
+  universe: { collected: string[]; baseCollected: string[] };
   coverage: { reports: string[]; shards?: number | undefined; contexts?: string | undefined; minProven: number };
-  results: { junit: string[]; maxUnledgeredSkips?: number | undefined };
+  /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
+  results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
   properties: { enabled: boolean; seeds: string[]; results: string[] };
   /**
@@ -83,9 +87,9 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
   return {
     file,
     ledger: { path: "freeze.toml" },
-    universe: { collected: ["collected.txt"] },
+    universe: { collected: ["collected.txt"], baseCollected: [] },
     coverage: { reports: ["proven_coverage.json"], minProven: 70 },
-    results: { junit: [] },
+    results: { junit: [], baseJunit: [], maxNewSkips: 0 },
     fixtures: {
       enabled: true,
       paths: ["tests/fixtures"],
@@ -102,6 +106,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       fixtureLock: "Fixture-Lock",
       propertySeeds: "Property-Seeds",
       gateChange: "Gate-Change",
+      testRemoval: "Test-Removal",
     },
     commands: { record: true, safePath: false },
   };
@@ -112,15 +117,21 @@ type Kind = "string" | "strings" | "int" | "percent" | "bool";
 /** Every table and key, with its type: the one place the schema lives. */
 const SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
-  universe: { collected: "strings" },
+  universe: { collected: "strings", base_collected: "strings" },
   coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
-  results: { junit: "strings", max_unledgered_skips: "int" },
+  results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings" },
   agents: { patterns: "strings", human_signatures: "string", allowed_signers: "string" },
   protect: { paths: "strings", sections: "strings", commands: "bool" },
   measurement: { enabled: "bool", exempt: "strings" },
-  trailers: { freeze_lease: "string", fixture_lock: "string", property_seeds: "string", gate_change: "string" },
+  trailers: {
+    freeze_lease: "string",
+    fixture_lock: "string",
+    property_seeds: "string",
+    gate_change: "string",
+    test_removal: "string",
+  },
   commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
 };
 
@@ -240,7 +251,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       path: str("ledger", "path", d.ledger.path),
       maxLeaseDays: v("ledger", "max_lease_days") as number | undefined,
     },
-    universe: { collected: list("universe", "collected", d.universe.collected) },
+    universe: {
+      collected: list("universe", "collected", d.universe.collected),
+      baseCollected: list("universe", "base_collected", d.universe.baseCollected),
+    },
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
       shards: v("coverage", "shards") as number | undefined,
@@ -250,6 +264,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     results: {
       junit: list("results", "junit", d.results.junit),
       maxUnledgeredSkips: v("results", "max_unledgered_skips") as number | undefined,
+      baseJunit: list("results", "base_junit", d.results.baseJunit),
+      maxNewSkips: (v("results", "max_new_skips") as number | undefined) ?? d.results.maxNewSkips,
     },
     fixtures: {
       enabled: bool("fixtures", "enabled", true),
@@ -282,6 +298,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       fixtureLock: str("trailers", "fixture_lock", d.trailers.fixtureLock),
       propertySeeds: str("trailers", "property_seeds", d.trailers.propertySeeds),
       gateChange: str("trailers", "gate_change", d.trailers.gateChange),
+      testRemoval: str("trailers", "test_removal", d.trailers.testRemoval),
     },
     commands: {
       collect: v("commands", "collect") as string | undefined,

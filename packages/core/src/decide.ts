@@ -10,6 +10,7 @@ import { judgeMeasurement, type MeasurementEvidence } from "./measurement.js";
 import { judgePatch, type PatchSource } from "./patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
+import { judgeTestChanges, type TestChangeEvidence } from "./test-changes.js";
 import type { Universe } from "./universe.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
 
@@ -43,6 +44,11 @@ export interface DecideInput {
    * judged. Judged only with a git range that is not truncated.
    */
   measurement?: { kind: "evidence"; evidence: MeasurementEvidence } | { kind: "off" } | undefined;
+  /**
+   * The base's universe and skips, and what the range touched (`check`): judged for `tests_removed` and
+   * `tests_skipped_unledgered` when the patch comes from git and reaches the base.
+   */
+  testChanges?: TestChangeEvidence | undefined;
   /** The commands `check --run` ran; a non-zero exit fails the signal it feeds. */
   commands?: readonly CommandOutcome[] | undefined;
   inputs: InputDigest[];
@@ -60,6 +66,17 @@ export function decide(input: DecideInput): GateReport {
       : input.measurement?.kind === "evidence" && range
         ? judgeMeasurement(input.measurement.evidence, range.policy)
         : undefined;
+  const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
+  const testChanges =
+    input.testChanges && range
+      ? judgeTestChanges(input.testChanges, {
+          head: input.universe,
+          active,
+          accounting,
+          commits: range.patch.commits,
+          policy: range.policy,
+        })
+      : undefined;
   const facts: GateFacts = {
     today: input.today,
     clockOverride: input.clockOverride,
@@ -78,7 +95,7 @@ export function decide(input: DecideInput): GateReport {
     active,
     expired,
     unknown: input.leases?.unknown ?? findUnknownLeases(active, input.universe),
-    accounting: input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined,
+    accounting,
     patch: judgePatch(input.patch, input.ledger, fixturesOff),
     measurement,
     // With the suite's own results, their failures are the count (no separate number can disagree).
@@ -88,6 +105,7 @@ export function decide(input: DecideInput): GateReport {
         : input.properties.kind === "count"
           ? input.properties.failures
           : 0,
+    testChanges,
   };
   const findings = RULES.flatMap((rule) => rule(facts));
   return buildReport(facts, findings, input.inputs, input.warnings ?? []);

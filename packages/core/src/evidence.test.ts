@@ -59,7 +59,7 @@ describe("accountEvidence on the real pytest 7.2 run", () => {
     expect(all).toHaveLength(universe.ids.length);
     expect(new Set(all)).toEqual(new Set(universe.ids));
     expect(accounting.unknownResults).toEqual([]);
-    expect(accounting.warnings).toEqual([]);
+    expect(accounting.moduleSkips).toEqual([]);
     expect(accounting.resultFiles).toEqual(["pytest-7.2.1-xunit1.xml"]);
   });
 
@@ -158,7 +158,7 @@ describe("accountEvidence: missing and unknown", () => {
     expect(accounting.counts).toEqual({ proven: 0, frozen: 1, skipped: 0, failed: 0, missing: 0 });
   });
 
-  it("a result for an id not in the universe is a warning; a failing one is still tests_failed", () => {
+  it("a result for an id not in the universe is missing_evidence naming it; a failing one is tests_failed", () => {
     const small = parseCollectOnly("tests/test_ok.py::test_ok\n\n1 test collected in 0.01s\n", "c.txt").universe!;
     const parsed = parseJunitXml(recorded("pytest-7.2.1-xunit1-collection-error.xml"), "coll.xml").results!;
     const extra: TestResult = {
@@ -177,9 +177,21 @@ describe("accountEvidence: missing and unknown", () => {
       "tests/test_broken.py",
       "tests/test_new.py::test_added",
     ]);
-    expect(accounting.warnings.map((w) => [w.file, w.line, w.message])).toEqual([
-      ["coll.xml", 1, "tests/test_broken.py failed to collect in the proof run (collection failure)"],
-      ["r.xml", 9, "tests/test_new.py::test_added (passed) is not in the universe c.txt"],
+    expect(missingEvidence(accounting)).toEqual([
+      {
+        reason: "missing_evidence",
+        message: "1 collected test(s) have no result in coll.xml, r.xml: tests/test_ok.py::test_ok",
+        file: "c.txt",
+        fix: "run the whole suite in the proof run (every shard's results passed), deselecting only tests with an active lease",
+      },
+      {
+        reason: "missing_evidence",
+        message:
+          "1 result(s) name tests that are not in the universe c.txt, so the proof ran another collection than the one judged: tests/test_new.py::test_added (passed)",
+        file: "r.xml",
+        line: 9,
+        fix: "collect the universe and run the proof from the same commit, with the same test selection",
+      },
     ]);
     expect(testsFailed(accounting)).toEqual([
       {
@@ -228,5 +240,43 @@ describe("accountEvidence: missing and unknown", () => {
       'src/math.test.js::math > fails <here> & "there" failed in the proof run: expected 2 to be 3 // Object.is equality',
       "src/broken.test.js failed to collect in the proof run: Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js",
     ]);
+  });
+});
+
+describe("accountEvidence: pytest's module-level skips (recorded, pytest 7.2.1)", () => {
+  const skipUniverse = parseCollectOnly(recorded("pytest-7.2.1-module-skip-collect-q.txt"), "collected.txt").universe!;
+  const skipResults = (name: string): TestResult[] =>
+    parseJunitXml(recorded(name), name, { universe: skipUniverse }).results!;
+
+  it.each(["pytest-7.2.1-xunit1-module-skip.xml", "pytest-7.2.1-xunit2-module-skip.xml"])(
+    "%s: each module that skipped itself is a skip, not an unknown result, and counts against the budget",
+    (file) => {
+      const accounting = accountEvidence(skipUniverse, [], skipResults(file));
+      expect(accounting.counts).toEqual({ proven: 1, frozen: 0, skipped: 3, failed: 0, missing: 0 });
+      expect(accounting.moduleSkips.map((r) => [r.id, r.message])).toEqual([
+        ["tests/test_c.py", "collection skipped: not on this platform"],
+        [
+          "tests/test_e.py",
+          "collection skipped: could not import 'no_such_module_here': No module named 'no_such_module_here'",
+        ],
+      ]);
+      expect(accounting.unknownResults).toEqual([]);
+      expect(missingEvidence(accounting)).toEqual([]);
+      const [budget] = skipBudget(accounting, 0);
+      expect(budget!.message).toBe(
+        "5 unledgered skip(s) exceed max_unledgered_skips = 0: tests/test_d.py::test_s, tests/test_d.py::test_xf, tests/test_d.py::test_b, tests/test_c.py (module-level skip), tests/test_e.py (module-level skip)",
+      );
+      expect(skipBudget(accounting, 5)).toEqual([]);
+    },
+  );
+
+  it("a test of a skipped module that the universe does hold is skipped with its module", () => {
+    const wider = parseCollectOnly(
+      `${skipUniverse.ids.join("\n")}\ntests/test_c.py::test_x\n\n5 tests collected in 0.01s\n`,
+      "collected.txt",
+    ).universe!;
+    const accounting = accountEvidence(wider, [], skipResults("pytest-7.2.1-xunit1-module-skip.xml"));
+    expect(accounting.ids.skipped).toContain("tests/test_c.py::test_x");
+    expect(accounting.moduleSkips.map((r) => r.id)).toEqual(["tests/test_e.py"]);
   });
 });

@@ -1,5 +1,4 @@
 import type { Finding, PropertyEvidence } from "./report.js";
-import type { GateIssue } from "./errors.js";
 import type { TestResult } from "./junit.js";
 import type { Lease } from "./ledger.js";
 import type { Universe } from "./universe.js";
@@ -24,10 +23,14 @@ export interface EvidenceAccounting {
   failures: TestResult[];
   /** The results behind `ids.skipped` (skip or xfail without a lease). */
   skips: TestResult[];
-  /** Results for ids the universe does not hold (module collection errors included). */
+  /**
+   * pytest's module-level skips ("collection skipped", keyed by the module's path): each is a skip of
+   * every test of its module. The universe holds none of them (pytest collected none), so each counts
+   * here once, and the base's universe names its tests (`tests_skipped_unledgered`).
+   */
+  moduleSkips: TestResult[];
+  /** Results for ids the universe does not hold (module collection errors included; module skips not). */
   unknownResults: TestResult[];
-  /** One warning per unknown result. */
-  warnings: GateIssue[];
 }
 
 /**
@@ -45,20 +48,15 @@ export function accountEvidence(
   const byId = new Map<string, TestResult>();
   const resultFiles: string[] = [];
   const unknownResults: TestResult[] = [];
-  const warnings: GateIssue[] = [];
+  const skippedModules = new Map<string, TestResult>();
   for (const r of results) {
     if (!resultFiles.includes(r.file)) resultFiles.push(r.file);
+    if (r.collectionSkip === true) {
+      skippedModules.set(r.id, r);
+      continue;
+    }
     if (!collected.has(r.id)) {
       unknownResults.push(r);
-      warnings.push({
-        code: "results_invalid",
-        file: r.file,
-        line: r.line,
-        message: r.collectionError
-          ? `${r.id} failed to collect in the proof run (${r.message ?? "collection error"})`
-          : `${r.id} (${r.outcome}) is not in the universe ${universe.file}`,
-        fix: "collect the universe and run the proof from the same commit, with the same test selection",
-      });
       continue;
     }
     const earlier = byId.get(r.id);
@@ -69,8 +67,13 @@ export function accountEvidence(
   const ids: Record<EvidenceClass, string[]> = { proven: [], frozen: [], skipped: [], failed: [], missing: [] };
   const failures: TestResult[] = [];
   const skips: TestResult[] = [];
+  const moduleOf = (id: string): string => id.split("::", 1)[0]!;
+  const skipsUsed = new Set<string>();
   for (const id of universe.ids) {
-    const r = byId.get(id);
+    // A test of a module that skipped itself (collected in another environment, say) is skipped with it.
+    const own = byId.get(id);
+    const r = own ?? skippedModules.get(moduleOf(id));
+    if (!own && r) skipsUsed.add(r.id);
     if (frozen.has(id)) ids.frozen.push(id);
     else if (!r) ids.missing.push(id);
     else if (r.outcome === "failed" || r.outcome === "error") {
@@ -90,8 +93,8 @@ export function accountEvidence(
     ids,
     failures,
     skips,
+    moduleSkips: [...skippedModules.values()].filter((r) => !skipsUsed.has(r.id)),
     unknownResults,
-    warnings,
   };
 }
 
@@ -118,18 +121,36 @@ export function testsFailed(accounting: EvidenceAccounting): Finding[] {
   }));
 }
 
-/** `missing_evidence`: collected tests, not frozen, that no result file mentions. One finding lists them. */
+/**
+ * `missing_evidence`: collected tests, not frozen, that no result file mentions (one finding lists them);
+ * and results for tests the universe does not hold (one finding per result file), since the proof run
+ * then ran another collection than the one judged. Failures among those are `tests_failed` instead, and
+ * pytest's module-level skips are skips.
+ */
 export function missingEvidence(accounting: EvidenceAccounting): Finding[] {
+  const findings: Finding[] = [];
   const missing = accounting.ids.missing;
-  if (missing.length === 0) return [];
-  return [
-    {
+  if (missing.length > 0) {
+    findings.push({
       reason: "missing_evidence",
       message: `${missing.length} collected test(s) have no result in ${accounting.resultFiles.length > 0 ? accounting.resultFiles.join(", ") : "the results"}: ${list(missing)}`,
       file: accounting.universeFile,
       fix: "run the whole suite in the proof run (every shard's results passed), deselecting only tests with an active lease",
-    },
-  ];
+    });
+  }
+  const outside = accounting.unknownResults.filter((r) => r.outcome !== "failed" && r.outcome !== "error");
+  const byFile = new Map<string, TestResult[]>();
+  for (const r of outside) byFile.set(r.file, [...(byFile.get(r.file) ?? []), r]);
+  for (const [file, rs] of byFile) {
+    findings.push({
+      reason: "missing_evidence",
+      message: `${rs.length} result(s) name tests that are not in the universe ${accounting.universeFile}, so the proof ran another collection than the one judged: ${list(rs.map((r) => `${r.id} (${r.outcome})`))}`,
+      file,
+      line: rs[0]!.line,
+      fix: "collect the universe and run the proof from the same commit, with the same test selection",
+    });
+  }
+  return findings;
 }
 
 /**
@@ -137,17 +158,24 @@ export function missingEvidence(accounting: EvidenceAccounting): Finding[] {
  * budget given, skips are only counted and shown.
  */
 export function skipBudget(accounting: EvidenceAccounting, maxUnledgeredSkips: number | undefined): Finding[] {
-  if (maxUnledgeredSkips === undefined || accounting.counts.skipped <= maxUnledgeredSkips) return [];
-  const first = accounting.skips[0];
+  const count = unledgeredSkipCount(accounting);
+  if (maxUnledgeredSkips === undefined || count <= maxUnledgeredSkips) return [];
+  const first = accounting.skips[0] ?? accounting.moduleSkips[0];
+  const modules = accounting.moduleSkips.map((r) => `${r.id} (module-level skip)`);
   return [
     {
       reason: "skip_budget",
-      message: `${accounting.counts.skipped} unledgered skip(s) exceed max_unledgered_skips = ${maxUnledgeredSkips}: ${list(accounting.ids.skipped)}`,
+      message: `${count} unledgered skip(s) exceed max_unledgered_skips = ${maxUnledgeredSkips}: ${list([...accounting.ids.skipped, ...modules])}`,
       file: first?.file,
       line: first?.line,
       fix: "a skip marker is a freeze without a lease: fix the test, or have a human freeze it in freeze.toml",
     },
   ];
+}
+
+/** Unledgered skips: the skipped tests, and each module that skipped itself whose tests the universe does not hold. */
+export function unledgeredSkipCount(accounting: EvidenceAccounting): number {
+  return accounting.counts.skipped + accounting.moduleSkips.length;
 }
 
 /** The property suite's results as the gate counts them: cases that ran, failed, and did not run. */

@@ -40,6 +40,23 @@ export {
 } from "./deselect.js";
 export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
 export { decide, type DecideInput } from "./decide.js";
+export {
+  judgeTestChanges,
+  skipsAtHead,
+  goneSinceBase,
+  pairRenames,
+  commandFiles,
+  collectionConfigMatcher,
+  renderOnlyPlugin,
+  COLLECTION_CONFIG_PATTERNS,
+  type TestChangeEvidence,
+  type TestChangeContext,
+  type TestChangeJudgement,
+  type BaseUniverse,
+  type BaseSkips,
+  type FileRename,
+  type TestChange,
+} from "./test-changes.js";
 export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
   REPORT_SCHEMA_VERSION,
@@ -103,6 +120,7 @@ export {
   testsFailed,
   missingEvidence,
   skipBudget,
+  unledgeredSkipCount,
   EVIDENCE_CLASSES,
   type EvidenceAccounting,
   type EvidenceClass,

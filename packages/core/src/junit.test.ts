@@ -156,6 +156,43 @@ describe("parseJunitXml: pytest 7.2 xunit1", () => {
   });
 });
 
+describe("parseJunitXml: pytest 7.2 module-level skips (`pytest.skip(allow_module_level=True)`, `importorskip`)", () => {
+  const skipUniverse = parseCollectOnly(recorded("pytest-7.2.1-module-skip-collect-q.txt"), "c.txt").universe!;
+
+  it.each([
+    ["pytest-7.2.1-xunit1-module-skip.xml", "file"],
+    ["pytest-7.2.1-xunit2-module-skip.xml", "guessed"],
+  ])("%s: the collection-skipped entry is the module's skip, its reason read from pytest's text", (file, mapping) => {
+    // xunit2 carries no file attribute: without a universe every id is guessed (and says so).
+    for (const options of mapping === "file" ? [{}, { universe: skipUniverse }] : [{ universe: skipUniverse }]) {
+      const { results, warnings } = parseOk(file, options);
+      expect(warnings).toEqual([]);
+      const modules = results.filter((r) => r.collectionSkip === true);
+      expect(modules.map((r) => [r.id, r.outcome, r.mapping, r.collectionError, r.message])).toEqual([
+        ["tests/test_c.py", "skipped", mapping, false, "collection skipped: not on this platform"],
+        [
+          "tests/test_e.py",
+          "skipped",
+          mapping,
+          false,
+          "collection skipped: could not import 'no_such_module_here': No module named 'no_such_module_here'",
+        ],
+      ]);
+      expect(outcomes(results.filter((r) => r.collectionSkip !== true))).toEqual([
+        ["tests/test_a.py::test_one", "passed"],
+        ["tests/test_d.py::test_s", "skipped"],
+        ["tests/test_d.py::test_xf", "xfail"],
+        ["tests/test_d.py::test_b", "skipped"],
+      ]);
+    }
+  });
+
+  it("a universe made from the results holds no module as a test: pytest collected none of it", () => {
+    const { results } = parseOk("pytest-7.2.1-xunit1-module-skip.xml");
+    expect(universeFromJunit(results, "r.xml").universe!.ids).toEqual(skipUniverse.ids);
+  });
+});
+
 describe("parseJunitXml: pytest 7.2 xunit2 (no file attribute)", () => {
   it("resolves every classname and name against the universe, exactly", () => {
     const { results, warnings } = parseOk("pytest-7.2.1-xunit2.xml", { universe });

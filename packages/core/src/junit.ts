@@ -30,6 +30,12 @@ export interface TestResult {
   mapping: IdMapping;
   /** True for a module that failed to import or collect (pytest, vitest, jest-junit each write one). */
   collectionError: boolean;
+  /**
+   * True for pytest's "collection skipped" entry: a module that skipped itself while it was collected
+   * (`pytest.skip(allow_module_level=True)`, `pytest.importorskip`). Its id is the module's path; its
+   * tests are in no universe, since pytest collected none of them.
+   */
+  collectionSkip?: boolean | undefined;
   /** The failure, error or skip message, first line only. */
   message?: string | undefined;
 }
@@ -197,10 +203,15 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
       let id: string;
       let mapping: IdMapping = "direct";
       let collectionError = false;
+      let collectionSkip = false;
       let isUnresolved = false;
       if (resolver) {
         collectionError = classname === "" && outcome === "error" && /^collection failure/.test(message ?? "");
-        const mapped = collectionError ? collectionFileId(name, caseFile) : resolver.resolve(classname, name, caseFile);
+        collectionSkip = classname === "" && outcome === "skipped" && /^collection skipped/.test(message ?? "");
+        const mapped =
+          collectionError || collectionSkip
+            ? collectionFileId(name, caseFile)
+            : resolver.resolve(classname, name, caseFile);
         if ("ambiguous" in mapped) {
           errors.push({
             code: "results_invalid",
@@ -231,6 +242,7 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
         name,
         mapping,
         collectionError,
+        ...(collectionSkip ? { collectionSkip: true } : {}),
         ...(message !== undefined ? { message } : {}),
       };
       if (isUnresolved) unresolved.add(id);
@@ -264,7 +276,11 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
       "check that the test run found its tests before writing the results",
     );
   const results = [...byId.values()];
-  const guessed = results.filter((r) => r.mapping === "guessed" && !unresolved.has(r.id));
+  // A module's entry (failed or skipped collection) names its dotted module, whose path is all it can give.
+  const moduleEntry = (r: TestResult): boolean => r.collectionError || r.collectionSkip === true;
+  const guessed = results.filter(
+    (r) => r.mapping === "guessed" && !unresolved.has(r.id) && !(options.universe && moduleEntry(r)),
+  );
   if (guessed.length > 0) {
     warnings.push({
       code: "results_invalid",
@@ -340,7 +356,7 @@ export function mergeJunitResults(shards: readonly (readonly TestResult[])[]): J
 export function universeFromJunit(results: readonly TestResult[], file: string): UniverseParseResult {
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
-  const guessed = results.filter((r) => r.mapping === "guessed" && !r.collectionError);
+  const guessed = results.filter((r) => r.mapping === "guessed" && !r.collectionError && r.collectionSkip !== true);
   if (guessed.length > 0) {
     errors.push({
       code: "universe_invalid",
@@ -361,6 +377,9 @@ export function universeFromJunit(results: readonly TestResult[], file: string):
   for (const r of results) {
     if (r.collectionError) {
       collectionErrors.push({ line: r.line, text: `${r.id}: ${r.message ?? "failed to collect"}` });
+    } else if (r.collectionSkip === true) {
+      // A module that skipped itself holds no collected test: pytest's --collect-only lists none of it.
+      continue;
     } else if (seen.has(r.id)) {
       duplicates.push(r.id);
     } else {
@@ -480,7 +499,18 @@ function outcomeOf(
   const failure = first("failure");
   if (failure) return withMessage("failed", messageOf(failure));
   const skipped = first("skipped");
-  if (skipped) return withMessage(attr(skipped, "type") === "pytest.xfail" ? "xfail" : "skipped", messageOf(skipped));
+  if (skipped) {
+    const type = attr(skipped, "type");
+    const message = messageOf(skipped);
+    // pytest's module-level skip: message "collection skipped", the reason in the text as a repr'd tuple
+    // `('/abs/tests/test_c.py', 2, 'Skipped: why')`.
+    if (type === undefined && message === "collection skipped") {
+      const text = typeof skipped["#text"] === "string" ? decodeXmlText(skipped["#text"]) : undefined;
+      const why = text === undefined ? undefined : /, \d+, (['"])(?:Skipped: )?([\s\S]*)\1\)\s*$/.exec(text)?.[2];
+      return withMessage("skipped", why ? `collection skipped: ${why.slice(0, 280)}` : message);
+    }
+    return withMessage(type === "pytest.xfail" ? "xfail" : "skipped", message);
+  }
   return { outcome: "passed" };
 }
 

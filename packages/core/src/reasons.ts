@@ -23,6 +23,7 @@ export const RULE_REASONS = [
   "tests_failed",
   "missing_evidence",
   "skip_budget",
+  "tests_skipped_unledgered",
   "frozen_in_proof_run",
   "runner_tampering",
   "coverage_exclusions_added",
@@ -31,6 +32,7 @@ export const RULE_REASONS = [
   "unverified_human_trailer",
   "shallow_history",
   "collection_errors",
+  "tests_removed",
   "clock_override",
 ] as const;
 

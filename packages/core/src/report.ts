@@ -31,7 +31,9 @@ export type InputRole =
   | "results"
   | "properties"
   | "fixtures_lock"
-  | "allowed_signers";
+  | "allowed_signers"
+  | "base_universe"
+  | "base_results";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {

@@ -8,6 +8,7 @@ import { leaseTooLongFindings } from "./lease-length.js";
 import type { MeasurementJudgement } from "./measurement.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
+import type { TestChangeJudgement } from "./test-changes.js";
 import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
 import type { TestResult } from "./junit.js";
 import type { Universe } from "./universe.js";
@@ -61,6 +62,8 @@ export interface GateFacts {
   measurement: MeasurementJudgement | "off" | undefined;
   /** The property suite's failures: its results' count, or the count given. */
   propertyFailures: number;
+  /** Tests removed and newly skipped since the base, judged once (`check` only; undefined otherwise). */
+  testChanges?: TestChangeJudgement | undefined;
 }
 
 /** One rule: the findings of its reason (none when the signal passes). */
@@ -229,6 +232,9 @@ export const RULES: readonly Rule[] = [
   function unledgeredSkips({ accounting, evidence }) {
     return accounting ? skipBudget(accounting, evidence?.maxUnledgeredSkips) : [];
   },
+  function testsSkippedUnledgered({ testChanges }) {
+    return testChanges?.skipped ?? [];
+  },
   function frozenInProofRun({ evidence, coverage, active }) {
     // A frozen test that ran in the proof run put its lines into the coverage report: the rerun did not
     // deselect it. (The single-run mode drops frozen contexts itself, so there a full run is expected.)
@@ -273,6 +279,9 @@ export const RULES: readonly Rule[] = [
         fix: "fix the import or syntax error so that every test is collected",
       })),
     ];
+  },
+  function testsRemoved({ testChanges }) {
+    return testChanges?.removed ?? [];
   },
   function clockOverride({ clockOverride, today }) {
     if (!clockOverride) return [];

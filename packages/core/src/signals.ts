@@ -33,7 +33,7 @@ export const SIGNALS = [
   {
     id: "test_evidence",
     label: "Test evidence",
-    reasons: ["tests_failed", "missing_evidence", "skip_budget", "frozen_in_proof_run"],
+    reasons: ["tests_failed", "missing_evidence", "skip_budget", "tests_skipped_unledgered", "frozen_in_proof_run"],
   },
   { id: "test_runner", label: "Test runner", reasons: ["runner_tampering"] },
   { id: "measurement", label: "Measurement", reasons: ["coverage_exclusions_added", "unmeasured_source"] },
@@ -41,6 +41,7 @@ export const SIGNALS = [
   { id: "human_signatures", label: "Human signatures", reasons: ["unverified_human_trailer"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },
   { id: "universe", label: "Test universe", reasons: ["collection_errors"] },
+  { id: "removed_tests", label: "Removed tests", reasons: ["tests_removed"] },
   { id: "clock", label: "Clock", reasons: ["clock_override"] },
   { id: "policy", label: "Policy", reasons: [] },
 ] as const satisfies readonly { id: string; label: string; reasons: readonly ReasonCode[] }[];

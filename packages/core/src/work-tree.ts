@@ -3,10 +3,15 @@
 // may differ from it.
 import { normalizeRepoPath, type GateConfig } from "./config.js";
 
-/** The files a proof run writes, as the config names them: the universe, coverage, results, property results. */
+/**
+ * The files a proof run writes, as the config names them: the universe, coverage, results, property
+ * results, and the base's universe and results a CI step wrote.
+ */
 export function evidencePaths(config: GateConfig): string[] {
   return [
     ...config.universe.collected,
+    ...config.universe.baseCollected,
+    ...config.results.baseJunit,
     ...config.coverage.reports,
     ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
     ...config.results.junit,

@@ -14,9 +14,13 @@ import {
   type GateReport,
   type InputDigest,
   type IsoDate,
+  type Lease,
   type LockDelta,
   type PatchSource,
   type PropertySource,
+  type TestChangeEvidence,
+  type TestResult,
+  type Universe,
 } from "@proofgate/core";
 import type { GateLog } from "./log.js";
 import type { GatePorts } from "./ports.js";
@@ -34,6 +38,7 @@ import {
   scanRunnerTampering,
   type RunnerEvidence,
 } from "@proofgate/core/proof-run";
+import { collectionFilesAt, loadBaseSkips, loadBaseUniverse, type BaseUniverseRead } from "./sources/base-tests.js";
 
 /** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
 export interface GateClock {
@@ -244,73 +249,111 @@ async function evaluateCheck(
   let book: LeaseBook | undefined;
   // After the collection (with --run): the universe the proof run is planned on is the one judged.
   const readBook = (): LeaseBook => (book ??= leaseBook(files, ledger, universe, request.clock.today));
-  const commands: CommandOutcome[] = [];
-  let records: CommandsRun["records"] = {};
-  if (request.run && shallow) {
-    // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
-    warnings.push({
-      code: "shallow_history",
-      message:
-        "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
-    });
-  } else if (request.run && loaded.configSource === undefined) {
-    // The adoption patch: the base has no proofgate.toml, so no [commands], and the patch's own may not run
-    // as its judge. The evidence files the defaults name are judged as they are.
-    warnings.push({
-      code: "config_invalid",
-      file: CONFIG_FILE,
-      message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
-      fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, writing the files the defaults name (collected.txt, proven_coverage.json)",
-    });
-  } else if (request.run) {
-    const ran = await runConfiguredCommands({
-      ports,
-      config,
-      env: request.run.env,
-      base: loaded.patch.base,
-      outDir: request.outDir,
-      today: request.clock.today,
-      leases: () => readBook(),
-      log,
-    });
-    commands.push(...ran.outcomes);
-    records = ran.records;
-  }
+  // With --run, the base's own commands run on the base's files, in a worktree removed afterwards
+  // whatever happens. The base is collected first: a base that cannot be collected stops the gate early.
+  let checkout: string | undefined;
+  const base = loaded.patch.base;
+  const run =
+    request.run && !shallow
+      ? { env: request.run.env, checkout: () => (checkout ??= ports.git.addWorktree(base)) }
+      : undefined;
+  const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log };
+  try {
+    const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
+    const commands: CommandOutcome[] = [];
+    let records: CommandsRun["records"] = {};
+    if (request.run && shallow) {
+      // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
+      warnings.push({
+        code: "shallow_history",
+        message:
+          "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
+      });
+    } else if (request.run && loaded.configSource === undefined) {
+      // The adoption patch: the base has no proofgate.toml, so no [commands], and the patch's own may not run
+      // as its judge. The evidence files the defaults name are judged as they are.
+      warnings.push({
+        code: "config_invalid",
+        file: CONFIG_FILE,
+        message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
+        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, writing the files the defaults name (collected.txt, proven_coverage.json)",
+      });
+    } else if (request.run) {
+      const ran = await runConfiguredCommands({
+        ports,
+        config,
+        env: request.run.env,
+        base,
+        outDir: request.outDir,
+        today: request.clock.today,
+        leases: () => readBook(),
+        log,
+      });
+      commands.push(...ran.outcomes);
+      records = ran.records;
+    }
 
-  return judge(
-    {
-      clock: request.clock,
-      book: readBook(),
-      coverage: {
-        reports: config.coverage.reports,
-        contexts: config.coverage.contexts,
-        // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
-        shards:
-          request.shards === undefined ? config.coverage.shards : Math.max(request.shards, config.coverage.shards ?? 0),
+    return await judge(
+      {
+        clock: request.clock,
+        book: readBook(),
+        coverage: {
+          reports: config.coverage.reports,
+          contexts: config.coverage.contexts,
+          // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
+          shards:
+            request.shards === undefined
+              ? config.coverage.shards
+              : Math.max(request.shards, config.coverage.shards ?? 0),
+        },
+        coverageRoles: "by-source",
+        results: config.results.junit,
+        maxUnledgeredSkips: config.results.maxUnledgeredSkips,
+        minProven: config.coverage.minProven,
+        maxLeaseDays: config.ledger.maxLeaseDays,
+        properties: config.properties.enabled
+          ? { kind: "results", paths: config.properties.results }
+          : { kind: "off", why: loaded.off.properties },
+        fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
+        policySource: shallow
+          ? "the work tree's proofgate.toml: the history does not reach the base"
+          : loaded.policySource,
+        patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
+        fixtureLock: () => found.lock,
+        commands,
+        runner: shallow ? undefined : runnerEvidence(ports, loaded, config, records),
+        warnings,
+        measurement,
+        testChanges:
+          baseTests &&
+          (async (head) => {
+            const skips = head.results
+              ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe)
+              : { inputs: [], warnings: [] };
+            return {
+              evidence: {
+                base: baseTests.base,
+                baseSkips: skips.skips,
+                touched: loaded.patch.commits.map((commit) => ({
+                  commit,
+                  paths: [...(loaded.touched.get(commit.sha) ?? [])],
+                })),
+                renames: loaded.renames,
+                collectionFiles: collectionFilesAt(ports, base, config.commands.collect),
+                maxNewSkips: config.results.maxNewSkips,
+              },
+              inputs: [...baseTests.inputs, ...skips.inputs],
+              warnings: [...baseTests.warnings, ...skips.warnings],
+            };
+          }),
       },
-      coverageRoles: "by-source",
-      results: config.results.junit,
-      maxUnledgeredSkips: config.results.maxUnledgeredSkips,
-      minProven: config.coverage.minProven,
-      maxLeaseDays: config.ledger.maxLeaseDays,
-      properties: config.properties.enabled
-        ? { kind: "results", paths: config.properties.results }
-        : { kind: "off", why: loaded.off.properties },
-      fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
-      policySource: shallow
-        ? "the work tree's proofgate.toml: the history does not reach the base"
-        : loaded.policySource,
-      patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
-      fixtureLock: () => found.lock,
-      commands,
-      runner: shallow ? undefined : runnerEvidence(ports, loaded, config, records),
-      warnings,
-      measurement,
-    },
-    ports,
-    log,
-    trace,
-  );
+      ports,
+      log,
+      trace,
+    );
+  } finally {
+    if (checkout !== undefined) ports.git.removeWorktree(checkout);
+  }
 }
 
 /**
@@ -455,6 +498,14 @@ interface JudgeSources {
   warningsFirst?: boolean;
   /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
   measurement?: { kind: "evidence"; evidence: PatchMeasurement } | { kind: "off" } | undefined;
+  /** The base's side of removed and newly skipped tests (`check`), once the head's results are read. */
+  testChanges?:
+    | ((head: { universe: Universe; active: readonly Lease[]; results: readonly TestResult[] | undefined }) => Promise<{
+        evidence: TestChangeEvidence;
+        inputs: InputDigest[];
+        warnings: GateIssue[];
+      }>)
+    | undefined;
 }
 
 async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: GateTrace): Promise<GateReport> {
@@ -474,6 +525,10 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   if (lock) inputs.push(lock);
   const suite = s.properties.kind === "results" ? loadPropertyResults(files, s.properties.paths) : undefined;
   for (const f of suite?.files ?? []) inputs.push({ role: "properties", path: f.path, sha256: f.sha256 });
+  const changes = s.testChanges
+    ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })
+    : undefined;
+  inputs.push(...(changes?.inputs ?? []));
 
   const read = [
     ...ledger.warnings,
@@ -481,6 +536,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     ...coverage.warnings,
     ...(results?.warnings ?? []),
     ...(suite?.warnings ?? []),
+    ...(changes?.warnings ?? []),
   ];
   const warnings = s.warningsFirst === false ? [...read, ...s.warnings] : [...s.warnings, ...read];
   log.issues(warnings);
@@ -516,6 +572,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     commands: s.commands,
     runner: s.runner,
     measurement,
+    testChanges: changes?.evidence,
     inputs,
     warnings,
   });

@@ -10,7 +10,7 @@ export {
   type GateTrace,
 } from "./evaluate.js";
 export { runGate, issuesOf, type RunGateOptions, type GateRun } from "./run-gate.js";
-export { silentLog, type GateLog } from "./log.js";
+export { silentLog, type GateLog, type LogStep } from "./log.js";
 export type {
   GatePorts,
   GitPort,
@@ -32,9 +32,31 @@ export {
   type CoveragePorts,
   type LoadedCoverage,
 } from "./sources/coverage.js";
-export { loadLedger, loadUniverse, loadResults, loadPropertyResults, type Loaded } from "./sources/inputs.js";
+export {
+  loadLedger,
+  loadUniverse,
+  loadResults,
+  loadPropertyResults,
+  parseUniverseText,
+  type Loaded,
+} from "./sources/inputs.js";
 export { loadPatchEvidence, type LoadedPatch, type PatchRequest } from "./sources/patch.js";
 export { verifyHumanSignatures, type PlatformVerifier, type VerifiedCommits } from "./sources/signatures.js";
 export { readWorkTreeConfig, CONFIG_FILE } from "./sources/config.js";
-export { runConfiguredCommands, PLUGIN_MODULE, type RunCommandsOptions } from "./sources/run-commands.js";
+export {
+  runConfiguredCommands,
+  runCommandStep,
+  PLUGIN_MODULE,
+  type RunCommandsOptions,
+} from "./sources/run-commands.js";
+export {
+  loadBaseUniverse,
+  loadBaseSkips,
+  collectionFilesAt,
+  ONLY_PLUGIN_MODULE,
+  type BaseTestsOptions,
+  type BaseUniverseRead,
+  type BaseSkipsRead,
+  type HeadRun,
+} from "./sources/base-tests.js";
 export { asText } from "./input-text.js";

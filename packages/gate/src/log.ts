@@ -2,6 +2,9 @@
 // and output. The cli prints them to stderr; a library user may collect them.
 import type { CommandStep, GateIssue } from "@proofgate/core";
 
+/** A step the log names: a configured command, or one of them run on the base (`check --run`). */
+export type LogStep = CommandStep | "base collect" | "base skips";
+
 /** Where the gate's progress goes. */
 export interface GateLog {
   /** A note for the log. */
@@ -11,9 +14,9 @@ export interface GateLog {
   /** Problems with an input that do not stop the gate (they are in the report too). */
   issues: (warnings: readonly GateIssue[]) => void;
   /** A command of `--run` started. */
-  stepStarted: (step: CommandStep, command: string) => void;
+  stepStarted: (step: LogStep, command: string) => void;
   /** It ended, with its exit code, after `seconds`. */
-  stepEnded: (step: CommandStep, exitCode: number, seconds: number) => void;
+  stepEnded: (step: LogStep, exitCode: number, seconds: number) => void;
   /** A command's output, as it comes. */
   output: (text: string) => void;
 }

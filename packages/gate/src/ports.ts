@@ -43,6 +43,10 @@ export interface GitPort {
   addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
   /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */
   blame(range: Pick<GitRange, "base" | "head">, path: string): BlameLine[];
+  /** A detached checkout of `rev` in a new folder outside the repository; its absolute path. */
+  addWorktree(rev: string): string;
+  /** Removes a checkout made by addWorktree (never throws). */
+  removeWorktree(dir: string): void;
 }
 
 /** An input file's bytes and their digest (computed on first use). */
@@ -113,9 +117,12 @@ export interface FixtureHasher {
 /** Reads coverage.py's `.coverage` data file; a file that is not one is a GateError. */
 export type CoverageDataReader = (path: string) => Promise<CoverageDbRows>;
 
-/** Runs one shell command in the repository root and streams its output. */
+/** Runs one shell command in the repository root (or `cwd`, an absolute folder) and streams its output. */
 export interface CommandRunner {
-  run(command: string, options: { env: Env; output: (text: string) => void }): Promise<number>;
+  run(
+    command: string,
+    options: { env: Env; output: (text: string) => void; cwd?: string | undefined },
+  ): Promise<number>;
 }
 
 /** Writes the seed corpus as it was at `ref` into `out` (a new or empty folder), read-only. */

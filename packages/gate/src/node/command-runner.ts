@@ -1,4 +1,5 @@
-// The commands of `check --run`: each through `sh -c` in the repository root, its output streamed.
+// The commands of `check --run`: each through `sh -c` in the repository root (or the base's worktree), its
+// output streamed.
 import { spawn } from "node:child_process";
 import { constants } from "node:os";
 import type { CommandRunner } from "../ports.js";
@@ -9,9 +10,9 @@ import type { CommandRunner } from "../ports.js";
  */
 export function nodeCommandRunner(cwd: string): CommandRunner {
   return {
-    run: (command, { env, output }) =>
+    run: (command, { env, output, cwd: where }) =>
       new Promise<number>((resolveExit, reject) => {
-        const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn("sh", ["-c", command], { cwd: where ?? cwd, env, stdio: ["ignore", "pipe", "pipe"] });
         child.stdout.on("data", (chunk: Buffer) => output(chunk.toString("utf8")));
         child.stderr.on("data", (chunk: Buffer) => output(chunk.toString("utf8")));
         child.on("error", reject);

@@ -781,6 +781,40 @@ export function signatureChecks(shas: readonly string[], allowedSigners: string,
   });
 }
 
+/**
+ * A detached checkout of `rev` in a new temp folder outside the repository (`git worktree add --detach`),
+ * for running the base's own commands on the base's files. Returns its absolute path.
+ */
+export function addWorktree(rev: string, repo: GitRepo): string {
+  refusesOption("revision", rev);
+  const dir = mkdtempSync(join(tmpdir(), "proofgate-base-"));
+  try {
+    gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return dir;
+}
+
+/**
+ * Removes a worktree made by addWorktree, whatever its state (untracked files included), and git's note
+ * of it. Never throws: a failure to clean up must not hide the gate's answer.
+ */
+export function removeWorktree(dir: string, repo: GitRepo): void {
+  try {
+    gitExec(["worktree", "remove", "--force", "--force", dir], repo, { okCodes: [0, 1, 128] });
+  } catch {
+    // git missing or killed: the folder and the prune below still run.
+  }
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    gitExec(["worktree", "prune"], repo, { okCodes: [0, 1, 128] });
+  } catch {
+    // Nothing left to do: `git worktree prune` later removes the stale note.
+  }
+}
+
 /** The git port on this machine's git, in `repo`. */
 export function nodeGit(repo: GitRepo): GitPort {
   return {
@@ -799,6 +833,8 @@ export function nodeGit(repo: GitRepo): GitPort {
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha) => addedLines(sha, repo),
     blame: (range, path) => blameRange(range, path, repo),
+    addWorktree: (rev) => addWorktree(rev, repo),
+    removeWorktree: (dir) => removeWorktree(dir, repo),
   };
 }
 

@@ -46,21 +46,29 @@ export function loadUniverse(fs: FilePort, paths: readonly string[], flag = "[un
     });
   const loaded = paths.map((path) => {
     const file = fs.readText(path, "the collected test list", flag);
-    // JUnit XML (not pytest's `--collect-only` tree, whose lines also start with `<`).
-    if (/^\s*<(\?xml|testsuites?[\s>])/.test(file.text)) {
-      const junit = parseJunitXml(file.text, path);
-      if (junit.errors.length > 0 || !junit.results) throw new GateError(junit.errors);
-      const result = universeFromJunit(junit.results, path);
-      return { file, universe: orThrow(result, result.universe), warnings: [...junit.warnings, ...result.warnings] };
-    }
-    const result = parseCollectOnly(file.text, path);
-    return { file, universe: orThrow(result, result.universe), warnings: result.warnings };
+    return { file, ...parseUniverseText(file.text, path) };
   });
   return {
     value: mergeUniverses(loaded.map((l) => l.universe)),
     files: loaded.map((l) => l.file),
     warnings: loaded.flatMap((l) => l.warnings),
   };
+}
+
+/**
+ * One universe file's text, `pytest --collect-only -q` output or JUnit XML, named `name` in messages;
+ * anything wrong with it is a GateError.
+ */
+export function parseUniverseText(text: string, name: string): { universe: Universe; warnings: GateIssue[] } {
+  // JUnit XML (not pytest's `--collect-only` tree, whose lines also start with `<`).
+  if (/^\s*<(\?xml|testsuites?[\s>])/.test(text)) {
+    const junit = parseJunitXml(text, name);
+    if (junit.errors.length > 0 || !junit.results) throw new GateError(junit.errors);
+    const result = universeFromJunit(junit.results, name);
+    return { universe: orThrow(result, result.universe), warnings: [...junit.warnings, ...result.warnings] };
+  }
+  const result = parseCollectOnly(text, name);
+  return { universe: orThrow(result, result.universe), warnings: result.warnings };
 }
 
 /** Reads and merges the proof run's JUnit XML files (shards), mapping pytest's test cases to the universe's ids. */

@@ -20,6 +20,7 @@ import {
   shortRevision,
   type Commit,
   type CommitPaths,
+  type FileRename,
   type GateConfig,
   type GateIssue,
   type InvokedFiles,
@@ -32,6 +33,7 @@ import {
   type SectionTouch,
 } from "@proofgate/core";
 import { createHash } from "node:crypto";
+import type { ChangedPath } from "../git-types.js";
 import type { GitPort } from "../ports.js";
 import { CONFIG_FILE } from "./config.js";
 import { verifyHumanSignatures, type PlatformVerifier } from "./signatures.js";
@@ -46,6 +48,8 @@ export interface LoadedPatch {
   configSource?: { path: string; sha256: string } | undefined;
   /** The allowed-signers file at the base and its digest, when `[agents] human_signatures` read one. */
   signersSource?: { path: string; sha256: string } | undefined;
+  /** Files git saw renamed, commit by commit (`-M`), oldest first. */
+  renames: FileRename[];
   /** Where the policy came from, in words, for the report's Policy row. */
   policySource: string;
   /** Signals that are off, and why (the config turned them off, or a default one has nothing to judge). */
@@ -156,6 +160,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       policy,
       config,
       configSource,
+      renames: [],
       policySource,
       off,
       touched: new Map(),
@@ -175,7 +180,14 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const commits = verified.commits;
   policy.signatures = verified.policy;
   warnings.push(...verified.warnings);
-  const touched = new Map<string, string[]>(commits.map((c) => [c.sha, ownPaths(git, c)]));
+  const renames: FileRename[] = [];
+  const touched = new Map<string, string[]>(
+    commits.map((c) => {
+      const changed = git.changedPaths(c.sha);
+      for (const p of changed) if (p.status === "R" && p.oldPath) renames.push({ from: p.oldPath, to: p.path });
+      return [c.sha, ownPaths(git, c, changed)];
+    }),
+  );
   const touching = (match: (path: string) => boolean): CommitPaths[] =>
     commits.flatMap((commit) => {
       const paths = (touched.get(commit.sha) ?? []).filter(match);
@@ -236,6 +248,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
     policySource,
     off,
     touched,
+    renames,
     invoked,
     warnings,
   };
@@ -305,8 +318,8 @@ function ledgerChangesOf(git: GitPort, commit: Commit, file: string, warnings: G
 }
 
 /** The paths a commit answers for (old names of renames included; a merge: only its own resolution's). */
-function ownPaths(git: GitPort, commit: Commit): string[] {
-  const paths = git.changedPaths(commit.sha).flatMap((p) => (p.oldPath ? [p.path, p.oldPath] : [p.path]));
+function ownPaths(git: GitPort, commit: Commit, changed: readonly ChangedPath[]): string[] {
+  const paths = changed.flatMap((p) => (p.oldPath ? [p.path, p.oldPath] : [p.path]));
   if (commit.parents.length < 2) return paths;
   const sides = commit.parents.slice(1).map((parent) => [...git.differingPaths(parent, commit.sha)]);
   return mergeOwnChanges([paths, ...sides], (path) => path);

@@ -21,7 +21,7 @@ import {
   type IsoDate,
 } from "@proofgate/core";
 import type { GatePorts } from "../ports.js";
-import type { GateLog } from "../log.js";
+import type { GateLog, LogStep } from "../log.js";
 import type { LeaseBook } from "../lease-book.js";
 
 /** The name the frozen-test plugin is loaded by (`-p proofgate_frozen`). */
@@ -220,13 +220,32 @@ async function runStep(
   env: Env,
   outputs: readonly string[],
 ): Promise<CommandOutcome> {
+  return { step, command, exitCode: await runCommandStep(o, step, command, env, outputs) };
+}
+
+/**
+ * Runs one configured command (in the repository root, or in `cwd`, e.g. the base's worktree) and
+ * returns its exit code. Each of `outputs` (relative to where it ran) must be written or rewritten:
+ * otherwise a GateError, since a file left from an earlier run is not evidence.
+ */
+export async function runCommandStep(
+  o: Pick<RunCommandsOptions, "ports" | "config" | "log">,
+  step: LogStep,
+  command: string,
+  env: Env,
+  outputs: readonly string[],
+  cwd?: string,
+  /** Called with the exit code before the outputs are checked: it may throw its own GateError. */
+  exited?: (exitCode: number) => void,
+): Promise<number> {
   const { files } = o.ports;
-  const before = outputs.map((p) => files.stamp(p));
+  const at = (p: string): string => (cwd === undefined || p.startsWith("/") ? p : join(cwd, p));
+  const before = outputs.map((p) => files.stamp(at(p)));
   o.log.stepStarted(step, command);
   const started = Date.now();
   let exitCode: number;
   try {
-    exitCode = await o.ports.commands.run(command, { env, output: o.log.output });
+    exitCode = await o.ports.commands.run(command, { env, output: o.log.output, cwd });
   } catch (error) {
     throw new GateError({
       code: "usage",
@@ -236,8 +255,9 @@ async function runStep(
     });
   }
   o.log.stepEnded(step, exitCode, (Date.now() - started) / 1000);
+  exited?.(exitCode);
   const stale = outputs.filter((p, i) => {
-    const now = files.stamp(p);
+    const now = files.stamp(at(p));
     const was = before[i];
     return (
       now === undefined ||
@@ -249,10 +269,10 @@ async function runStep(
       stale.map((p) => ({
         code: "file_missing" as const,
         file: p,
-        message: `[commands] ${step} (\`${command}\`) did not ${files.stamp(p) ? "rewrite" : "write"} it${exitCode === 0 ? "" : ` (it exited with ${exitCode})`}: a file left from an earlier run is not evidence`,
+        message: `[commands] ${step} (\`${command}\`) did not ${files.stamp(at(p)) ? "rewrite" : "write"} it${cwd === undefined ? "" : ` in ${cwd}`}${exitCode === 0 ? "" : ` (it exited with ${exitCode})`}: a file left from an earlier run is not evidence`,
         fix: `make the ${step} command write ${p}, or change the path in proofgate.toml`,
       })),
     );
   }
-  return { step, command, exitCode };
+  return exitCode;
 }

@@ -22,6 +22,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     human_signatures: { value: "not required", policy: "[agents] human_signatures", off: true },
     history: pass("3 commits", "reaches base"),
     universe: pass("121 collected", "no collection errors"),
+    removed_tests: pass("0 of 121 base tests not collected at head", "Test-Removal: human"),
     clock: pass("2026-03-01", "the machine's clock"),
     policy: pass("proofgate.toml at bbbbbbbbbbbb", "the base revision's proofgate.toml"),
     ...over,

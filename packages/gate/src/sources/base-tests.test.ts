@@ -1,0 +1,404 @@
+// The base's side of tests_removed and tests_skipped_unledgered through evaluateGate on Node's ports, on
+// scratch git repositories. No Python: the collection and the proof run are small Node scripts that write
+// pytest's shapes (collect-only text, JUnit XML with pytest's classnames) from the tree they run in, and
+// honour the base run's plugin the way pytest would (only the ids it names). Real pytest: apps/e2e.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { GateError, type GateReport } from "@proofgate/core";
+import { evaluateGate, type CheckRequest } from "../evaluate.js";
+import type { GateLog } from "../log.js";
+import { nodePorts } from "../node/index.js";
+import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "../testing/git-scratch.js";
+
+const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
+const HUMAN: ScratchIdentity = { name: "Ada Lovelace", email: "ada@example.org" };
+const NODE = JSON.stringify(process.execPath);
+
+/** `tests.txt` (one id a line) as `pytest --collect-only -q` prints it. */
+const COLLECT_SCRIPT = `import { readFileSync, writeFileSync } from "node:fs";
+const ids = readFileSync("tests.txt", "utf8").split("\\n").filter(Boolean);
+writeFileSync("collected.txt", ids.join("\\n") + "\\n\\n" + ids.length + " tests collected in 0.01s\\n");
+`;
+
+/**
+ * A proof run: every id of tests.txt passes unless skips.txt names it. With the base run's plugin loaded
+ * (PYTEST_ADDOPTS "-p proofgate_only", the plugin on PYTHONPATH), only the ids the plugin names run.
+ */
+const PROOF_SCRIPT = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+const lines = (f) => (existsSync(f) ? readFileSync(f, "utf8").split("\\n").filter(Boolean) : []);
+let ids = lines("tests.txt");
+const skips = new Set(lines("skips.txt"));
+if ((process.env.PYTEST_ADDOPTS ?? "").includes("-p proofgate_only")) {
+  const dir = process.env.PYTHONPATH.split(":")[0];
+  const only = new Set([...readFileSync(dir + "/proofgate_only.py", "utf8").matchAll(/^    "(.*)",$/gm)].map((m) => m[1]));
+  writeFileSync(process.env.ONLY_RAN_LOG, [...only].join("\\n"));
+  ids = ids.filter((id) => only.has(id));
+}
+const esc = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+const cases = ids.map((id) => {
+  const [file, name] = id.split("::");
+  const cls = file.replace(/\\.py$/, "").replaceAll("/", ".");
+  const body = skips.has(id) ? '<skipped type="pytest.skip" message="later">later</skipped>' : "";
+  return '<testcase classname="' + esc(cls) + '" name="' + esc(name) + '" file="' + esc(file) + '" time="0">' + body + "</testcase>";
+});
+writeFileSync("results.xml", '<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="pytest">' + cases.join("") + "</testsuite></testsuites>");
+writeFileSync("proven_coverage.json", '{"meta": {"format": 3}, "files": {"src/app.py": {"summary": {"covered_lines": 80, "num_statements": 100}}}, "totals": {"covered_lines": 80, "num_statements": 100, "percent_covered": 80.0}}\\n');
+`;
+
+const CONFIG = (extra = ""): string => `[fixtures]
+enabled = false
+
+[properties]
+enabled = false
+
+[results]
+junit = ["results.xml"]
+
+[commands]
+collect = ${JSON.stringify(`${NODE} collect.mjs`)}
+proof = ${JSON.stringify(`${NODE} proof.mjs`)}
+# Node scripts, not pytest: no run record (the recorded runs with real pytest are in apps/e2e).
+record = false
+${extra}`;
+
+const TESTS = ["tests/test_a.py::test_one", "tests/test_a.py::test_two", "tests/test_b.py::test_three"];
+
+const repos: ScratchRepo[] = [];
+afterEach(() => {
+  for (const r of repos.splice(0)) r.cleanup();
+});
+
+function project(files: Record<string, string> = {}): { repo: ScratchRepo; base: string } {
+  const repo = scratchRepo("proofgate-base-tests-");
+  repos.push(repo);
+  const base = repo.commit("base", {
+    "proofgate.toml": CONFIG(),
+    "freeze.toml": "version = 1\nmax_active_leases = 0\n",
+    "collect.mjs": COLLECT_SCRIPT,
+    "proof.mjs": PROOF_SCRIPT,
+    "tests.txt": `${TESTS.join("\n")}\n`,
+    "tests/test_a.py": "def test_one(): pass\ndef test_two(): pass\n",
+    "tests/test_b.py": "def test_three(): pass\n",
+    ".gitignore":
+      "collected.txt\nresults.xml\nproven_coverage.json\nonly-ran.txt\nproofgate-report/\nbase-collected.txt\nbase-results.xml\n",
+    ...files,
+  });
+  return { repo, base };
+}
+
+interface Gate {
+  report: GateReport;
+  info: string[];
+  steps: string[];
+}
+
+async function gate(repo: ScratchRepo, base: string, o: { run?: boolean } = {}): Promise<Gate> {
+  const info: string[] = [];
+  const steps: string[] = [];
+  const log: GateLog = {
+    info: (line) => info.push(line),
+    warn: (line) => info.push(`warning: ${line}`),
+    issues: () => {},
+    stepStarted: (step) => steps.push(step),
+    stepEnded: () => {},
+    output: () => {},
+  };
+  const env = {
+    PATH: process.env.PATH ?? "",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CONFIG_NOSYSTEM: "1",
+    ONLY_RAN_LOG: join(repo.dir, "only-ran.txt"),
+  };
+  const request: CheckRequest = {
+    kind: "check",
+    clock: { today: "2026-12-02", override: false },
+    base: { revision: base, from: "flag" },
+    shallowFix: "git fetch --unshallow",
+    outDir: "proofgate-report",
+    ...(o.run === false ? {} : { run: { env } }),
+  };
+  const report = await evaluateGate(request, nodePorts({ root: repo.dir, env }), log);
+  return { report, info, steps };
+}
+
+async function gateError(promise: Promise<unknown>): Promise<GateError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (GateError.isInstance(error)) return error;
+    throw error;
+  }
+  throw new Error("expected a GateError");
+}
+
+/** The worktree the log named, and the worktrees git still knows besides the repository's own. */
+function leftovers(repo: ScratchRepo, info: readonly string[]): { dir: string | undefined; known: string[] } {
+  const dir = info.map((l) => /in a git worktree at (\S+),/.exec(l)?.[1]).find(Boolean);
+  const known = repo
+    .git(["worktree", "list", "--porcelain"])
+    .split("\n")
+    .filter((l) => l.startsWith("worktree ") && l.slice(9) !== repo.dir);
+  return { dir: dir && existsSync(dir) ? dir : undefined, known };
+}
+
+const row = (report: GateReport, id: string) => report.signals.find((s) => s.id === id)!;
+
+describe("check --run: the base collected in a git worktree with the base's own [commands] collect", () => {
+  it("an agent drops a test: tests_removed names it, the commit and the author; the worktree is gone", async () => {
+    const { repo, base } = project();
+    const head = repo.commit(
+      "drop a test",
+      { "tests.txt": `${TESTS[0]}\n${TESTS[2]}\n`, "tests/test_a.py": "def test_one(): pass\n" },
+      { author: AGENT },
+    );
+    const { report, info, steps } = await gate(repo, base);
+    expect(report.reasons).toEqual(["tests_removed"]);
+    expect(report.findings).toEqual([
+      expect.objectContaining({
+        reason: "tests_removed",
+        file: "tests/test_a.py",
+        commit: head,
+        author: `${AGENT.name} <${AGENT.email}>`,
+      }),
+    ]);
+    expect(report.findings[0]!.message).toContain("tests/test_a.py::test_two is collected at base but not at head");
+    expect(steps).toEqual(["base collect", "collect", "proof"]);
+    expect(row(report, "removed_tests")).toMatchObject({
+      result: "fail",
+      value: `1 of 3 base tests not collected at head; base: collected.txt (collected at base ${base.slice(0, 12)})`,
+    });
+    expect(report.inputs.filter((i) => i.role === "base_universe").map((i) => i.path)).toEqual([
+      `collected.txt (collected at base ${base.slice(0, 12)})`,
+    ]);
+    expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+    // The base's collection wrote into the worktree, never the repository.
+    expect(readFileSync(join(repo.dir, "collected.txt"), "utf8")).not.toContain("test_two");
+  });
+
+  it("the same removal by a human with `Test-Removal: human`: MERGE, counted as approved", async () => {
+    const { repo, base } = project();
+    repo.commit(
+      "drop a test\n\nTest-Removal: human\n",
+      { "tests.txt": `${TESTS[0]}\n${TESTS[2]}\n`, "tests/test_a.py": "def test_one(): pass\n" },
+      { author: HUMAN },
+    );
+    const { report } = await gate(repo, base);
+    expect(report.reasons).toEqual([]);
+    expect(row(report, "removed_tests").value).toMatch(/^1 of 3 base tests not collected at head, 1 approved; /);
+  });
+
+  it("a file the collect command names (tests.txt, through a shell script) is collection configuration", async () => {
+    const { repo, base } = project({
+      "proofgate.toml": CONFIG().replace(`${JSON.stringify(`${NODE} collect.mjs`)}`, '"sh ci/collect.sh tests.txt"'),
+      "ci/collect.sh": `${NODE} collect.mjs "$1"\n`,
+    });
+    const head = repo.commit("narrow", { "tests.txt": `${TESTS[0]}\n` }, { author: AGENT });
+    const { report } = await gate(repo, base);
+    expect(report.reasons).toEqual(["tests_removed"]);
+    expect(report.findings.map((f) => [f.file, f.commit])).toEqual([
+      ["tests/test_a.py", head],
+      ["tests/test_b.py", head],
+    ]);
+    expect(report.findings[0]!.message).toContain("and touched tests.txt");
+  });
+
+  it("a base whose collection fails: exit 2 naming the command, and the worktree is removed all the same", async () => {
+    const { repo, base } = project({ "collect.mjs": "process.exit(3);\n" });
+    repo.commit("fix the collection", { "collect.mjs": COLLECT_SCRIPT }, { author: AGENT });
+    const info: string[] = [];
+    const error = await gateError(
+      evaluateGate(
+        {
+          kind: "check",
+          clock: { today: "2026-12-02", override: false },
+          base: { revision: base, from: "flag" },
+          shallowFix: "",
+          outDir: "proofgate-report",
+          run: { env: { PATH: process.env.PATH ?? "" } },
+        },
+        nodePorts({ root: repo.dir, env: { PATH: process.env.PATH ?? "" } }),
+        {
+          info: (l) => info.push(l),
+          warn: () => {},
+          issues: () => {},
+          stepStarted: () => {},
+          stepEnded: () => {},
+          output: () => {},
+        },
+      ),
+    );
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "universe_invalid",
+        file: `proofgate.toml at ${base.slice(0, 12)}`,
+        message: expect.stringContaining(`exited with 3 on the base ${base.slice(0, 12)}`),
+      }),
+    ]);
+    expect(error.issues[0]!.message).toContain(`\`${NODE} collect.mjs\``);
+    expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+  });
+
+  it("a base with collection errors cannot be judged: exit 2, never a pass", async () => {
+    const { repo, base } = project({
+      "collect.mjs": `import { writeFileSync } from "node:fs";\nwriteFileSync("collected.txt", "tests/test_a.py::test_one\\n\\n==== ERRORS ====\\nERROR tests/test_b.py\\n1 test collected, 1 error in 0.01s\\n");\n`,
+    });
+    repo.commit("fix", { "collect.mjs": COLLECT_SCRIPT }, { author: AGENT });
+    const error = await gateError(gate(repo, base));
+    expect(error.issues[0]).toMatchObject({ code: "universe_invalid" });
+    expect(error.issues[0]!.message).toContain("the base's collection reported an error");
+  });
+});
+
+describe("check --run: skips at head against the base's run of those tests", () => {
+  it("an agent skips a test: the base runs only it (the plugin), ran it, so tests_skipped_unledgered", async () => {
+    const { repo, base } = project();
+    const head = repo.commit(
+      "skip",
+      { "skips.txt": `${TESTS[1]}\n`, "tests/test_a.py": "# skip test_two\n" },
+      { author: AGENT },
+    );
+    const { report, info, steps } = await gate(repo, base);
+    expect(steps).toEqual(["base collect", "collect", "proof", "base skips"]);
+    expect(report.reasons).toEqual(["tests_skipped_unledgered"]);
+    expect(report.findings[0]).toMatchObject({ file: "tests/test_a.py", commit: head });
+    expect(report.findings[0]!.message).toContain("tests/test_a.py::test_two (later)");
+    expect(report.findings[0]!.message).toContain("and were not skipped at base");
+    expect(report.inputs.filter((i) => i.role === "base_results").map((i) => i.path)).toEqual([
+      `results.xml (base run at ${base.slice(0, 12)})`,
+    ]);
+    expect(row(report, "test_evidence").value).toBe("2 proven, 0 frozen, 1 skipped, 0 failed, 0 missing; 1 new skip");
+    // The base ran only the test skipped at head.
+    expect(readFileSync(join(repo.dir, "only-ran.txt"), "utf8")).toBe(TESTS[1]);
+    expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+  });
+
+  it("a test skipped at base too is no new skip", async () => {
+    const { repo, base } = project({ "skips.txt": `${TESTS[1]}\n` });
+    repo.commit("touch", { "tests/test_a.py": "# still skipped\n" }, { author: AGENT });
+    const { report } = await gate(repo, base);
+    expect(report.reasons).toEqual([]);
+    expect(row(report, "test_evidence").value).toContain("0 new skips");
+    expect(readFileSync(join(repo.dir, "only-ran.txt"), "utf8")).toBe(TESTS[1]);
+  });
+
+  it("a new test born skipped is not at base: a new skip, without running the base", async () => {
+    const { repo, base } = project();
+    repo.commit(
+      "new",
+      { "tests.txt": `${TESTS.join("\n")}\ntests/test_c.py::test_new\n`, "skips.txt": "tests/test_c.py::test_new\n" },
+      { author: AGENT },
+    );
+    const { report, steps } = await gate(repo, base);
+    expect(steps).not.toContain("base skips");
+    expect(report.reasons).toEqual(["tests_skipped_unledgered"]);
+  });
+
+  it("[results] max_new_skips = 1: one new skip is counted, not rejected", async () => {
+    const { repo, base } = project({
+      "proofgate.toml": CONFIG("\n").replace('junit = ["results.xml"]', 'junit = ["results.xml"]\nmax_new_skips = 1'),
+    });
+    repo.commit("skip", { "skips.txt": `${TESTS[1]}\n` }, { author: AGENT });
+    const { report } = await gate(repo, base);
+    expect(report.reasons).toEqual([]);
+    expect(row(report, "test_evidence").policy).toContain("new skips <= 1 unless a human's Test-Removal: human");
+  });
+});
+
+describe("check without --run: [universe] base_collected and [results] base_junit", () => {
+  /** The head's artifacts, as a CI's own steps would leave them (the head's collection and proof run). */
+  async function artifacts(repo: ScratchRepo, base: string): Promise<void> {
+    await gate(repo, base);
+  }
+
+  it("neither set: the removed-tests row is not_measured and says how to turn it on; skips count as new", async () => {
+    const { repo, base } = project();
+    repo.commit(
+      "drop and skip",
+      { "tests.txt": `${TESTS[0]}\n${TESTS[1]}\n`, "skips.txt": `${TESTS[1]}\n` },
+      { author: AGENT },
+    );
+    await artifacts(repo, base);
+    const { report } = await gate(repo, base, { run: false });
+    expect(row(report, "removed_tests")).toMatchObject({
+      result: "not_measured",
+      value:
+        "not measured: no universe at the base. Fix: run `proofgate check --run`, or set [universe] base_collected (the base's `pytest --collect-only -q`, written by CI)",
+    });
+    // Said once, in the row, not as a warning on every run.
+    expect(report.warnings.filter((w) => w.message.includes("removed"))).toEqual([]);
+    // No base results: the skip is new (fail closed), and the fix says how to give the base's evidence.
+    expect(report.reasons).toEqual(["tests_skipped_unledgered"]);
+    expect(report.findings[0]!.message).toContain("and no base results show them skipped there");
+    expect(report.findings[0]!.fix).toContain("[results] base_junit");
+  });
+
+  it("base_collected set and present: judged; set and missing: exit 2 naming the file and the key", async () => {
+    const extra = '\n[universe]\nbase_collected = ["base-collected.txt"]\n';
+    const { repo, base } = project({ "proofgate.toml": CONFIG(extra) });
+    repo.commit("drop", { "tests.txt": `${TESTS[0]}\n` }, { author: AGENT });
+    await artifacts(repo, base);
+    const missing = await gateError(gate(repo, base, { run: false }));
+    expect(missing.issues[0]).toMatchObject({ code: "file_missing", file: "base-collected.txt" });
+    expect(missing.message).toContain("[universe] base_collected");
+    const tree = repo
+      .git(["show", `${base}:tests.txt`])
+      .trim()
+      .split("\n");
+    writeFileSync(
+      join(repo.dir, "base-collected.txt"),
+      `${tree.join("\n")}\n\n${tree.length} tests collected in 0.01s\n`,
+    );
+    const { report } = await gate(repo, base, { run: false });
+    expect(report.reasons).toEqual(["tests_removed"]);
+    expect(report.findings.map((f) => f.file)).toEqual(["tests/test_a.py", "tests/test_b.py"]);
+    expect(report.inputs).toContainEqual(
+      expect.objectContaining({ role: "base_universe", path: "base-collected.txt" }),
+    );
+  });
+
+  it("base_junit says the skip is old: no new skip; a malformed base_junit is exit 2 naming it", async () => {
+    const extra = '\n[universe]\nbase_collected = ["base-collected.txt"]\n';
+    const cfg = CONFIG(extra).replace(
+      'junit = ["results.xml"]',
+      'junit = ["results.xml"]\nbase_junit = ["base-results.xml"]',
+    );
+    const { repo, base } = project({ "proofgate.toml": cfg, "skips.txt": `${TESTS[1]}\n` });
+    repo.commit("touch", { "tests/test_a.py": "# x\n" }, { author: AGENT });
+    await artifacts(repo, base);
+    writeFileSync(join(repo.dir, "base-collected.txt"), readFileSync(join(repo.dir, "collected.txt")));
+    writeFileSync(join(repo.dir, "base-results.xml"), readFileSync(join(repo.dir, "results.xml")));
+    const { report } = await gate(repo, base, { run: false });
+    expect(report.reasons).toEqual([]);
+    expect(report.inputs).toContainEqual(expect.objectContaining({ role: "base_results", path: "base-results.xml" }));
+    writeFileSync(join(repo.dir, "base-results.xml"), "<testsuites><testsuite");
+    const bad = await gateError(gate(repo, base, { run: false }));
+    expect(bad.issues[0]).toMatchObject({ code: "results_invalid", file: "base-results.xml" });
+  });
+});
+
+describe("the base's evidence is CI's, never the patch's", () => {
+  it("a base_collected file the head commit tracks is refused (exit 2): it would be the patch's word", async () => {
+    const extra = '\n[universe]\nbase_collected = ["base-list.txt"]\n';
+    const { repo, base } = project({ "proofgate.toml": CONFIG(extra) });
+    await gate(repo, base);
+    // The agent drops a test and commits a "base" universe that already lacks it.
+    const head = repo.commit(
+      "drop",
+      {
+        "tests.txt": `${TESTS[0]}\n${TESTS[2]}\n`,
+        "base-list.txt": `${TESTS[0]}\n${TESTS[2]}\n\n2 tests collected in 0.01s\n`,
+      },
+      { author: AGENT },
+    );
+    await gate(repo, base);
+    const error = await gateError(gate(repo, base, { run: false }));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "usage",
+        file: "base-list.txt",
+        message: `[universe] base_collected names a file the head commit ${head.slice(0, 12)} tracks: the patch would be telling the gate what the base had`,
+      }),
+    ]);
+  });
+});

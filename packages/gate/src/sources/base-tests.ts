@@ -1,0 +1,258 @@
+// The base's side of `tests_removed` and `tests_skipped_unledgered` (docs/reasons.md): the universe at the
+// base, and the base's outcomes of the tests skipped at head. With `check --run` the gate makes both
+// itself, in a temporary git worktree of the base, with the base's own [commands]; without it, it reads
+// the files a CI step wrote ([universe] base_collected, [results] base_junit). When the signal is on and
+// its evidence cannot be made or read, that is exit 2, never a pass.
+import {
+  GateError,
+  accountEvidence,
+  commandFiles,
+  goneSinceBase,
+  mergeJunitResults,
+  mergeUniverses,
+  parseJunitXml,
+  renderOnlyPlugin,
+  shortRevision,
+  skipsAtHead,
+  type BaseSkips,
+  type Env,
+  type GateConfig,
+  type GateIssue,
+  type InputDigest,
+  type Lease,
+  type TestChangeEvidence,
+  type TestResult,
+  type Universe,
+} from "@proofgate/core";
+import type { GateLog } from "../log.js";
+import type { GatePorts } from "../ports.js";
+import { loadUniverse, parseUniverseText } from "./inputs.js";
+import { runCommandStep } from "./run-commands.js";
+
+/** The name the base run's plugin is loaded by (`-p proofgate_only`). */
+export const ONLY_PLUGIN_MODULE = "proofgate_only";
+
+/** What reading the base needs. */
+export interface BaseTestsOptions {
+  ports: GatePorts;
+  /** The base's config: its [commands] are the ones run on the base. */
+  config: GateConfig;
+  /** The base commit (full object name). */
+  base: string;
+  /** The head commit: the base's evidence files must not be files the patch committed. */
+  head: string;
+  /** With `check --run`: the environment, and the base's worktree (made on first use). */
+  run?: { env: Env; checkout: () => string } | undefined;
+  /** The report folder (repository-relative or absolute): the base run's plugin goes under it. */
+  outDir: string;
+  log: GateLog;
+}
+
+/** The base's universe as judged, with the files it came from. */
+export interface BaseUniverseRead {
+  base: TestChangeEvidence["base"];
+  universe?: Universe | undefined;
+  inputs: InputDigest[];
+  warnings: GateIssue[];
+}
+
+const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
+
+/**
+ * The universe at the base: collected by the base's `[commands] collect` in a worktree of the base
+ * (`--run`), else read from `[universe] base_collected`, else not measured (the row says how to turn it
+ * on). A base collection that fails, or a file that is missing or malformed, is a GateError.
+ */
+export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUniverseRead> {
+  const { config, ports } = o;
+  const at = shortRevision(o.base);
+  const collect = config.commands.collect;
+  if (o.run && collect !== undefined) {
+    const dir = o.run.checkout();
+    o.log.info(`collecting the base ${at} in a git worktree at ${dir}, with the base's [commands] collect`);
+    await runCommandStep(o, "base collect", collect, o.run.env, config.universe.collected, dir, (exit) => {
+      if (exit === 0) return;
+      throw new GateError({
+        code: "universe_invalid",
+        file: config.file,
+        message: `[commands] collect (\`${collect}\`) exited with ${exit} on the base ${at} (a git worktree of it): the tests removed since the base cannot be judged`,
+        fix: `make the collection work on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there); its output is above in the log`,
+      });
+    });
+    const read = config.universe.collected.map((p) => {
+      const file = ports.files.readText(
+        p.startsWith("/") ? p : join(dir, p),
+        "the base's collected test list",
+        "[universe] collected (written by [commands] collect on the base)",
+      );
+      const name = `${p} (collected at base ${at})`;
+      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name) };
+    });
+    const universe = mergeUniverses(read.map((r) => r.universe));
+    failOnCollectionErrors(universe, config.file);
+    return {
+      base: { kind: "measured", universe: { file: universe.file, ids: universe.ids } },
+      universe,
+      inputs: read.map((r) => ({ role: "base_universe", path: r.name, sha256: r.sha256 })),
+      warnings: read.flatMap((r) => r.warnings),
+    };
+  }
+  if (config.universe.baseCollected.length > 0) {
+    refuseCommitted(o, config.universe.baseCollected, "[universe] base_collected");
+    const loaded = loadUniverse(ports.files, config.universe.baseCollected, "[universe] base_collected");
+    failOnCollectionErrors(loaded.value, config.file);
+    return {
+      base: { kind: "measured", universe: { file: loaded.value.file, ids: loaded.value.ids } },
+      universe: loaded.value,
+      inputs: loaded.files.map((f) => ({ role: "base_universe", path: f.path, sha256: f.sha256 })),
+      warnings: loaded.warnings,
+    };
+  }
+  // Said once, in the row: not measured, and how to turn it on.
+  const why = "no universe at the base";
+  const fix = o.run
+    ? "add [commands] collect to proofgate.toml, or set [universe] base_collected"
+    : "run `proofgate check --run`, or set [universe] base_collected (the base's `pytest --collect-only -q`, written by CI)";
+  return { base: { kind: "not_measured", why, fix }, inputs: [], warnings: [] };
+}
+
+/**
+ * The base's evidence is written by CI, never by the patch: a path the head commit tracks is the
+ * patch's own word about the base (it could list the head's tests as the base's), so it is refused.
+ */
+function refuseCommitted(o: BaseTestsOptions, paths: readonly string[], key: string): void {
+  const committed = paths.filter((p) => !p.startsWith("/") && o.ports.git.readBlobAt(o.head, p) !== undefined);
+  if (committed.length === 0) return;
+  throw new GateError(
+    committed.map((file) => ({
+      code: "usage" as const,
+      file,
+      message: `${key} names a file the head commit ${shortRevision(o.head)} tracks: the patch would be telling the gate what the base had`,
+      fix: `have CI write it (untracked, in .gitignore), and delete it from the repository; or run \`proofgate check --run\`, which collects the base itself`,
+    })),
+  );
+}
+
+/** A base whose universe has collection errors is incomplete: its removals cannot be judged. */
+function failOnCollectionErrors(universe: Universe, configFile: string): void {
+  if (universe.collectionErrors.length === 0) return;
+  throw new GateError(
+    universe.collectionErrors.map((e) => ({
+      code: "universe_invalid" as const,
+      file: universe.file,
+      line: e.line,
+      message: `the base's collection reported an error (${e.text}): its universe is incomplete, so removals since the base cannot be judged`,
+      fix: `collect the base without errors, or correct [universe] base_collected in ${configFile}`,
+    })),
+  );
+}
+
+/** What the head's proof run shows, for choosing the base run's tests. */
+export interface HeadRun {
+  universe: Universe;
+  active: readonly Lease[];
+  results: readonly TestResult[];
+}
+
+/** The base's outcomes of the tests skipped at head, with the files they came from. */
+export interface BaseSkipsRead {
+  /** Undefined: no base results were given (every skip at head is new). */
+  skips?: BaseSkips | undefined;
+  inputs: InputDigest[];
+  warnings: GateIssue[];
+}
+
+/**
+ * Whether the tests skipped at head were skipped at the base. With `--run`: the base's `[commands] proof`
+ * in its worktree, with a plugin that keeps only those tests (the cost is theirs, plus a collection);
+ * else `[results] base_junit`; else none (then every skip at head counts as new).
+ */
+export async function loadBaseSkips(
+  o: BaseTestsOptions,
+  head: HeadRun,
+  base: Universe | undefined,
+): Promise<BaseSkipsRead> {
+  const { config, ports } = o;
+  const at = shortRevision(o.base);
+  const accounting = accountEvidence(head.universe, head.active, head.results);
+  const gone = base ? goneSinceBase(base.ids, head.universe, head.active) : [];
+  const wanted = [...new Set(skipsAtHead(accounting, gone).map((s) => s.id))];
+  if (wanted.length === 0)
+    return { skips: { file: "(no test skipped at head)", skipped: [] }, inputs: [], warnings: [] };
+  const proof = config.commands.proof;
+  const absoluteResults = config.results.junit.some((p) => p.startsWith("/"));
+  if (o.run && proof !== undefined && config.results.junit.length > 0 && !absoluteResults) {
+    const index = base ? (base.index ?? new Set(base.ids)) : undefined;
+    const ids = index ? wanted.filter((id) => index.has(id)) : wanted;
+    if (ids.length === 0)
+      return { skips: { file: `(not collected at base ${at})`, skipped: [] }, inputs: [], warnings: [] };
+    const dir = o.run.checkout();
+    const pluginDir = join(o.outDir, "base-skips");
+    ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base));
+    const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+    const env: Env = {
+      ...o.run.env,
+      PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
+      PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+    };
+    o.log.info(
+      `running the base ${at}'s [commands] proof on the ${ids.length} test(s) skipped at head, in its worktree`,
+    );
+    // Its exit code says nothing here (a test may fail at base): only its results are read.
+    await runCommandStep(o, "base skips", proof, env, config.results.junit, dir);
+    const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (base run at ${at})` }));
+    return readBaseResults(o, names, base, "[results] junit (written by [commands] proof on the base)");
+  }
+  if (absoluteResults && o.run) {
+    o.log.warn(
+      "[results] junit names an absolute path, which a run on the base would overwrite: the base's skips are read from [results] base_junit, if set",
+    );
+  }
+  if (config.results.baseJunit.length > 0) {
+    refuseCommitted(o, config.results.baseJunit, "[results] base_junit");
+    const names = config.results.baseJunit.map((p) => ({ path: p, name: p }));
+    return readBaseResults(o, names, base, "[results] base_junit");
+  }
+  return { inputs: [], warnings: [] };
+}
+
+function readBaseResults(
+  o: BaseTestsOptions,
+  files: readonly { path: string; name: string }[],
+  base: Universe | undefined,
+  flag: string,
+): BaseSkipsRead {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const shards: TestResult[][] = [];
+  const inputs: InputDigest[] = [];
+  for (const { path, name } of files) {
+    const file = o.ports.files.readText(path, "the base's JUnit XML results", flag);
+    inputs.push({ role: "base_results", path: name, sha256: file.sha256 });
+    const parsed = parseJunitXml(file.text, name, base ? { universe: base } : {});
+    errors.push(...parsed.errors);
+    warnings.push(...parsed.warnings);
+    if (parsed.results) shards.push(parsed.results);
+  }
+  if (errors.length > 0) throw new GateError(errors);
+  const merged = mergeJunitResults(shards);
+  if (merged.errors.length > 0 || !merged.results) throw new GateError(merged.errors);
+  const skipped = merged.results.filter((r) => r.outcome === "skipped" || r.outcome === "xfail").map((r) => r.id);
+  return {
+    skips: { file: files.map((f) => f.name).join(", "), skipped },
+    inputs,
+    warnings: [...warnings, ...merged.warnings],
+  };
+}
+
+/**
+ * The files `[commands] collect` names (and those a tool in it reads: a Makefile, tox.ini, noxfile.py)
+ * that are files at the base: a commit touching one may have narrowed the collection.
+ */
+export function collectionFilesAt(ports: GatePorts, base: string, collect: string | undefined): string[] {
+  if (collect === undefined) return [];
+  const candidates = commandFiles(collect);
+  if (candidates.length === 0) return [];
+  const files = new Set(ports.git.listFilesAt(base, "").map((e) => e.path));
+  return candidates.filter((p) => files.has(p));
+}
