@@ -115,7 +115,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
 type Kind = "string" | "strings" | "int" | "percent" | "bool";
 
 /** Every table and key, with its type: the one place the schema lives. */
-const SCHEMA: Record<string, Record<string, Kind>> = {
+export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings", base_collected: "strings" },
   coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
@@ -186,14 +186,14 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   };
   const values: Record<string, Record<string, unknown>> = {};
   for (const [table, body] of Object.entries(data)) {
-    const keys = SCHEMA[table];
+    const keys = CONFIG_SCHEMA[table];
     if (!keys) {
       errors.push({
         code: "config_invalid",
         file,
         line: lineOf(table),
         message: `unknown table [${table}]`,
-        fix: `the tables are ${Object.keys(SCHEMA)
+        fix: `the tables are ${Object.keys(CONFIG_SCHEMA)
           .map((t) => `[${t}]`)
           .join(", ")}`,
       });

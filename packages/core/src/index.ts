@@ -205,6 +205,7 @@ export { leaseLength, leaseTooLongFindings, type LeaseLength } from "./lease-len
 export {
   parseConfig,
   defaultConfig,
+  CONFIG_SCHEMA,
   normalizeRepoPath,
   protectedPaths,
   DEFAULT_PROTECTED_PATHS,

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
-import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
+import { CONFIG_SCHEMA, DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, parseLedger } from "@proofgate/core";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { proofgateCommand } from "@proofgate/core";
 import { GITLAB_COVERAGE_REGEX } from "@proofgate/gitlab";
@@ -146,6 +146,18 @@ describe("proofgate init: the files", () => {
     expect(parsed.errors).toEqual([]);
     expect(parsed.warnings).toEqual([]);
     expect(parsed.config).toEqual(defaults);
+  });
+
+  it("the template names every key the config accepts, in its table, set or commented out", () => {
+    const text = configTemplate(defaultConfig(DEFAULT_AGENT_PATTERNS));
+    for (const [table, keys] of Object.entries(CONFIG_SCHEMA)) {
+      const start = text.indexOf(`\n[${table}]\n`);
+      expect(start, table).toBeGreaterThan(0);
+      const end = text.indexOf("\n[", start + 1);
+      const section = text.slice(start, end === -1 ? undefined : end);
+      for (const key of Object.keys(keys))
+        expect(section, `[${table}] ${key}`).toMatch(new RegExp(`^(# )?${key} = `, "m"));
+    }
   });
 
   it("writes the commands for the layout it finds, with test evidence on, and says what it found", async () => {

@@ -95,10 +95,15 @@ export function configTemplate(config: GateConfig, notes: TemplateNotes = {}): s
 [ledger]
 # The freeze ledger: the leases on quarantined (frozen) tests.
 path = ${tomlString(d.ledger.path)}
+# The longest a lease may run, in days, from its \`created\` to its \`expires\` (\`lease_too_long\`).
+${d.ledger.maxLeaseDays === undefined ? "# max_lease_days = 30" : `max_lease_days = ${d.ledger.maxLeaseDays}`}
 
 [universe]
 # Every collected test id: \`pytest --collect-only -q\` output, or JUnit XML.
 collected = ${tomlList(d.universe.collected)}
+# The base's universe, for \`tests_removed\` when \`check\` runs without --run (with --run the gate
+# collects the base itself, in a git worktree): a CI step writes it, never a committed file.
+${d.universe.baseCollected.length === 0 ? '# base_collected = ["base-collected.txt"]' : `base_collected = ${tomlList(d.universe.baseCollected)}`}
 
 [coverage]
 # The proof run's coverage (coverage.py JSON, LCOV, Cobertura XML or Istanbul JSON, detected);
@@ -118,6 +123,12 @@ min_proven = ${tomlNumber(d.coverage.minProven)}
 junit = ${tomlList(d.results.junit)}
 # The budget of skips and xfails that have no lease (\`skip_budget\`). Unset: not checked.
 ${d.results.maxUnledgeredSkips === undefined ? "# max_unledgered_skips = 0" : `max_unledgered_skips = ${d.results.maxUnledgeredSkips}`}
+# The budget of skips and xfails the patch adds without a lease or a human's \`${t.testRemoval}: human\`
+# (\`tests_skipped_unledgered\`): 0, none.
+max_new_skips = ${d.results.maxNewSkips}
+# The base's results for the tests skipped at head, for \`check\` without --run (written by a CI step,
+# never committed). With --run the gate runs the base's proof command on them itself.
+${d.results.baseJunit.length === 0 ? '# base_junit = ["base-results.xml"]' : `base_junit = ${tomlList(d.results.baseJunit)}`}
 
 [fixtures]
 # Golden files, locked by sha256 in the lock (\`proofgate lock\` writes it; \`sha256sum -c\` checks it).
@@ -143,6 +154,11 @@ results = ${tomlList(d.properties.results)}
 # trailers. A commit is an agent's unless none of them match. Commented out, the built-in list
 # below applies and grows with proofgate releases; uncommented, your list replaces it.
 ${commentedList("patterns", d.agents.patterns)}
+# Anyone who can push can write a human's name as author. "required": a human trailer counts only on
+# a commit whose signature verifies (\`unverified_human_trailer\`), against the SSH allowed-signers file
+# below (read at the base) or the platform's verification. The real defence; off by default.
+human_signatures = ${tomlString(d.agents.humanSignatures)}
+${d.agents.allowedSigners === undefined ? '# allowed_signers = ".github/allowed_signers"' : `allowed_signers = ${tomlString(d.agents.allowedSigners)}`}
 
 [protect]
 # Paths a patch may not touch without \`${t.gateChange}: human\` on a human commit (\`protected_path\`).
@@ -169,6 +185,7 @@ freeze_lease = ${tomlString(t.freezeLease)}
 fixture_lock = ${tomlString(t.fixtureLock)}
 property_seeds = ${tomlString(t.propertySeeds)}
 gate_change = ${tomlString(t.gateChange)}
+test_removal = ${tomlString(t.testRemoval)}
 
 [commands]
 # What \`proofgate check --run\` runs, through \`sh -c\` in the repository root: the collection (writes
@@ -177,6 +194,12 @@ gate_change = ${tomlString(t.gateChange)}
 ${noteLines(notes.commands)}${commandLine("collect", d.commands.collect, "python -m pytest --collect-only -q > collected.txt")}
 ${commandLine("proof", d.commands.proof, "python -m pytest --cov=src --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s")}
 ${commandLine("properties", d.commands.properties, "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml")}
+# The proof and property steps load proofgate's pytest plugin and must each write a signed run record
+# (\`runner_tampering\` otherwise); false only for a runner that is not pytest.
+record = ${d.commands.record}
+# true: the steps run with PYTHONSAFEPATH=1 (Python 3.11+), so no module in the work tree can shadow
+# pytest; code imported from the root then needs \`pythonpath = .\` in pytest's settings.
+safe_path = ${d.commands.safePath}
 `;
 }
 
