@@ -7,7 +7,7 @@
 //
 // Options: --runs N, --python PATH (default /usr/bin/python3), --reference PATH (default
 // $PROOFGATE_REFERENCE_SCRIPT, else ../shared/reference/freeze_account.py from the repo root), --keep
-// (keep the generated inputs). The reference script is not part of this repository: without it this
+// (keep the generated inputs), --baseline-cli PATH (another build, timed in the same groups). The reference script is not part of this repository: without it this
 // benchmark stops and says so (the other benchmarks, bench:lock, bench:contexts and bench:lcov, need none).
 //
 // It checks first that both tools give the same answer on the generated inputs, so it never times a
@@ -56,6 +56,8 @@ const OPTIONS = {
     parse: absolutePath,
   },
   keep: { default: false },
+  // Another build of the CLI (an older commit's packages/cli/dist/proofgate.js), timed in the same groups.
+  "baseline-cli": { value: "PATH", default: undefined, parse: absolutePath },
 };
 
 // ---------------------------------------------------------------------------------------------- inputs
@@ -335,7 +337,19 @@ async function main() {
       decide: [node, cli, "decide", ...decideFlags],
     };
 
+    const baselineCli = options.baselineCli;
+    if (baselineCli && !existsSync(baselineCli)) fail(`--baseline-cli ${baselineCli} does not exist`);
+    const old = baselineCli && {
+      deselect: [node, baselineCli, "deselect", ...files],
+      decide: [node, baselineCli, "decide", ...decideFlags],
+    };
     const same = parity(ref, pg, inputs);
+    if (old) {
+      // The baseline must answer the same before its time means anything.
+      const d = run(old.deselect);
+      if (d.status !== 0 || d.stdout !== run(pg.deselect).stdout) fail("the baseline build's deselect differs");
+      if (run(old.decide).status !== same.decide_status) fail("the baseline build's decide exits differently");
+    }
     process.stderr.write(
       `bench: parity ok: ${same.deselect_lines} identical --deselect lines; decide ${same.decision} (exit ${same.decide_status}) from both\n`,
     );
@@ -350,6 +364,7 @@ async function main() {
         [
           { label: "script emit-deselect", cmd: ref.deselect, status: 0 },
           { label: "proofgate deselect", cmd: pg.deselect, status: 0 },
+          ...(old ? [{ label: "baseline build deselect", cmd: old.deselect, status: 0 }] : []),
         ],
         options.runs,
       ),
@@ -358,6 +373,7 @@ async function main() {
         [
           { label: "script decide", cmd: ref.decide, status: same.decide_status },
           { label: "proofgate decide", cmd: pg.decide, status: same.decide_status },
+          ...(old ? [{ label: "baseline build decide", cmd: old.decide, status: same.decide_status }] : []),
         ],
         options.runs,
       ),
@@ -528,6 +544,22 @@ async function main() {
       );
     } else {
       md.push("Peak RSS: skipped (/usr/bin/time is not available).", "");
+    }
+    if (old) {
+      const [, , bd] = groups.deselect;
+      const [, , bdc] = groups.decide;
+      md.push(
+        `Against the baseline build (${shortPath(baselineCli)}), interleaved in the same groups; ratio = this build / baseline (below 1: faster):`,
+        "",
+        ...table(
+          ["Benchmark", "Baseline build", "This build", "Ratio"],
+          [
+            ["deselect, wall", cell(bd), cell(pd), ratio(pd.median_ms / bd.median_ms)],
+            ["decide, wall", cell(bdc), cell(pdc), ratio(pdc.median_ms / bdc.median_ms)],
+          ],
+        ),
+        "",
+      );
     }
     md.push("Targets:");
     md.push(

@@ -220,3 +220,47 @@ describe("the bundle's lock path", () => {
     expect(graph.bytes).toBeLessThan(150_000);
   });
 });
+
+describe("the bundle's deselect path", () => {
+  // `deselect` runs before every proof run; the gate's policy (patch history, coverage models, platforms)
+  // is not its business, and loading it cost 12% of its time (BENCHMARKS.md, issue 14).
+  it("loads yargs and what deselect needs, not the rest of the gate", () => {
+    const bin = readFileSync(join(DIST, "proofgate.js"), "utf8");
+    const main = /import\("\.\/(main-[^"]+\.js)"\)/.exec(bin)?.[1];
+    expect(main, "bin.ts imports main.js").toBeDefined();
+    const mainText = readFileSync(join(DIST, main!), "utf8");
+    const yargsChunk = readdirSync(DIST).find((f) =>
+      /import\("\.\/deselect-[^"]+\.js"\)/.test(readFileSync(join(DIST, f), "utf8")),
+    );
+    expect(yargsChunk, "a chunk imports deselect.js").toBeDefined();
+    const deselect = /import\("\.\/(deselect-[^"]+\.js)"\)/.exec(readFileSync(join(DIST, yargsChunk!), "utf8"))![1]!;
+    const graphs = [staticGraph(main!), staticGraph(yargsChunk!), staticGraph(deselect)];
+    const sources = graphs.flatMap((g) => g.sources);
+    expect(mainText.length).toBeGreaterThan(0);
+    expect(sources.some((s) => /\/yargs@/.test(s))).toBe(true);
+    expect(sources.some((s) => s.endsWith("core/dist/deselect.js"))).toBe(true);
+    expect(sources.some((s) => s.endsWith("core/dist/ledger.js"))).toBe(true);
+    const heavy = sources.filter((s) =>
+      /\/picomatch@|core\/dist\/(decide|build-report|patch|signals|platform|coverage-model|coverage-config|runner-config|proof-run)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|patch|run-commands|signatures))/.test(
+        s,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  });
+});
+
+describe("the bundle's decide path", () => {
+  it("does not load the platforms' API clients (only `decide --base` asks for its CI's history fix)", () => {
+    const chunk = readdirSync(DIST).find((f) =>
+      /import\("\.\/decide-[^"]+\.js"\)/.test(readFileSync(join(DIST, f), "utf8")),
+    );
+    const decide = /import\("\.\/(decide-[^"]+\.js)"\)/.exec(readFileSync(join(DIST, chunk!), "utf8"))![1]!;
+    const graph = staticGraph(decide);
+    expect(graph.sources.some((s) => s.endsWith("gate/dist/evaluate.js"))).toBe(true);
+    expect(
+      graph.sources.filter((s) =>
+        /\/(@octokit|@gitbeaker|bottleneck)[/@+]|\/(github|gitlab|buildkite)\/dist\//.test(s),
+      ),
+    ).toEqual([]);
+  });
+});

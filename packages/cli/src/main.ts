@@ -1,5 +1,7 @@
 import yargs, { type Argv } from "yargs";
-import { GateError, RULE_REASONS, errorReport, reportJson } from "@proofgate/core";
+// Core by module: every command starts through this file, and the index is the whole policy.
+import { GateError } from "@proofgate/core/errors";
+import { RULE_REASONS } from "@proofgate/core/reasons";
 import { CHECK_FORMATS, CHECK_PLATFORMS, DESELECT_FORMATS } from "./command-options.js";
 import { printFailure, printIssues } from "./messages.js";
 import type { CliIo } from "./cli-io.js";
@@ -473,7 +475,11 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 }
 
 /** The exit code of a command that failed (2), after its one-line errors; `decide` also prints its REJECT report. */
-function reportFailure(error: unknown, decide: { today?: unknown; out?: unknown } | undefined, io: CliIo): number {
+async function reportFailure(
+  error: unknown,
+  decide: { today?: unknown; out?: unknown } | undefined,
+  io: CliIo,
+): Promise<number> {
   const issues = printFailure(error, io);
   if (decide === undefined) return 2;
   let today: string | undefined;
@@ -482,6 +488,7 @@ function reportFailure(error: unknown, decide: { today?: unknown; out?: unknown 
   } catch {
     today = undefined;
   }
+  const { errorReport, reportJson } = await import("@proofgate/core");
   const report = reportJson(errorReport(today, issues));
   io.stdout(report);
   // `--out` gets the REJECT report too: a file left from an earlier run must not still say MERGE.

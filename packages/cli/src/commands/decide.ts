@@ -5,11 +5,13 @@ import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFl
 import { resolveToday, type CliIo } from "../io.js";
 import { writeAtomic } from "@proofgate/gate/files";
 import { cliLog } from "../messages.js";
-import { availablePlatforms } from "./check.js";
 
-/** The history fix for the CI this runs in (every CI's, locally). */
-function detectedShallowFix(env: Env): string {
-  const platforms = availablePlatforms();
+/**
+ * The history fix for the CI this runs in (every CI's, locally). The platforms load their API clients:
+ * only `decide --base` pays for them, not the article's plain `decide` (BENCHMARKS.md, issue 14).
+ */
+async function detectedShallowFix(env: Env): Promise<string> {
+  const platforms = (await import("./check.js")).availablePlatforms();
   const detected = platforms.find((p) => p.provider !== "local" && p.detect(env)) ?? platforms.at(-1)!;
   return shallowHistoryFixFor(detected, platforms);
 }
@@ -85,7 +87,7 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
       minProven,
       propertyFailures,
       patch: fromGit
-        ? { kind: "git", base, head, shallowFix: detectedShallowFix(io.env) }
+        ? { kind: "git", base, head, shallowFix: await detectedShallowFix(io.env) }
         : { kind: "counts", agentAddedLeases, fixtureDelta, humanFixtureLock },
     },
     nodePorts({ root: io.cwd, env: io.env }),

@@ -1,19 +1,19 @@
+// Core by module, not its index, so `deselect` starts without the whole policy (BENCHMARKS.md, issue 14).
 import {
-  GateError,
   deselectionJson,
   planDeselection,
   renderContextsRegex,
   renderDeselectArgs,
   renderDeselectPlugin,
   type DeselectionPlan,
-  type GateIssue,
-} from "@proofgate/core";
+} from "@proofgate/core/deselect";
+import { GateError, type GateIssue } from "@proofgate/core/errors";
 import { basename, dirname, resolve } from "node:path";
 import { DESELECT_FORMATS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "@proofgate/gate";
-import { nodeFiles, writeAtomic } from "@proofgate/gate/node";
+import { loadLedger, loadUniverse } from "@proofgate/gate/inputs";
+import { nodeFiles, writeAtomic } from "@proofgate/gate/files";
 import { printWarnings } from "../messages.js";
 
 /** Options of `proofgate deselect`, as yargs hands them over. */

@@ -1,22 +1,14 @@
 // The gate's file inputs, read through the file port and parsed by core: the ledger, the universe, the
 // proof run's results and the property suite's. Each comes with its file (for the report's digests) and
 // the parser's warnings; any problem is a GateError naming the file and the key or flag that set it.
-import {
-  GateError,
-  countPropertyResults,
-  mergeJunitResults,
-  mergeUniverses,
-  orThrow,
-  parseCollectOnly,
-  parseJunitXml,
-  parseLedger,
-  universeFromJunit,
-  type GateIssue,
-  type Ledger,
-  type PropertyEvidence,
-  type TestResult,
-  type Universe,
-} from "@proofgate/core";
+// Core by module, not its index: `deselect` and `ledger` load this file, and the index would bring the whole
+// policy into their start-up (BENCHMARKS.md, issue 14).
+import { GateError, orThrow, type GateIssue } from "@proofgate/core/errors";
+import type { PropertyEvidence } from "@proofgate/core";
+import { countPropertyResults } from "@proofgate/core/evidence";
+import { mergeJunitResults, parseJunitXml, universeFromJunit, type TestResult } from "@proofgate/core/junit";
+import { parseLedger, type Ledger } from "@proofgate/core/ledger";
+import { mergeUniverses, parseCollectOnly, type Universe } from "@proofgate/core/universe";
 import type { FilePort, InputFile } from "../ports.js";
 
 /** A parsed input and the files it came from. */
