@@ -133,6 +133,27 @@ export function pythonString(text: string): string {
 }
 
 /**
+ * The body shared by both plugins' \`pytest_collection_modifyitems\`: split the items into kept and frozen,
+ * and stop the run when a leased id is missing from a file that was collected (the ledger and the suite
+ * disagree). Needs PROOFGATE_FROZEN and PROOFGATE_LEDGER in the module.
+ */
+export const SPLIT_FROZEN_PY = String.raw`    kept, frozen = [], []
+    for item in items:
+        (frozen if item.nodeid in PROOFGATE_FROZEN else kept).append(item)
+    # A shard that runs other files need not collect every leased test; a leased test missing from a
+    # file that was collected means the ledger and the suite disagree.
+    files = {item.nodeid.split("::", 1)[0] for item in items}
+    missing = {n for n in PROOFGATE_FROZEN.difference(item.nodeid for item in frozen) if n.split("::", 1)[0] in files}
+    if missing:
+        raise pytest.UsageError(
+            "proofgate: {} leased test id(s) in {} were not collected: {}. "
+            "Fix the lease: proofgate deselect lists the ids it probably meant.".format(
+                len(missing), PROOFGATE_LEDGER, ", ".join(sorted(missing))
+            )
+        )
+`;
+
+/**
  * A pytest plugin (Python source) that deselects exactly the leased ids, reports them through
  * pytest's own deselection hook, and stops the run when a leased id was not collected although its
  * file was (a shard that runs other files is fine).
@@ -155,21 +176,7 @@ ${ids}])
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    kept, frozen = [], []
-    for item in items:
-        (frozen if item.nodeid in PROOFGATE_FROZEN else kept).append(item)
-    # A shard that runs other files need not collect every leased test; a leased test missing from a
-    # file that was collected means the ledger and the suite disagree.
-    files = {item.nodeid.split("::", 1)[0] for item in items}
-    missing = {n for n in PROOFGATE_FROZEN.difference(item.nodeid for item in frozen) if n.split("::", 1)[0] in files}
-    if missing:
-        raise pytest.UsageError(
-            "proofgate: {} leased test id(s) in {} were not collected: {}. "
-            "Fix the lease: proofgate deselect lists the ids it probably meant.".format(
-                len(missing), PROOFGATE_LEDGER, ", ".join(sorted(missing))
-            )
-        )
-    if frozen:
+${SPLIT_FROZEN_PY}    if frozen:
         config.hook.pytest_deselected(items=frozen)
         items[:] = kept
 `;

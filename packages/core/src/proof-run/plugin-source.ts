@@ -42,20 +42,7 @@ __PROOFGATE_EXCLUDE__)
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session, config, items):
-    kept, frozen = [], []
-    for item in items:
-        (frozen if item.nodeid in PROOFGATE_FROZEN else kept).append(item)
-    # A shard that runs other files need not collect every leased test; a leased test missing from a
-    # file that was collected means the ledger and the suite disagree.
-    files = {item.nodeid.split("::", 1)[0] for item in items}
-    missing = {n for n in PROOFGATE_FROZEN.difference(item.nodeid for item in frozen) if n.split("::", 1)[0] in files}
-    if missing:
-        raise pytest.UsageError(
-            "proofgate: {} leased test id(s) in {} were not collected: {}. "
-            "Fix the lease: proofgate deselect lists the ids it probably meant.".format(
-                len(missing), PROOFGATE_LEDGER, ", ".join(sorted(missing))
-            )
-        )
+__PROOFGATE_SPLIT_FROZEN__
     if frozen:
         recorder = _RUN.recorder if _RUN is not None and _RUN.config is config else None
         if recorder is not None:

@@ -1,4 +1,4 @@
-import { pythonString } from "../deselect.js";
+import { SPLIT_FROZEN_PY, pythonString } from "../deselect.js";
 import type { Lease } from "../ledger.js";
 import { PROOF_PLUGIN_TEMPLATE } from "./plugin-source.js";
 
@@ -58,6 +58,7 @@ export function renderProofPlugin(
   const list = (items: readonly string[]): string => items.map((item) => `    ${item},\n`).join("");
   const slots: Record<string, string> = {
     __PROOFGATE_TODAY__: plan.today,
+    __PROOFGATE_SPLIT_FROZEN__: SPLIT_FROZEN_PY.trimEnd(),
     __PROOFGATE_PLUGIN_VERSION__: pythonString(PROOF_PLUGIN_VERSION),
     __PROOFGATE_LEDGER__: pythonString(options.ledgerFile),
     __PROOFGATE_FROZEN__: list(plan.active.map((lease) => pythonString(lease.nodeid))),
