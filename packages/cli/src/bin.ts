@@ -1,4 +1,3 @@
-import { plainLockArgs } from "./lock-args.js";
 import { VERSION } from "./version.js";
 import type { CliIo } from "./io.js";
 
@@ -23,13 +22,7 @@ if (argv.length === 1 && argv[0] === "--version") {
   // The fast path: a version probe loads neither yargs nor the policy code.
   process.stdout.write(`${VERSION}\n`);
 } else {
-  // A plain `lock` command line runs without yargs (lock-entry.ts). Its hash workers take longer to start
-  // than the command takes to load: start them first. Any other command line goes to yargs.
-  const lock = plainLockArgs(argv);
-  if (lock) {
-    (await import("@proofgate/gate/hash-workers")).startHashWorkers();
-    process.exitCode = await (await import("./lock-entry.js")).runLockCommand(lock, io);
-  } else {
-    process.exitCode = await (await import("./main.js")).run(argv, io);
-  }
+  // One parser for every command line: yargs, in main.ts. (A separate parser for plain `lock` lines saved
+  // less than 10% of `lock`'s time, measured in BENCHMARKS.md, issue 14, and was removed.)
+  process.exitCode = await (await import("./main.js")).run(argv, io);
 }

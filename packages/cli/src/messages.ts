@@ -1,6 +1,6 @@
 // What the CLI prints about problems: the errors that end a command (exit 2) and the warnings that do
 // not. Light imports only (core's errors and render modules): `proofgate lock` loads it without the rest
-// of core (lock-entry.ts).
+// of core (bundle.test.ts keeps the lock path light).
 import { GateError, formatIssue, type GateIssue } from "@proofgate/core/errors";
 import { palette, terminalSafe } from "@proofgate/core/render";
 import type { GateLog } from "@proofgate/gate";

@@ -1,0 +1,85 @@
+// What each command's path through the bundle loads: a command should not pay, at every start, for the
+// modules of the others (BENCHMARKS.md, issues 4 and 14).
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
+
+/** The chunk a bundle file loads for `name` with a dynamic import (`import("./name-HASH.js")`). */
+function dynamicChunk(name: string): string {
+  for (const file of readdirSync(DIST).filter((f) => f.endsWith(".js"))) {
+    const m = new RegExp(`import\\("\\./(${name}-[^"]+\\.js)"\\)`).exec(readFileSync(join(DIST, file), "utf8"));
+    if (m) return m[1]!;
+  }
+  throw new Error(`no bundle file imports ${name}.js: run pnpm build`);
+}
+
+// The static imports of a bundle file, followed to every chunk, with the source paths esbuild notes in them.
+function staticGraph(entry: string): { files: string[]; sources: string[]; bytes: number } {
+  const files = new Set<string>();
+  const sources: string[] = [];
+  let bytes = 0;
+  const visit = (file: string): void => {
+    if (files.has(file)) return;
+    files.add(file);
+    const text = readFileSync(join(DIST, file), "utf8");
+    bytes += text.length;
+    for (const m of text.matchAll(/^\/\/ (\S+\.[cm]?[jt]s)$/gm)) sources.push(m[1]!);
+    for (const m of text.matchAll(/^import(?:[^"';]*?from)?\s*"\.\/([^"]+\.js)";?$/gm)) visit(m[1]!);
+  };
+  visit(entry);
+  return { files: [...files], sources, bytes };
+}
+
+describe("the bundle's lock path", () => {
+  // Every command line goes through yargs (main.ts); what `lock` loads beyond it must stay small.
+  it("loads none of the policy beyond yargs and main.ts", () => {
+    const graph = staticGraph(dynamicChunk("lock-entry"));
+    // What it needs is there (so the scan reads the chunks)...
+    expect(graph.sources.some((s) => s.endsWith("core/dist/fixtures-lock.js"))).toBe(true);
+    expect(graph.sources.some((s) => s.endsWith("core/dist/config.js"))).toBe(true);
+    expect(graph.sources.some((s) => s.endsWith("gate/dist/node/fixture-hashing/hash-files.js"))).toBe(true);
+    // ...and what it does not need is not: the XML and glob libraries, the policy modules.
+    const heavy = graph.sources.filter((s) =>
+      /\/(fast-xml-parser|picomatch)@|core\/dist\/(decide|ledger|junit|universe|patch|signals|platform|coverage)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|inputs|patch|run-commands))/.test(
+        s,
+      ),
+    );
+    expect(heavy).toEqual([]);
+    expect(graph.bytes).toBeLessThan(150_000);
+  });
+});
+
+/** The sources every command loads: bin.ts's main chunk and what it imports statically (yargs, main.ts). */
+function mainSources(): string[] {
+  return staticGraph(dynamicChunk("main")).sources;
+}
+
+describe("the bundle's deselect path", () => {
+  // `deselect` runs before every proof run; the gate's policy (patch history, coverage models, platforms)
+  // is not its business, and loading it cost 12% of its time (BENCHMARKS.md, issue 14).
+  it("loads yargs and what deselect needs, not the rest of the gate", () => {
+    const sources = [...mainSources(), ...staticGraph(dynamicChunk("deselect")).sources];
+    expect(sources.some((s) => /\/yargs@/.test(s))).toBe(true);
+    expect(sources.some((s) => s.endsWith("core/dist/deselect.js"))).toBe(true);
+    expect(sources.some((s) => s.endsWith("core/dist/ledger.js"))).toBe(true);
+    const heavy = sources.filter((s) =>
+      /\/picomatch@|core\/dist\/(decide|build-report|patch|signals|platform|coverage-model|coverage-config|runner-config|proof-run)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|patch|run-commands|signatures))/.test(
+        s,
+      ),
+    );
+    expect(heavy).toEqual([]);
+  });
+});
+
+describe("the bundle's decide path", () => {
+  it("does not load the platforms' API clients (only `decide --base` asks for its CI's history fix)", () => {
+    const sources = [...mainSources(), ...staticGraph(dynamicChunk("decide")).sources];
+    expect(sources.some((s) => s.endsWith("gate/dist/evaluate.js"))).toBe(true);
+    expect(
+      sources.filter((s) => /\/(@octokit|@gitbeaker|bottleneck)[/@+]|\/(github|gitlab|buildkite)\/dist\//.test(s)),
+    ).toEqual([]);
+  });
+});
