@@ -15,6 +15,7 @@ import {
   GOLDEN,
   HUMAN,
   MERGE_PATCH,
+  PROPERTIES,
   TEST_A,
   TEST_PROPS,
   check,
@@ -1328,9 +1329,24 @@ const FAIL_CASES: FailCase[] = [
   },
   {
     name: "--run: the property step writes nothing",
-    build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }),
+    // pytest runs (the base's property ids are collected) but writes no JUnit XML.
+    build: () =>
+      reused({
+        base: {
+          "proofgate.toml": config({
+            properties: PROPERTIES.replace(" -o junit_family=xunit1 --junitxml=properties.xml", ""),
+          }),
+        },
+      }),
     run: true,
     errorFiles: () => ["properties.xml"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "--run: the base's property step writes no ids (the command is not pytest)",
+    build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }),
+    run: true,
+    errorFiles: (p) => [`proofgate.toml at ${short(p.base)}`],
     errorCodes: ["file_missing"],
   },
   {

@@ -269,9 +269,9 @@ async function evaluateCheck(
   const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log };
   try {
     const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
-    // Only when the head's property step runs too (the base has a config, so its [commands] run).
-    const baseProperties: BasePropertyIdsRead | undefined =
-      shallow || loaded.configSource === undefined ? undefined : await loadBasePropertyIds(baseOptions);
+    const baseProperties: BasePropertyIdsRead | undefined = shallow
+      ? undefined
+      : await loadBasePropertyIds(baseOptions);
     const commands: CommandOutcome[] = [];
     let records: CommandsRun["records"] = {};
     if (request.run && shallow) {

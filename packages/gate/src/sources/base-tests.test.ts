@@ -518,12 +518,13 @@ describe("check --run: the base's property test ids, collected by the base's [co
     repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
     const error = await gateError(gate(repo, base));
     expect(error.issues).toEqual([
-      expect.objectContaining({
+      {
         code: "file_missing",
-        message: expect.stringContaining("[commands] base properties"),
-      }),
+        file: `proofgate.toml at ${base.slice(0, 12)}`,
+        message: `[commands] properties (\`${NODE} -e "0"\`) wrote no property test ids on the base ${base.slice(0, 12)}: the gate's plugin (-p proofgate_property_ids, through PYTEST_ADDOPTS) never saw a collection, so the property tests the base runs cannot be known`,
+        fix: "run the property suite with `python -m pytest`, leaving PYTEST_ADDOPTS and PYTHONPATH to the gate; a runner that is not pytest sets [commands] record = false (a human change)",
+      },
     ]);
-    expect(error.issues[0]!.file).toMatch(/proofgate-report\/base-properties\/property-ids\.jsonl$/);
   });
 
   it("not run without [commands] record (no run record at head to compare) or with the property suite off", async () => {

@@ -156,13 +156,22 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
   };
   o.log.info(`collecting the base ${at}'s property tests in its worktree, with the base's [commands] properties`);
   await runCommandStep(o, "base properties", command, env, [idsFile], dir, (exit) => {
-    if (exit === 0) return;
-    throw new GateError({
-      code: "universe_invalid",
-      file: config.file,
-      message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged`,
-      fix: `make the property suite collect on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there with PROOFGATE_SEEDS_DIR=/tmp/base); its output is above in the log`,
-    });
+    if (exit !== 0) {
+      throw new GateError({
+        code: "universe_invalid",
+        file: config.file,
+        message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged`,
+        fix: `make the property suite collect on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there with PROOFGATE_SEEDS_DIR=/tmp/base); its output is above in the log`,
+      });
+    }
+    if (!ports.files.exists(idsFile)) {
+      throw new GateError({
+        code: "file_missing",
+        file: config.file,
+        message: `[commands] properties (\`${command}\`) wrote no property test ids on the base ${at}: the gate's plugin (-p ${PROPERTY_IDS_PLUGIN_MODULE}, through PYTEST_ADDOPTS) never saw a collection, so the property tests the base runs cannot be known`,
+        fix: "run the property suite with `python -m pytest`, leaving PYTEST_ADDOPTS and PYTHONPATH to the gate; a runner that is not pytest sets [commands] record = false (a human change)",
+      });
+    }
   });
   const name = `property test ids (collected at base ${at})`;
   const file = ports.files.readText(idsFile, "the base's property test ids", "[commands] properties");
