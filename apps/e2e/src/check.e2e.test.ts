@@ -15,6 +15,7 @@ import {
   GOLDEN,
   HUMAN,
   MERGE_PATCH,
+  PROPERTIES,
   TEST_A,
   TEST_PROPS,
   check,
@@ -191,6 +192,7 @@ describe("proofgate check --run: MERGE", () => {
       "fixtures_lock:fixtures.lock",
       "properties:properties.xml",
       `base_universe:collected.txt (collected at base ${short(mergeProject.base)})`,
+      `base_properties:property test ids (collected at base ${short(mergeProject.base)})`,
     ]);
     expect(r.report.warnings).toEqual([]);
     // The decision table on stdout, top to bottom in the article's order.
@@ -739,7 +741,11 @@ const SCENARIOS: Scenario[] = [
       }),
     run: true,
     reasons: ["property_weakened"],
-    findings: () => [F("property_weakened", "tests/properties/seeds/ascii.txt")],
+    // The changed property test (first added line, the agent's commit), and the seeds it no longer reads.
+    findings: (p) => [
+      F("property_weakened", "tests/properties/test_props.py", 9, p.commits[1]!),
+      F("property_weakened", "tests/properties/seeds/ascii.txt"),
+    ],
   },
   {
     name: "protected_path: the agent edits a CI workflow",
@@ -892,10 +898,10 @@ describe("proofgate check --run: a property suite that did not run is no hold", 
       ],
     });
     const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
-    // The suite's one case did not pass: it was skipped or xfailed.
+    // The suite's one case did not pass: it was skipped or xfailed; and the agent changed a property test.
     expect(readFileSync(join(p.dir, "properties.xml"), "utf8")).toMatch(/<skipped /);
     expect(r.report.decision, explain(r)).toBe("REJECT");
-    expectReject(r, ["property_hold"]);
+    expectReject(r, ["property_hold", "property_weakened"]);
   });
 });
 
@@ -1323,9 +1329,24 @@ const FAIL_CASES: FailCase[] = [
   },
   {
     name: "--run: the property step writes nothing",
-    build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }),
+    // pytest runs (the base's property ids are collected) but writes no JUnit XML.
+    build: () =>
+      reused({
+        base: {
+          "proofgate.toml": config({
+            properties: PROPERTIES.replace(" -o junit_family=xunit1 --junitxml=properties.xml", ""),
+          }),
+        },
+      }),
     run: true,
     errorFiles: () => ["properties.xml"],
+    errorCodes: ["file_missing"],
+  },
+  {
+    name: "--run: the base's property step writes no ids (the command is not pytest)",
+    build: () => reused({ base: { "proofgate.toml": config({ properties: "exit 0" }) } }),
+    run: true,
+    errorFiles: (p) => [`proofgate.toml at ${short(p.base)}`],
     errorCodes: ["file_missing"],
   },
   {

@@ -76,6 +76,18 @@ const S2 = `${SEEDS}/s2.json`;
 const S3 = `${SEEDS}/s3.json`;
 const BASE_LEDGER = ledger({ leases: [["one", "2026-12-20"]] });
 
+/** Property tests: one under the default [properties] tests folder, one outside it that imports hypothesis. */
+const PROPS = "tests/properties/test_props.py";
+const FUZZ = "tests/test_fuzz.py";
+const PLAIN = "tests/test_plain.py";
+const PROPERTY_FILES = {
+  [PROPS]:
+    "from hypothesis import given, settings, strategies as st\n\n\n@given(st.text())\n@settings(max_examples=200)\ndef test_roundtrip(s):\n    assert s == s\n",
+  [FUZZ]:
+    "import hypothesis.strategies as st\nfrom hypothesis import given\n\n@given(st.integers())\ndef test_fuzz(n):\n    assert n == n\n",
+  [PLAIN]: "def test_plain():\n    assert 'from hypothesis import given'\n",
+};
+
 /** The base commit's files: a ledger with one active lease, golden files and their lock, two seeds. */
 function baseFiles(overrides: Record<string, ScratchFile> = {}): Record<string, ScratchFile> {
   return {
@@ -646,6 +658,109 @@ const SCENARIOS: Scenario[] = [
     }),
     reasons: [],
     details: [],
+  },
+
+  // ---- property tests are judged with the seeds (property_weakened) --------------------------------------
+  {
+    name: "an agent lowers max_examples in tests/properties: property_weakened at the first changed line",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({
+      few: repo.commit("Faster properties\n", { [PROPS]: PROPERTY_FILES[PROPS].replace("200", "2") }, BY_AGENT),
+    }),
+    reasons: ["property_weakened"],
+    details: [["property_weakened", "few", PROPS]],
+    check: ({ report, shas }) => {
+      expect(report.details![0]).toMatchObject({ line: 5, author: `${AGENT.name} <${AGENT.email}>` });
+      expect(report.details![0]!.message).toBe(
+        `commit ${shas.few!.slice(0, 12)} is an agent's (author "${AGENT.name} <${AGENT.email}>" matches "*[bot]*"; committer "${AGENT.name} <${AGENT.email}>" matches "*[bot]*") and changes property tests, which are judged with the seeds: ${PROPS}`,
+      );
+      expect(report.details![0]!.fix).toContain("`Property-Seeds: human`");
+    },
+  },
+  {
+    name: "an agent narrows a strategy in a test file outside the folder that imports hypothesis: property_weakened",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({
+      narrow: repo.commit(
+        "Tidy\n",
+        { [FUZZ]: PROPERTY_FILES[FUZZ].replace("st.integers()", "st.integers(0, 1)") },
+        BY_AGENT,
+      ),
+    }),
+    reasons: ["property_weakened"],
+    details: [["property_weakened", "narrow", FUZZ]],
+    check: ({ report }) => expect(report.details![0]!.line).toBe(4),
+  },
+  {
+    name: "an agent deletes a hypothesis test file (it imported hypothesis at the base): property_weakened, no line",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({ gone: repo.commit("Drop fuzz\n", { [FUZZ]: null }, BY_AGENT) }),
+    reasons: ["property_weakened"],
+    details: [["property_weakened", "gone", FUZZ]],
+    check: ({ report }) => expect(report.details![0]!.line).toBeNull(),
+  },
+  {
+    name: "an agent adds a property test that imports hypothesis: property_weakened (a human reviews new properties)",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({ add: repo.commit("More props\n", { "tests/test_more.py": PROPERTY_FILES[FUZZ] }, BY_AGENT) }),
+    reasons: ["property_weakened"],
+    details: [["property_weakened", "add", "tests/test_more.py"]],
+  },
+  {
+    name: "an agent rewrites a seed and a plain test (no hypothesis): seed_rewrite only, the seed not reported twice",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({
+      both: repo.commit(
+        "Tidy\n",
+        { [S1]: '{"seed": 0}\n', [PLAIN]: `# reformatted\n${PROPERTY_FILES[PLAIN]}` },
+        BY_AGENT,
+      ),
+    }),
+    reasons: ["seed_rewrite"],
+    details: [["seed_rewrite", "both", S1]],
+  },
+  {
+    name: "[properties] tests names another folder: any file there is a property test, hypothesis or not",
+    base: {
+      ...PROPERTY_FILES,
+      "proofgate.toml": '[properties]\ntests = ["checks/props"]\n',
+      "checks/props/data.py": "N = 200\n",
+    },
+    patch: (repo) => ({ n: repo.commit("Fewer\n", { "checks/props/data.py": "N = 2\n" }, BY_AGENT) }),
+    reasons: ["property_weakened"],
+    details: [["property_weakened", "n", "checks/props/data.py"]],
+  },
+  {
+    name: "[properties] enabled = false at the base: property tests are not judged",
+    base: { ...PROPERTY_FILES, "proofgate.toml": "[properties]\nenabled = false\n" },
+    patch: (repo) => ({
+      few: repo.commit("Faster\n", { [PROPS]: PROPERTY_FILES[PROPS].replace("200", "2") }, BY_AGENT),
+    }),
+    reasons: [],
+    details: [],
+  },
+  {
+    name: "a human changes property tests with `Property-Seeds: human`: allowed",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({
+      props: repo.commit("Retune\n\nProperty-Seeds: human\n", {
+        [PROPS]: PROPERTY_FILES[PROPS].replace("200", "50"),
+        [FUZZ]: null,
+      }),
+    }),
+    reasons: [],
+    details: [],
+  },
+  {
+    name: "a human without the trailer: property_weakened says what the commit lacks",
+    base: PROPERTY_FILES,
+    patch: (repo) => ({ bare: repo.commit("Retune\n", { [PROPS]: PROPERTY_FILES[PROPS].replace("200", "50") }) }),
+    reasons: ["property_weakened"],
+    details: [["property_weakened", "bare", PROPS]],
+    check: ({ report, shas }) =>
+      expect(report.details![0]!.message).toContain(
+        `commit ${shas.bare!.slice(0, 12)} lacks \`Property-Seeds: human\``,
+      ),
   },
 
   // ---- docs/contract.md §10: protected paths -------------------------------------------------------------

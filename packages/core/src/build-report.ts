@@ -29,6 +29,9 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
     : undefined;
   const seeds = judged?.seeds;
   const seedTouches = seeds ? seeds.touching.reduce((n, t) => n + t.paths.length, 0) : undefined;
+  const propertyTests = judged?.propertyTests;
+  const propertyTestTouches = propertyTests ? new Set(propertyTests.touching.flatMap((t) => t.paths)).size : undefined;
+  const ids = facts.propertyIds;
   const ledgerCommits = judged?.ledger.changes ?? [];
   const kinds = ledgerCommits.flatMap((c) => c.changes.map((change) => change.kind));
   const count = (kind: string) => kinds.filter((k) => k === kind).length;
@@ -76,8 +79,8 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value:
         properties.kind === "off"
           ? `off: ${properties.why ?? "[properties] enabled = false"}`
-          : `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}`,
-      policy: `0 failures; seeds non-empty, changed only with ${trailer("propertySeeds", "Property-Seeds")}`,
+          : `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}${propertyTestTouches !== undefined ? `; ${plural(propertyTestTouches, "property test file")} touched` : ""}${ids ? `; ${ids.baseTests - ids.notRun} of ${plural(ids.baseTests, "base property test")} ran${ids.approved ? ` (${ids.approved} retired with a human's trailer)` : ""}` : ""}`,
+      policy: `0 failures; seeds non-empty; seeds and property tests changed only with ${trailer("propertySeeds", "Property-Seeds")}${ids ? "; the base's property tests still run" : ""}`,
       off: properties.kind === "off",
     },
     test_evidence: accounting

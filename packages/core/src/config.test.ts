@@ -30,7 +30,7 @@ describe("parseConfig: defaults", () => {
         allowSymlinks: false,
         allowSpecialNames: false,
       },
-      properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
+      properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [], tests: ["tests/properties"] },
       agents: { patterns: [...DEFAULT_AGENT_PATTERNS], humanSignatures: "off" },
       protect: {
         paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**", "**/conftest.py"],
@@ -125,6 +125,7 @@ allow_special_names = true
 enabled = false
 seeds = ["tests/seeds"]
 results = ["props.xml"]
+tests = ["tests/props", "./tests/fuzz/"]
 
 [agents]
 patterns = ["*[bot]*", "*<robot@example.org>"]
@@ -163,7 +164,12 @@ properties = "pytest tests/properties"
         allowSymlinks: true,
         allowSpecialNames: true,
       },
-      properties: { enabled: false, seeds: ["tests/seeds"], results: ["props.xml"] },
+      properties: {
+        enabled: false,
+        seeds: ["tests/seeds"],
+        results: ["props.xml"],
+        tests: ["tests/props", "tests/fuzz"],
+      },
       agents: { patterns: ["*[bot]*", "*<robot@example.org>"], humanSignatures: "off" },
       protect: {
         paths: ["proofgate.toml", "ci/**"],
@@ -414,9 +420,34 @@ describe("parseConfig: paths that git judges", () => {
     expect(config.properties.seeds).toEqual(["seeds"]);
   });
 
+  it("[properties] tests: folders of property tests, written as git writes them; a wrong type or key names its line", () => {
+    expect(ok("").properties.tests).toEqual(["tests/properties"]);
+    expect(ok('[properties]\ntests = ["./props/", "tests/test_fuzz.py"]\n').properties.tests).toEqual([
+      "props",
+      "tests/test_fuzz.py",
+    ]);
+    expect(parse('[properties]\nseeds = ["s"]\ntests = "tests/properties"\n').errors).toEqual([
+      {
+        code: "config_invalid",
+        file: FILE,
+        line: 3,
+        message: "[properties] tests must be a list of non-empty strings",
+        fix: 'write tests = ["...", "..."]',
+      },
+    ]);
+    expect(parse("[properties]\ntest = []\n").errors).toEqual([
+      expect.objectContaining({
+        line: 2,
+        message: "unknown key `test` in [properties]",
+        fix: "[properties] has enabled, seeds, results, tests",
+      }),
+    ]);
+  });
+
   it.each([
     ["[fixtures]\npaths = ['/etc']", '[fixtures] paths "/etc"'],
     ["[properties]\nseeds = ['../elsewhere']", '[properties] seeds "../elsewhere"'],
+    ["[properties]\ntests = ['tests/properties', '/abs/props']", '[properties] tests "/abs/props"'],
     ["[fixtures]\nlock = '.'", '[fixtures] lock "."'],
     ["[ledger]\npath = 'a\\b.toml'", '[ledger] path "a\\\\b.toml"'],
   ])("a path outside the repository is refused at its line: %s", (text, message) => {

@@ -26,7 +26,8 @@ export interface GateConfig {
   /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
-  properties: { enabled: boolean; seeds: string[]; results: string[] };
+  /** `tests`: folders (or files) of property tests, judged with the seeds (`property_weakened`). */
+  properties: { enabled: boolean; seeds: string[]; results: string[]; tests: string[] };
   /**
    * `humanSignatures`: "required" counts a human trailer only on a commit whose signature verifies against
    * `allowedSigners` (an SSH allowed-signers file, read at the base) or that the platform verified.
@@ -97,7 +98,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       allowSymlinks: false,
       allowSpecialNames: false,
     },
-    properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [] },
+    properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [], tests: ["tests/properties"] },
     agents: { patterns: [...agentPatterns], humanSignatures: "off" },
     protect: { paths: [...DEFAULT_PROTECTED_PATHS], sections: [...DEFAULT_PROTECTED_SECTIONS], commands: true },
     measurement: { enabled: true, exempt: [...DEFAULT_MEASUREMENT_EXEMPT] },
@@ -121,7 +122,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
-  properties: { enabled: "bool", seeds: "strings", results: "strings" },
+  properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings" },
   agents: { patterns: "strings", human_signatures: "string", allowed_signers: "string" },
   protect: { paths: "strings", sections: "strings", commands: "bool" },
   measurement: { enabled: "bool", exempt: "strings" },
@@ -278,6 +279,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       enabled: bool("properties", "enabled", true),
       seeds: list("properties", "seeds", d.properties.seeds),
       results: list("properties", "results", d.properties.results),
+      tests: list("properties", "tests", d.properties.tests),
     },
     agents: {
       patterns: list("agents", "patterns", d.agents.patterns),
@@ -315,6 +317,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     ["fixtures", "paths", () => result.fixtures.paths, (p) => (result.fixtures.paths = p)],
     ["fixtures", "lock", () => [result.fixtures.lock], ([p]) => (result.fixtures.lock = p!)],
     ["properties", "seeds", () => result.properties.seeds, (p) => (result.properties.seeds = p)],
+    ["properties", "tests", () => result.properties.tests, (p) => (result.properties.tests = p)],
     [
       "agents",
       "allowed_signers",

@@ -11,8 +11,10 @@ import { judgePatch, type PatchSource } from "./patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
 import { judgeTestChanges, type TestChangeEvidence } from "./test-changes.js";
+import { judgePropertyIds, type PropertyIdEvidence } from "./property-tests.js";
 import type { Universe } from "./universe.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
+import { testsNotRun } from "./proof-run/judges.js";
 
 /** Everything `decide` judges. The caller reads files, git and the clock; this stays pure. */
 export interface DecideInput {
@@ -49,6 +51,11 @@ export interface DecideInput {
    * `tests_skipped_unledgered` when the patch comes from git and reaches the base.
    */
   testChanges?: TestChangeEvidence | undefined;
+  /**
+   * The base's property test ids and what the range touched (`check --run`): judged against the head's
+   * property run record for `property_weakened`.
+   */
+  propertyIds?: PropertyIdEvidence | undefined;
   /** The commands `check --run` ran; a non-zero exit fails the signal it feeds. */
   commands?: readonly CommandOutcome[] | undefined;
   inputs: InputDigest[];
@@ -73,6 +80,18 @@ export function decide(input: DecideInput): GateReport {
           head: input.universe,
           active,
           accounting,
+          commits: range.patch.commits,
+          policy: range.policy,
+        })
+      : undefined;
+  // Without a verified record of the head's property run there is nothing to compare: runner_tampering says so.
+  const propertyRecord = input.runner?.properties?.result.record;
+  const propertyIds =
+    input.propertyIds && range && propertyRecord
+      ? judgePropertyIds(input.propertyIds, {
+          collected: propertyRecord.collected,
+          notRun: testsNotRun(propertyRecord, input.propertyIds.base.ids),
+          active,
           commits: range.patch.commits,
           policy: range.policy,
         })
@@ -106,6 +125,7 @@ export function decide(input: DecideInput): GateReport {
           ? input.properties.failures
           : 0,
     testChanges,
+    propertyIds,
   };
   const findings = RULES.flatMap((rule) => rule(facts));
   return buildReport(facts, findings, input.inputs, input.warnings ?? []);

@@ -57,6 +57,16 @@ export {
   type FileRename,
   type TestChange,
 } from "./test-changes.js";
+export {
+  importsHypothesis,
+  judgePropertyIds,
+  parsePropertyIds,
+  renderPropertyIdsPlugin,
+  PROPERTY_IDS_PLUGIN_MODULE,
+  type PropertyIdEvidence,
+  type PropertyIdContext,
+  type PropertyIdJudgement,
+} from "./property-tests.js";
 export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
   REPORT_SCHEMA_VERSION,
@@ -222,6 +232,7 @@ export {
   fixtureDigestFindings,
   seedsEmptyFindings,
   seedRewriteFindings,
+  propertyTestFindings,
   protectedPathFindings,
   unverifiedTrailerFindings,
   shallowFindings,
@@ -238,6 +249,7 @@ export {
   type PatchPolicy,
   type CommitLedgerChanges,
   type CommitPaths,
+  type PropertyTestTouch,
   type LockDelta,
 } from "./patch.js";
 export { evidencePaths, unexpectedChanges } from "./work-tree.js";

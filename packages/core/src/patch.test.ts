@@ -7,7 +7,9 @@ import {
   fixtureDelta,
   fixtureDigestFindings,
   leaseFindings,
+  judgePatch,
   pathMatcher,
+  propertyTestFindings,
   protectedPathFindings,
   seedRewriteFindings,
   seedsEmptyFindings,
@@ -373,6 +375,74 @@ describe("seeds: seeds_empty and seed_rewrite (docs/contract.md §8)", () => {
       `commit ${n.sha.slice(0, 12)} lacks \`Property-Seeds: human\` and rewrites seeds: ${paths.slice(0, 5).join(", ")}, ...`,
     );
     expect(seedRewriteFindings(patch(), POLICY)).toEqual([]);
+  });
+});
+
+describe("property tests are judged with the seeds (property_weakened)", () => {
+  const props = (touching: NonNullable<PatchEvidence["propertyTests"]>["touching"]): PatchEvidence =>
+    patch({ commits: touching.map((t) => t.commit), propertyTests: { dirs: ["tests/properties"], touching } });
+
+  it("an agent's change: the file, the first added line, the commit, its author and the fix", () => {
+    const a = agent(["Property-Seeds", "human"]);
+    const findings = propertyTestFindings(
+      props([
+        {
+          commit: a,
+          paths: ["tests/properties/test_props.py", "tests/test_fuzz.py"],
+          first: { path: "tests/properties/test_props.py", line: 12 },
+        },
+      ]),
+      POLICY,
+    );
+    expect(findings).toEqual([
+      {
+        reason: "property_weakened",
+        message: `commit ${a.sha.slice(0, 12)} is an agent's (author "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*") and changes property tests, which are judged with the seeds: tests/properties/test_props.py, tests/test_fuzz.py`,
+        file: "tests/properties/test_props.py",
+        line: 12,
+        commit: a.sha,
+        author: "agent[bot] <1+agent[bot]@users.noreply.github.com>",
+        fix: `restore the property tests as they are at the base ${"b".repeat(12)}; a human who means to change them (fewer examples, a narrower strategy, a property removed or added) does so in a commit with \`Property-Seeds: human\``,
+      },
+    ]);
+  });
+
+  it("a human's commit with `Property-Seeds: human` is approved; without it, or a deletion (no line), it is not", () => {
+    const ok = human(["Property-Seeds", "human"]);
+    const bare = human();
+    const findings = propertyTestFindings(
+      props([
+        {
+          commit: ok,
+          paths: ["tests/properties/test_props.py"],
+          first: { path: "tests/properties/test_props.py", line: 3 },
+        },
+        { commit: bare, paths: ["tests/properties/test_gone.py"] },
+      ]),
+      POLICY,
+    );
+    expect(findings.map((f) => [f.reason, f.file, f.line, f.commit])).toEqual([
+      ["property_weakened", "tests/properties/test_gone.py", undefined, bare.sha],
+    ]);
+    expect(findings[0]!.message).toContain(`commit ${bare.sha.slice(0, 12)} lacks \`Property-Seeds: human\``);
+  });
+
+  it("the trailer's name is the base's `[trailers] property_seeds`", () => {
+    const renamed = human(["Props-Approved", "human"]);
+    const policy: PatchPolicy = { ...POLICY, trailers: { ...POLICY.trailers, propertySeeds: "Props-Approved" } };
+    const evidence = props([{ commit: renamed, paths: ["tests/properties/test_props.py"] }]);
+    expect(propertyTestFindings(evidence, policy)).toEqual([]);
+    expect(propertyTestFindings(evidence, POLICY)).toHaveLength(1);
+  });
+
+  it("judgePatch reports them, except on a truncated history; no evidence (properties off): nothing", () => {
+    const a = agent();
+    const evidence = props([{ commit: a, paths: ["tests/properties/test_props.py"] }]);
+    const ledger = { file: "freeze.toml", rejectIfAgentAddsLease: true };
+    expect(judgePatch({ kind: "git", patch: evidence, policy: POLICY }, ledger, false).propertyTests).toHaveLength(1);
+    const shallow = { ...evidence, shallow: { message: "cut", fix: "fetch" } };
+    expect(judgePatch({ kind: "git", patch: shallow, policy: POLICY }, ledger, false).propertyTests).toEqual([]);
+    expect(propertyTestFindings(patch(), POLICY)).toEqual([]);
   });
 });
 

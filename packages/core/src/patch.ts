@@ -56,12 +56,27 @@ export interface PatchEvidence {
         touching: CommitPaths[];
       }
     | undefined;
+  /**
+   * Property test files (`[properties] tests`, and test files that import hypothesis at the base or head;
+   * seed files are `seeds`'): judged with the seeds, so a commit that touches one needs the seeds' trailer.
+   */
+  propertyTests?:
+    | {
+        dirs: string[];
+        touching: PropertyTestTouch[];
+      }
+    | undefined;
   protect: {
     patterns: string[];
     touching: CommitPaths[];
     /** Protected files and sections (`[protect] sections`) whose meaning a commit changed. */
     sections?: SectionTouch[] | undefined;
   };
+}
+
+/** A commit that touched property test files, and its first added line in them (none for a deletion). */
+export interface PropertyTestTouch extends CommitPaths {
+  first?: { path: string; line: number } | undefined;
 }
 
 /** A commit that changed the meaning of a protected file or section. */
@@ -194,6 +209,27 @@ export function seedRewriteFindings(patch: PatchEvidence, policy: PatchPolicy): 
     }));
 }
 
+/**
+ * Property test files added, changed, renamed or removed without `Property-Seeds: human` on a human commit:
+ * a lowered `max_examples`, a narrowed strategy or a deleted property passes on the seeds and proves less.
+ */
+export function propertyTestFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
+  const t = patch.propertyTests;
+  if (!t) return [];
+  const key = policy.trailers.propertySeeds;
+  return t.touching
+    .filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns))
+    .map(({ commit, paths, first }) => ({
+      reason: "property_weakened" as const,
+      message: `${needsTrailer(commit, key, policy)} and changes property tests, which are judged with the seeds: ${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", ..." : ""}`,
+      file: first?.path ?? paths[0],
+      line: first?.line,
+      commit: commit.sha,
+      author: who(commit),
+      fix: `restore the property tests as they are at the base ${short(patch.base)}; a human who means to change them (fewer examples, a narrower strategy, a property removed or added) does so in a commit with \`${key}: human\``,
+    }));
+}
+
 /** Protected paths touched, and protected sections changed, without `Gate-Change: human` on a human commit. */
 export function protectedPathFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
   const key = policy.trailers.gateChange;
@@ -296,6 +332,8 @@ export interface PatchJudgement {
   fixtureDigest: Finding[];
   seedsEmpty: Finding[];
   seedRewrite: Finding[];
+  /** property_weakened: property test files changed without the seeds' trailer. */
+  propertyTests: Finding[];
   protectedPaths: Finding[];
   /** unverified_human_trailer: human trailers on commits whose signature did not verify. */
   unverifiedTrailers: Finding[];
@@ -315,6 +353,7 @@ export function judgePatch(
     unlocked: [],
     seedsEmpty: [],
     seedRewrite: [],
+    propertyTests: [],
     protectedPaths: [],
     unverifiedTrailers: [],
     shallow: [],
@@ -371,6 +410,7 @@ export function judgePatch(
     fixtureDigest: fixturesOff ? [] : fixtureDigestFindings(patch, policy),
     seedsEmpty: seedsEmptyFindings(patch),
     seedRewrite: seedRewriteFindings(patch, policy),
+    propertyTests: propertyTestFindings(patch, policy),
     protectedPaths: protectedPathFindings(patch, policy),
     unverifiedTrailers: unverifiedTrailerFindings(patch, policy),
     shallow: [],

@@ -33,7 +33,8 @@ export type InputRole =
   | "fixtures_lock"
   | "allowed_signers"
   | "base_universe"
-  | "base_results";
+  | "base_results"
+  | "base_properties";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {

@@ -9,6 +9,7 @@ import type { MeasurementJudgement } from "./measurement.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
 import type { TestChangeJudgement } from "./test-changes.js";
+import type { PropertyIdJudgement } from "./property-tests.js";
 import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
 import type { TestResult } from "./junit.js";
 import type { Universe } from "./universe.js";
@@ -64,6 +65,8 @@ export interface GateFacts {
   propertyFailures: number;
   /** Tests removed and newly skipped since the base, judged once (`check` only; undefined otherwise). */
   testChanges?: TestChangeJudgement | undefined;
+  /** The base's property tests against the head's property run (`check --run`; undefined otherwise). */
+  propertyIds?: PropertyIdJudgement | undefined;
 }
 
 /** One rule: the findings of its reason (none when the signal passes). */
@@ -214,11 +217,15 @@ export const RULES: readonly Rule[] = [
   function seedRewrite({ patch }) {
     return patch.seedRewrite;
   },
-  function propertyWeakened({ runner, properties, propertyFailures }) {
+  function propertyWeakened({ runner, properties, propertyFailures, patch, propertyIds }) {
     // Seeds unread by a suite that failed or skipped are property_hold's; this is the suite that passes
-    // without looking at them.
+    // without looking at them. Changed property tests and base properties that did not run count always.
     const held = properties.kind === "results" && properties.evidence.skipped === 0 && propertyFailures === 0;
-    return runner && held ? propertyWeakenedFindings(runner) : [];
+    return [
+      ...patch.propertyTests,
+      ...(propertyIds?.findings ?? []),
+      ...(runner && held ? propertyWeakenedFindings(runner) : []),
+    ];
   },
   function failedTests({ accounting, commands }) {
     // The results name each failure; the proof run's exit code is a finding of its own only when they

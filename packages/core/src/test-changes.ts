@@ -257,21 +257,28 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
   const skippedAtBase = new Set(evidence.baseSkips?.skipped ?? []);
   const newSkips = skips.filter((s) => !skippedAtBase.has(s.id));
 
-  const attribution = attributor(evidence, commits, policy);
+  const attribution = changeAttributor(evidence, commits, policy, key);
   const removalVerdicts = removals.map((c) => ({ change: c, ...attribution(c.file) }));
   const skipVerdicts = newSkips.map((c) => ({ change: c, ...attribution(c.file) }));
   const unapprovedSkips = skipVerdicts.filter((v) => !v.approved);
-  const removedFindings = findings(removalVerdicts, "tests_removed", key, policy, (changes, file) => {
-    const names = changes.map((c) => (c.note ? `${c.id} (renamed: ${c.note})` : c.id));
-    return changes.length === 1
-      ? `${names[0]} is collected at base but not at head`
-      : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
-  });
+  const removedFindings = changeFindings(
+    removalVerdicts,
+    "tests_removed",
+    key,
+    policy,
+    REMOVED_FIX(key),
+    (changes, file) => {
+      const names = changes.map((c) => (c.note ? `${c.id} (renamed: ${c.note})` : c.id));
+      return changes.length === 1
+        ? `${names[0]} is collected at base but not at head`
+        : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
+    },
+  );
   const withoutBase = evidence.baseSkips === undefined;
   const skippedFindings =
     unapprovedSkips.length <= evidence.maxNewSkips
       ? []
-      : findings(skipVerdicts, "tests_skipped_unledgered", key, policy, (changes, file) => {
+      : changeFindings(skipVerdicts, "tests_skipped_unledgered", key, policy, SKIPPED_FIX(key), (changes, file) => {
           const names = changes.map((c) => (c.note ? `${c.id} (${c.note})` : c.id));
           const atBase = withoutBase ? "and no base results show them skipped there" : "and were not skipped at base";
           return `${changes.length} test(s) of ${file} are skipped or xfailed at head without a lease, ${atBase}: ${list(names)}`;
@@ -298,16 +305,29 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
   };
 }
 
+const REMOVED_FIX = (key: string): string =>
+  `restore the tests; a test that must go is removed by a human, in a commit with \`${key}: human\` (a flaky test gets a lease in freeze.toml instead)`;
+const SKIPPED_FIX = (key: string): string =>
+  `remove the skip or xfail and fix the test, or have a human freeze it in freeze.toml; a skip a human means is committed by them with \`${key}: human\``;
+
 /** The commits that could have changed a file's tests, and whether each is a human's with the trailer. */
-interface Verdict {
+export interface Verdict {
   /** Commits that touched the file (or a later name of it) or the collection configuration, and the paths. */
   commits: { commit: Commit; paths: string[]; approved: boolean }[];
   /** Every such commit carries the trailer on a human commit; with none, some human commit of the range does. */
   approved: boolean;
 }
 
-function attributor(evidence: TestChangeEvidence, commits: readonly Commit[], policy: PatchPolicy) {
-  const key = policy.trailers.testRemoval;
+/**
+ * For a test file: the commits of the range that could have changed its tests (those that touched it, a
+ * later name of it, or the collection configuration), and whether `key` on a human commit approves them.
+ */
+export function changeAttributor(
+  evidence: Pick<TestChangeEvidence, "touched" | "renames" | "collectionFiles">,
+  commits: readonly Commit[],
+  policy: PatchPolicy,
+  key: string,
+): (file: string) => Verdict {
   const isConfig = collectionConfigMatcher(evidence.collectionFiles);
   const approves = (c: Commit): boolean => hasHumanTrailer(c, key, policy.agentPatterns);
   const anyApproval = commits.some(approves);
@@ -336,11 +356,12 @@ function attributor(evidence: TestChangeEvidence, commits: readonly Commit[], po
  * collection configuration untouched: the collection changed through code the tests import) is one
  * finding per file without a commit.
  */
-function findings(
+export function changeFindings(
   verdicts: readonly ({ change: TestChange } & Verdict)[],
-  reason: "tests_removed" | "tests_skipped_unledgered",
+  reason: "tests_removed" | "tests_skipped_unledgered" | "property_weakened",
   key: string,
   policy: PatchPolicy,
+  fix: string,
   describe: (changes: TestChange[], file: string) => string,
 ): Finding[] {
   interface Group {
@@ -365,10 +386,6 @@ function findings(
       groups.set(id, group);
     }
   }
-  const fix =
-    reason === "tests_removed"
-      ? `restore the tests; a test that must go is removed by a human, in a commit with \`${key}: human\` (a flaky test gets a lease in freeze.toml instead)`
-      : `remove the skip or xfail and fix the test, or have a human freeze it in freeze.toml; a skip a human means is committed by them with \`${key}: human\``;
   return [...groups.values()].map((g): Finding => {
     const what = describe(g.changes, g.file);
     if (!g.commit) {

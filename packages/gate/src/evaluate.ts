@@ -7,6 +7,7 @@ import {
   unexpectedChanges,
   GateError,
   type CommandOutcome,
+  type CommitPaths,
   type DecideInput,
   type Env,
   type GateConfig,
@@ -17,6 +18,7 @@ import {
   type Lease,
   type LockDelta,
   type PatchSource,
+  type PropertyIdEvidence,
   type PropertySource,
   type TestChangeEvidence,
   type TestResult,
@@ -38,7 +40,14 @@ import {
   scanRunnerTampering,
   type RunnerEvidence,
 } from "@proofgate/core/proof-run";
-import { collectionFilesAt, loadBaseSkips, loadBaseUniverse, type BaseUniverseRead } from "./sources/base-tests.js";
+import {
+  collectionFilesAt,
+  loadBasePropertyIds,
+  loadBaseSkips,
+  loadBaseUniverse,
+  type BasePropertyIdsRead,
+  type BaseUniverseRead,
+} from "./sources/base-tests.js";
 
 /** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
 export interface GateClock {
@@ -260,6 +269,9 @@ async function evaluateCheck(
   const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log };
   try {
     const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
+    const baseProperties: BasePropertyIdsRead | undefined = shallow
+      ? undefined
+      : await loadBasePropertyIds(baseOptions);
     const commands: CommandOutcome[] = [];
     let records: CommandsRun["records"] = {};
     if (request.run && shallow) {
@@ -324,6 +336,15 @@ async function evaluateCheck(
         runner: shallow ? undefined : runnerEvidence(ports, loaded, config, records),
         warnings,
         measurement,
+        propertyIds: baseProperties && {
+          evidence: {
+            base: baseProperties.base,
+            touched: touchedByCommit(loaded),
+            renames: loaded.renames,
+            collectionFiles: collectionFilesAt(ports, base, config.commands.properties),
+          },
+          inputs: baseProperties.inputs,
+        },
         testChanges:
           baseTests &&
           (async (head) => {
@@ -334,10 +355,7 @@ async function evaluateCheck(
               evidence: {
                 base: baseTests.base,
                 baseSkips: skips.skips,
-                touched: loaded.patch.commits.map((commit) => ({
-                  commit,
-                  paths: [...(loaded.touched.get(commit.sha) ?? [])],
-                })),
+                touched: touchedByCommit(loaded),
                 renames: loaded.renames,
                 collectionFiles: collectionFilesAt(ports, base, config.commands.collect),
                 maxNewSkips: config.results.maxNewSkips,
@@ -355,6 +373,10 @@ async function evaluateCheck(
     if (checkout !== undefined) ports.git.removeWorktree(checkout);
   }
 }
+
+/** Every commit of the range with the paths it answers for. */
+const touchedByCommit = (loaded: LoadedPatch): CommitPaths[] =>
+  loaded.patch.commits.map((commit) => ({ commit, paths: [...(loaded.touched.get(commit.sha) ?? [])] }));
 
 /**
  * What the gate knows about the test runner: the run records (with `--run`), the head's modules that
@@ -498,6 +520,8 @@ interface JudgeSources {
   warningsFirst?: boolean;
   /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
   measurement?: { kind: "evidence"; evidence: PatchMeasurement } | { kind: "off" } | undefined;
+  /** The base's property test ids and what the range touched (`check --run`), with the file read. */
+  propertyIds?: { evidence: PropertyIdEvidence; inputs: InputDigest[] } | undefined;
   /** The base's side of removed and newly skipped tests (`check`), once the head's results are read. */
   testChanges?:
     | ((head: { universe: Universe; active: readonly Lease[]; results: readonly TestResult[] | undefined }) => Promise<{
@@ -528,7 +552,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const changes = s.testChanges
     ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })
     : undefined;
-  inputs.push(...(changes?.inputs ?? []));
+  inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []));
 
   const read = [
     ...ledger.warnings,
@@ -573,6 +597,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     runner: s.runner,
     measurement,
     testChanges: changes?.evidence,
+    propertyIds: s.propertyIds?.evidence,
     inputs,
     warnings,
   });

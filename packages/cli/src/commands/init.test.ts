@@ -301,6 +301,7 @@ describe("proofgate init: the files", () => {
       enabled: true,
       seeds: ["tests/properties/seeds"],
       results: ["properties.xml"],
+      tests: ["tests/properties"],
     });
     expect(config?.commands.properties).toBe(
       "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml",

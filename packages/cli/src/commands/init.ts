@@ -146,6 +146,9 @@ allow_special_names = ${d.fixtures.allowSpecialNames}
 # it needs \`${t.propertySeeds}: human\` on a human commit (\`seed_rewrite\`). false turns these off.
 ${noteLines(notes.properties)}enabled = ${d.properties.enabled}
 seeds = ${tomlList(d.properties.seeds)}
+# The property tests, judged with the seeds: a patch that changes a file under these folders, or any
+# test file that imports hypothesis, needs \`${t.propertySeeds}: human\` (\`property_weakened\`).
+tests = ${tomlList(d.properties.tests)}
 # JUnit XML of the property suite's run: a failure is \`property_hold\`.
 results = ${tomlList(d.properties.results)}
 

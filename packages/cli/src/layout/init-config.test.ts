@@ -133,6 +133,16 @@ describe("planInit: fixtures and seeds", () => {
     );
   });
 
+  it("a property suite elsewhere than tests/properties: its folder is [properties] tests", () => {
+    const p = plan({ ...FLAT, "tests/fuzz/test_fuzz.py": "", "tests/fuzz/corpus/c1": "1" });
+    expect(p.config.properties).toMatchObject({ seeds: ["tests/fuzz/corpus"], tests: ["tests/fuzz"] });
+    const text = configTemplate(p.config, p.notes);
+    expect(text).toContain('tests = ["tests/fuzz"]\n');
+    expect(parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS).config?.properties.tests).toEqual([
+      "tests/fuzz",
+    ]);
+  });
+
   it("seeds without a property suite of their own: on, no command, and a warning to write one", () => {
     const p = plan({ ...FLAT, "tests/seeds/s1": "1" });
     expect(p.config.properties).toMatchObject({ enabled: true, seeds: ["tests/seeds"], results: [] });

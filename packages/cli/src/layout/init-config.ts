@@ -150,6 +150,7 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
     if (layout.propertySuite !== undefined) {
       config.commands.properties = `${py} -m pytest ${shellWord(layout.propertySuite)} -o junit_family=xunit1 --junitxml=${PROPERTY_RESULTS}`;
       config.properties.results = [PROPERTY_RESULTS];
+      config.properties.tests = [layout.propertySuite];
       notes.properties = [
         `Found by \`proofgate init\`: ${layout.seeds.join(", ")}; the suite in ${layout.propertySuite}.`,
       ];

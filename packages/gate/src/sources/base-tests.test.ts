@@ -2,12 +2,13 @@
 // scratch git repositories. No Python: the collection and the proof run are small Node scripts that write
 // pytest's shapes (collect-only text, JUnit XML with pytest's classnames) from the tree they run in, and
 // honour the base run's plugin the way pytest would (only the ids it names). Real pytest: apps/e2e.
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GateError, type GateReport } from "@proofgate/core";
 import { evaluateGate, type CheckRequest } from "../evaluate.js";
-import type { GateLog } from "../log.js";
+import { silentLog, type GateLog } from "../log.js";
 import { nodePorts } from "../node/index.js";
 import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "../testing/git-scratch.js";
 
@@ -400,5 +401,139 @@ describe("the base's evidence is CI's, never the patch's", () => {
         message: `[universe] base_collected names a file the head commit ${head.slice(0, 12)} tracks: the patch would be telling the gate what the base had`,
       }),
     ]);
+  });
+});
+
+/**
+ * The property suite as a Node script: `props.txt` is its ids. With the base run's plugin on PYTHONPATH
+ * (`-p proofgate_property_ids`), it appends them to the file the plugin names, as the plugin would.
+ * It logs where it ran and the seeds it was given to props-seen.jsonl (absolute, from the config).
+ */
+const PROPS_SCRIPT = `import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+const ids = readFileSync("props.txt", "utf8").split("\\n").filter(Boolean);
+const addopts = process.env.PYTEST_ADDOPTS ?? "";
+appendFileSync(process.argv[2], JSON.stringify({ cwd: process.cwd(), seeds: process.env.PROOFGATE_SEEDS_DIR, addopts }) + "\\n");
+if (addopts.includes("-p proofgate_property_ids")) {
+  const dir = process.env.PYTHONPATH.split(":")[0];
+  const plugin = readFileSync(dir + "/proofgate_property_ids.py", "utf8");
+  appendFileSync(JSON.parse(/^PROOFGATE_IDS_FILE = (".*")$/m.exec(plugin)[1]), JSON.stringify(ids) + "\\n");
+}
+writeFileSync("properties.xml", '<testsuites><testsuite name="pytest">' + ids.map((id) => '<testcase classname="p" name="' + id + '" time="0"></testcase>').join("") + "</testsuite></testsuites>");
+`;
+
+describe("check --run: the base's property test ids, collected by the base's [commands] properties in its worktree", () => {
+  const PROPS = ["tests/properties/test_p.py::test_one", "tests/properties/test_p.py::test_two"];
+
+  function propertyProject(
+    o: { properties?: string; record?: boolean; enabled?: boolean; files?: Record<string, string> } = {},
+  ) {
+    const made = project();
+    const seen = join(made.repo.dir, ".git", "props-seen.jsonl");
+    const cfg = CONFIG()
+      .replace(
+        "[properties]\nenabled = false\n",
+        `[properties]\nenabled = ${o.enabled ?? true}\nresults = ["properties.xml"]\n`,
+      )
+      .replace("record = false", `record = ${o.record ?? true}`)
+      .replace(
+        "[commands]\n",
+        `[commands]\nproperties = ${JSON.stringify(o.properties ?? `${NODE} props.mjs ${seen}`)}\n`,
+      );
+    const base = made.repo.commit("property suite", {
+      "proofgate.toml": cfg,
+      "props.mjs": PROPS_SCRIPT,
+      "props.txt": `${PROPS.join("\n")}\n`,
+      "tests/properties/seeds/s1": "1\n",
+      ".gitignore": `${readFileSync(join(made.repo.dir, ".gitignore"), "utf8")}properties.xml\n`,
+      ...o.files,
+    });
+    const lines = (): { cwd: string; seeds?: string; addopts: string }[] =>
+      existsSync(seen)
+        ? readFileSync(seen, "utf8")
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { cwd: string; seeds?: string; addopts: string })
+        : [];
+    return { repo: made.repo, base, seen: lines };
+  }
+
+  it("runs after the base collect, in the worktree on the base's seeds, with the plugin; the ids file is an input", async () => {
+    const { repo, base, seen } = propertyProject();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const { report, info, steps } = await gate(repo, base);
+    expect(steps).toEqual(["base collect", "base properties", "collect", "proof", "properties"]);
+    const [atBase, atHead] = seen();
+    const worktree = info.map((l) => /in a git worktree at (\S+),/.exec(l)?.[1]).find(Boolean)!;
+    expect(atBase).toMatchObject({ cwd: worktree, seeds: worktree });
+    expect(atBase!.addopts).toMatch(/^-p proofgate_property_ids/);
+    // The head's property step is the recorded one, with the base's seeds copied out; no ids plugin there.
+    expect(atHead!.cwd).toBe(repo.dir);
+    expect(atHead!.seeds).toBe(join(repo.dir, "proofgate-report", "seeds"));
+    expect(atHead!.addopts).not.toContain("proofgate_property_ids");
+    const ids = readFileSync(join(repo.dir, "proofgate-report", "base-properties", "property-ids.jsonl"), "utf8");
+    expect(ids).toBe(`${JSON.stringify(PROPS)}\n`);
+    expect(report.inputs).toContainEqual({
+      role: "base_properties",
+      path: `property test ids (collected at base ${base.slice(0, 12)})`,
+      sha256: createHash("sha256").update(ids).digest("hex"),
+    });
+    expect(info).toContain(
+      `collecting the base ${base.slice(0, 12)}'s property tests in its worktree, with the base's [commands] properties`,
+    );
+    expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+  });
+
+  it("a base property run that exits non-zero: exit 2 naming the command; the worktree is removed", async () => {
+    const { repo, base } = propertyProject({ properties: `${NODE} -e "process.exit(4)"` });
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const info: string[] = [];
+    const error = await gateError(
+      evaluateGate(
+        {
+          kind: "check",
+          clock: { today: "2026-12-02", override: false },
+          base: { revision: base, from: "flag" },
+          shallowFix: "",
+          outDir: "proofgate-report",
+          run: { env: { PATH: process.env.PATH ?? "" } },
+        },
+        nodePorts({ root: repo.dir, env: { PATH: process.env.PATH ?? "" } }),
+        { ...silentLog, info: (l) => info.push(l) },
+      ),
+    );
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "universe_invalid",
+        file: `proofgate.toml at ${base.slice(0, 12)}`,
+        message: expect.stringContaining(`exited with 4 on the base ${base.slice(0, 12)}`),
+      }),
+    ]);
+    expect(error.issues[0]!.message).toContain(`[commands] properties (\`${NODE} -e "process.exit(4)"\`)`);
+    expect(error.issues[0]!.fix).toContain("PROOFGATE_SEEDS_DIR");
+    expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+  });
+
+  it("a base property run that writes no ids (the plugin never loaded): exit 2, never a pass", async () => {
+    const { repo, base } = propertyProject({ properties: `${NODE} -e "0"` });
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const error = await gateError(gate(repo, base));
+    expect(error.issues).toEqual([
+      {
+        code: "file_missing",
+        file: `proofgate.toml at ${base.slice(0, 12)}`,
+        message: `[commands] properties (\`${NODE} -e "0"\`) wrote no property test ids on the base ${base.slice(0, 12)}: the gate's plugin (-p proofgate_property_ids, through PYTEST_ADDOPTS) never saw a collection, so the property tests the base runs cannot be known`,
+        fix: "run the property suite with `python -m pytest`, leaving PYTEST_ADDOPTS and PYTHONPATH to the gate; a runner that is not pytest sets [commands] record = false (a human change)",
+      },
+    ]);
+  });
+
+  it("not run without [commands] record (no run record at head to compare) or with the property suite off", async () => {
+    for (const o of [{ record: false }, { enabled: false }]) {
+      const { repo, base } = propertyProject(o);
+      repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+      const { report, steps } = await gate(repo, base);
+      expect(steps).not.toContain("base properties");
+      expect(report.inputs.map((i) => i.role)).not.toContain("base_properties");
+    }
   });
 });

@@ -1,7 +1,8 @@
-// The base's side of `tests_removed` and `tests_skipped_unledgered` (docs/reasons.md): the universe at the
-// base, and the base's outcomes of the tests skipped at head. With `check --run` the gate makes both
-// itself, in a temporary git worktree of the base, with the base's own [commands]; without it, it reads
-// the files a CI step wrote ([universe] base_collected, [results] base_junit). When the signal is on and
+// The base's side of `tests_removed`, `tests_skipped_unledgered` and `property_weakened` (docs/reasons.md):
+// the universe at the base, the base's outcomes of the tests skipped at head, and the base's property
+// tests. With `check --run` the gate makes them itself, in a temporary git worktree of the base, with the
+// base's own [commands]; without it, it reads the files a CI step wrote ([universe] base_collected,
+// [results] base_junit; the property ids need --run). When the signal is on and
 // its evidence cannot be made or read, that is exit 2, never a pass.
 import {
   GateError,
@@ -11,7 +12,10 @@ import {
   mergeJunitResults,
   mergeUniverses,
   parseJunitXml,
+  parsePropertyIds,
   renderOnlyPlugin,
+  renderPropertyIdsPlugin,
+  PROPERTY_IDS_PLUGIN_MODULE,
   shortRevision,
   skipsAtHead,
   type BaseSkips,
@@ -20,6 +24,7 @@ import {
   type GateIssue,
   type InputDigest,
   type Lease,
+  type PropertyIdEvidence,
   type TestChangeEvidence,
   type TestResult,
   type Universe,
@@ -114,6 +119,68 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     ? "add [commands] collect to proofgate.toml, or set [universe] base_collected"
     : "run `proofgate check --run`, or set [universe] base_collected (the base's `pytest --collect-only -q`, written by CI)";
   return { base: { kind: "not_measured", why, fix }, inputs: [], warnings: [] };
+}
+
+/** The base's property test ids, with the file they came from. */
+export interface BasePropertyIdsRead {
+  base: PropertyIdEvidence["base"];
+  inputs: InputDigest[];
+}
+
+/**
+ * The property test ids the base runs (`property_weakened`): with `check --run`, `[properties] enabled`,
+ * `[commands] properties` and `record`, the base's own property command in its worktree, with a plugin
+ * that writes the ids it would run and deselects them all. Its seeds are the worktree's, the base's.
+ * A step that exits non-zero or writes no ids is a GateError; otherwise undefined (not judged).
+ */
+export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BasePropertyIdsRead | undefined> {
+  const { config, ports } = o;
+  const command = config.commands.properties;
+  if (!o.run || !config.properties.enabled || command === undefined || !config.commands.record) return undefined;
+  const at = shortRevision(o.base);
+  const dir = o.run.checkout();
+  const pluginDir = join(o.outDir, "base-properties");
+  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const idsFile = absolute(join(pluginDir, "property-ids.jsonl"));
+  ports.files.removeTree(idsFile);
+  ports.files.writeAtomic(
+    join(pluginDir, `${PROPERTY_IDS_PLUGIN_MODULE}.py`),
+    renderPropertyIdsPlugin(idsFile, o.base),
+  );
+  const env: Env = {
+    ...o.run.env,
+    // The base's tests read the base's seeds: the worktree mirrors the repository, as the seeds folder does.
+    PROOFGATE_SEEDS_DIR: dir,
+    PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
+    PYTEST_ADDOPTS: [`-p ${PROPERTY_IDS_PLUGIN_MODULE}`, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+  };
+  o.log.info(`collecting the base ${at}'s property tests in its worktree, with the base's [commands] properties`);
+  await runCommandStep(o, "base properties", command, env, [idsFile], dir, (exit) => {
+    if (exit !== 0) {
+      throw new GateError({
+        code: "universe_invalid",
+        file: config.file,
+        message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged`,
+        fix: `make the property suite collect on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there with PROOFGATE_SEEDS_DIR=/tmp/base); its output is above in the log`,
+      });
+    }
+    if (!ports.files.exists(idsFile)) {
+      throw new GateError({
+        code: "file_missing",
+        file: config.file,
+        message: `[commands] properties (\`${command}\`) wrote no property test ids on the base ${at}: the gate's plugin (-p ${PROPERTY_IDS_PLUGIN_MODULE}, through PYTEST_ADDOPTS) never saw a collection, so the property tests the base runs cannot be known`,
+        fix: "run the property suite with `python -m pytest`, leaving PYTEST_ADDOPTS and PYTHONPATH to the gate; a runner that is not pytest sets [commands] record = false (a human change)",
+      });
+    }
+  });
+  const name = `property test ids (collected at base ${at})`;
+  const file = ports.files.readText(idsFile, "the base's property test ids", "[commands] properties");
+  const parsed = parsePropertyIds(file.text, name);
+  if (!parsed.ids) throw new GateError(parsed.errors);
+  return {
+    base: { file: name, ids: parsed.ids },
+    inputs: [{ role: "base_properties", path: name, sha256: file.sha256 }],
+  };
 }
 
 /**

@@ -10,6 +10,8 @@ import {
   readSection,
   sectionFileMatcher,
   diffLedgers,
+  importsHypothesis,
+  isTestFile,
   looseningKey,
   mergeOwnChanges,
   parseConfig,
@@ -17,6 +19,7 @@ import {
   parseLedger,
   pathMatcher,
   protectedPaths,
+  readPytestSettings,
   shortRevision,
   type Commit,
   type CommitPaths,
@@ -29,6 +32,7 @@ import {
   type LockDelta,
   type PatchEvidence,
   type PatchPolicy,
+  type PropertyTestTouch,
   type SectionSpec,
   type SectionTouch,
 } from "@proofgate/core";
@@ -238,6 +242,13 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       filesAtHead: config.properties.seeds.reduce((n, dir) => n + git.listFilesAt(range.head, dir).length, 0),
       touching: touching(under(config.properties.seeds)),
     };
+    patch.propertyTests = {
+      dirs: config.properties.tests,
+      touching: propertyTestTouches(git, range, touching, {
+        dirs: under(config.properties.tests),
+        seeds: under(config.properties.seeds),
+      }),
+    };
   }
   return {
     patch,
@@ -252,6 +263,41 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
     invoked,
     warnings,
   };
+}
+
+/**
+ * The commits that touched property test files: under `[properties] tests`, or a Python test file that
+ * imports hypothesis at the base or at head (a property test outside the folder). Seed files are
+ * seed_rewrite's. Each with its first added line in them, where it added one.
+ */
+function propertyTestTouches(
+  git: GitPort,
+  range: { base: string; head: string },
+  touching: (match: (path: string) => boolean) => CommitPaths[],
+  where: { dirs: (path: string) => boolean; seeds: (path: string) => boolean },
+): PropertyTestTouch[] {
+  const pytest = readPytestSettings((path) => git.readFileAt(range.base, path));
+  const hypothesis = new Map<string, boolean>();
+  const importsAt = (rev: string, path: string): boolean => {
+    const text = git.readFileAt(rev, path);
+    return text !== undefined && importsHypothesis(text);
+  };
+  const isPropertyTest = (path: string): boolean => {
+    if (where.seeds(path)) return false;
+    if (where.dirs(path)) return true;
+    if (!path.endsWith(".py") || !isTestFile(path, pytest)) return false;
+    let known = hypothesis.get(path);
+    if (known === undefined) {
+      known = importsAt(range.base, path) || importsAt(range.head, path);
+      hypothesis.set(path, known);
+    }
+    return known;
+  };
+  return touching(isPropertyTest).map((t) => {
+    const added = new Map(git.addedLines(t.commit.sha).map((f) => [f.path, f.lines[0]?.line]));
+    const path = t.paths.find((p) => added.get(p) !== undefined);
+    return { ...t, first: path === undefined ? undefined : { path, line: added.get(path)! } };
+  });
 }
 
 /**
