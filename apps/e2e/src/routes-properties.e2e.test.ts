@@ -242,6 +242,28 @@ describe("check --run: what is not a weakened property", () => {
     );
   });
 
+  it("a Hypothesis profile loaded from a source module, no property test touched: runner_tampering; a human's with `Gate-Change: human`: MERGE", async () => {
+    const PROFILE =
+      'from hypothesis import settings\n\nsettings.register_profile("fast", max_examples=1)\nsettings.load_profile("fast")\n';
+    const p = project({ "pkg/__init__.py": PROFILE });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["runner_tampering"]);
+    expect(r.status).toBe(1);
+    expect(r.report.details.map((d) => [d.reason, d.file, d.line, d.commit, d.author])).toEqual([
+      ["runner_tampering", "pkg/__init__.py", 3, p.commits[1], agent],
+    ]);
+    expect(r.report.details[0]!.message).toContain(
+      "changes Hypothesis's settings for every property (a profile) (line 3, 4)",
+    );
+    const human = project(
+      { "pkg/__init__.py": PROFILE },
+      { who: HUMAN, message: "A faster profile\n\nGate-Change: human\n" },
+    );
+    const h = await check(human.dir, ["--run", "--base", human.base, "--format", "json"]);
+    expect(h.report.reasons, explain(h)).toEqual([]);
+    expect(h.status).toBe(0);
+  });
+
   it("the trailer's name is the base's [trailers] property_seeds", async () => {
     const base = { "proofgate.toml": config({ extra: '\n[trailers]\nproperty_seeds = "Props-Approved"\n' }) };
     const named = project(

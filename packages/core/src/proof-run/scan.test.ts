@@ -49,6 +49,25 @@ describe("scanRunnerTampering", () => {
     expect(found[1]!.message).toContain("implements a hook that decides what runs or what a result is (line 2)");
   });
 
+  it("finds a Hypothesis profile registered or loaded in a source module, and leaves @settings alone", () => {
+    const [finding, ...rest] = scanRunnerTampering([
+      file(
+        "pkg/__init__.py",
+        "from hypothesis import settings",
+        'settings.register_profile("fast", max_examples=1)',
+        'settings.load_profile("fast")',
+        "hypothesis.settings._current_profile = 'fast'",
+        "x = settings.get_profile('ci')  # reading is fine",
+        '# settings.load_profile("fast") in a comment is not code',
+      ),
+      file("tests/properties/test_p.py", "@settings(max_examples=50)", "def test_p(): pass"),
+    ]);
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({ code: "runner_tampering", paths: ["pkg/__init__.py"] });
+    expect(finding!.lines!.map((l) => l.line)).toEqual([2, 3, 4]);
+    expect(finding!.message).toContain("changes Hypothesis's settings for every property (a profile) (line 2, 3, 4)");
+  });
+
   it("finds reads of the run key, plugin unregistration and tracer changes", () => {
     const [finding] = scanRunnerTampering([
       file(

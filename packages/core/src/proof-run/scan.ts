@@ -45,6 +45,12 @@ const PATTERNS: readonly Pattern[] = [
     re: /PROOFGATE_RUN_|proofgate_run_|\/proc\/[^"'\s]*environ/,
   },
   {
+    // A profile loaded from a module the tests import lowers every property's examples, and no property
+    // test file changes (conftest.py and pytest's settings are protected paths already).
+    what: "changes Hypothesis's settings for every property (a profile)",
+    re: /\bsettings\s*\.\s*(?:register_profile|load_profile)\s*\(|\bsettings\s*\.\s*_(?:current_profile|profiles)\b|\bsettings\s*\.\s*default\s*=(?!=)/,
+  },
+  {
     what: "changes the tracer coverage measures with",
     re: /\b(?:sys\.settrace|sys\.setprofile|threading\.settrace|threading\.setprofile)\s*\(|\bsys\.monitoring\.(?:set_events|register_callback|free_tool_id|use_tool_id)\b/,
   },
@@ -69,7 +75,8 @@ function code(text: string): string {
 /**
  * `runner_tampering`: Python lines that import pytest's or pluggy's internals, patch or rewrite report
  * objects, force hook results, set the exit status, implement result hooks, unregister plugins, read
- * the gate's run variables, or change the tracer coverage relies on. One finding per file, with each line.
+ * the gate's run variables, change Hypothesis's settings profile, or change the tracer coverage relies on.
+ * One finding per file, with each line.
  */
 export function scanRunnerTampering(files: readonly ScannedFile[]): RunFinding[] {
   const out: RunFinding[] = [];
