@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_AGENT_PATTERNS, type Commit, type Identity } from "./authorship.js";
-import { defaultConfig } from "./config.js";
+import type { Commit } from "./authorship.js";
+import { ADA, BOT, POLICY, commitFactory } from "./__fixtures__/commits.js";
 import { decide, type DecideInput } from "./decide.js";
 import type { Lease } from "./ledger.js";
-import type { CommitPaths, PatchPolicy } from "./patch.js";
+import type { CommitPaths } from "./patch.js";
 import {
   importsHypothesis,
   judgePropertyIds,
@@ -14,25 +14,8 @@ import {
 } from "./property-tests.js";
 import { verifyRunRecord, type RunRecord } from "./proof-run/record.js";
 
-const ADA: Identity = { name: "Ada Lovelace", email: "ada@example.org" };
-const BOT: Identity = { name: "patchbot[bot]", email: "patchbot@example.org" };
-const policy: PatchPolicy = {
-  agentPatterns: DEFAULT_AGENT_PATTERNS,
-  trailers: defaultConfig(DEFAULT_AGENT_PATTERNS).trailers,
-};
-
-let n = 0;
-function commit(who: Identity, trailer?: string): Commit {
-  n++;
-  return {
-    sha: String(n).padStart(40, "c"),
-    parents: [],
-    author: who,
-    committer: who,
-    subject: `commit ${n}`,
-    trailers: trailer ? [{ key: trailer, value: "human" }] : [],
-  };
-}
+const policy = POLICY;
+const commit = commitFactory("c");
 
 describe("importsHypothesis: a test file that imports hypothesis holds property tests", () => {
   it.each([

@@ -1,12 +1,11 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import type { Commit, Identity } from "./authorship.js";
-import { DEFAULT_AGENT_PATTERNS } from "./authorship.js";
-import { defaultConfig } from "./config.js";
+import type { Commit } from "./authorship.js";
+import { ADA, BOT, POLICY, commitFactory } from "./__fixtures__/commits.js";
 import { accountEvidence } from "./evidence.js";
 import type { TestResult } from "./junit.js";
 import type { Lease } from "./ledger.js";
-import type { CommitPaths, PatchPolicy } from "./patch.js";
+import type { CommitPaths } from "./patch.js";
 import {
   commandFiles,
   judgeTestChanges,
@@ -17,25 +16,8 @@ import {
 } from "./test-changes.js";
 import { parseCollectOnly, type Universe } from "./universe.js";
 
-const ADA: Identity = { name: "Ada Lovelace", email: "ada@example.org" };
-const BOT: Identity = { name: "patchbot[bot]", email: "patchbot@example.org" };
-const policy: PatchPolicy = {
-  agentPatterns: DEFAULT_AGENT_PATTERNS,
-  trailers: defaultConfig(DEFAULT_AGENT_PATTERNS).trailers,
-};
-
-let n = 0;
-function commit(who: Identity, trailer?: string): Commit {
-  n++;
-  return {
-    sha: String(n).padStart(40, "a"),
-    parents: [],
-    author: who,
-    committer: who,
-    subject: `commit ${n}`,
-    trailers: trailer ? [{ key: trailer, value: "human" }] : [],
-  };
-}
+const policy = POLICY;
+const commit = commitFactory("a");
 const agent = (): Commit => commit(BOT);
 const human = (): Commit => commit(ADA);
 const approved = (): Commit => commit(ADA, "Test-Removal");
