@@ -9,12 +9,14 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   AGENT,
+  COLLECT,
   HUMAN,
   TEST_A,
   check,
   config,
   git,
   makeCheckProject,
+  proofCommand,
   type CheckRun,
   type FileChange,
   type Identity,
@@ -294,5 +296,66 @@ describe("check --run: what is not a weakened property", () => {
     expect(worktrees(p.dir)).toEqual([]);
     // The base failed before the head's commands ran.
     expect(existsSync(join(p.dir, "properties.xml"))).toBe(false);
+  });
+});
+
+describe("a project with hypothesis tests and no seed corpus (the property signals off for want of seeds)", () => {
+  // Most projects that use hypothesis keep no seed corpus: the seed signals are off by default there, and
+  // the property tests are still judged, or an agent could lower max_examples unseen.
+  const NO_SEEDS = {
+    "tests/properties/seeds/ascii.txt": null,
+    "tests/properties/seeds/unicode.txt": null,
+    "tests/properties/test_props.py": null,
+    [HYP_FILE]: null,
+    "proofgate.toml": `[coverage]\nreports = ["proven_coverage.json"]\nmin_proven = 80\n\n[results]\njunit = ["results.xml"]\n\n[commands]\ncollect = ${JSON.stringify(COLLECT)}\nproof = ${JSON.stringify(proofCommand())}\n`,
+  };
+  const FEWER_FUZZ = FUZZ.replace("max_examples=30", "max_examples=1");
+
+  it.each([
+    ["no [properties] table", ""],
+    [
+      "[properties] naming its tests, not its seeds (as init writes it)",
+      '\n[properties]\ntests = ["tests/properties"]\n',
+    ],
+  ])(
+    "%s: an agent lowers max_examples in a hypothesis test: REJECT property_weakened, the row says why it is judged",
+    async (_name, table) => {
+      const p = project(
+        { [FUZZ_FILE]: FEWER_FUZZ },
+        { base: { ...NO_SEEDS, "proofgate.toml": `${NO_SEEDS["proofgate.toml"]}${table}` } },
+      );
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
+      expect(r.status).toBe(1);
+      expect(r.report.details.map((d) => [d.reason, d.file, d.line, d.commit, d.author])).toEqual([
+        ["property_weakened", FUZZ_FILE, lineOf(FEWER_FUZZ, "max_examples=1"), p.commits[1], agent],
+      ]);
+      const row = r.report.signals.find((s) => s.id === "property_hold")!;
+      expect(row.result).toBe("fail");
+      expect(row.value).toBe(
+        "off: no seeds in tests/properties/seeds at the base or head (on by default once there are); property tests still judged: 1 property test file touched",
+      );
+    },
+  );
+
+  it("the same change by a human with `Property-Seeds: human`: MERGE, and the row stays off", async () => {
+    const p = project(
+      { [FUZZ_FILE]: FEWER_FUZZ },
+      { base: NO_SEEDS, who: HUMAN, message: "Faster\n\nProperty-Seeds: human\n" },
+    );
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(r.report.signals.find((s) => s.id === "property_hold")!.result).toBe("off");
+  });
+
+  it("`[properties] enabled = false` in the base's config is a human's choice: the property tests are not judged", async () => {
+    const off = { ...NO_SEEDS, "proofgate.toml": `${NO_SEEDS["proofgate.toml"]}\n[properties]\nenabled = false\n` };
+    const p = project({ [FUZZ_FILE]: FEWER_FUZZ }, { base: off });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.report.signals.find((s) => s.id === "property_hold")!.value).toMatch(
+      /^off: \[properties\] enabled = false in proofgate.toml at [0-9a-f]{12}$/,
+    );
   });
 });

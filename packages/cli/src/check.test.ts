@@ -131,7 +131,7 @@ describe("proofgate check", { timeout: 60_000 }, () => {
       "off: no tests/fixtures or fixtures.lock at the base or head (on by default once there are)",
     );
     expect(rows.property_hold).toBe(
-      "off: no seeds in tests/properties/seeds at the base or head (on by default once there are)",
+      "off: no seeds in tests/properties/seeds at the base or head (on by default once there are); property tests still judged: 0 property test files touched",
     );
     expect(r.err).toContain("--run ran no command: the base has no proofgate.toml, so the defaults apply");
   });

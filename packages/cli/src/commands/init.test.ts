@@ -200,6 +200,26 @@ describe("proofgate init: the files", () => {
     expect(r.out).not.toContain("seeds_empty");
   });
 
+  it("hypothesis tests and no seed folder: the seeds are left unset, so the property tests are judged", async () => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "def test_a():\n    pass\n");
+    write(repo, "tests/fuzz/test_fuzz.py", "from hypothesis import given, strategies as st\n");
+    const r = await init();
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(
+      "  seeds: none found; 1 test module(s) import hypothesis, so the property tests are judged (the seed signals wait for seeds)\n",
+    );
+    const text = read("proofgate.toml");
+    expect(text).toMatch(/^# enabled = true$/m);
+    expect(text).toMatch(/^# seeds = \["tests\/properties\/seeds"\]$/m);
+    expect(text).toContain("found no seed folder, and test modules that import hypothesis (tests/fuzz/test_fuzz.py).");
+    const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(parsed.errors).toEqual([]);
+    expect(parsed.config?.properties).toMatchObject({ enabled: true, seeds: ["tests/properties/seeds"] });
+    expect(parsed.given).not.toContain("properties.enabled");
+    expect(parsed.given).not.toContain("properties.seeds");
+  });
+
   it("with pytest-cov 4.1 or later, pytest-cov writes the JSON; --python goes into every command", async () => {
     tools = { ...DEBIAN, pytestCov: "5.0.0" };
     write(repo, "src/pkg/__init__.py", "");

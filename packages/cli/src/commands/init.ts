@@ -144,8 +144,8 @@ allow_special_names = ${d.fixtures.allowSpecialNames}
 [properties]
 # The property suite: its seed corpus must not be empty (\`seeds_empty\`), and a patch that rewrites
 # it needs \`${t.propertySeeds}: human\` on a human commit (\`seed_rewrite\`). false turns these off.
-${noteLines(notes.properties)}enabled = ${d.properties.enabled}
-seeds = ${tomlList(d.properties.seeds)}
+${noteLines(notes.properties)}${notes.seedsUnset ? "# " : ""}enabled = ${d.properties.enabled}
+${notes.seedsUnset ? "# " : ""}seeds = ${tomlList(d.properties.seeds)}
 # The property tests, judged with the seeds: a patch that changes a file under these folders, or any
 # test file that imports hypothesis, needs \`${t.propertySeeds}: human\` (\`property_weakened\`).
 tests = ${tomlList(d.properties.tests)}

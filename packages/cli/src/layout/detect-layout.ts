@@ -3,7 +3,7 @@
 // folders, golden-file and seed folders, and the CI folders. It reads only through a LayoutTree, so a
 // table of layouts held in memory tests it.
 import { parse as parseToml } from "smol-toml";
-import { iniList, parseIni, type IniFile } from "@proofgate/core";
+import { importsHypothesis, iniList, parseIni, type IniFile } from "@proofgate/core";
 import type { LayoutTree } from "./layout-tree.js";
 
 /** A CI whose configuration folder or file the repository holds. */
@@ -57,6 +57,8 @@ export interface Layout {
   seeds: string[];
   /** The folder of the property suite beside the seeds, when there is one of its own. */
   propertySuite?: string | undefined;
+  /** Test modules in the test folders that import hypothesis (the first few hundred looked at). */
+  hypothesisTests: string[];
   /** Folders that looked like fixtures or seeds and were passed over. */
   passed: Passed[];
   /** Settings files init could not read (read as no settings), and why. */
@@ -216,10 +218,32 @@ export function detectLayout(tree: LayoutTree): Layout {
     fixtures: nested(fixtures),
     seeds: nested(seeds),
     propertySuite: propertySuite(tree, nested(seeds), testFolders),
+    hypothesisTests: hypothesisTests(tree, testFolders),
     passed,
     unreadable,
     ci: ciFound(tree),
   };
+}
+
+/** Test modules under the test folders that import hypothesis; the walk stops after MAX_SCANNED modules. */
+function hypothesisTests(tree: LayoutTree, testFolders: string[]): string[] {
+  const MAX_SCANNED = 500;
+  const found: string[] = [];
+  const queue = [...testFolders];
+  let scanned = 0;
+  while (queue.length > 0 && scanned < MAX_SCANNED) {
+    const dir = queue.shift()!;
+    for (const name of tree.list(dir)) {
+      const path = `${dir}/${name.replace(/\/$/, "")}`;
+      if (name.endsWith("/")) {
+        if (!name.startsWith(".") && name !== "__pycache__/") queue.push(path);
+      } else if (/^(test_.*|.*_test)\.py$/.test(name) && scanned++ < MAX_SCANNED) {
+        const text = tree.read(path);
+        if (text !== undefined && importsHypothesis(text)) found.push(path);
+      }
+    }
+  }
+  return uniq(found);
 }
 
 function readToml(tree: LayoutTree, file: string, unreadable: Passed[]): Record<string, unknown> | undefined {

@@ -7,7 +7,10 @@ import type { Layout } from "./detect-layout.js";
 import { atLeast, type PythonTools } from "./python-tools.js";
 
 /** Comment lines for a table of the written config, saying why its values are what they are. */
-export type TemplateNotes = Partial<Record<"coverage" | "fixtures" | "properties" | "commands", string[]>>;
+export type TemplateNotes = Partial<Record<"coverage" | "fixtures" | "properties" | "commands", string[]>> & {
+  /** `[properties] enabled` and `seeds` written commented out: the gate decides from the seeds present. */
+  seedsUnset?: boolean;
+};
 
 /** What `init` writes and says for a layout. */
 export interface InitPlan {
@@ -164,6 +167,20 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
         `seeds in ${layout.seeds.join(", ")}, but no folder of property tests beside them: the gate judges the seeds; write [commands] properties and [properties] results to run the suite`,
       );
     }
+  } else if (layout.hypothesisTests.length > 0) {
+    // No seeds, but property tests: the seed signals stay off until a seed folder exists (the gate turns
+    // them off on its own while the seeds are left unset), and the property tests are judged meanwhile.
+    notes.seedsUnset = true;
+    const shown = layout.hypothesisTests.slice(0, 3).join(", ");
+    const more = layout.hypothesisTests.length > 3 ? ` and ${layout.hypothesisTests.length - 3} more` : "";
+    notes.properties = [
+      `\`proofgate init\` found no seed folder, and test modules that import hypothesis (${shown}${more}).`,
+      `enabled and seeds are left unset: the seed signals stay off until the default seed folder has files,`,
+      `and a change to a property test needs \`${t.propertySeeds}: human\` meanwhile (\`property_weakened\`).`,
+    ];
+    findings.push(
+      `seeds: none found; ${layout.hypothesisTests.length} test module(s) import hypothesis, so the property tests are judged (the seed signals wait for seeds)`,
+    );
   } else {
     config.properties.enabled = false;
     notes.properties = [

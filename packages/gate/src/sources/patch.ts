@@ -102,6 +102,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const given = new Set(parsed.given ?? []);
   const config = { ...parsed.config };
   const off: LoadedPatch["off"] = {};
+  let propertyTestsOnly = false;
   const where = resolved.ok ? `proofgate.toml at ${shortRevision(range.base)}` : "proofgate.toml";
   if (!config.fixtures.enabled) off.fixtures = `[fixtures] enabled = false in ${where}`;
   if (!config.properties.enabled) off.properties = `[properties] enabled = false in ${where}`;
@@ -120,9 +121,14 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       config.fixtures = { ...config.fixtures, enabled: false };
       off.fixtures = `no ${config.fixtures.paths.join(", ")} or ${config.fixtures.lock} at the base or head (on by default once there are)`;
     }
-    if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
+    // The seeds are named (or the signal set) by the config: the team wants them judged. Other keys of the
+    // table (the suite's results, its tests) leave that to the seeds present.
+    const seedsNamed = given.has("properties.enabled") || given.has("properties.seeds");
+    if (config.properties.enabled && !seedsNamed && !either(config.properties.seeds)) {
       config.properties = { ...config.properties, enabled: false };
       off.properties = `no seeds in ${config.properties.seeds.join(", ")} at the base or head (on by default once there are)`;
+      // Off for want of seeds, not by a human's choice: the property tests themselves are still judged.
+      propertyTestsOnly = true;
     }
   }
   const headHasConfig = resolved.ok && git.readFileAt(range.head, CONFIG_FILE) !== undefined;
@@ -242,6 +248,8 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       filesAtHead: config.properties.seeds.reduce((n, dir) => n + git.listFilesAt(range.head, dir).length, 0),
       touching: touching(under(config.properties.seeds)),
     };
+  }
+  if (config.properties.enabled || propertyTestsOnly) {
     patch.propertyTests = {
       dirs: config.properties.tests,
       touching: propertyTestTouches(git, range, touching, {
