@@ -314,8 +314,8 @@ describe("a project with hypothesis tests and no seed corpus (the property signa
   it.each([
     ["no [properties] table", ""],
     [
-      "[properties] naming its tests, not its seeds (as init writes it)",
-      '\n[properties]\ntests = ["tests/properties"]\n',
+      "[properties] with every key commented out (as init writes it)",
+      '\n[properties]\n# enabled = true\n# tests = ["tests/properties"]\n',
     ],
   ])(
     "%s: an agent lowers max_examples in a hypothesis test: REJECT property_weakened, the row says why it is judged",

@@ -148,9 +148,9 @@ ${noteLines(notes.properties)}${notes.seedsUnset ? "# " : ""}enabled = ${d.prope
 ${notes.seedsUnset ? "# " : ""}seeds = ${tomlList(d.properties.seeds)}
 # The property tests, judged with the seeds: a patch that changes a file under these folders, or any
 # test file that imports hypothesis, needs \`${t.propertySeeds}: human\` (\`property_weakened\`).
-tests = ${tomlList(d.properties.tests)}
+${notes.seedsUnset ? "# " : ""}tests = ${tomlList(d.properties.tests)}
 # JUnit XML of the property suite's run: a failure is \`property_hold\`.
-results = ${tomlList(d.properties.results)}
+${notes.seedsUnset ? "# " : ""}results = ${tomlList(d.properties.results)}
 
 [agents]
 # Who counts as an agent: glob patterns matched against commit authors, committers and co-author

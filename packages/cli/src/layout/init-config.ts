@@ -8,7 +8,7 @@ import { atLeast, type PythonTools } from "./python-tools.js";
 
 /** Comment lines for a table of the written config, saying why its values are what they are. */
 export type TemplateNotes = Partial<Record<"coverage" | "fixtures" | "properties" | "commands", string[]>> & {
-  /** `[properties] enabled` and `seeds` written commented out: the gate decides from the seeds present. */
+  /** `[properties]` written with every key commented out: unset, the gate decides from the seeds present. */
   seedsUnset?: boolean;
 };
 
@@ -175,7 +175,7 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
     const more = layout.hypothesisTests.length > 3 ? ` and ${layout.hypothesisTests.length - 3} more` : "";
     notes.properties = [
       `\`proofgate init\` found no seed folder, and test modules that import hypothesis (${shown}${more}).`,
-      `enabled and seeds are left unset: the seed signals stay off until the default seed folder has files,`,
+      `Every key is left unset: the seed signals stay off until the default seed folder has files,`,
       `and a change to a property test needs \`${t.propertySeeds}: human\` meanwhile (\`property_weakened\`).`,
     ];
     findings.push(

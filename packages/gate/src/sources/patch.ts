@@ -121,10 +121,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       config.fixtures = { ...config.fixtures, enabled: false };
       off.fixtures = `no ${config.fixtures.paths.join(", ")} or ${config.fixtures.lock} at the base or head (on by default once there are)`;
     }
-    // The seeds are named (or the signal set) by the config: the team wants them judged. Other keys of the
-    // table (the suite's results, its tests) leave that to the seeds present.
-    const seedsNamed = given.has("properties.enabled") || given.has("properties.seeds");
-    if (config.properties.enabled && !seedsNamed && !either(config.properties.seeds)) {
+    if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
       config.properties = { ...config.properties, enabled: false };
       off.properties = `no seeds in ${config.properties.seeds.join(", ")} at the base or head (on by default once there are)`;
       // Off for want of seeds, not by a human's choice: the property tests themselves are still judged.
