@@ -8,6 +8,7 @@ import {
   changedPaths,
   listCommits,
   listFilesAt,
+  nodeGit,
   readFileAt,
   resolveRange,
   runGit,
@@ -524,5 +525,23 @@ describe("blameRange", () => {
       ["\tboundary", head],
       [`${"f".repeat(40)} 1 1 1`, head],
     ]);
+  });
+});
+
+describe("nodeGit remembers what a commit holds, never what a ref points at", () => {
+  it("reads a file and a commit's added lines by SHA once; by HEAD afresh after a new commit", () => {
+    const repo = track(scratchRepo());
+    const first = repo.commit("one\n", { "a.txt": "1\n" });
+    const git = nodeGit(at(repo.dir));
+    expect(git.readFileAt("HEAD", "a.txt")).toBe("1\n");
+    expect(git.readFileAt(first, "a.txt")).toBe("1\n");
+    expect(git.addedLines(first)).toEqual([{ path: "a.txt", lines: [{ line: 1, text: "1" }] }]);
+    const second = repo.commit("two\n", { "a.txt": "2\n" });
+    expect(git.readFileAt("HEAD", "a.txt")).toBe("2\n");
+    expect(git.readFileAt(first, "a.txt")).toBe("1\n");
+    expect(git.readFileAt(second, "a.txt")).toBe("2\n");
+    // A SHA's answer comes from memory: the same object, not a second `git show`.
+    expect(git.addedLines(first)).toBe(git.addedLines(first));
+    expect(git.readFileAt(first, "missing.txt")).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import {
+  FULL_SHA,
   GateError,
   type Commit,
   type Env,
@@ -815,15 +816,32 @@ export function removeWorktree(dir: string, repo: GitRepo): void {
   }
 }
 
+/**
+ * `read` remembered per full object name: what a commit holds never changes, and several sources of one
+ * evaluation read the same files (pytest's and coverage.py's settings at the base) and the same commits'
+ * added lines. A ref (HEAD, a branch) can move, so it is read afresh every time.
+ */
+function byCommit<T>(read: (rev: string, key: string) => T): (rev: string, key: string) => T {
+  const known = new Map<string, T>();
+  return (rev, key) => {
+    if (!FULL_SHA.test(rev)) return read(rev, key);
+    const id = `${rev}\0${key}`;
+    if (!known.has(id)) known.set(id, read(rev, key));
+    return known.get(id) as T;
+  };
+}
+
 /** The git port on this machine's git, in `repo`. */
 export function nodeGit(repo: GitRepo): GitPort {
+  const fileAt = byCommit((rev, path) => readFileAt(rev, path, repo));
+  const added = byCommit((sha) => addedLines(sha, repo));
   return {
     resolveRange: (options) => resolveRange({ ...options, repo }),
     listCommits: (range) => listCommits(range, repo),
     changedPaths: (sha) => changedPaths(sha, repo),
     differingPaths: (from, to) => differingPaths(from, to, repo),
     readBlobAt: (rev, path) => readBlobAt(rev, path, repo),
-    readFileAt: (rev, path) => readFileAt(rev, path, repo),
+    readFileAt: (rev, path) => fileAt(rev, path),
     listFilesAt: (rev, dir) => listFilesAt(rev, dir, repo),
     workTreeChanges: (options) => workTreeChanges(repo, options),
     commitParents: (sha) => commitParents(sha, repo),
@@ -831,7 +849,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     mergeBase: (a, b) => mergeBase(a, b, repo),
     resolveCommit: (ref) => resolveCommit(ref, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
-    addedLines: (sha) => addedLines(sha, repo),
+    addedLines: (sha) => added(sha, ""),
     blame: (range, path) => blameRange(range, path, repo),
     addWorktree: (rev) => addWorktree(rev, repo),
     removeWorktree: (dir) => removeWorktree(dir, repo),
