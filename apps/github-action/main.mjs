@@ -38,7 +38,8 @@ if (input("head")) args.push("--head", input("head"));
 if (input("name")) args.push("--name", input("name"));
 
 const cwd = resolve(process.env.GITHUB_WORKSPACE ?? ".", input("working-directory") || ".");
-const env = { ...process.env };
+// The marker lets the CLI name the `token` input (not `env: GITHUB_TOKEN`) when the token is missing.
+const env = { ...process.env, PROOFGATE_GITHUB_ACTION: "1" };
 if (input("token")) env.GITHUB_TOKEN = input("token");
 const result = spawnSync(process.execPath, [bundle, ...args], { cwd, env, stdio: "inherit" });
 const exitCode = result.status ?? 2;

@@ -151,7 +151,11 @@ function pullRequest(minProven = 70): { origin: ScratchRepo; head: string } {
 }
 
 /** Runs hooks/command as the agent does: in the checkout, with the plugin's options as environment variables. */
-async function runHook(options: Record<string, string>, minProven = 70): Promise<Build> {
+async function runHook(
+  options: Record<string, string>,
+  minProven = 70,
+  prepare: (checkout: string) => void = () => {},
+): Promise<Build> {
   const { origin, head } = pullRequest(minProven);
   const dir = mkdtempSync(join(temp, "build-"));
   const checkout = join(dir, "checkout");
@@ -168,6 +172,7 @@ async function runHook(options: Record<string, string>, minProven = 70): Promise
     `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(bin, "agent.mjs"))} "$@"\n`,
   );
   chmodSync(join(bin, "buildkite-agent"), 0o755);
+  prepare(checkout);
   writeNpxStandIn(bin, VERSION);
   // The artifact the test steps uploaded: the proof run's coverage.
   const artifacts = join(dir, "artifacts");
@@ -227,7 +232,7 @@ describe("hooks/command in a pull request build", () => {
       ["annotate", "--style", "success", "--context", "api"],
       ["meta-data", "set", "api:decision", "MERGE"],
       ["meta-data", "set", "api:proven_coverage", "73.33"],
-      ["artifact", "upload", "proofgate-report/*"],
+      ["artifact", "upload", "proofgate-report/**/*"],
     ]);
     expect(b.calls[1]!.stdin).toMatch(/^### proofgate: ✅ MERGE/);
     expect(readdirSync(join(b.uploads, "proofgate-report")).sort()).toEqual(["report.json", "report.md"]);
@@ -241,8 +246,18 @@ describe("hooks/command in a pull request build", () => {
       ["annotate", "--style", "error", "--context", "proofgate"],
       ["meta-data", "set", "proofgate:decision", "REJECT"],
       ["meta-data", "set", "proofgate:proven_coverage", "73.33"],
-      ["artifact", "upload", "proofgate-report/*"],
+      ["artifact", "upload", "proofgate-report/**/*"],
     ]);
+  });
+
+  it("uploads the report folder's subfolders too (with --run: the proof run's plugin and record)", async () => {
+    const b = await runHook({ BUILDKITE_PLUGIN_PROOFGATE_DOWNLOAD: "coverage.xml" }, 70, (checkout) => {
+      mkdirSync(join(checkout, "proofgate-report", "pytest"), { recursive: true });
+      writeFileSync(join(checkout, "proofgate-report", "pytest", "proofgate_run_0123.py"), "# the run's plugin\n");
+    });
+    expect(b.code, b.log).toBe(0);
+    expect(readdirSync(join(b.uploads, "proofgate-report")).sort()).toEqual(["pytest", "report.json", "report.md"]);
+    expect(readdirSync(join(b.uploads, "proofgate-report", "pytest"))).toEqual(["proofgate_run_0123.py"]);
   });
 
   it("refuses a version that is not a release, before it runs anything", async () => {

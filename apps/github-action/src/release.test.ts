@@ -245,6 +245,31 @@ describe("the action, run from the release tree", () => {
     });
   });
 
+  it("with an empty token input: the summary only, and the note names the action's `token` input", async () => {
+    const r = await runAction({ token: "" });
+    expect(r.code, r.stdout).toBe(0);
+    expect(fake.requests).toEqual([]);
+    expect(`${r.stdout}${r.stderr}`).toContain(
+      "note: no token: the action's `token` input is empty: the job summary and annotations only, no check run or comment (give the action `with: token: ${{ github.token }}` (its default)",
+    );
+    expect(`${r.stdout}${r.stderr}`).not.toContain("GITHUB_TOKEN");
+  });
+
+  it("writes into out-dir exactly the files its README and action.yml say it writes", async () => {
+    const r = await runAction({ "out-dir": "gate-out" });
+    expect(r.code, r.stdout).toBe(0);
+    const written = readdirSync(join(repo.dir, "gate-out")).sort();
+    const readme = readFileSync(join(action, "README.md"), "utf8");
+    const row = readme.split("\n").find((line) => line.startsWith("| `out-dir` |"))!;
+    expect([...row.matchAll(/`(report\.\w+)`/g)].map((m) => m[1]).sort()).toEqual(written);
+    const meta = parse(readFileSync(join(action, "action.yml"), "utf8")) as {
+      inputs: Record<string, { description: string }>;
+    };
+    expect([...meta.inputs["out-dir"]!.description.matchAll(/(report\.\w+)/g)].map((m) => m[1]).sort()).toEqual(
+      written,
+    );
+  });
+
   it("a bad boolean input is exit 2 with the input named", async () => {
     const r = await runAction({ run: "yes" });
     expect(r.code).toBe(2);

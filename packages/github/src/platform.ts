@@ -41,6 +41,23 @@ export function githubToken(env: Env): string | undefined {
   return env.PROOFGATE_GITHUB_TOKEN || env.GITHUB_TOKEN || undefined;
 }
 
+/** Set by proofgate's action (apps/github-action/main.mjs): the token comes from its `token` input, not `env`. */
+const ACTION_MARKER = "PROOFGATE_GITHUB_ACTION";
+
+/** What is missing, in the words of where the token comes from. */
+function noToken(env: Env): string {
+  return env[ACTION_MARKER] === "1"
+    ? "no token: the action's `token` input is empty"
+    : "no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN";
+}
+
+/** How to give the run a token: the action's input under the action, the job's environment otherwise. */
+function tokenFix(env: Env): string {
+  return env[ACTION_MARKER] === "1"
+    ? "give the action `with: token: ${{ github.token }}` (its default) or a token of your own"
+    : "pass `env: GITHUB_TOKEN: ${{ github.token }}`";
+}
+
 function readOptional(path: string): string | undefined {
   try {
     return readFileSync(path, "utf8");
@@ -135,7 +152,7 @@ async function publish(
   const token = githubToken(tools.env);
   if (!token) {
     tools.log(
-      "note: no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN: the job summary and annotations only, no check run or comment (pass `env: GITHUB_TOKEN: ${{ github.token }}` to publish them)",
+      `note: ${noToken(tools.env)}: the job summary and annotations only, no check run or comment (${tokenFix(tools.env)} to publish them)`,
     );
     return { published, failures };
   }
@@ -217,7 +234,7 @@ async function verifiedCommits(
   const token = githubToken(tools.env);
   if (!token)
     throw new Error(
-      "no GITHUB_TOKEN or PROOFGATE_GITHUB_TOKEN to read the pull request's commits (pass `env: GITHUB_TOKEN: ${{ github.token }}`, with `pull-requests: read`)",
+      `${noToken(tools.env)} to read the pull request's commits (${tokenFix(tools.env)}, with \`pull-requests: read\`)`,
     );
   const repo = splitRepo(context.repo);
   if (!repo) throw new Error(`the repository ${JSON.stringify(context.repo ?? "")} is not owner/name`);

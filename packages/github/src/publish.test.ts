@@ -245,6 +245,14 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     ]);
   });
 
+  it("under proofgate's action with an empty token input: the note names the action's `token` input", async () => {
+    const { logs } = await publish(rejected, env({ GITHUB_TOKEN: undefined, PROOFGATE_GITHUB_ACTION: "1" }));
+    expect(fake.requests).toEqual([]);
+    expect(logs).toEqual([
+      "note: no token: the action's `token` input is empty: the job summary and annotations only, no check run or comment (give the action `with: token: ${{ github.token }}` (its default) or a token of your own to publish them)",
+    ]);
+  });
+
   it("reports a 422 as a failure and still comments", async () => {
     fake.commits.delete(HEAD);
     const { outcome } = await publish(rejected);

@@ -2,13 +2,24 @@
 // which packs with `pnpm pack` (workspace:^ rewritten to the version). Each tarball's files and manifest
 // are checked, and the CLI's is installed into an empty folder with npm, offline, and run.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, normalize } from "node:path";
+import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = new URL("../../../", import.meta.url).pathname;
 const PACKAGES = ["core", "gate", "cli", "github", "gitlab", "buildkite"] as const;
+// Each package's Node floor as published. @proofgate/github's is 22: a clean install resolves @octokit/rest 22
+// to the newest @octokit/request 10.0.x, whose content-type 3 declares Node 22 (the test below keeps it true).
+const NODE_FLOOR: Record<(typeof PACKAGES)[number], string> = {
+  core: ">=20",
+  gate: ">=20",
+  cli: ">=20",
+  github: ">=22",
+  gitlab: ">=20",
+  buildkite: ">=20",
+};
 
 interface Packed {
   files: string[];
@@ -77,7 +88,7 @@ describe.each(PACKAGES)("@proofgate/%s as packed", (name) => {
         directory: `packages/${name}`,
       },
       homepage: `https://github.com/proofgate/proofgate/tree/main/packages/${name}#readme`,
-      engines: { node: ">=20" },
+      engines: { node: NODE_FLOOR[name] },
       publishConfig: { access: "public" },
     });
     expect(manifest.private).toBeUndefined();
@@ -171,5 +182,83 @@ describe("the packed CLI", () => {
     expect(run("npx", ["--offline", "proofgate", "ledger", "list", "--format", "json"], app, env)).toContain(
       "tests/test_a.py::test_x",
     );
+  });
+});
+
+describe("the packed set on a clean npm install", () => {
+  it("resolves its dependencies afresh from the registry, and each package's Node floor holds for its whole tree", () => {
+    // No lockfile: what a user's `npm i @proofgate/github` gets today, the newest versions each range allows.
+    const app = join(temp, "clean-install");
+    mkdirSync(app);
+    writeFileSync(join(app, "package.json"), '{"name":"app","private":true}\n');
+    const env = { ...process.env, npm_config_cache: join(temp, "npm-cache"), npm_config_update_notifier: "false" };
+    const tarballs = PACKAGES.map((name) => packed.get(name)!.tarball);
+    const r = spawnSync("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", ...tarballs], {
+      cwd: app,
+      env,
+      encoding: "utf8",
+      timeout: 240_000,
+    });
+    expect(r.status, `${r.stderr}${r.stdout}`).toBe(0);
+
+    interface Manifest {
+      name: string;
+      version: string;
+      engines?: { node?: string };
+      dependencies?: Record<string, string>;
+      optionalDependencies?: Record<string, string>;
+    }
+    const manifestAt = (dir: string) => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
+    // Node's resolution: the nearest node_modules/<name> from the requiring package's folder upwards.
+    const resolveFrom = (dir: string, dep: string): string | undefined => {
+      for (let d = dir; d.startsWith(app); d = dirname(d)) {
+        const candidate = join(d, "node_modules", dep);
+        if (existsSync(join(candidate, "package.json"))) return candidate;
+        if (d === app) break;
+      }
+      return undefined;
+    };
+    // Every package a @proofgate package loads, with the Node range it declares.
+    const tree = (root: string): Manifest[] => {
+      const seen = new Map<string, Manifest>();
+      const visit = (dir: string) => {
+        if (seen.has(dir)) return;
+        const manifest = manifestAt(dir);
+        seen.set(dir, manifest);
+        for (const dep of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+          const found = resolveFrom(dir, dep);
+          if (found) visit(found);
+          else expect(manifest.optionalDependencies ?? {}, `${manifest.name} needs ${dep}`).toHaveProperty(dep);
+        }
+      };
+      visit(root);
+      return [...seen.values()].slice(1);
+    };
+
+    let checked = 0;
+    for (const name of PACKAGES) {
+      const floor = NODE_FLOOR[name];
+      for (const dep of tree(join(app, "node_modules", "@proofgate", name))) {
+        const needs = dep.engines?.node;
+        if (needs === undefined) continue;
+        checked++;
+        expect(
+          semver.subset(floor, needs),
+          `@proofgate/${name} declares Node ${floor}, but ${dep.name}@${dep.version} in its tree needs ${needs}`,
+        ).toBe(true);
+      }
+    }
+    expect(checked).toBeGreaterThan(5); // the walk reached the octokit and gitbeaker trees
+
+    // npm's engine warnings: each must be one the packages' own floors announce for this Node.
+    const warned = [...`${r.stderr}${r.stdout}`.matchAll(/EBADENGINE\s+package: '([^']+)'/g)].map((m) => m[1]!);
+    const announced = PACKAGES.filter((name) => !semver.satisfies(process.version, NODE_FLOOR[name]));
+    const explained = new Set(
+      announced.flatMap((name) => [
+        `@proofgate/${name}@${packed.get(name)!.manifest.version as string}`,
+        ...tree(join(app, "node_modules", "@proofgate", name)).map((d) => `${d.name}@${d.version}`),
+      ]),
+    );
+    expect(warned.filter((w) => !explained.has(w))).toEqual([]);
   });
 });

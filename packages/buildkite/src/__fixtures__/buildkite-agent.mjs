@@ -65,9 +65,10 @@ if (name === "annotate") {
   const body = args[0] ?? stdin ?? "";
   if (Buffer.byteLength(body, "utf8") > 1024 * 1024) fail("the annotation body is larger than 1 MiB");
 } else if (name.startsWith("artifact")) {
-  // The paths of `dir` (relative, with /) that the glob matches: * within a folder, ** across folders.
+  // The paths of `dir` (relative, with /) that the glob matches: * within a folder, `**/` zero or more folders, ** across folders.
   const matching = (dir, glob) => {
-    const pattern = new RegExp(`^${glob.split("**").map((part) => part.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*")).join(".*")}$`);
+    const literal = (part) => part.split("*").map((s) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join("[^/]*");
+    const pattern = new RegExp(`^${glob.split("**/").map((segment) => segment.split("**").map(literal).join(".*")).join("(?:.*/)?")}$`);
     const walk = (d) => readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : [join(d, n)]));
     return walk(dir).map((p) => relative(dir, p)).filter((p) => pattern.test(p));
   };
