@@ -854,6 +854,14 @@ export function staleGateWorktrees(
   return stale;
 }
 
+/** The paths of `git worktree list --porcelain` output. */
+export function worktreePaths(porcelain: string): string[] {
+  return porcelain
+    .split("\n")
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice("worktree ".length));
+}
+
 /** Whether a process with this id exists (one of another user's counts: it is not ours to judge). */
 function processAlive(pid: number): boolean {
   try {
@@ -925,6 +933,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     blame: (range, path) => blameRange(range, path, repo),
     addWorktree: (rev) => addWorktree(rev, repo),
     removeWorktree: (dir) => removeWorktree(dir, repo),
+    listWorktrees: () => worktreePaths(gitExec(["worktree", "list", "--porcelain"], repo).stdout.toString("utf8")),
   };
 }
 
