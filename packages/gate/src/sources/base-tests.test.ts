@@ -264,6 +264,59 @@ describe("check --run: the base collected in a git worktree with the base's own 
   });
 });
 
+describe("check --run: the base's steps import the base's code (an editable install points at the work tree)", () => {
+  /** The collect script, but what it "imported" is reported as the plugin would, or not at all. */
+  const collectReporting = (foreign: { module: string; file: string }[] | "no plugin"): string =>
+    COLLECT_SCRIPT.replace(
+      HONOUR_BASE_IMPORTS,
+      foreign === "no plugin"
+        ? ""
+        : HONOUR_BASE_IMPORTS.replace("foreign: [] }", `foreign: ${JSON.stringify(foreign)} }`),
+    );
+
+  it("a module loaded from the work tree: exit 2 naming the step, the module and its file", async () => {
+    const { repo } = project();
+    const file = join(repo.dir, "src/pkg/__init__.py");
+    repo.commit("reporting", { "collect.mjs": collectReporting([{ module: "pkg", file }]) }, { author: HUMAN });
+    const at = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const error = await gateError(gate(repo, at));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "universe_invalid",
+        message: `the base collect step (\`${NODE} collect.mjs\`) imported pkg from ${file}, the work tree's copy, not the base ${at.slice(0, 12)}'s worktree: the base would be judged with the head's code`,
+      }),
+    ]);
+  });
+
+  it("a step that never loaded the plugin: exit 2 with [commands] record, a warning without it", async () => {
+    const { repo, base } = project();
+    repo.commit(
+      "no plugin",
+      {
+        "collect.mjs": collectReporting("no plugin"),
+        "proofgate.toml": CONFIG().replace("record = false", "record = true"),
+      },
+      { author: HUMAN },
+    );
+    const strict = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const error = await gateError(gate(repo, strict));
+    expect(error.issues[0]!.message).toContain("the base collect step");
+    expect(error.issues[0]!.message).toContain("did not load proofgate's plugin (-p proofgate_base_imports");
+
+    repo.git(["checkout", "-q", "-b", "lenient", base]);
+    repo.commit("no plugin", { "collect.mjs": collectReporting("no plugin") }, { author: HUMAN });
+    const lenient = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const { report, info } = await gate(repo, lenient);
+    expect(report.decision).toBe("MERGE");
+    expect(info).toContain(
+      "warning: the base collect step loaded no pytest plugin of proofgate's ([commands] record = false): nothing shows that it imported the base's code rather than the work tree's",
+    );
+  });
+});
+
 describe("check --run: skips at head against the base's run of those tests", () => {
   it("an agent skips a test: the base runs only it (the plugin), ran it, so tests_skipped_unledgered", async () => {
     const { repo, base } = project();
