@@ -5,7 +5,7 @@
 // must say MERGE both times. Python writes its bytecode caches as it does for users, so the ignore
 // entries init adds must cover everything a run leaves.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -364,8 +364,10 @@ def test_longest():
   },
 ];
 
-function initIn(dir: string): { status: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [PROOFGATE, "init", "--gitignore"], {
+// Plain `init`: it appends the run's files to .gitignore by default, so the second run below finds no
+// untracked file it did not expect.
+function initIn(dir: string, flags: string[] = []): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PROOFGATE, "init", ...flags], {
     cwd: dir,
     encoding: "utf8",
     env: cleanEnv(USER_ENV),
@@ -435,5 +437,24 @@ describe("proofgate init, then check --run twice, unedited", () => {
       expect(git(dir, ["status", "--porcelain", "--ignored"])).toMatch(/^!! (.*\/)?__pycache__\/$/m);
       expect(git(dir, ["status", "--porcelain", "--ignored"])).toMatch(/^!! \.coverage$/m);
     }
+  });
+});
+
+describe("proofgate init and .gitignore", () => {
+  it("--no-gitignore only lists the run's files; --gitignore (kept for old scripts) appends them, as plain init does", () => {
+    const dir = mkdtempSync(join(tmpdir(), "proofgate-init-e2e-"));
+    made.push(dir);
+    git(dir, ["init", "-q", "-b", "main", "."]);
+    applyFiles(dir, cases[0]?.files ?? {});
+    const listed = initIn(dir, ["--no-gitignore"]);
+    expect(listed.status, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain("`check --run` writes files git does not ignore yet");
+    expect(listed.stdout).toContain("  collected.txt\n");
+    expect(existsSync(join(dir, ".gitignore"))).toBe(false);
+    const added = initIn(dir, ["--gitignore"]);
+    expect(added.status, added.stderr).toBe(0);
+    expect(readFileSync(join(dir, ".gitignore"), "utf8")).toContain(
+      "# proofgate check --run writes these\ncollected.txt\n",
+    );
   });
 });

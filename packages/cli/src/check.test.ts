@@ -458,7 +458,10 @@ describe("proofgate check --run", () => {
   });
 
   it("with run records on, a proof step that writes none is runner_tampering: the plugin was bypassed, or it is not pytest", async () => {
-    const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json", true), {
+    // No collect: with run records on, the base's collect must be pytest with the gate's plugin (a printf is
+    // exit 2, base-tests.test.ts); the proof step is the one judged here.
+    const config = RUN_CONFIG("cp cov80.json proven_coverage.json", true).replace(/^collect = .*\n/m, "");
+    const { repo, base } = project(config, {
       "cov80.json": COVERAGE(80),
     });
     const r = await check(repo, ["--base", base, "--run", "--format", "json"]);

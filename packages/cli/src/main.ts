@@ -315,12 +315,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             })
             .option("gitignore", {
               type: "boolean",
-              describe: "append the files `check --run` writes to .gitignore (only the lines git does not ignore yet)",
+              default: true,
+              describe:
+                "append the files `check --run` writes to .gitignore (only the lines git does not ignore yet); --no-gitignore only lists them",
             })
             .example("proofgate init", "the files for this layout, and the CI job for the CI found")
             .example(
-              "proofgate init --gitignore --python .venv/bin/python",
-              "the venv's pytest; ignore the run's files",
+              "proofgate init --no-gitignore --python .venv/bin/python",
+              "the venv's pytest; list the run's files instead of adding them to .gitignore",
             )
             .example(
               "proofgate init --platform gitlab",

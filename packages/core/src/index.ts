@@ -67,6 +67,15 @@ export {
   type PropertyIdContext,
   type PropertyIdJudgement,
 } from "./property-tests.js";
+export {
+  BASE_IMPORTS_PLUGIN_MODULE,
+  basePythonPath,
+  renderBaseImportsPlugin,
+  parseBaseImports,
+  baseImportIssues,
+  type BaseImportsSetup,
+  type BaseImportsLine,
+} from "./base-imports.js";
 export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
   REPORT_SCHEMA_VERSION,

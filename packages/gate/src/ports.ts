@@ -45,6 +45,8 @@ export interface GitPort {
   blame(range: Pick<GitRange, "base" | "head">, path: string): BlameLine[];
   /** A detached checkout of `rev` in a new folder outside the repository; its absolute path. */
   addWorktree(rev: string): string;
+  /** Every work tree of the repository (`git worktree list`), absolute: the main one and the linked ones. */
+  listWorktrees(): string[];
   /** Removes a checkout made by addWorktree (never throws). */
   removeWorktree(dir: string): void;
 }

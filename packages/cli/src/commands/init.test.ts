@@ -341,21 +341,21 @@ describe("proofgate init: the ignore entries", () => {
     expect(r.status).toBe(0);
   }
 
-  it("lists what `check --run` writes that git does not ignore, and writes no .gitignore unasked", async () => {
+  it("--no-gitignore lists what `check --run` writes that git does not ignore, and writes no .gitignore", async () => {
     gitInit();
     write(repo, ".gitignore", "*.pyc\n.coverage\n");
-    const r = await init();
+    const r = await init({ gitignore: false });
     expect(r.out).toContain(
-      "`check --run` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run `proofgate init --gitignore`):\n" +
+      "`check --run` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run `proofgate init` again without --no-gitignore):\n" +
         "  collected.txt\n  proven_coverage.json\n  results.xml\n  .coverage.*\n  proofgate-report/\n  .hypothesis/\n",
     );
     expect(read(".gitignore")).toBe("*.pyc\n.coverage\n");
   });
 
-  it("--gitignore appends only the missing lines, and a second init finds them ignored", async () => {
+  it("appends only the missing lines by default (--gitignore too), and a second init finds them ignored", async () => {
     gitInit();
     write(repo, ".gitignore", "*.pyc\n.coverage\n");
-    const r = await init({ gitignore: true });
+    const r = await init();
     expect(r.out).toContain(
       "added to .gitignore (what `check --run` writes): collected.txt proven_coverage.json results.xml .coverage.* proofgate-report/ .hypothesis/\n",
     );
@@ -386,7 +386,7 @@ describe("proofgate init: never overwrites", () => {
       "fixtures.lock": "stale, and not ours to fix\n",
     };
     for (const [rel, text] of Object.entries(mine)) write(repo, rel, text);
-    const r = await init();
+    const r = await init({ gitignore: false });
     expect(r.code).toBe(0);
     for (const [rel, text] of Object.entries(mine)) expect(read(rel)).toBe(text);
     expect(r.out).toContain("kept proofgate.toml (exists)\nkept freeze.toml (exists)\nkept fixtures.lock (exists)\n");

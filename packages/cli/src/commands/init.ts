@@ -30,7 +30,7 @@ export interface InitArgs {
   platform?: unknown;
   /** The interpreter the commands run (default: the first of `python`, `python3` that has pytest). */
   python?: unknown;
-  /** Add the files `check --run` writes to .gitignore. */
+  /** Add the files `check --run` writes to .gitignore (the default; false: only list them). */
   gitignore?: unknown;
 }
 
@@ -279,14 +279,14 @@ function platformsToPrint(chosen: string, env: Env, found: readonly CiFound[]): 
 }
 
 /**
- * `proofgate init [--platform auto|local|github|gitlab|buildkite] [--python CMD] [--gitignore]`: reads
+ * `proofgate init [--platform auto|local|github|gitlab|buildkite] [--python CMD] [--no-gitignore]`: reads
  * the repository's layout (pytest's and coverage.py's settings, the package and test folders, golden
  * files, seeds, CI folders) and the test tools installed in the Python the commands will run, then
  * writes `proofgate.toml` with the commands and evidence files for that layout (the fixture and seed
  * signals off where their files do not exist), the ledger (no lease, a budget of 0) and the fixture
  * lock. Never overwrites: a file that exists is kept and said so, and the ledger and the lock go where
  * the config in effect puts them. Then it names the files `check --run` writes that git does not ignore
- * (and appends them to .gitignore with `--gitignore`), and prints the CI job for each CI found. Exit 0;
+ * (and appends them to .gitignore, unless `--no-gitignore`), and prints the CI job for each CI found. Exit 0;
  * an unknown platform, an invalid existing config, or fixtures that `proofgate lock` would refuse
  * (symlinks, special names) are a GateError (exit 2).
  */
@@ -364,13 +364,13 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   const missing = missingIgnoreEntries(root, ignoreEntries(config, REPORT_DIR, tools.hypothesis !== undefined), env);
   if (missing.length === 0) {
     io.stdout("git ignores the files `check --run` writes already\n");
-  } else if (args.gitignore === true) {
+  } else if (args.gitignore !== false) {
     appendGitignore(root, missing);
     wrote++;
     io.stdout(`added to .gitignore (what \`check --run\` writes): ${missing.map((e) => e.line).join(" ")}\n`);
   } else {
     io.stdout(
-      `\`check --run\` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run \`proofgate init --gitignore\`):\n${missing.map((e) => `  ${e.line}\n`).join("")}`,
+      `\`check --run\` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run \`proofgate init\` again without --no-gitignore):\n${missing.map((e) => `  ${e.line}\n`).join("")}`,
     );
   }
 

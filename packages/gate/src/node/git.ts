@@ -2,9 +2,9 @@
 // authors, committers and trailers as git itself parses them, the paths each commit changed, and
 // files and trees at a revision. One git process per question, never a shell.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import {
   FULL_SHA,
   GateError,
@@ -16,6 +16,7 @@ import {
 } from "@proofgate/core";
 import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
 import type { GitPort } from "../ports.js";
+import { cleanupOnExit } from "./exit-cleanup.js";
 
 export type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry };
 
@@ -782,17 +783,29 @@ export function signatureChecks(shas: readonly string[], allowedSigners: string,
   });
 }
 
+/** The folder name of a base worktree: `proofgate-base-<pid of the gate that made it>-<random>`. */
+const WORKTREE_NAME = /^proofgate-base-(\d+)-[A-Za-z0-9]{6}$/;
+
+/** Worktrees this process made and has not removed yet, each with what undoes it on a signal. */
+const ownWorktrees = new Map<string, () => void>();
+
 /**
  * A detached checkout of `rev` in a new temp folder outside the repository (`git worktree add --detach`),
- * for running the base's own commands on the base's files. Returns its absolute path.
+ * for running the base's own commands on the base's files. Returns its absolute path. Stale worktrees of
+ * earlier gates (their process gone) are removed first, and this one is removed on a signal or exit.
  */
 export function addWorktree(rev: string, repo: GitRepo): string {
   refusesOption("revision", rev);
-  const dir = mkdtempSync(join(tmpdir(), "proofgate-base-"));
+  pruneStaleWorktrees(repo);
+  const dir = mkdtempSync(join(tmpdir(), `proofgate-base-${process.pid}-`));
+  ownWorktrees.set(
+    dir,
+    cleanupOnExit(() => removeWorktree(dir, repo)),
+  );
   try {
     gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
   } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
+    removeWorktree(dir, repo);
     throw error;
   }
   return dir;
@@ -803,6 +816,8 @@ export function addWorktree(rev: string, repo: GitRepo): string {
  * of it. Never throws: a failure to clean up must not hide the gate's answer.
  */
 export function removeWorktree(dir: string, repo: GitRepo): void {
+  ownWorktrees.get(dir)?.();
+  ownWorktrees.delete(dir);
   try {
     gitExec(["worktree", "remove", "--force", "--force", dir], repo, { okCodes: [0, 1, 128] });
   } catch {
@@ -813,6 +828,71 @@ export function removeWorktree(dir: string, repo: GitRepo): void {
     gitExec(["worktree", "prune"], repo, { okCodes: [0, 1, 128] });
   } catch {
     // Nothing left to do: `git worktree prune` later removes the stale note.
+  }
+}
+
+/**
+ * The worktrees in `git worktree list --porcelain` output that an earlier gate made and left (killed
+ * with SIGKILL, the machine stopped): named like addWorktree's, in one of `tempDirs`, made by a process
+ * that `alive` says is gone. Anything else, the user's own worktrees above all, is never named.
+ */
+export function staleGateWorktrees(
+  porcelain: string,
+  tempDirs: readonly string[],
+  alive: (pid: number) => boolean,
+): string[] {
+  const stale: string[] = [];
+  for (const line of porcelain.split("\n")) {
+    if (!line.startsWith("worktree ")) continue;
+    const path = line.slice("worktree ".length);
+    const name = basename(path);
+    const owner = WORKTREE_NAME.exec(name);
+    if (!owner || !tempDirs.includes(dirname(path))) continue;
+    const pid = Number(owner[1]);
+    if (pid !== process.pid && !alive(pid)) stale.push(path);
+  }
+  return stale;
+}
+
+/** The paths of `git worktree list --porcelain` output. */
+export function worktreePaths(porcelain: string): string[] {
+  return porcelain
+    .split("\n")
+    .filter((line) => line.startsWith("worktree "))
+    .map((line) => line.slice("worktree ".length));
+}
+
+/** Whether a process with this id exists (one of another user's counts: it is not ours to judge). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/** `git worktree prune`, then removes the base worktrees earlier gates left (staleGateWorktrees). Never throws. */
+export function pruneStaleWorktrees(repo: GitRepo): string[] {
+  try {
+    gitExec(["worktree", "prune"], repo, { okCodes: [0, 1, 128] });
+    const list = gitExec(["worktree", "list", "--porcelain"], repo).stdout.toString("utf8");
+    const temp = tmpdir();
+    const tempDirs = [temp, realpathOr(temp)];
+    const stale = staleGateWorktrees(list, tempDirs, processAlive);
+    for (const dir of stale) removeWorktree(dir, repo);
+    return stale;
+  } catch {
+    // A prune that fails leaves what it found; the gate's own worktree is a new folder either way.
+    return [];
+  }
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
 
@@ -853,6 +933,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     blame: (range, path) => blameRange(range, path, repo),
     addWorktree: (rev) => addWorktree(rev, repo),
     removeWorktree: (dir) => removeWorktree(dir, repo),
+    listWorktrees: () => worktreePaths(gitExec(["worktree", "list", "--porcelain"], repo).stdout.toString("utf8")),
   };
 }
 

@@ -16,8 +16,20 @@ const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-age
 const HUMAN: ScratchIdentity = { name: "Ada Lovelace", email: "ada@example.org" };
 const NODE = JSON.stringify(process.execPath);
 
+/**
+ * What the base steps' plugin (`-p proofgate_base_imports`, core's base-imports.ts) does in pytest, for the
+ * Node scripts: a line in its report saying the step imported nothing from the work tree.
+ */
+const HONOUR_BASE_IMPORTS = `import { appendFileSync as _append, existsSync as _exists, readFileSync as _read } from "node:fs";
+if ((process.env.PYTEST_ADDOPTS ?? "").includes("-p proofgate_base_imports")) {
+  const _dir = process.env.PYTHONPATH.split(":").find((d) => _exists(d + "/proofgate_base_imports.py"));
+  const _plugin = _read(_dir + "/proofgate_base_imports.py", "utf8");
+  _append(JSON.parse(/^_REPORT = (".*")$/m.exec(_plugin)[1]), JSON.stringify({ pid: process.pid, local: 1, foreign: [] }) + "\\n");
+}`;
+
 /** `tests.txt` (one id a line) as `pytest --collect-only -q` prints it. */
 const COLLECT_SCRIPT = `import { readFileSync, writeFileSync } from "node:fs";
+${HONOUR_BASE_IMPORTS}
 const ids = readFileSync("tests.txt", "utf8").split("\\n").filter(Boolean);
 writeFileSync("collected.txt", ids.join("\\n") + "\\n\\n" + ids.length + " tests collected in 0.01s\\n");
 `;
@@ -27,11 +39,12 @@ writeFileSync("collected.txt", ids.join("\\n") + "\\n\\n" + ids.length + " tests
  * (PYTEST_ADDOPTS "-p proofgate_only", the plugin on PYTHONPATH), only the ids the plugin names run.
  */
 const PROOF_SCRIPT = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+${HONOUR_BASE_IMPORTS}
 const lines = (f) => (existsSync(f) ? readFileSync(f, "utf8").split("\\n").filter(Boolean) : []);
 let ids = lines("tests.txt");
 const skips = new Set(lines("skips.txt"));
 if ((process.env.PYTEST_ADDOPTS ?? "").includes("-p proofgate_only")) {
-  const dir = process.env.PYTHONPATH.split(":")[0];
+  const dir = process.env.PYTHONPATH.split(":").find((d) => existsSync(d + "/proofgate_only.py"));
   const only = new Set([...readFileSync(dir + "/proofgate_only.py", "utf8").matchAll(/^    "(.*)",$/gm)].map((m) => m[1]));
   writeFileSync(process.env.ONLY_RAN_LOG, [...only].join("\\n"));
   ids = ids.filter((id) => only.has(id));
@@ -251,6 +264,59 @@ describe("check --run: the base collected in a git worktree with the base's own 
   });
 });
 
+describe("check --run: the base's steps import the base's code (an editable install points at the work tree)", () => {
+  /** The collect script, but what it "imported" is reported as the plugin would, or not at all. */
+  const collectReporting = (foreign: { module: string; file: string }[] | "no plugin"): string =>
+    COLLECT_SCRIPT.replace(
+      HONOUR_BASE_IMPORTS,
+      foreign === "no plugin"
+        ? ""
+        : HONOUR_BASE_IMPORTS.replace("foreign: [] }", `foreign: ${JSON.stringify(foreign)} }`),
+    );
+
+  it("a module loaded from the work tree: exit 2 naming the step, the module and its file", async () => {
+    const { repo } = project();
+    const file = join(repo.dir, "src/pkg/__init__.py");
+    repo.commit("reporting", { "collect.mjs": collectReporting([{ module: "pkg", file }]) }, { author: HUMAN });
+    const at = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const error = await gateError(gate(repo, at));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "universe_invalid",
+        message: `the base collect step (\`${NODE} collect.mjs\`) imported pkg from ${file}, the work tree's copy, not the base ${at.slice(0, 12)}'s worktree: the base would be judged with the head's code`,
+      }),
+    ]);
+  });
+
+  it("a step that never loaded the plugin: exit 2 with [commands] record, a warning without it", async () => {
+    const { repo, base } = project();
+    repo.commit(
+      "no plugin",
+      {
+        "collect.mjs": collectReporting("no plugin"),
+        "proofgate.toml": CONFIG().replace("record = false", "record = true"),
+      },
+      { author: HUMAN },
+    );
+    const strict = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const error = await gateError(gate(repo, strict));
+    expect(error.issues[0]!.message).toContain("the base collect step");
+    expect(error.issues[0]!.message).toContain("did not load proofgate's plugin (-p proofgate_base_imports");
+
+    repo.git(["checkout", "-q", "-b", "lenient", base]);
+    repo.commit("no plugin", { "collect.mjs": collectReporting("no plugin") }, { author: HUMAN });
+    const lenient = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const { report, info } = await gate(repo, lenient);
+    expect(report.decision).toBe("MERGE");
+    expect(info).toContain(
+      "warning: the base collect step loaded no pytest plugin of proofgate's ([commands] record = false): nothing shows that it imported the base's code rather than the work tree's",
+    );
+  });
+});
+
 describe("check --run: skips at head against the base's run of those tests", () => {
   it("an agent skips a test: the base runs only it (the plugin), ran it, so tests_skipped_unledgered", async () => {
     const { repo, base } = project();
@@ -409,15 +475,16 @@ describe("the base's evidence is CI's, never the patch's", () => {
  * (`-p proofgate_property_ids`), it appends them to the file the plugin names, as the plugin would.
  * It logs where it ran and the seeds it was given to props-seen.jsonl (absolute, from the config).
  */
-const PROPS_SCRIPT = `import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+const PROPS_SCRIPT = `import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 const ids = readFileSync("props.txt", "utf8").split("\\n").filter(Boolean);
 const addopts = process.env.PYTEST_ADDOPTS ?? "";
 appendFileSync(process.argv[2], JSON.stringify({ cwd: process.cwd(), seeds: process.env.PROOFGATE_SEEDS_DIR, addopts }) + "\\n");
 if (addopts.includes("-p proofgate_property_ids")) {
-  const dir = process.env.PYTHONPATH.split(":")[0];
+  const dir = process.env.PYTHONPATH.split(":").find((d) => existsSync(d + "/proofgate_property_ids.py"));
   const plugin = readFileSync(dir + "/proofgate_property_ids.py", "utf8");
   appendFileSync(JSON.parse(/^PROOFGATE_IDS_FILE = (".*")$/m.exec(plugin)[1]), JSON.stringify(ids) + "\\n");
 }
+${HONOUR_BASE_IMPORTS}
 writeFileSync("properties.xml", '<testsuites><testsuite name="pytest">' + ids.map((id) => '<testcase classname="p" name="' + id + '" time="0"></testcase>').join("") + "</testsuite></testsuites>");
 `;
 
@@ -465,7 +532,7 @@ describe("check --run: the base's property test ids, collected by the base's [co
     const [atBase, atHead] = seen();
     const worktree = info.map((l) => /in a git worktree at (\S+),/.exec(l)?.[1]).find(Boolean)!;
     expect(atBase).toMatchObject({ cwd: worktree, seeds: worktree });
-    expect(atBase!.addopts).toMatch(/^-p proofgate_property_ids/);
+    expect(atBase!.addopts).toMatch(/^-p proofgate_base_imports -p proofgate_property_ids/);
     // The head's property step is the recorded one, with the base's seeds copied out; no ids plugin there.
     expect(atHead!.cwd).toBe(repo.dir);
     expect(atHead!.seeds).toBe(join(repo.dir, "proofgate-report", "seeds"));

@@ -5,8 +5,13 @@
 // [results] base_junit; the property ids need --run). When the signal is on and
 // its evidence cannot be made or read, that is exit 2, never a pass.
 import {
+  BASE_IMPORTS_PLUGIN_MODULE,
   GateError,
   accountEvidence,
+  baseImportIssues,
+  basePythonPath,
+  parseBaseImports,
+  renderBaseImportsPlugin,
   commandFiles,
   goneSinceBase,
   mergeJunitResults,
@@ -75,7 +80,8 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
   if (o.run && collect !== undefined) {
     const dir = o.run.checkout();
     o.log.info(`collecting the base ${at} in a git worktree at ${dir}, with the base's [commands] collect`);
-    await runCommandStep(o, "base collect", collect, o.run.env, config.universe.collected, dir, (exit) => {
+    const step = baseCodeStep(o, dir, "base collect", collect, o.run.env);
+    await runCommandStep(o, "base collect", collect, step.env, config.universe.collected, dir, (exit) => {
       if (exit === 0) return;
       throw new GateError({
         code: "universe_invalid",
@@ -84,6 +90,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
         fix: `make the collection work on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there); its output is above in the log`,
       });
     });
+    step.check();
     const read = config.universe.collected.map((p) => {
       const file = ports.files.readText(
         p.startsWith("/") ? p : join(dir, p),
@@ -155,7 +162,8 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
     PYTEST_ADDOPTS: [`-p ${PROPERTY_IDS_PLUGIN_MODULE}`, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
   };
   o.log.info(`collecting the base ${at}'s property tests in its worktree, with the base's [commands] properties`);
-  await runCommandStep(o, "base properties", command, env, [idsFile], dir, (exit) => {
+  const step = baseCodeStep(o, dir, "base properties", command, env);
+  await runCommandStep(o, "base properties", command, step.env, [idsFile], dir, (exit) => {
     if (exit !== 0) {
       throw new GateError({
         code: "universe_invalid",
@@ -173,6 +181,7 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
       });
     }
   });
+  step.check();
   const name = `property test ids (collected at base ${at})`;
   const file = ports.files.readText(idsFile, "the base's property test ids", "[commands] properties");
   const parsed = parsePropertyIds(file.text, name);
@@ -180,6 +189,54 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
   return {
     base: { file: name, ids: parsed.ids },
     inputs: [{ role: "base_properties", path: name, sha256: file.sha256 }],
+  };
+}
+
+/** A base step's environment, and the check of what it imported (run after it). */
+interface BaseCodeStep {
+  env: Env;
+  check: () => void;
+}
+
+/**
+ * Makes a base step import the worktree's code (docs/config.md, [commands]): the plugin of
+ * base-imports.ts loaded first through PYTEST_ADDOPTS, and the inherited PYTHONPATH's entries in a checkout
+ * of the repository moved to the worktree. `check` reads what each Python process of the step loaded: a
+ * module from a checkout, or no process that loaded the plugin, is a GateError; the head is never judged
+ * against itself. With `[commands] record = false` (a runner that is not pytest) a step that loaded no
+ * plugin is a warning instead.
+ */
+function baseCodeStep(o: BaseTestsOptions, dir: string, step: string, command: string, env: Env): BaseCodeStep {
+  const { ports, config } = o;
+  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const pluginDir = absolute(join(o.outDir, "base-imports"));
+  const report = join(pluginDir, `${step.replace(/[^a-z]+/g, "-")}.jsonl`);
+  const checkouts = [...new Set([ports.files.root, ...ports.git.listWorktrees()])].filter((c) => c !== dir);
+  const setup = { worktree: dir, checkouts, keep: [absolute(o.outDir)], report };
+  ports.files.removeTree(report);
+  ports.files.writeAtomic(join(pluginDir, `${BASE_IMPORTS_PLUGIN_MODULE}.py`), renderBaseImportsPlugin(setup, o.base));
+  return {
+    env: {
+      ...env,
+      PYTHONPATH: [pluginDir, basePythonPath(env.PYTHONPATH, setup)].filter(Boolean).join(":"),
+      PYTEST_ADDOPTS: [`-p ${BASE_IMPORTS_PLUGIN_MODULE}`, env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+    },
+    check: () => {
+      const text = ports.files.exists(report)
+        ? ports.files.readText(report, "what the base's step imported", "[commands]").text
+        : "";
+      const parsed = parseBaseImports(text, report);
+      if (!parsed.lines) throw new GateError(parsed.errors);
+      const issues = baseImportIssues(parsed.lines, { step, command, configFile: config.file, base: o.base });
+      if (issues.length === 0) return;
+      if (parsed.lines.length === 0 && !config.commands.record) {
+        o.log.warn(
+          `the ${step} step loaded no pytest plugin of proofgate's ([commands] record = false): nothing shows that it imported the base's code rather than the work tree's`,
+        );
+        return;
+      }
+      throw new GateError(issues);
+    },
   };
 }
 
@@ -266,7 +323,9 @@ export async function loadBaseSkips(
       `running the base ${at}'s [commands] proof on the ${ids.length} test(s) skipped at head, in its worktree`,
     );
     // Its exit code says nothing here (a test may fail at base): only its results are read.
-    await runCommandStep(o, "base skips", proof, env, config.results.junit, dir);
+    const step = baseCodeStep(o, dir, "base skips", proof, env);
+    await runCommandStep(o, "base skips", proof, step.env, config.results.junit, dir);
+    step.check();
     const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (base run at ${at})` }));
     return readBaseResults(o, names, base, "[results] junit (written by [commands] proof on the base)");
   }
