@@ -90,7 +90,9 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(r.out.split("\n")[0]).toMatch(/^proofgate: MERGE {2}[0-9a-f]{12}\.\.[0-9a-f]{12} {2}\(2026-12-02 UTC\)$/);
     expect(r.out).toMatch(/Fixture digests +off/);
     expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain("### proofgate: ✅ MERGE");
-    expect(readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8")).toBe(r.out);
+    // report.txt keeps every cell whole; stdout (a CI log here) fits the table to 120 columns.
+    const txt = readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8");
+    expect(txt.split("\n\nReasons")[0]!.split("\n")[0]).toBe(r.out.split("\n")[0]);
     const roles = (r.report.inputs as { role: string; path: string }[]).map((i) => `${i.role}:${i.path}`);
     expect(roles).toEqual([
       `config:proofgate.toml at ${base.slice(0, 12)}`,
@@ -516,5 +518,34 @@ describe("proofgate check --run", () => {
     expect(r.report.errors).toEqual([
       expect.objectContaining({ code: "usage", message: "--run was given, but the config names no [commands]" }),
     ]);
+  });
+});
+
+describe("proofgate check in a CI log (stdout no terminal, no COLUMNS)", { timeout: 60_000 }, () => {
+  it("the table fits 120 columns, wrapped; report.txt, report.md and report.json keep every cell whole", async () => {
+    const { repo, base } = project();
+    repo.commit("a human change", { "src.py": "x = 1\n" });
+    const r = await check(repo, ["--base", base]);
+    const removed = (r.report.signals as { id: string; value: string }[]).find((s) => s.id === "removed_tests")!.value;
+    expect(removed.length).toBeGreaterThan(120);
+    const table = r.out.split("\n\n")[1]!;
+    expect(table.split("\n")[0]).toMatch(/^Signal +Result +Value +Policy$/);
+    for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(120);
+    expect(table).not.toContain(removed);
+    expect(table).toContain("not measured: no universe at the base.");
+    const txt = readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8");
+    expect(txt).toContain(removed);
+    expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain(
+      "run \\`proofgate check --run\\`, or set \\[universe\\] base\\_collected \\(the base's",
+    );
+  });
+
+  it("COLUMNS wins over the log's 120", async () => {
+    const { repo, base } = project();
+    repo.commit("a human change", { "src.py": "x = 1\n" });
+    const r = await check(repo, ["--base", base], { COLUMNS: "80" });
+    const table = r.out.split("\n\n")[1]!;
+    expect(table.split("\n")[0]).toMatch(/^Signal +Result +Value \/ policy$/);
+    for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 });
