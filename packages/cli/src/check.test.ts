@@ -496,6 +496,39 @@ describe("proofgate check --run", () => {
     ]);
   });
 
+  it("a step that fails and writes nothing says so: its exit code and the last lines of its stderr, not 'a file left from an earlier run'", async () => {
+    const { repo, base } = project(RUN_CONFIG("echo one >&2; echo 'E   ImportError: no module named pkg' >&2; exit 4"));
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    const [error] = r.report.errors as { code: string; file: string; message: string; fix: string }[];
+    expect(error).toMatchObject({ code: "file_missing", file: "proven_coverage.json" });
+    expect(error!.message).toMatch(
+      /^\[commands\] proof \(`.*`\) exited with 4 and did not write it; its stderr ended: one \| E {3}ImportError: no module named pkg$/,
+    );
+    expect(error!.message).not.toContain("earlier run");
+    expect(error!.fix).toContain("make the proof command succeed");
+  });
+
+  it("a collect step that fails but still writes its file (a shell redirect) leads with its own failure, then what reading the file found", async () => {
+    // The base collects; the patch breaks the collection (its file still written by the redirect).
+    const collect =
+      "if [ -e broken ]; then echo 'ERROR: usage: unrecognized arguments: --bogus' >&2; : > collected.txt; exit 4; fi; cp ok.txt collected.txt";
+    const { repo, base } = project(`${OFF}\n[commands]\nrecord = false\ncollect = "${collect}"\nproof = "true"\n`, {
+      "ok.txt": COLLECTED,
+    });
+    repo.commit("break the collection", { broken: "" });
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    const errors = r.report.errors as { code: string; file: string; message: string }[];
+    expect(errors[0]).toMatchObject({
+      code: "usage",
+      file: `proofgate.toml at ${base.slice(0, 12)}`,
+      message: `[commands] collect (\`${collect}\`) exited with 4; its stderr ended: ERROR: usage: unrecognized arguments: --bogus`,
+    });
+    expect(errors[1]).toMatchObject({ code: "file_empty", file: "collected.txt" });
+    expect(r.err).not.toContain("▶ proof");
+  });
+
   it("with --run, an untracked file is exit 2: an uncommitted test would add coverage that head does not have", async () => {
     const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json"), { "cov80.json": COVERAGE(80) });
     writeFileSync(join(repo.dir, "test_extra.py"), "def test_x():\n    pass\n");

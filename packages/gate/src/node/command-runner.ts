@@ -10,11 +10,15 @@ import type { CommandRunner } from "../ports.js";
  */
 export function nodeCommandRunner(cwd: string): CommandRunner {
   return {
-    run: (command, { env, output, cwd: where }) =>
+    run: (command, { env, output, errors, cwd: where }) =>
       new Promise<number>((resolveExit, reject) => {
         const child = spawn("sh", ["-c", command], { cwd: where ?? cwd, env, stdio: ["ignore", "pipe", "pipe"] });
         child.stdout.on("data", (chunk: Buffer) => output(chunk.toString("utf8")));
-        child.stderr.on("data", (chunk: Buffer) => output(chunk.toString("utf8")));
+        child.stderr.on("data", (chunk: Buffer) => {
+          const text = chunk.toString("utf8");
+          output(text);
+          errors?.(text);
+        });
         child.on("error", reject);
         child.on("close", (code, signal) => resolveExit(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
       }),

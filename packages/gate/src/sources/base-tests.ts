@@ -75,12 +75,12 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
   if (o.run && collect !== undefined) {
     const dir = o.run.checkout();
     o.log.info(`collecting the base ${at} in a git worktree at ${dir}, with the base's [commands] collect`);
-    await runCommandStep(o, "base collect", collect, o.run.env, config.universe.collected, dir, (exit) => {
+    await runCommandStep(o, "base collect", collect, o.run.env, config.universe.collected, dir, (exit, stderr) => {
       if (exit === 0) return;
       throw new GateError({
         code: "universe_invalid",
         file: config.file,
-        message: `[commands] collect (\`${collect}\`) exited with ${exit} on the base ${at} (a git worktree of it): the tests removed since the base cannot be judged`,
+        message: `[commands] collect (\`${collect}\`) exited with ${exit} on the base ${at} (a git worktree of it): the tests removed since the base cannot be judged; ${stderr}`,
         fix: `make the collection work on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there); its output is above in the log`,
       });
     });
@@ -155,12 +155,12 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
     PYTEST_ADDOPTS: [`-p ${PROPERTY_IDS_PLUGIN_MODULE}`, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
   };
   o.log.info(`collecting the base ${at}'s property tests in its worktree, with the base's [commands] properties`);
-  await runCommandStep(o, "base properties", command, env, [idsFile], dir, (exit) => {
+  await runCommandStep(o, "base properties", command, env, [idsFile], dir, (exit, stderr) => {
     if (exit !== 0) {
       throw new GateError({
         code: "universe_invalid",
         file: config.file,
-        message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged`,
+        message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged; ${stderr}`,
         fix: `make the property suite collect on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there with PROOFGATE_SEEDS_DIR=/tmp/base); its output is above in the log`,
       });
     }
