@@ -3,7 +3,7 @@
 // the base (`tests_skipped_unledgered`). Both are judged by the lease rule: every commit that could have
 // done it (one that touched the test's file or the collection configuration) must be a human's carrying
 // `Test-Removal: human`. Pure: the gate collects the base, runs its skips, and reads git.
-import { classifyCommit, formatIdentity, hasHumanTrailer, type Commit } from "./authorship.js";
+import { agentCommitClause, classifyCommit, formatIdentity, hasHumanTrailer, type Commit } from "./authorship.js";
 import { pythonString } from "./deselect.js";
 import type { EvidenceAccounting } from "./evidence.js";
 import type { Lease } from "./ledger.js";
@@ -398,7 +398,7 @@ export function changeFindings(
     }
     const { agent, reasons } = classifyCommit(g.commit, policy.agentPatterns);
     const whose = agent
-      ? `commit ${short(g.commit.sha)} is an agent's (${reasons.join("; ")})`
+      ? agentCommitClause(g.commit, key, reasons)
       : `commit ${short(g.commit.sha)} lacks \`${key}: human\``;
     return {
       reason,
