@@ -257,8 +257,9 @@ export const RULES: readonly Rule[] = [
         fix: "run the proof with `proofgate deselect --format plugin` loaded (-p proofgate_frozen)",
       }));
   },
-  function runnerTampering({ runner, patch, accounting }) {
-    return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined) : [];
+  function runnerTampering({ runner, patch, accounting, universe }) {
+    const narrowed = universe.narrowed ? (universe.index ?? new Set(universe.ids)) : undefined;
+    return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined, narrowed) : [];
   },
   function coverageExclusionsAdded({ measurement }) {
     return typeof measurement === "object" ? measurement.exclusions : [];

@@ -73,6 +73,8 @@ export function runnerTamperingFindings(
   e: RunnerEvidence,
   policy: PatchPolicy | undefined,
   resultsJudged = false,
+  /** The head's universe, when the runner's settings or a hook narrowed it: tests it left out are tests_removed's. */
+  narrowed?: ReadonlySet<string> | undefined,
 ): Finding[] {
   const out: Finding[] = [];
   if (e.proof) {
@@ -84,6 +86,7 @@ export function runnerTamperingFindings(
       out.push(
         ...judgeSelection(record, { leased: e.proof.leased })
           .filter((f) => f.code !== "collection_error" && !(resultsJudged && UNRESULTED.has(f.code)))
+          .filter((f) => !(narrowed && UNRESULTED.has(f.code) && (f.tests ?? []).every((id) => !narrowed.has(id))))
           .map((f) => asFinding("runner_tampering", f)),
       );
     }
