@@ -179,9 +179,9 @@ describe("check --run: a step that fails says so", () => {
   });
 
   it("a proof step that cannot start pytest and writes no results: its exit code and stderr, not 'a file left from an earlier run'", async () => {
-    // The agent's addopts names an option pytest does not know: pytest exits 4 with a usage error. The
-    // collection is given -p no:... first and still fails the same way, so the proof step is reached only
-    // when the collection ignores addopts: -c /dev/null.
+    // The agent's addopts names an option pytest does not know: pytest exits 4 with a usage error and
+    // writes no results. The base's collection reads no settings file (-c /dev/null), so it passes and
+    // the proof step is the one that fails.
     const p = makeCheckProject({
       base: {
         "proofgate.toml": config({
