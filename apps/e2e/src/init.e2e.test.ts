@@ -458,3 +458,63 @@ describe("proofgate init and .gitignore", () => {
     );
   });
 });
+
+describe("proofgate init runs the collect command it wrote once, and says what fails", () => {
+  function project(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), "proofgate-init-e2e-"));
+    made.push(dir);
+    git(dir, ["init", "-q", "-b", "main", "."]);
+    applyFiles(dir, {
+      "calc/__init__.py": "",
+      "calc/core.py": CORE,
+      "tests/test_core.py": "from calc.core import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+      ...files,
+    });
+    git(dir, ["add", "-A"]);
+    git(dir, ["commit", "-q", "-m", "The project before proofgate"]);
+    return dir;
+  }
+
+  it("pytest settings that turn warnings into errors, and a coverage.py setting coverage 6.5 does not know: exit 2 naming both", () => {
+    const dir = project({
+      "pyproject.toml": `[project]
+name = "calc"
+version = "0.1.0"
+
+[tool.pytest.ini_options]
+filterwarnings = ["error"]
+
+[tool.coverage.report]
+exclude_also = ["if TYPE_CHECKING:"]
+`,
+    });
+    const init = initIn(dir);
+    expect(init.status, `${init.stdout}\n${init.stderr}`).toBe(2);
+    // The files are written, and the try left nothing behind.
+    expect(readFileSync(join(dir, "proofgate.toml"), "utf8")).toContain("--cov=calc");
+    expect(init.stdout).toContain(
+      "ran [commands] collect once with the proof run's coverage flags: it exited with 1 (below)",
+    );
+    expect(init.stderr).toContain(
+      "proofgate: error: pyproject.toml:9: [tool.coverage.report] exclude_also is a setting coverage.py 6.5.0 (the one `python` runs) does not know",
+    );
+    expect(init.stderr).toMatch(
+      /proofgate: error: proofgate\.toml: \[commands\] collect \(`python -m pytest --collect-only -q tests > collected\.txt`\), run once by init with the proof run's coverage flags \(PYTEST_ADDOPTS=--cov=calc --cov-branch --cov-report=\), exited with 1; its output ended: .*CoverageWarning: Unrecognized option '\[tool\.coverage\.report\] exclude_also=' in config file pyproject\.toml/,
+    );
+    expect(init.stderr).not.toContain("    at ");
+    expect(git(dir, ["status", "--porcelain", "--untracked-files=all"]).split("\n")).not.toContain("?? collected.txt");
+  });
+
+  it("coverage.py's source lists the tests: they are not measured as source, init says so, and the collect works", () => {
+    const dir = project({ ".coveragerc": "[run]\nsource =\n    calc\n    tests\n" });
+    const init = initIn(dir);
+    expect(init.status, `${init.stdout}\n${init.stderr}`).toBe(0);
+    const toml = readFileSync(join(dir, "proofgate.toml"), "utf8");
+    expect(toml).toMatch(/\nproof = ".* --cov=calc --cov-branch /);
+    expect(toml).not.toContain("--cov=tests");
+    expect(init.stdout).toContain(
+      "warning: coverage.py's source in .coveragerc [run] lists tests: test code is not source",
+    );
+    expect(init.stdout).toContain("ran [commands] collect once with the proof run's coverage flags: it works");
+  });
+});

@@ -90,7 +90,9 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(r.out.split("\n")[0]).toMatch(/^proofgate: MERGE {2}[0-9a-f]{12}\.\.[0-9a-f]{12} {2}\(2026-12-02 UTC\)$/);
     expect(r.out).toMatch(/Fixture digests +off/);
     expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain("### proofgate: ✅ MERGE");
-    expect(readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8")).toBe(r.out);
+    // report.txt keeps every cell whole; stdout (a CI log here) fits the table to 120 columns.
+    const txt = readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8");
+    expect(txt.split("\n\nReasons")[0]!.split("\n")[0]).toBe(r.out.split("\n")[0]);
     const roles = (r.report.inputs as { role: string; path: string }[]).map((i) => `${i.role}:${i.path}`);
     expect(roles).toEqual([
       `config:proofgate.toml at ${base.slice(0, 12)}`,
@@ -497,6 +499,39 @@ describe("proofgate check --run", () => {
     ]);
   });
 
+  it("a step that fails and writes nothing says so: its exit code and the last lines of its stderr, not 'a file left from an earlier run'", async () => {
+    const { repo, base } = project(RUN_CONFIG("echo one >&2; echo 'E   ImportError: no module named pkg' >&2; exit 4"));
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    const [error] = r.report.errors as { code: string; file: string; message: string; fix: string }[];
+    expect(error).toMatchObject({ code: "file_missing", file: "proven_coverage.json" });
+    expect(error!.message).toMatch(
+      /^\[commands\] proof \(`.*`\) exited with 4 and did not write it; its stderr ended: one \| E {3}ImportError: no module named pkg$/,
+    );
+    expect(error!.message).not.toContain("earlier run");
+    expect(error!.fix).toContain("make the proof command succeed");
+  });
+
+  it("a collect step that fails but still writes its file (a shell redirect) leads with its own failure, then what reading the file found", async () => {
+    // The base collects; the patch breaks the collection (its file still written by the redirect).
+    const collect =
+      "if [ -e broken ]; then echo 'ERROR: usage: unrecognized arguments: --bogus' >&2; : > collected.txt; exit 4; fi; cp ok.txt collected.txt";
+    const { repo, base } = project(`${OFF}\n[commands]\nrecord = false\ncollect = "${collect}"\nproof = "true"\n`, {
+      "ok.txt": COLLECTED,
+    });
+    repo.commit("break the collection", { broken: "" });
+    const r = await check(repo, ["--base", base, "--run"]);
+    expect(r.code).toBe(2);
+    const errors = r.report.errors as { code: string; file: string; message: string }[];
+    expect(errors[0]).toMatchObject({
+      code: "usage",
+      file: `proofgate.toml at ${base.slice(0, 12)}`,
+      message: `[commands] collect (\`${collect}\`) exited with 4; its stderr ended: ERROR: usage: unrecognized arguments: --bogus`,
+    });
+    expect(errors[1]).toMatchObject({ code: "file_empty", file: "collected.txt" });
+    expect(r.err).not.toContain("▶ proof");
+  });
+
   it("with --run, an untracked file is exit 2: an uncommitted test would add coverage that head does not have", async () => {
     const { repo, base } = project(RUN_CONFIG("cp cov80.json proven_coverage.json"), { "cov80.json": COVERAGE(80) });
     writeFileSync(join(repo.dir, "test_extra.py"), "def test_x():\n    pass\n");
@@ -519,5 +554,34 @@ describe("proofgate check --run", () => {
     expect(r.report.errors).toEqual([
       expect.objectContaining({ code: "usage", message: "--run was given, but the config names no [commands]" }),
     ]);
+  });
+});
+
+describe("proofgate check in a CI log (stdout no terminal, no COLUMNS)", { timeout: 60_000 }, () => {
+  it("the table fits 120 columns, wrapped; report.txt, report.md and report.json keep every cell whole", async () => {
+    const { repo, base } = project();
+    repo.commit("a human change", { "src.py": "x = 1\n" });
+    const r = await check(repo, ["--base", base]);
+    const removed = (r.report.signals as { id: string; value: string }[]).find((s) => s.id === "removed_tests")!.value;
+    expect(removed.length).toBeGreaterThan(120);
+    const table = r.out.split("\n\n")[1]!;
+    expect(table.split("\n")[0]).toMatch(/^Signal +Result +Value +Policy$/);
+    for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(120);
+    expect(table).not.toContain(removed);
+    expect(table).toContain("not measured: no universe at the base.");
+    const txt = readFileSync(join(repo.dir, "proofgate-report", "report.txt"), "utf8");
+    expect(txt).toContain(removed);
+    expect(readFileSync(join(repo.dir, "proofgate-report", "report.md"), "utf8")).toContain(
+      "run \\`proofgate check --run\\`, or set \\[universe\\] base\\_collected \\(the base's",
+    );
+  });
+
+  it("COLUMNS wins over the log's 120", async () => {
+    const { repo, base } = project();
+    repo.commit("a human change", { "src.py": "x = 1\n" });
+    const r = await check(repo, ["--base", base], { COLUMNS: "80" });
+    const table = r.out.split("\n\n")[1]!;
+    expect(table.split("\n")[0]).toMatch(/^Signal +Result +Value \/ policy$/);
+    for (const line of table.split("\n")) expect(line.length, line).toBeLessThanOrEqual(80);
   });
 });

@@ -14,14 +14,18 @@ export function colorWanted(io: CliIo): boolean {
   return io.isTTY === true && env.TERM !== "dumb";
 }
 
+/** The width of a CI log (stdout no terminal, no `COLUMNS`): what its viewers show without scrolling. */
+export const LOG_WIDTH = 120;
+
 /**
  * The width to fit the terminal rendering to: `COLUMNS` when set (a user's or a CI's choice), else the
- * terminal's; undefined when stdout is no terminal (a CI log keeps the table on one line per row).
+ * terminal's, else LOG_WIDTH (a log whose value column ran to its longest cell was 300 columns wide).
+ * report.txt, report.md and report.json keep every cell whole.
  */
-export function terminalWidth(io: CliIo): number | undefined {
+export function terminalWidth(io: CliIo): number {
   const columns = io.env.COLUMNS?.trim();
   if (columns && /^\d+$/.test(columns) && Number(columns) >= 40) return Number(columns);
-  return io.isTTY && io.columns && io.columns >= 40 ? io.columns : undefined;
+  return io.isTTY && io.columns && io.columns >= 40 ? io.columns : LOG_WIDTH;
 }
 
 /** Today's UTC date, from `--today` (a preview) or the machine's clock. */

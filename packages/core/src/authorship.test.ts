@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import {
   DEFAULT_AGENT_PATTERNS,
+  agentCommitClause,
   classifyCommit,
   coAuthors,
   formatIdentity,
@@ -187,5 +188,26 @@ describe("hasHumanTrailer", () => {
       }),
       { seed: 6, numRuns: 300 },
     );
+  });
+});
+
+describe("agentCommitClause: why an agent's commit did not approve", () => {
+  const agent = {
+    sha: "a".repeat(40),
+    trailers: [
+      { key: "test-removal", value: " Human " },
+      { key: "Co-authored-by", value: "Claude <noreply@anthropic.com>" },
+    ],
+  };
+  const reasons = ['Co-authored-by trailer "Claude <noreply@anthropic.com>" matches "*<noreply@anthropic.com>"'];
+
+  it("names the identity and pattern, and says that the human trailer it carries was ignored", () => {
+    expect(agentCommitClause(agent, "Test-Removal", reasons)).toBe(
+      `commit aaaaaaaaaaaa is an agent's (${reasons[0]}; its \`Test-Removal: human\` trailer was ignored: a human trailer counts only on a human's commit)`,
+    );
+  });
+
+  it("without that trailer, only the identity and pattern", () => {
+    expect(agentCommitClause(agent, "Gate-Change", reasons)).toBe(`commit aaaaaaaaaaaa is an agent's (${reasons[0]})`);
   });
 });

@@ -177,3 +177,18 @@ export function hasHumanTrailer(
     carriesHumanTrailer(commit, key) && !classifyCommit(commit, patterns).agent && commit.signature?.verified !== false
   );
 }
+
+/**
+ * An agent's commit as findings name it: `commit X is an agent's (author "…" matches "*[bot]*")`; when it
+ * carries `key: human`, also that the trailer was ignored, so the report says why it did not count.
+ */
+export function agentCommitClause(
+  commit: Pick<Commit, "sha" | "trailers">,
+  key: string,
+  reasons: readonly string[],
+): string {
+  const ignored = carriesHumanTrailer(commit, key)
+    ? [`its \`${key.trim()}: human\` trailer was ignored: a human trailer counts only on a human's commit`]
+    : [];
+  return `commit ${commit.sha.slice(0, 12)} is an agent's (${[...reasons, ...ignored].join("; ")})`;
+}

@@ -121,7 +121,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
         }
       : { value: "no git range given", policy: "the whole range reaches the base", notMeasured: true },
     universe: {
-      value: `${plural(universe.ids.length, "test")} collected, ${plural(universe.collectionErrors.length, "collection error")}`,
+      value: `${plural(universe.ids.length, "test")} collected${universe.narrowed ? ` (${universe.narrowed.deselected + universe.narrowed.unlisted} left out by the runner's settings or a hook)` : ""}, ${plural(universe.collectionErrors.length, "collection error")}`,
       policy: "no collection errors",
     },
     removed_tests: removedTestsMeasure(

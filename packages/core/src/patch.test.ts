@@ -90,7 +90,7 @@ describe("leaseFindings: the trailer rule (docs/contract.md §6, §7)", () => {
     expect(findings).toEqual([
       {
         reason: "agent_added_lease",
-        message: `adds a lease on t::a (expires 2026-12-20): commit ${c.sha.slice(0, 12)} is an agent's (author "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*")`,
+        message: `adds a lease on t::a (expires 2026-12-20): commit ${c.sha.slice(0, 12)} is an agent's (author "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; its \`Freeze-Lease: human\` trailer was ignored: a human trailer counts only on a human's commit)`,
         file: "freeze.toml",
         line: 5,
         commit: c.sha,
@@ -397,7 +397,7 @@ describe("property tests are judged with the seeds (property_weakened)", () => {
     expect(findings).toEqual([
       {
         reason: "property_weakened",
-        message: `commit ${a.sha.slice(0, 12)} is an agent's (author "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*") and changes property tests, which are judged with the seeds: tests/properties/test_props.py, tests/test_fuzz.py`,
+        message: `commit ${a.sha.slice(0, 12)} is an agent's (author "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; its \`Property-Seeds: human\` trailer was ignored: a human trailer counts only on a human's commit) and changes property tests, which are judged with the seeds: tests/properties/test_props.py, tests/test_fuzz.py`,
         file: "tests/properties/test_props.py",
         line: 12,
         commit: a.sha,
@@ -467,6 +467,13 @@ describe("protected paths (docs/contract.md §10)", () => {
       ["protected_path", n.sha, ".github/workflows/x.yml", "Ada Lovelace <ada@example.org>"],
     ]);
     expect(findings[0]!.message).toMatch(/is an agent's .* and touches \.github\/workflows\/ci\.yml, proofgate\.toml$/);
+    // The agent's `Gate-Change: human` is named as ignored, with the identity and pattern that made it an agent's.
+    expect(findings[0]!.message).toBe(
+      `commit ${a.sha.slice(0, 12)} is an agent's (author "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; committer "agent[bot] <1+agent[bot]@users.noreply.github.com>" matches "*[bot]*"; its \`Gate-Change: human\` trailer was ignored: a human trailer counts only on a human's commit) and touches .github/workflows/ci.yml, proofgate.toml`,
+    );
+    expect(findings[1]!.message).toBe(
+      `commit ${n.sha.slice(0, 12)} lacks \`Gate-Change: human\` and touches .github/workflows/x.yml`,
+    );
     expect(findings[0]!.fix).toBe("CI files and the gate's config change in a human commit with `Gate-Change: human`");
   });
 

@@ -1,5 +1,5 @@
 import picomatch from "picomatch";
-import { carriesHumanTrailer, classifyCommit, hasHumanTrailer, type Commit } from "./authorship.js";
+import { agentCommitClause, carriesHumanTrailer, classifyCommit, hasHumanTrailer, type Commit } from "./authorship.js";
 import type { TrailerKeys } from "./config.js";
 import type { Finding } from "./report.js";
 import { describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
@@ -107,7 +107,7 @@ export const who = (c: Commit): string => `${c.author.name} <${c.author.email}>`
 /** Why a commit's change is not approved: an agent's commit (and which identity matched), or no trailer. */
 export function needsTrailer(commit: Commit, key: string, policy: PatchPolicy): string {
   const { agent, reasons } = classifyCommit(commit, policy.agentPatterns);
-  if (agent) return `commit ${short(commit.sha)} is an agent's (${reasons.join("; ")})`;
+  if (agent) return agentCommitClause(commit, key, reasons);
   if (carriesHumanTrailer(commit, key) && commit.signature?.verified === false)
     return `commit ${short(commit.sha)}'s \`${key}: human\` does not count: ${commit.signature.why}`;
   return `commit ${short(commit.sha)} lacks \`${key}: human\``;

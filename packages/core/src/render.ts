@@ -58,7 +58,7 @@ function where(f: { file?: string | undefined | null; line?: number | undefined 
 /** How the terminal rendering is laid out. */
 export interface TextOptions {
   color: boolean;
-  /** The terminal's width in columns; the table is fitted to it. Undefined: as wide as it needs (a CI log). */
+  /** The width in columns the table is fitted to. Undefined: as wide as it needs (report.txt keeps cells whole). */
   width?: number | undefined;
 }
 

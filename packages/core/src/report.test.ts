@@ -254,6 +254,28 @@ describe("the decision table", () => {
   });
 });
 
+describe("a narrowed collection without a git range to judge it", () => {
+  it("decide's counts: tests_removed at the summary line, never MERGE; the universe row says tests were left out", () => {
+    const narrowed = {
+      deselected: 1,
+      unlisted: 0,
+      file: "collected.txt",
+      line: 4,
+      summary: "2/3 tests collected (1 deselected) in 0.01s",
+    };
+    const report = decide(input({ universe: { ...input().universe, summaryCount: 3, narrowed } }));
+    expect(report.decision).toBe("REJECT");
+    expect(report.reasons).toEqual(["tests_removed"]);
+    expect(report.findings[0]).toMatchObject({ file: "collected.txt", line: 4 });
+    expect(report.findings[0]!.message).toBe(
+      "pytest left tests out of the collection at head: 1 deselected (-k, -m or --deselect in the runner's settings, or a hook) (`2/3 tests collected (1 deselected) in 0.01s` at collected.txt:4)",
+    );
+    expect(report.signals.find((s) => s.id === "universe")?.value).toBe(
+      "2 tests collected (1 left out by the runner's settings or a hook), 0 collection errors",
+    );
+  });
+});
+
 describe("renderings", () => {
   const rejected = () => decide(input({ patch: fromGit(agentPatch()), coverage: coverage(50) }));
 

@@ -8,7 +8,7 @@ import { leaseTooLongFindings } from "./lease-length.js";
 import type { MeasurementJudgement } from "./measurement.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
-import type { TestChangeJudgement } from "./test-changes.js";
+import { describeNarrowed, type TestChangeJudgement } from "./test-changes.js";
 import type { PropertyIdJudgement } from "./property-tests.js";
 import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
 import type { TestResult } from "./junit.js";
@@ -257,8 +257,9 @@ export const RULES: readonly Rule[] = [
         fix: "run the proof with `proofgate deselect --format plugin` loaded (-p proofgate_frozen)",
       }));
   },
-  function runnerTampering({ runner, patch, accounting }) {
-    return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined) : [];
+  function runnerTampering({ runner, patch, accounting, universe }) {
+    const narrowed = universe.narrowed ? (universe.index ?? new Set(universe.ids)) : undefined;
+    return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined, narrowed) : [];
   },
   function coverageExclusionsAdded({ measurement }) {
     return typeof measurement === "object" ? measurement.exclusions : [];
@@ -287,7 +288,19 @@ export const RULES: readonly Rule[] = [
       })),
     ];
   },
-  function testsRemoved({ testChanges }) {
+  function testsRemoved({ testChanges, universe }) {
+    // Without the patch's range to judge it (decide's counts, a shallow history), a narrowed collection
+    // cannot be approved: tests left the proof and no commit can answer for it.
+    if (!testChanges && universe.narrowed)
+      return [
+        {
+          reason: "tests_removed",
+          message: describeNarrowed(universe.narrowed),
+          file: universe.narrowed.file,
+          line: universe.narrowed.line,
+          fix: "remove the -k/-m/--deselect from addopts (pytest.ini, pyproject.toml, setup.cfg, tox.ini) or the conftest.py hook that drops tests, or judge the patch with `proofgate check` on its git range",
+        },
+      ];
     return testChanges?.removed ?? [];
   },
   function clockOverride({ clockOverride, today }) {

@@ -469,3 +469,107 @@ describe("more-itertools, one test deleted (recorded collect-only output, __fixt
     expect(j).toMatchObject({ baseTests: 736, gone: 1, renamed: 0 });
   });
 });
+
+describe("a collection the runner's settings or a hook narrowed (-k, --deselect in addopts; a hook that drops items)", () => {
+  const narrowedHead = (text: string): Universe => parseCollectOnly(text, "collected.txt").universe!;
+  // pytest 7.2's `--collect-only -q` with `addopts = -k "not test_two"`.
+  const deselected = `${withoutTwo.join("\n")}\n\n4/5 tests collected (1 deselected) in 0.01s\n`;
+  // A conftest.py hook that removes the item without pytest_deselected: the summary still counts it.
+  const dropped = `${withoutTwo.join("\n")}\n\n5 tests collected in 0.01s\n`;
+  const evidence = (base: TestChangeEvidence["base"], touched: CommitPaths[]): TestChangeEvidence => ({
+    base,
+    touched,
+    renames: [],
+    collectionFiles: [],
+    maxNewSkips: 0,
+  });
+  const measured: TestChangeEvidence["base"] = {
+    kind: "measured",
+    universe: { file: "collected.txt (base)", ids: BASE },
+  };
+  const unknown: TestChangeEvidence["base"] = {
+    kind: "not_measured",
+    why: "no universe at the base",
+    fix: "run --run",
+  };
+
+  it.each([
+    ["deselected", deselected, "pytest.ini", "1 deselected (-k, -m or --deselect in the runner's settings, or a hook)"],
+    [
+      "dropped by a hook",
+      dropped,
+      "tests/conftest.py",
+      "1 dropped without being deselected (a pytest_collection_modifyitems hook)",
+    ],
+  ])(
+    "%s, base measured: tests_removed names the test, the agent's commit, the file it touched and the narrowing",
+    (_n, text, file, how) => {
+      const a = agent();
+      const head = narrowedHead(text);
+      const j = judgeTestChanges(evidence(measured, [{ commit: a, paths: [file] }]), {
+        head,
+        active: [],
+        commits: [a],
+        policy,
+      });
+      expect(j.removed).toHaveLength(1);
+      expect(j.removed[0]).toMatchObject({ reason: "tests_removed", file: "tests/test_a.py", commit: a.sha });
+      expect(j.removed[0]!.message).toContain("tests/test_a.py::test_two is collected at base but not at head");
+      expect(j.removed[0]!.message).toContain(`is an agent's`);
+      expect(j.removed[0]!.message).toContain(
+        `and touched ${file}; pytest left tests out of the collection at head: ${how}`,
+      );
+      expect(j.removed[0]!.message).toContain("at collected.txt:6)");
+      // The same change by a human with the trailer is approved.
+      const h = approved();
+      const ok = judgeTestChanges(evidence(measured, [{ commit: h, paths: [file] }]), {
+        head,
+        active: [],
+        commits: [h],
+        policy,
+      });
+      expect(ok.removed).toEqual([]);
+      expect(ok.approvedRemovals).toBe(1);
+    },
+  );
+
+  it("base not measured: one tests_removed at the summary line, naming the commit that touched the runner's settings", () => {
+    const a = agent();
+    const head = narrowedHead(deselected);
+    const j = judgeTestChanges(evidence(unknown, [{ commit: a, paths: ["pytest.ini"] }]), {
+      head,
+      active: [],
+      commits: [a],
+      policy,
+    });
+    expect(j.removed).toEqual([
+      expect.objectContaining({ reason: "tests_removed", file: "collected.txt", line: 6, commit: a.sha }),
+    ]);
+    expect(j.removed[0]!.message).toMatch(
+      /^pytest left tests out of the collection at head: 1 deselected .*; commit [0-9a]{12} is an agent's .* and touched pytest\.ini$/,
+    );
+    expect(j.removed[0]!.fix).toContain("Test-Removal: human");
+    const h = approved();
+    expect(
+      judgeTestChanges(evidence(unknown, [{ commit: h, paths: ["pytest.ini"] }]), {
+        head,
+        active: [],
+        commits: [h],
+        policy,
+      }).removed,
+    ).toEqual([]);
+  });
+
+  it("a collection nothing narrowed adds nothing", () => {
+    const a = agent();
+    const head = narrowedHead(`${BASE.join("\n")}\n\n5 tests collected in 0.01s\n`);
+    expect(
+      judgeTestChanges(evidence(unknown, [{ commit: a, paths: ["pytest.ini"] }]), {
+        head,
+        active: [],
+        commits: [a],
+        policy,
+      }).removed,
+    ).toEqual([]);
+  });
+});

@@ -3,13 +3,13 @@
 // the base (`tests_skipped_unledgered`). Both are judged by the lease rule: every commit that could have
 // done it (one that touched the test's file or the collection configuration) must be a human's carrying
 // `Test-Removal: human`. Pure: the gate collects the base, runs its skips, and reads git.
-import { classifyCommit, formatIdentity, hasHumanTrailer, type Commit } from "./authorship.js";
+import { agentCommitClause, classifyCommit, formatIdentity, hasHumanTrailer, type Commit } from "./authorship.js";
 import { pythonString } from "./deselect.js";
 import type { EvidenceAccounting } from "./evidence.js";
 import type { Lease } from "./ledger.js";
 import { pathMatcher, type CommitPaths, type PatchPolicy } from "./patch.js";
 import type { Finding } from "./report.js";
-import type { Universe } from "./universe.js";
+import type { NarrowedCollection, Universe } from "./universe.js";
 
 /**
  * The files pytest reads what to collect from (its ini files and every conftest.py). A commit touching
@@ -274,6 +274,24 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
         : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
     },
   );
+  const narrowed = head.narrowed;
+  if (narrowed && !base) {
+    // The base's universe is unknown, so which tests the narrowing took out cannot be told: the commits
+    // that touched the collection configuration answer for it.
+    const change: TestChange = { id: narrowed.summary, file: narrowed.file };
+    removedFindings.push(
+      ...changeFindings(
+        [{ change, ...attribution(narrowed.file) }],
+        "tests_removed",
+        key,
+        policy,
+        NARROWED_FIX(key),
+        () => describeNarrowed(narrowed),
+      ).map((f) => ({ ...f, line: narrowed.line })),
+    );
+  } else if (narrowed) {
+    for (const f of removedFindings) f.message = `${f.message}; ${describeNarrowed(narrowed)}`;
+  }
   const withoutBase = evidence.baseSkips === undefined;
   const skippedFindings =
     unapprovedSkips.length <= evidence.maxNewSkips
@@ -304,6 +322,20 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
     maxNewSkips: evidence.maxNewSkips,
   };
 }
+
+/** What narrowed the head's collection, in words (`tests_removed` names it, with the commits that could have). */
+export function describeNarrowed(n: NarrowedCollection): string {
+  const how = [
+    n.deselected > 0 ? `${n.deselected} deselected (-k, -m or --deselect in the runner's settings, or a hook)` : "",
+    n.unlisted > 0 ? `${n.unlisted} dropped without being deselected (a pytest_collection_modifyitems hook)` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return `pytest left tests out of the collection at head: ${how} (\`${n.summary}\` at ${n.file}:${n.line})`;
+}
+
+const NARROWED_FIX = (key: string): string =>
+  `remove the -k/-m/--deselect from addopts (pytest.ini, pyproject.toml, setup.cfg, tox.ini) or the conftest.py hook that drops tests; tests that must go are removed by a human, in a commit with \`${key}: human\` (to name them, run \`proofgate check --run\` or set [universe] base_collected)`;
 
 const REMOVED_FIX = (key: string): string =>
   `restore the tests; a test that must go is removed by a human, in a commit with \`${key}: human\` (a flaky test gets a lease in freeze.toml instead)`;
@@ -398,7 +430,7 @@ export function changeFindings(
     }
     const { agent, reasons } = classifyCommit(g.commit, policy.agentPatterns);
     const whose = agent
-      ? `commit ${short(g.commit.sha)} is an agent's (${reasons.join("; ")})`
+      ? agentCommitClause(g.commit, key, reasons)
       : `commit ${short(g.commit.sha)} lacks \`${key}: human\``;
     return {
       reason,

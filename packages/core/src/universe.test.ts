@@ -50,16 +50,23 @@ describe("parseCollectOnly: real pytest 7.2 output", () => {
     });
   });
 
-  it("refuses a universe collected with -k (3/8-style summary): it is incomplete", () => {
+  it("a universe collected with -k (5/10-style summary) is what would run, and says it was narrowed", () => {
     const text = recorded("deselected-k.txt");
-    const issue = onlyError(text);
-    expect(issue.code).toBe("universe_invalid");
-    expect(issue.message).toMatch(/5 tests deselected.*incomplete/);
-    expect(issue.line).toBe(text.trimEnd().split("\n").length); // the summary line
+    const { universe } = parseOk(text);
+    expect(universe.ids).toHaveLength(5);
+    expect(universe.narrowed).toEqual({
+      deselected: 5,
+      unlisted: 0,
+      file: "collected.txt",
+      line: text.trimEnd().split("\n").length, // the summary line
+      summary: expect.stringMatching(/^5\/10 tests collected \(5 deselected\)/),
+    });
   });
 
-  it("refuses a universe where every test was deselected", () => {
-    expect(onlyError("\nno tests collected (10 deselected) in 0.05s\n").message).toMatch(/10 tests deselected/);
+  it("a universe where every test was deselected leaves nothing to prove: it says what left them out", () => {
+    const issue = onlyError("\nno tests collected (10 deselected) in 0.05s\n");
+    expect(issue.code).toBe("universe_empty");
+    expect(issue.message).toContain("left out every one (`no tests collected (10 deselected) in 0.05s`)");
   });
 
   it("reports collection errors with their lines and keeps the ids it got", () => {
@@ -173,10 +180,11 @@ describe("parseCollectOnly: shapes of pytest 7, 8 and 9", () => {
 });
 
 describe("parseCollectOnly: broken files", () => {
-  it("says the count disagrees when ids are missing (truncated)", () => {
-    const issue = onlyError("tests/t.py::a\ntests/t.py::b\n\n3 tests collected in 0.01s\n");
-    expect(issue).toMatchObject({ code: "universe_invalid", line: 4 });
-    expect(issue.message).toMatch(/summary says 3 tests but the file lists 2 ids/);
+  it("fewer ids than the summary counts (a hook dropped items without deselecting them): narrowed, unlisted", () => {
+    const { universe } = parseOk("tests/t.py::a\ntests/t.py::b\n\n3 tests collected in 0.01s\n");
+    expect(universe.ids).toEqual(["tests/t.py::a", "tests/t.py::b"]);
+    expect(universe.narrowed).toMatchObject({ deselected: 0, unlisted: 1, line: 4 });
+    expect(parseOk("tests/t.py::a\n\n1 test collected in 0.01s\n").universe.narrowed).toBeUndefined();
   });
 
   it("says the count disagrees when ids were added (edited)", () => {

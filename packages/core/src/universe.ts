@@ -15,10 +15,26 @@ export interface Universe {
   duplicates: string[];
   /** When non-empty the universe is incomplete: the gate must not MERGE. */
   collectionErrors: CollectionError[];
-  /** The count from pytest's summary line. */
+  /** The count from pytest's summary line (deselected tests included). */
   summaryCount: number;
   /** `ids` as a set, when the parser already built one (lookups need not build it again). */
   index?: ReadonlySet<string> | undefined;
+  /** Tests pytest collected and then left out: the runner's settings or a hook narrowed the collection. */
+  narrowed?: NarrowedCollection | undefined;
+}
+
+/**
+ * What narrowed a collection: `deselected` by `-k`, `-m`, `--deselect` or a hook that says so, and
+ * `unlisted`, collected but dropped without a word (a `pytest_collection_modifyitems` hook that removes
+ * items). Such tests left the proof: `tests_removed` judges them (their commit needs `Test-Removal: human`).
+ */
+export interface NarrowedCollection {
+  deselected: number;
+  unlisted: number;
+  /** The file and line of pytest's summary that says so. */
+  file: string;
+  line: number;
+  summary: string;
 }
 
 /** A universe, or everything wrong with the file. */
@@ -49,7 +65,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
     errors.push({ code: "universe_invalid", file, line, message, fix });
     return { errors, warnings };
   };
-  const collectFix = "write it with `python -m pytest --collect-only -q > collected.txt` (no -k, -m or --deselect)";
+  const collectFix = "write it with `python -m pytest --collect-only -q > collected.txt`";
   let clean = text.replace(/^\uFEFF/, "");
   if (clean.includes("\u001b")) clean = clean.replace(ANSI, "");
   const lines = clean.includes("\r")
@@ -92,7 +108,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
   }
 
   const collectionErrors: CollectionError[] = [];
-  let summary: { count: number; deselected: number; line: number } | undefined;
+  let summary: { count: number; deselected: number; line: number; text: string } | undefined;
   let trailing: number | undefined;
   for (let i = n; i < lines.length; i++) {
     const line = lines[i]!.trim();
@@ -104,10 +120,16 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
       const errorCount = /, (\d+) errors?\b/.exec(m[4] ?? "");
       if (errorCount && collectionErrors.length === 0)
         collectionErrors.push({ line: i + 1, text: `${errorCount[1]} error(s) during collection` });
-      summary = { count: line.includes("no tests") ? 0 : Number(m[2]), deselected: Number(m[3] ?? 0), line: i + 1 };
+      summary = {
+        // What pytest collected, deselected tests included (`no tests collected (5 deselected)`: 5).
+        count: line.includes("no tests") ? Number(m[3] ?? 0) : Number(m[2]),
+        deselected: Number(m[3] ?? 0),
+        line: i + 1,
+        text: line,
+      };
     } else if (ERRORS_ONLY.test(line)) {
       if (collectionErrors.length === 0) collectionErrors.push({ line: i + 1, text: line });
-      summary = { count: 0, deselected: 0, line: i + 1 };
+      summary = { count: 0, deselected: 0, line: i + 1, text: line };
     } else if (line !== "" && summary) {
       trailing ??= i + 1; // only the last line may be the summary: anything after it means a concatenated or edited file
       summary = undefined;
@@ -129,14 +151,14 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
       trailing,
       collectFix,
     );
-  if (summary.deselected > 0) {
-    return fail(
-      `the universe was collected with ${summary.deselected} tests deselected, so it is incomplete`,
-      summary.line,
-      collectFix,
-    );
-  }
-  if (summary.count !== printed.length) {
+  // Fewer ids than pytest collected: deselected, or dropped by a hook. The universe is what would run;
+  // the tests left out are the rules' to judge (tests_removed), not a broken file.
+  const unlisted = summary.count - summary.deselected - printed.length;
+  const narrowed =
+    summary.deselected > 0 || unlisted > 0
+      ? { deselected: summary.deselected, unlisted, file, line: summary.line, summary: summary.text }
+      : undefined;
+  if (unlisted < 0) {
     return fail(
       `the summary says ${summary.count} tests but the file lists ${printed.length} ids: it is truncated or edited (or pytest was given the same test twice)`,
       summary.line,
@@ -166,13 +188,25 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
       code: "universe_empty",
       file,
       line: summary.line,
-      message: "no tests were collected",
-      fix: "run the collection from the project root so pytest finds the tests",
+      message: narrowed
+        ? `pytest collected ${summary.count} tests and left out every one (\`${summary.text}\`): -k, -m or --deselect in the runner's settings, or a conftest.py hook, leaves nothing to prove`
+        : "no tests were collected",
+      fix: narrowed
+        ? "remove the deselection from addopts (pytest.ini, pyproject.toml, setup.cfg, tox.ini) or the hook that drops the tests; a frozen test gets a lease in freeze.toml"
+        : "run the collection from the project root so pytest finds the tests",
     });
     return { errors, warnings };
   }
   return {
-    universe: { file, ids, duplicates, collectionErrors, summaryCount: summary.count, index: seen },
+    universe: {
+      file,
+      ids,
+      duplicates,
+      collectionErrors,
+      summaryCount: summary.count,
+      index: seen,
+      ...(narrowed ? { narrowed } : {}),
+    },
     errors,
     warnings,
   };
@@ -204,5 +238,19 @@ export function mergeUniverses(universes: readonly Universe[]): Universe {
     collectionErrors: universes.flatMap((u) => u.collectionErrors.map((e) => ({ ...e, text: `${u.file}: ${e.text}` }))),
     summaryCount: ids.length,
     index: seen,
+    ...narrowedOf(universes),
+  };
+}
+
+/** The shards' narrowing, summed; the first shard that was narrowed names the file and line. */
+function narrowedOf(universes: readonly Universe[]): { narrowed?: NarrowedCollection } {
+  const all = universes.flatMap((u) => (u.narrowed ? [u.narrowed] : []));
+  if (all.length === 0) return {};
+  return {
+    narrowed: {
+      ...all[0]!,
+      deselected: all.reduce((n, x) => n + x.deselected, 0),
+      unlisted: all.reduce((n, x) => n + x.unlisted, 0),
+    },
   };
 }

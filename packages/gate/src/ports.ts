@@ -123,7 +123,13 @@ export type CoverageDataReader = (path: string) => Promise<CoverageDbRows>;
 export interface CommandRunner {
   run(
     command: string,
-    options: { env: Env; output: (text: string) => void; cwd?: string | undefined },
+    options: {
+      env: Env;
+      output: (text: string) => void;
+      /** Also given what the command writes to stderr alone (the message of a step that fails quotes it). */
+      errors?: ((text: string) => void) | undefined;
+      cwd?: string | undefined;
+    },
   ): Promise<number>;
 }
 

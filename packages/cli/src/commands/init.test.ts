@@ -19,6 +19,7 @@ import { ciSnippet } from "../ci-snippets.js";
 import type { CliIo } from "../io.js";
 import { DEFAULT_LOCK_SETTINGS, writeNew } from "@proofgate/gate/node";
 import type { PythonTools } from "../layout/python-tools.js";
+import type { CommandTry, CommandTryRunner } from "../layout/try-collect.js";
 import { configTemplate, runInit } from "./init.js";
 import { lockFixtures, runLock } from "./lock.js";
 
@@ -29,6 +30,9 @@ const HASH = { workerUrl: WORKER, threads: 2 };
 const DEBIAN = { python: "3.11.2", pytest: "7.2.1", pytestCov: "4.0.0", coverage: "6.5.0", hypothesis: "6.67.1" };
 let tools: Omit<PythonTools, "command"> = DEBIAN;
 const probe = (chosen: string | undefined): PythonTools => ({ command: chosen ?? "python", ...tools });
+// The one try of the collect command: it works unless a test says (the real runs are in apps/e2e).
+let tried: CommandTry = { exitCode: 0, stdout: "1 test collected in 0.01s\n", stderr: "" };
+const tryCommand: CommandTryRunner = () => tried;
 
 let repo: string;
 let twin: string;
@@ -62,7 +66,7 @@ async function init(
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number; out: string; err: string }> {
   const io = memoryIo();
-  const code = await runInit(args, io, { env, hash: HASH, probe });
+  const code = await runInit(args, io, { env, hash: HASH, probe, tryCommand });
   return { code, out: io.out, err: io.err };
 }
 
@@ -87,6 +91,7 @@ function uncommentList(text: string, first: string): string {
 
 beforeEach(() => {
   tools = DEBIAN;
+  tried = { exitCode: 0, stdout: "1 test collected in 0.01s\n", stderr: "" };
   repo = mkdtempSync(join(tmpdir(), "proofgate-init-"));
   twin = mkdtempSync(join(tmpdir(), "proofgate-init-twin-"));
 });
@@ -297,7 +302,7 @@ describe("proofgate init: the files", () => {
     writeFixtures(repo);
     symlinkSync("golden.json", join(repo, "tests/fixtures/link.json"));
     const io = memoryIo();
-    await expect(runInit({}, io, { env: {}, hash: HASH, probe })).rejects.toMatchObject({
+    await expect(runInit({}, io, { env: {}, hash: HASH, probe, tryCommand })).rejects.toMatchObject({
       issues: [expect.objectContaining({ file: "tests/fixtures/link.json" })],
     });
     expect(existsSync(join(repo, "fixtures.lock"))).toBe(false);
@@ -565,5 +570,105 @@ describe("proofgate init: the CI snippet", () => {
       );
     }
     expect(ciSnippet("github", "1.2.3").text).toContain("      - uses: proofgate/proofgate-action@v1.2.3\n");
+  });
+});
+
+describe("proofgate init: the collect command, run once", () => {
+  it("runs it with the proof run's coverage flags, and removes what it wrote", async () => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "");
+    const calls: { command: string; addopts: string | undefined; cwd: string }[] = [];
+    const io = memoryIo();
+    const code = await runInit({}, io, {
+      env: { PATH: "/usr/bin" },
+      hash: HASH,
+      probe,
+      tryCommand: (command, { cwd, env }) => {
+        calls.push({ command, addopts: env.PYTEST_ADDOPTS, cwd });
+        write(repo, "collected.txt", "tests/test_a.py::test_x\n\n1 test collected in 0.01s\n");
+        write(repo, ".coverage", "data");
+        return { exitCode: 0, stdout: "", stderr: "" };
+      },
+    });
+    expect(code).toBe(0);
+    expect(calls).toEqual([
+      {
+        command: "python -m pytest --collect-only -q tests > collected.txt",
+        addopts: "--cov=pkg --cov-branch --cov-report=",
+        cwd: repo,
+      },
+    ]);
+    expect(existsSync(join(repo, "collected.txt"))).toBe(false);
+    expect(existsSync(join(repo, ".coverage"))).toBe(false);
+    expect(io.out).toContain("ran [commands] collect once with the proof run's coverage flags: it works\n");
+  });
+
+  it("a collect that fails (pytest settings that turn warnings into errors): the files are written, exit 2 naming the command, its exit code and output", async () => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "");
+    tried = {
+      exitCode: 1,
+      stdout: "",
+      stderr:
+        "Traceback (most recent call last):\n  ...\ncoverage.exceptions.CoverageWarning: Unrecognized option '[tool.coverage.report] exclude_also=' in config file pyproject.toml\n",
+    };
+    write(
+      repo,
+      "pyproject.toml",
+      '[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n\n[tool.coverage.report]\nexclude_also = ["if TYPE_CHECKING:"]\n',
+    );
+    const io = memoryIo();
+    const error = await runInit({}, io, { env: {}, hash: HASH, probe, tryCommand }).catch((e: unknown) => e);
+    expect(existsSync(join(repo, "proofgate.toml"))).toBe(true);
+    expect(existsSync(join(repo, "freeze.toml"))).toBe(true);
+    expect(io.out).toContain(
+      "ran [commands] collect once with the proof run's coverage flags: it exited with 1 (below)\n",
+    );
+    expect(error).toMatchObject({
+      issues: [
+        {
+          code: "coverage_config_invalid",
+          file: "pyproject.toml",
+          line: 5,
+          message:
+            "[tool.coverage.report] exclude_also is a setting coverage.py 6.5.0 (the one `python` runs) does not know: it warns on every run, and pytest settings that turn warnings into errors stop the proof run on it",
+          fix: "upgrade coverage.py in `python` (pip install -U coverage) to a release that knows exclude_also, or remove the setting",
+        },
+        {
+          code: "usage",
+          file: "proofgate.toml",
+          message: expect.stringMatching(
+            /^\[commands\] collect \(`python -m pytest --collect-only -q tests > collected.txt`\), run once by init with the proof run's coverage flags \(PYTEST_ADDOPTS=--cov=pkg --cov-branch --cov-report=\), exited with 1; its output ended: Traceback .* \| coverage\.exceptions\.CoverageWarning: Unrecognized option/,
+          ),
+          fix: expect.stringContaining("filterwarnings = error"),
+        },
+      ],
+    });
+  });
+
+  it("coverage.py's warning alone (the run passed): the setting is still named, file and line", async () => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, ".coveragerc", "[run]\nbranch = true\n\n[report]\nexclude_also =\n    if TYPE_CHECKING:\n");
+    tried = {
+      exitCode: 0,
+      stdout: "",
+      stderr:
+        "/usr/lib/python3/dist-packages/coverage/config.py:304: CoverageWarning: Unrecognized option '[report] exclude_also=' in config file .coveragerc\n",
+    };
+    const error = await runInit({}, memoryIo(), { env: {}, hash: HASH, probe, tryCommand }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ issues: [{ code: "coverage_config_invalid", file: ".coveragerc", line: 5 }] });
+  });
+
+  it("coverage.py's source listing the test folder: --cov leaves it out, and init says so", async () => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "");
+    write(repo, ".coveragerc", "[run]\nsource =\n    pkg\n    tests\n");
+    const r = await init();
+    const config = parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS).config;
+    expect(config?.commands.proof).toContain(" --cov=pkg ");
+    expect(config?.commands.proof).not.toContain("--cov=tests");
+    expect(r.out).toContain(
+      "warning: coverage.py's source in .coveragerc [run] lists tests: test code is not source, so the proof run does not measure it (--cov=pkg)",
+    );
   });
 });

@@ -22,6 +22,7 @@ import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
 import { diskTree } from "../layout/layout-tree.js";
 import { choosePython, type PythonTools } from "../layout/python-tools.js";
+import { tryCollectOnce, type CommandTryRunner } from "../layout/try-collect.js";
 import { availablePlatforms } from "./check.js";
 
 /** Options of `proofgate init`, as yargs hands them over. */
@@ -42,6 +43,8 @@ export interface InitOptions {
   hash?: LockSettings["hash"];
   /** Finds the Python and its test tools (`--python`'s value, or undefined); default: asks the interpreters. */
   probe?: ((chosen: string | undefined) => PythonTools) | undefined;
+  /** Runs the collect command once (default: `sh -c` in the repository). */
+  tryCommand?: CommandTryRunner | undefined;
 }
 
 /** The values `--platform` takes. */
@@ -374,6 +377,8 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
     );
   }
 
+  const runProblems = tryCollectOnce(root, config, tools, env, io, options.tryCommand);
+
   if (wrote === 0) io.stdout("nothing to write: every file exists\n");
   else
     io.stdout(
@@ -387,6 +392,6 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
     io.stdout(`\n${snippet.title} (${how}), in ${snippet.file}${others}:\n\n${snippet.text}`);
   }
 
-  if (lockProblems.length > 0) throw new GateError(lockProblems);
+  if (lockProblems.length + runProblems.length > 0) throw new GateError([...lockProblems, ...runProblems]);
   return 0;
 }

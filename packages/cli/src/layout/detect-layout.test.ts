@@ -74,6 +74,29 @@ const cases: Array<{ name: string; files: Record<string, string>; expected: Part
     },
   },
   {
+    name: "coverage.py's source lists the test folder: the tests are never measured as source",
+    files: {
+      ".coveragerc": "[run]\nsource =\n    pkg\n    tests\n",
+      "pkg/__init__.py": "",
+      "tests/test_core.py": "",
+    },
+    expected: {
+      source: ["pkg"],
+      sourceFrom: "source in .coveragerc [run], without the test folder(s) tests",
+      sourceTests: ["tests"],
+      testsMeasured: [],
+    },
+  },
+  {
+    name: "coverage.py's source is only the test folder: the package found is measured instead",
+    files: {
+      "pyproject.toml": '[tool.coverage.run]\nsource = ["tests"]\n',
+      "pkg/__init__.py": "",
+      "tests/test_core.py": "",
+    },
+    expected: { source: ["pkg"], sourceTests: ["tests"] },
+  },
+  {
     name: "src layout without coverage.py settings: the package folder under src/",
     files: { "src/pkg/__init__.py": "", "src/pkg/core.py": "", "tests/test_core.py": "" },
     expected: {

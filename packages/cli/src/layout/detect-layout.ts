@@ -45,6 +45,8 @@ export interface Layout {
   source: string[];
   /** Where `source` came from, for a reader: `[tool.coverage.run] source in pyproject.toml`. */
   sourceFrom: string;
+  /** Entries of coverage.py's source that are test folders: never measured as source (test code is no proof). */
+  sourceTests: string[];
   /** Test folders found by convention (`tests/`, `<pkg>/tests/`), besides pytest's testpaths. */
   testFolders: string[];
   /** What the collect and proof commands name: nothing when pytest has testpaths, else the test folders. */
@@ -147,9 +149,14 @@ export function detectLayout(tree: LayoutTree): Layout {
 
   let source: string[];
   let sourceFrom: string;
-  if (coverage && coverage.source.length > 0) {
-    source = coverage.source;
-    sourceFrom = `source in ${coverage.where}`;
+  // A test folder in coverage.py's source would count the tests' own lines as proven coverage.
+  const testpathSet = new Set((pytest?.testpaths ?? []).map(clean).filter((t) => !packages.folders.includes(t)));
+  const isTestSource = (s: string): boolean => testpathSet.has(clean(s)) || /(^|[/.])(tests?|testing)$/.test(clean(s));
+  const sourceTests = (coverage?.source ?? []).filter(isTestSource);
+  const coverageSource = (coverage?.source ?? []).filter((s) => !isTestSource(s));
+  if (coverage && coverageSource.length > 0) {
+    source = coverageSource;
+    sourceFrom = `source in ${coverage.where}${sourceTests.length > 0 ? `, without the test folder(s) ${sourceTests.join(", ")}` : ""}`;
   } else if (packages.paths.length > 0) {
     source = packages.paths;
     sourceFrom = packages.from;
@@ -212,6 +219,7 @@ export function detectLayout(tree: LayoutTree): Layout {
     coverage,
     source,
     sourceFrom,
+    sourceTests,
     testFolders,
     collectArgs,
     testsMeasured,

@@ -122,6 +122,11 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
       "no package folder found (src/<pkg>/, <pkg>/__init__.py): the proof run measures the whole repository, tests included. Set [tool.coverage.run] source, or edit --cov= in [commands] proof",
     );
   }
+  if (layout.sourceTests.length > 0) {
+    warnings.push(
+      `coverage.py's source in ${layout.coverage!.where} lists ${layout.sourceTests.join(", ")}: test code is not source, so the proof run does not measure it (--cov=${layout.source.join(",")}); measured, the tests' own lines would count as proven coverage. Remove ${layout.sourceTests.join(", ")} from source`,
+    );
+  }
   for (const folder of layout.testsMeasured) {
     warnings.push(
       `coverage.py measures ${folder} too (${layout.coverage ? `no omit for it in ${layout.coverage.where}` : "no coverage.py settings"}): tests count as covered code. Add omit = ["${folder}/*"] to coverage.py's [run] settings`,

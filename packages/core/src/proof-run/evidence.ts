@@ -1,7 +1,7 @@
 // What the proof run's records, the work tree's modules and the patch's added lines say about the test
 // runner, as the gate's reasons: runner_tampering, unlocked_fixture_read and property_weakened.
-import { hasHumanTrailer, type Commit } from "../authorship.js";
-import type { PatchPolicy } from "../patch.js";
+import { carriesHumanTrailer, hasHumanTrailer, type Commit } from "../authorship.js";
+import { needsTrailer, type PatchPolicy } from "../patch.js";
 import type { Finding } from "../report.js";
 import type { ReasonCode } from "../reasons.js";
 import type { RunFinding } from "./findings.js";
@@ -73,6 +73,8 @@ export function runnerTamperingFindings(
   e: RunnerEvidence,
   policy: PatchPolicy | undefined,
   resultsJudged = false,
+  /** The head's universe, when the runner's settings or a hook narrowed it: tests it left out are tests_removed's. */
+  narrowed?: ReadonlySet<string> | undefined,
 ): Finding[] {
   const out: Finding[] = [];
   if (e.proof) {
@@ -84,6 +86,7 @@ export function runnerTamperingFindings(
       out.push(
         ...judgeSelection(record, { leased: e.proof.leased })
           .filter((f) => f.code !== "collection_error" && !(resultsJudged && UNRESULTED.has(f.code)))
+          .filter((f) => !(narrowed && UNRESULTED.has(f.code) && (f.tests ?? []).every((id) => !narrowed.has(id))))
           .map((f) => asFinding("runner_tampering", f)),
       );
     }
@@ -100,6 +103,10 @@ export function runnerTamperingFindings(
     for (const f of findings)
       out.push({
         ...asFinding("runner_tampering", f),
+        // A human trailer on an agent's commit: say that it was ignored, and why.
+        ...(policy && carriesHumanTrailer(commit, key)
+          ? { message: `${f.message}; ${needsTrailer(commit, key, policy)}` }
+          : {}),
         commit: commit.sha,
         author: `${commit.author.name} <${commit.author.email}>`,
         fix: `${f.fix}; a change to how the tests run is a human's, in a commit with \`${key}: human\``,

@@ -12,7 +12,7 @@ import { trackChild } from "./exit-cleanup.js";
  */
 export function nodeCommandRunner(cwd: string): CommandRunner {
   return {
-    run: (command, { env, output, cwd: where }) =>
+    run: (command, { env, output, errors, cwd: where }) =>
       new Promise<number>((resolveExit, reject) => {
         const child = spawn("sh", ["-c", command], {
           cwd: where ?? cwd,
@@ -22,7 +22,11 @@ export function nodeCommandRunner(cwd: string): CommandRunner {
         });
         trackChild(child);
         child.stdout.on("data", (chunk: Buffer) => output(chunk.toString("utf8")));
-        child.stderr.on("data", (chunk: Buffer) => output(chunk.toString("utf8")));
+        child.stderr.on("data", (chunk: Buffer) => {
+          const text = chunk.toString("utf8");
+          output(text);
+          errors?.(text);
+        });
         child.on("error", reject);
         child.on("close", (code, signal) => resolveExit(code ?? 128 + (signal ? (constants.signals[signal] ?? 0) : 0)));
       }),

@@ -81,12 +81,12 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     const dir = o.run.checkout();
     o.log.info(`collecting the base ${at} in a git worktree at ${dir}, with the base's [commands] collect`);
     const step = baseCodeStep(o, dir, "base collect", collect, o.run.env);
-    await runCommandStep(o, "base collect", collect, step.env, config.universe.collected, dir, (exit) => {
+    await runCommandStep(o, "base collect", collect, step.env, config.universe.collected, dir, (exit, stderr) => {
       if (exit === 0) return;
       throw new GateError({
         code: "universe_invalid",
         file: config.file,
-        message: `[commands] collect (\`${collect}\`) exited with ${exit} on the base ${at} (a git worktree of it): the tests removed since the base cannot be judged`,
+        message: `[commands] collect (\`${collect}\`) exited with ${exit} on the base ${at} (a git worktree of it): the tests removed since the base cannot be judged; ${stderr}`,
         fix: `make the collection work on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there); its output is above in the log`,
       });
     });
@@ -163,12 +163,12 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
   };
   o.log.info(`collecting the base ${at}'s property tests in its worktree, with the base's [commands] properties`);
   const step = baseCodeStep(o, dir, "base properties", command, env);
-  await runCommandStep(o, "base properties", command, step.env, [idsFile], dir, (exit) => {
+  await runCommandStep(o, "base properties", command, step.env, [idsFile], dir, (exit, stderr) => {
     if (exit !== 0) {
       throw new GateError({
         code: "universe_invalid",
         file: config.file,
-        message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged`,
+        message: `[commands] properties (\`${command}\`) exited with ${exit} on the base ${at} (a git worktree of it, every test deselected): the property tests the base runs cannot be known, so the ones that stopped running cannot be judged; ${stderr}`,
         fix: `make the property suite collect on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there with PROOFGATE_SEEDS_DIR=/tmp/base); its output is above in the log`,
       });
     }

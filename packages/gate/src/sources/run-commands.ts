@@ -23,6 +23,7 @@ import {
 import type { GatePorts } from "../ports.js";
 import type { GateLog, LogStep } from "../log.js";
 import type { LeaseBook } from "../lease-book.js";
+import { stderrNote, stderrTail } from "./step-stderr.js";
 
 /** The name the frozen-test plugin is loaded by (`-p proofgate_frozen`). */
 export const PLUGIN_MODULE = "proofgate_frozen";
@@ -74,7 +75,22 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     });
   }
   const run: CommandsRun = { outcomes: [], records: {} };
-  if (collect !== undefined) run.outcomes.push(await runStep(o, "collect", collect, o.env, config.universe.collected));
+  if (collect !== undefined) {
+    let failure = "";
+    const exitCode = await runCommandStep(
+      o,
+      "collect",
+      collect,
+      o.env,
+      config.universe.collected,
+      undefined,
+      (_, f) => {
+        failure = f;
+      },
+    );
+    run.outcomes.push({ step: "collect", command: collect, exitCode });
+    if (exitCode !== 0) readAfterFailure(o, collect, exitCode, failure);
+  }
   if (proof !== undefined) {
     const outputs = [
       ...config.coverage.reports,
@@ -235,17 +251,18 @@ export async function runCommandStep(
   env: Env,
   outputs: readonly string[],
   cwd?: string,
-  /** Called with the exit code before the outputs are checked: it may throw its own GateError. */
-  exited?: (exitCode: number) => void,
+  /** Called with the exit code (and `its stderr ended: ...`) before the outputs are checked: it may throw its own GateError. */
+  exited?: (exitCode: number, failure: string) => void,
 ): Promise<number> {
   const { files } = o.ports;
   const at = (p: string): string => (cwd === undefined || p.startsWith("/") ? p : join(cwd, p));
   const before = outputs.map((p) => files.stamp(at(p)));
   o.log.stepStarted(step, command);
   const started = Date.now();
+  const stderr = stderrTail();
   let exitCode: number;
   try {
-    exitCode = await o.ports.commands.run(command, { env, output: o.log.output, cwd });
+    exitCode = await o.ports.commands.run(command, { env, output: o.log.output, errors: stderr.push, cwd });
   } catch (error) {
     throw new GateError({
       code: "usage",
@@ -255,7 +272,8 @@ export async function runCommandStep(
     });
   }
   o.log.stepEnded(step, exitCode, (Date.now() - started) / 1000);
-  exited?.(exitCode);
+  const failure = stderrNote(stderr.lines());
+  exited?.(exitCode, failure);
   const stale = outputs.filter((p, i) => {
     const now = files.stamp(at(p));
     const was = before[i];
@@ -269,10 +287,37 @@ export async function runCommandStep(
       stale.map((p) => ({
         code: "file_missing" as const,
         file: p,
-        message: `[commands] ${step} (\`${command}\`) did not ${files.stamp(at(p)) ? "rewrite" : "write"} it${cwd === undefined ? "" : ` in ${cwd}`}${exitCode === 0 ? "" : ` (it exited with ${exitCode})`}: a file left from an earlier run is not evidence`,
-        fix: `make the ${step} command write ${p}, or change the path in proofgate.toml`,
+        message:
+          exitCode === 0
+            ? `[commands] ${step} (\`${command}\`) did not ${files.stamp(at(p)) ? "rewrite" : "write"} it${cwd === undefined ? "" : ` in ${cwd}`}: a file left from an earlier run is not evidence`
+            : `[commands] ${step} (\`${command}\`) exited with ${exitCode} and did not write it${cwd === undefined ? "" : ` in ${cwd}`}; ${failure}`,
+        fix:
+          exitCode === 0
+            ? `make the ${step} command write ${p}, or change the path in proofgate.toml`
+            : `make the ${step} command succeed (run it by hand; its whole output is above in the log), then it writes ${p}`,
       })),
     );
   }
   return exitCode;
+}
+
+/**
+ * A collect step that failed and still wrote its file (a shell redirect writes it whatever pytest did):
+ * what reading it finds is a symptom, so the error leads with the step's exit code and stderr.
+ */
+function readAfterFailure(o: RunCommandsOptions, command: string, exitCode: number, failure: string): void {
+  try {
+    o.leases();
+  } catch (error) {
+    if (!GateError.isInstance(error)) throw error;
+    throw new GateError([
+      {
+        code: "usage",
+        file: o.config.file,
+        message: `[commands] collect (\`${command}\`) exited with ${exitCode}; ${failure}`,
+        fix: "make the collect command succeed (run it by hand; its whole output is above in the log)",
+      },
+      ...error.issues,
+    ]);
+  }
 }

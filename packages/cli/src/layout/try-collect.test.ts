@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest";
+import { coverageFlags, settingLine, unknownCoverageOptions } from "./try-collect.js";
+
+describe("init's try of the collect command: reading what it says", () => {
+  it("the proof command's --cov words, with branches and no report", () => {
+    expect(coverageFlags("python -m pytest tests --cov=pkg --cov=src/other --cov-branch --junitxml=r.xml")).toBe(
+      "--cov=pkg --cov=src/other --cov-branch --cov-report=",
+    );
+    expect(coverageFlags("python -m pytest tests")).toBeUndefined();
+    expect(coverageFlags(undefined)).toBeUndefined();
+  });
+
+  it("coverage.py's unknown settings, once each, as coverage 6.5 words them (warning and error forms)", () => {
+    const output = [
+      "/usr/lib/python3/dist-packages/coverage/config.py:304: CoverageWarning: Unrecognized option '[tool.coverage.report] exclude_also=' in config file pyproject.toml",
+      "coverage.exceptions.CoverageWarning: Unrecognized option '[tool.coverage.report] exclude_also=' in config file pyproject.toml",
+      "Coverage.py warning: Unrecognized option '[run] core=' in config file .coveragerc",
+    ].join("\n");
+    expect(unknownCoverageOptions(output)).toEqual([
+      { section: "tool.coverage.report", key: "exclude_also", file: "pyproject.toml" },
+      { section: "run", key: "core", file: ".coveragerc" },
+    ]);
+  });
+
+  it("the line of a setting: TOML, INI, quoted keys; none when absent", () => {
+    expect(settingLine('[tool.coverage.report]\n"exclude_also" = []\n', "exclude_also")).toBe(2);
+    expect(settingLine("[report]\nexclude_lines = x\nexclude_also:\n  y\n", "exclude_also")).toBe(3);
+    expect(settingLine("[report]\n", "exclude_also")).toBeUndefined();
+    expect(settingLine(undefined, "exclude_also")).toBeUndefined();
+  });
+});

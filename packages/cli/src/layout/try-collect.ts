@@ -1,0 +1,170 @@
+// `init` runs the collect command it wrote once, with the proof run's coverage flags, so a config whose
+// commands cannot run is named at adoption, not found by the first `check --run`: pytest settings that
+// turn warnings into errors, a coverage.py setting the installed coverage.py does not know (coverage
+// reads its settings when pytest-cov starts it, before any test runs).
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import type { Env, GateConfig, GateIssue } from "@proofgate/core";
+import type { PythonTools } from "./python-tools.js";
+
+/** How a command ended, and what it printed (stdout, then stderr). */
+export interface CommandTry {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a shell command in `cwd`; injected in tests. */
+export type CommandTryRunner = (command: string, options: { cwd: string; env: Env }) => CommandTry;
+
+/** `sh -c command`, waiting at most five minutes (a collection that takes longer says so as a failure). */
+export const shellTry: CommandTryRunner = (command, { cwd, env }) => {
+  const r = spawnSync("sh", ["-c", command], {
+    cwd,
+    env,
+    encoding: "utf8",
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  const timedOut = r.error !== undefined && (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT";
+  return {
+    exitCode: r.status ?? (timedOut ? 124 : 127),
+    stdout: r.stdout ?? "",
+    stderr: `${r.stderr ?? ""}${r.error && !timedOut ? `${r.error.message}\n` : ""}${timedOut ? "timed out after 300 s\n" : ""}`,
+  };
+};
+
+/** The proof command's `--cov=` words, with branches on and no report: what makes pytest-cov read coverage.py's settings. */
+export function coverageFlags(proof: string | undefined): string | undefined {
+  const cov = proof?.match(/--cov=\S+/g);
+  return cov && cov.length > 0 ? `${cov.join(" ")} --cov-branch --cov-report=` : undefined;
+}
+
+/** A setting coverage.py warned it does not know: `Unrecognized option '[run] foo=' in config file setup.cfg`. */
+export interface UnknownCoverageOption {
+  section: string;
+  key: string;
+  file: string;
+}
+
+/** Every setting coverage.py said it does not know, once each. */
+export function unknownCoverageOptions(output: string): UnknownCoverageOption[] {
+  const out = new Map<string, UnknownCoverageOption>();
+  for (const m of output.matchAll(/Unrecognized option '\[([^\]]+)\] ([^=']+)=' in config file (\S+)/g)) {
+    out.set(`${m[1]}\u0000${m[2]}\u0000${m[3]}`, { section: m[1]!, key: m[2]!, file: m[3]! });
+  }
+  return [...out.values()];
+}
+
+/** The 1-based line of `key = ...` in `text` (the first one), or undefined. */
+export function settingLine(text: string | undefined, key: string): number | undefined {
+  if (text === undefined) return undefined;
+  const escaped = key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const at = text.split(/\r?\n/).findIndex((l) => new RegExp(`^\\s*["']?${escaped}["']?\\s*[=:]`).test(l));
+  return at < 0 ? undefined : at + 1;
+}
+
+/** The last non-blank lines of `text`, joined: what a failure quotes. */
+function tail(text: string, lines = 5): string {
+  const kept = text
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd())
+    .filter((l) => l.trim() !== "")
+    .slice(-lines)
+    .map((l) => (l.length > 200 ? `${l.slice(0, 200)}…` : l));
+  return kept.length > 0 ? kept.join(" | ") : "(no output)";
+}
+
+/** What `init` knows to name a try's problems. */
+export interface TryContext {
+  /** The config file the command is written in. */
+  configFile: string;
+  /** The interpreter the commands run, and its coverage.py's version. */
+  python: string;
+  coverage?: string | undefined;
+  /** Reads a repository file, for the line of a setting. */
+  read: (path: string) => string | undefined;
+}
+
+/**
+ * The problems one try of the collect command shows: each coverage.py setting the installed coverage.py
+ * does not know (file, line, version), and a non-zero exit with the end of its stderr.
+ */
+export function collectTryIssues(
+  command: string,
+  flags: string | undefined,
+  tried: CommandTry,
+  ctx: TryContext,
+): GateIssue[] {
+  const issues: GateIssue[] = [];
+  const version = ctx.coverage === undefined ? "the installed coverage.py" : `coverage.py ${ctx.coverage}`;
+  for (const o of unknownCoverageOptions(`${tried.stdout}\n${tried.stderr}`)) {
+    issues.push({
+      code: "coverage_config_invalid",
+      file: o.file,
+      line: settingLine(ctx.read(o.file), o.key),
+      message: `[${o.section}] ${o.key} is a setting ${version} (the one \`${ctx.python}\` runs) does not know: it warns on every run, and pytest settings that turn warnings into errors stop the proof run on it`,
+      fix: `upgrade coverage.py in \`${ctx.python}\` (pip install -U coverage) to a release that knows ${o.key}, or remove the setting`,
+    });
+  }
+  if (tried.exitCode !== 0) {
+    issues.push({
+      code: "usage",
+      file: ctx.configFile,
+      message: `[commands] collect (\`${command}\`), run once by init${flags ? ` with the proof run's coverage flags (PYTEST_ADDOPTS=${flags})` : ""}, exited with ${tried.exitCode}; its output ended: ${tail(tried.stderr || tried.stdout)}`,
+      fix: `make it run: fix what the output names (pytest settings such as filterwarnings = error turn a warning from coverage.py or a plugin into an error), or edit [commands] in ${ctx.configFile}; then run \`proofgate check --run\``,
+    });
+  }
+  return issues;
+}
+
+/**
+ * Runs `[commands] collect` once in `root`, with the proof run's coverage flags through PYTEST_ADDOPTS,
+ * says how it went on `io`, and returns the problems it showed. What the try wrote that was not there
+ * before (the universe, coverage.py's data file) is removed.
+ */
+export function tryCollectOnce(
+  root: string,
+  config: GateConfig,
+  tools: Pick<PythonTools, "command" | "coverage">,
+  env: Env,
+  io: { stdout: (text: string) => void },
+  run: CommandTryRunner = shellTry,
+): GateIssue[] {
+  const command = config.commands.collect;
+  if (command === undefined) return [];
+  const at = (p: string): string => (isAbsolute(p) ? p : join(root, p));
+  const written = [...config.universe.collected, ".coverage"].filter((p) => !existsSync(at(p)));
+  const flags = coverageFlags(config.commands.proof);
+  const addopts = [env.PYTEST_ADDOPTS, flags].filter(Boolean).join(" ");
+  let tried: CommandTry;
+  try {
+    tried = run(command, {
+      cwd: root,
+      env: { ...env, PYTHONDONTWRITEBYTECODE: "1", ...(addopts ? { PYTEST_ADDOPTS: addopts } : {}) },
+    });
+  } finally {
+    for (const p of written) rmSync(at(p), { force: true });
+  }
+  const issues = collectTryIssues(command, flags, tried, {
+    configFile: config.file,
+    python: tools.command,
+    coverage: tools.coverage,
+    read: (path) => {
+      try {
+        return readFileSync(at(path), "utf8");
+      } catch {
+        return undefined;
+      }
+    },
+  });
+  if (issues.length === 0) {
+    io.stdout(`ran [commands] collect once${flags ? " with the proof run's coverage flags" : ""}: it works\n`);
+  } else {
+    io.stdout(
+      `ran [commands] collect once${flags ? " with the proof run's coverage flags" : ""}: it ${tried.exitCode === 0 ? "ran, with problems" : `exited with ${tried.exitCode}`} (below)\n`,
+    );
+  }
+  return issues;
+}

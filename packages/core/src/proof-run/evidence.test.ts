@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { ADA, BOT, POLICY, commitFactory } from "../__fixtures__/commits.js";
+import { runnerTamperingFindings } from "./evidence.js";
+import type { RunFinding } from "./findings.js";
+import { verifyRunRecord } from "./record.js";
+
+const commit = commitFactory("e");
+const hook: RunFinding = {
+  code: "runner_tampering",
+  message: "tests/conftest.py implements a hook that decides what runs or what a result is (line 1)",
+  lines: [{ path: "tests/conftest.py", line: 1 }],
+  fix: "remove it",
+};
+
+describe("runner_tampering from added code: a human trailer on an agent's commit", () => {
+  it("is named as ignored, with the identity and pattern; without the trailer the message is the scan's", () => {
+    const withTrailer = commit(BOT, "Gate-Change");
+    const without = commit(BOT);
+    const findings = runnerTamperingFindings(
+      {
+        shadows: [],
+        scans: [
+          { commit: withTrailer, findings: [hook] },
+          { commit: without, findings: [hook] },
+        ],
+      },
+      POLICY,
+    );
+    expect(findings.map((f) => f.message)).toEqual([
+      `${hook.message}; commit ${withTrailer.sha.slice(0, 12)} is an agent's (author "patchbot[bot] <patchbot@example.org>" matches "*[bot]*"; committer "patchbot[bot] <patchbot@example.org>" matches "*[bot]*"; its \`Gate-Change: human\` trailer was ignored: a human trailer counts only on a human's commit)`,
+      hook.message,
+    ]);
+    expect(findings.map((f) => [f.file, f.line, f.commit])).toEqual([
+      ["tests/conftest.py", 1, withTrailer.sha],
+      ["tests/conftest.py", 1, without.sha],
+    ]);
+  });
+
+  it("a human's commit with the trailer approves it", () => {
+    const human = commit(ADA, "Gate-Change");
+    expect(runnerTamperingFindings({ shadows: [], scans: [{ commit: human, findings: [hook] }] }, POLICY)).toEqual([]);
+  });
+});
+
+describe("runner_tampering and a collection the runner's settings narrowed", () => {
+  const recorded = verifyRunRecord(readFileSync(new URL("./__fixtures__/mixed-run.json", import.meta.url), "utf8"), {
+    nonce: "0123456789abcdef0123456789abcdef",
+    key: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+    file: "run-record.json",
+  }).record!;
+  const gone = "tests/test_calc.py::test_add";
+  // `-k "not test_add"` in addopts: the proof run deselects it as the collection did.
+  const record = {
+    ...structuredClone(recorded),
+    deselected: { proofgate: ["tests/test_calc.py::test_frozen"], other: [gone] },
+  };
+  record.tests = record.tests.filter((t) => t.id !== gone);
+  const evidence = {
+    proof: { file: "proof-record.json", result: { record, errors: [] }, leased: ["tests/test_calc.py::test_frozen"] },
+    shadows: [],
+    scans: [],
+  };
+  const head = new Set(recorded.collected.filter((id) => id !== gone));
+
+  it("without results, a test the head's narrowed universe left out is tests_removed's, not deselected_other", () => {
+    const deselected = (f: { message: string }) => f.message.includes("deselected by something other than the gate");
+    expect(runnerTamperingFindings(evidence, POLICY).filter(deselected)).toHaveLength(1);
+    expect(runnerTamperingFindings(evidence, POLICY, false, head).filter(deselected)).toEqual([]);
+    // A test the universe still lists, deselected in the proof run only: still the runner's.
+    expect(runnerTamperingFindings(evidence, POLICY, false, new Set([...head, gone])).filter(deselected)).toHaveLength(
+      1,
+    );
+  });
+});
