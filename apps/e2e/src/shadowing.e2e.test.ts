@@ -148,6 +148,9 @@ describe("a module the patch adds that shadows the standard library", () => {
       "more_itertools from more_itertools/__init__.py",
     ]);
     expect(r.report.decision, explain(r)).toBe("REJECT");
+    // colorsys.py is also source outside the measurement (another rule's finding); the shadow is runner_tampering.
+    expect(r.report.reasons, explain(r)).toEqual(["runner_tampering", "unmeasured_source"]);
+    expect(r.status).toBe(1);
     const tampering = r.report.details.filter((d) => d.reason === "runner_tampering");
     expect(
       tampering.map((d) => [d.file, d.message]),
