@@ -20,7 +20,9 @@ const hook = (plugin: string) => ({
 describe("runnerPartsOfProject: where the project is part of its own test runner", () => {
   it("nothing for an ordinary project, its conftest.py plugins and test support plugins", () => {
     const paths = ["calc/__init__.py", "tests/test_calc.py", "conftest.py"];
-    const record = withRecord({ hooks: [hook("conftest.py"), hook("tests/conftest.py"), hook("tests/plugin.py")] });
+    const record = withRecord({
+      hooks: [hook("conftest.py"), hook("tests/conftest.py"), hook("tests/plugin.py"), hook("calc/tests/plugin.py")],
+    });
     expect(runnerPartsOfProject({ paths, records: [record] })).toEqual([]);
     expect(runnerIntegrityWarnings({ paths, records: [record] })).toEqual([]);
   });

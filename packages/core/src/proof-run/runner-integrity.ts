@@ -16,7 +16,7 @@ export interface RunnerIntegrityInput {
 }
 
 // Test support folders: a plugin there is test code (like a conftest.py), not the measured package.
-const TEST_FOLDER = /^(?:tests?|testing)\//;
+const TEST_FOLDER = /(?:^|\/)(?:tests?|testing)\//;
 
 /**
  * Where the repository is part of the test runner: a top-level module named like one of the runner's
