@@ -64,7 +64,7 @@ function moreItertoolsBase(o: { prefix?: string; files?: Record<string, FileChan
     "more_itertools/more.py": MORE,
     "tests/test_more.py": TEST_MORE,
     "proofgate.toml": config({
-      proof: proofCommand({ cov: "pkg --cov=more_itertools", prefix: o.prefix }),
+      proof: proofCommand({ cov: "pkg --cov=more_itertools", ...(o.prefix === undefined ? {} : { prefix: o.prefix }) }),
     }),
     ...o.files,
   };
