@@ -161,6 +161,11 @@ describe("shadowing judged against the base: the base's tree is the project's ow
       ["pluggy.py", ["pluggy.py"]],
       ["tests/typing.py", ["tests/__init__.py"]],
     ]);
+    // The package renamed to pytest: the new folder is the patch's.
+    const renamed = MORE_ITERTOOLS.map((p) => p.replace(/^more_itertools\//, "pytest/"));
+    expect(findToolShadows(renamed, {}, MORE_ITERTOOLS).map((f) => [f.paths![0], f.madeBy])).toEqual([
+      ["pytest/", ["pytest/__init__.py"]],
+    ]);
     // The root's own json.py at the base stays quiet; without the base it is reported as before.
     expect(findToolShadows([...MORE_ITERTOOLS, "json.py"], {}, [...MORE_ITERTOOLS, "json.py"])).toEqual([]);
     expect(findToolShadows([...MORE_ITERTOOLS, "json.py"]).map((f) => f.paths![0])).toEqual(["json.py"]);
