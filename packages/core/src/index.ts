@@ -293,6 +293,7 @@ export {
   invokedFiles,
   simpleCommands,
   readPytestSettings,
+  readPytestPythonpath,
   isTestFile,
   type SectionSpec,
   type SectionState,

@@ -4,6 +4,7 @@
 import {
   decide,
   mergeOwnChanges,
+  readPytestPythonpath,
   unexpectedChanges,
   GateError,
   type CommandOutcome,
@@ -411,13 +412,19 @@ function runnerEvidence(
   const headFiles = git.listFilesAt(loaded.patch.head, "").map((e) => e.path);
   // Shadowing is judged against the base: what its tree already had is the project's own.
   const baseFiles = git.listFilesAt(loaded.patch.base, "").map((e) => e.path);
-  const shadowOptions = { safePath: config.commands.safePath };
+  // pytest's `pythonpath` at each revision puts more folders on sys.path.
+  const optionsAt = (rev: string) => ({
+    safePath: config.commands.safePath,
+    extraRoots: readPytestPythonpath((path) => git.readFileAt(rev, path)),
+  });
+  const shadowOptions = optionsAt(loaded.patch.head);
+  const baseOptions = optionsAt(loaded.patch.base);
   return {
     proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
     properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
-    shadows: findToolShadows(headFiles, shadowOptions, baseFiles),
+    shadows: findToolShadows(headFiles, shadowOptions, baseFiles, baseOptions),
     shadowing: {
-      trees: { base: baseFiles, head: headFiles, options: shadowOptions },
+      trees: { base: baseFiles, head: headFiles, options: shadowOptions, baseOptions },
       touched: touchedByCommit(loaded),
     },
     scans,

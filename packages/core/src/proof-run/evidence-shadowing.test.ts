@@ -43,6 +43,15 @@ describe("runner_tampering for shadowing modules, judged against the base", () =
     expect(shadowFindings(e)).toEqual([]);
   });
 
+  it("a folder on sys.path before pytest started (PYTHONPATH, an editable install's .pth) was on the base's path too", () => {
+    const base = ["src/more_itertools/__init__.py", "tests/__init__.py", "tests/test_more.py"];
+    const e = evidence([{ module: "more_itertools", path: "src/more_itertools/__init__.py" }], [], commit(BOT), base);
+    e.proof!.result.record!.sysPath = ["."];
+    expect(shadowFindings(e)).toHaveLength(1);
+    e.proof!.result.record!.sysPath = [".", "src"];
+    expect(shadowFindings(e)).toEqual([]);
+  });
+
   it("without the base's tree every module the record names is judged, as before", () => {
     const e = { ...evidence([{ module: "more_itertools", path: "more_itertools/__init__.py" }], [], commit(BOT)) };
     delete e.shadowing;

@@ -93,18 +93,27 @@ export function runnerTamperingFindings(
     );
   };
   const shadowing = e.shadowing;
-  const integrity = shadowing
-    ? {
-        judgeShadow: (s: { module: string; path: string }): boolean => {
-          const madeBy = shadowMadeBy(s.module, s.path, shadowing.trees);
-          return madeBy !== undefined && !byHumans(madeBy);
-        },
-      }
-    : {};
+  // The folders on sys.path when the plugin loaded (the interpreter's, PYTHONPATH, .pth files: set before any
+  // file of the patch runs) were on the base's import path too.
+  const integrity = (record: RunRecord) => {
+    if (!shadowing) return {};
+    const base = shadowing.trees.baseOptions ?? shadowing.trees.options ?? {};
+    const started = record.sysPath.map((p) => (p === "." ? "" : p));
+    const trees = {
+      ...shadowing.trees,
+      baseOptions: { ...base, extraRoots: [...(base.extraRoots ?? []), ...started] },
+    };
+    return {
+      judgeShadow: (s: { module: string; path: string }): boolean => {
+        const madeBy = shadowMadeBy(s.module, s.path, trees);
+        return madeBy !== undefined && !byHumans(madeBy);
+      },
+    };
+  };
   const humanFix = (f: Finding): Finding =>
     policy ? { ...f, fix: `${f.fix}; a human who means it commits it with \`${key}: human\`` } : f;
   const integrityFindings = (record: RunRecord): Finding[] =>
-    judgeRunIntegrity(record, integrity).map((f) =>
+    judgeRunIntegrity(record, integrity(record)).map((f) =>
       f.code === "module_shadowed" && shadowing && f.paths !== undefined
         ? humanFix(asFinding("runner_tampering", f))
         : asFinding("runner_tampering", f),

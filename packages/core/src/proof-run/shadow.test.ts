@@ -153,6 +153,16 @@ describe("shadowing judged against the base: the base's tree is the project's ow
     expect(shadowMadeBy("json", "scripts/json.py", { base: head, head })).toBeUndefined();
   });
 
+  it("a src layout with `pythonpath = src` at the base: its own package there is quiet, a new root is not", () => {
+    const base = ["src/more_itertools/__init__.py", "tests/test_more.py"];
+    const trees = { base, head: base, baseOptions: { extraRoots: ["src"] } };
+    expect(shadowMadeBy("more_itertools", "src/more_itertools/__init__.py", trees)).toBeUndefined();
+    // Without the base's pythonpath (the head's own settings added it), it is the patch's.
+    expect(shadowMadeBy("more_itertools", "src/more_itertools/__init__.py", { base, head: base })).toEqual([
+      "src/more_itertools/__init__.py",
+    ]);
+  });
+
   it("findToolShadows with the base reports only what the patch made, naming what made it", () => {
     const base = [...MORE_ITERTOOLS, "tests/typing.py"];
     const head = [...base.filter((p) => p !== "tests/__init__.py"), "pluggy.py"];

@@ -465,7 +465,10 @@ export interface ShadowTrees {
   base: readonly string[];
   /** The head revision's files. */
   head: readonly string[];
+  /** The head's import path (its `pythonpath`); also the base's unless `baseOptions`. */
   options?: ShadowOptions | undefined;
+  /** The base's import path: its `pythonpath`, and the folders its run had on sys.path before pytest started. */
+  baseOptions?: ShadowOptions | undefined;
 }
 
 /**
@@ -484,7 +487,7 @@ export function shadowMadeBy(module: string, path: string, trees: ShadowTrees): 
   const { root } = top;
   const inits = [`${root}/__init__.py`, `${root}/__init__.pyc`];
   if (root !== "" && inits.some((p) => base.has(p))) return inits.filter((p) => base.has(p));
-  const baseRoots = importRoots(trees.base, trees.options);
+  const baseRoots = importRoots(trees.base, trees.baseOptions ?? trees.options);
   if (baseRoots.has(root)) return undefined;
   // Not on the base's import path: the head put it there (a test module or conftest.py in a folder that
   // had none, or a configured root the head's run added).
@@ -506,6 +509,7 @@ export function findToolShadows(
   paths: readonly string[],
   options: ShadowOptions = {},
   base?: readonly string[],
+  baseOptions?: ShadowOptions,
 ): RunFinding[] {
   const roots = importRoots(paths, options);
   // The root stays on sys.path under `python -P` when pytest inserts it (a root conftest.py, a tests package).
@@ -521,7 +525,8 @@ export function findToolShadows(
     if (!isRunner && !stdlib.has(module)) continue;
     const key = `${root}\u0000${module}`;
     if (found.has(key)) continue;
-    const madeBy = base === undefined ? undefined : shadowMadeBy(module, path, { base, head: paths, options });
+    const madeBy =
+      base === undefined ? undefined : shadowMadeBy(module, path, { base, head: paths, options, baseOptions });
     if (base !== undefined && madeBy === undefined) continue;
     const where = root === "" ? "the repository root" : `${root}/`;
     found.set(key, {
