@@ -139,6 +139,34 @@ describe("the project's own package, also installed, is not tampering", () => {
   });
 });
 
+describe("a src layout on pytest's pythonpath, its package also installed", () => {
+  it("an agent's harmless change MERGEs: the base's `pythonpath = src` is the base's import path", async () => {
+    const p = project({
+      base: {
+        ...moreItertoolsBase(),
+        "more_itertools/__init__.py": null,
+        "more_itertools/more.py": null,
+        "src/more_itertools/__init__.py": "from .more import chunked, first\n",
+        "src/more_itertools/more.py": MORE,
+        "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n',
+      },
+      patch: [
+        {
+          ...HARMLESS,
+          files: {
+            ...HARMLESS.files,
+            "more_itertools/more.py": null,
+            "src/more_itertools/more.py": HARMLESS.files["more_itertools/more.py"]!,
+          },
+        },
+      ],
+    });
+    const r = await check(p.dir, ["--run"]);
+    expect(shadowedInRecord(p.dir)).toContain("more_itertools from src/more_itertools/__init__.py");
+    expect(r.report.decision, explain(r)).toBe("MERGE");
+  });
+});
+
 describe("a module the patch adds that shadows the standard library", () => {
   it("an agent's root colorsys.py is REJECTed as runner_tampering naming it, from the run and statically", async () => {
     const p = project({ base: moreItertoolsBase(), patch: [shadowing(AGENT, "Faster colours\n")] });
