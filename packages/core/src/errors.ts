@@ -20,6 +20,8 @@ export type GateErrorCode =
   | "usage"
   | "deselect_refused"
   | "platform_failed"
+  /** A warning only: the project is part of its own test runner, whose integrity then cannot be established. */
+  | "runner_unverifiable"
   | "internal_error";
 
 /** Where an error points: the file, and the 1-based line when the format has lines. */

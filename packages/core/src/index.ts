@@ -302,6 +302,7 @@ export {
   invokedFiles,
   simpleCommands,
   readPytestSettings,
+  readPytestPythonpath,
   isTestFile,
   type SectionSpec,
   type SectionState,

@@ -6,6 +6,7 @@ import {
   diffSection,
   invokedFiles,
   isTestFile,
+  readPytestPythonpath,
   parseSectionSpec,
   readPytestSettings,
   readSection,
@@ -291,5 +292,32 @@ describe("what a test file is", () => {
   ];
   it.each(cases)("%s: %s", (path, test) => {
     expect(isTestFile(path, s)).toBe(test);
+  });
+});
+
+describe("readPytestPythonpath: the folders pytest's `pythonpath` puts on sys.path", () => {
+  const files =
+    (map: Record<string, string>) =>
+    (path: string): string | undefined =>
+      map[path];
+  it("from the file pytest reads, repository-relative, the root as an empty string", () => {
+    expect(
+      readPytestPythonpath(files({ "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src", "."]\n' })),
+    ).toEqual(["src", ""]);
+    expect(readPytestPythonpath(files({ "pytest.ini": "[pytest]\npythonpath = src ./lib/\n" }))).toEqual([
+      "src",
+      "lib",
+    ]);
+    // pytest.ini wins over pyproject.toml, as pytest reads it first.
+    expect(
+      readPytestPythonpath(
+        files({ "pytest.ini": "[pytest]\n", "pyproject.toml": '[tool.pytest.ini_options]\npythonpath = ["src"]\n' }),
+      ),
+    ).toEqual([]);
+  });
+  it("nothing for folders outside the repository or unreadable settings", () => {
+    expect(readPytestPythonpath(files({ "setup.cfg": "[tool:pytest]\npythonpath = /opt/x ../y\n" }))).toEqual([]);
+    expect(readPytestPythonpath(files({ "pyproject.toml": "not toml [" }))).toEqual([]);
+    expect(readPytestPythonpath(files({}))).toEqual([]);
   });
 });

@@ -490,3 +490,39 @@ export function isTestFile(path: string, settings: PytestSettings): boolean {
     .slice(0, -1)
     .some((segment) => segment === "tests" || segment === "test");
 }
+
+/**
+ * pytest's `pythonpath` (pytest 7+): the folders it puts on sys.path, repository-relative ("" is the
+ * root), from the file `readPytestSettings` finds pytest reading. Folders outside the repository and
+ * values that cannot be read are left out.
+ */
+export function readPytestPythonpath(read: (path: string) => string | undefined): string[] {
+  const file = readPytestSettings(read).file;
+  const at = file === undefined ? undefined : /^(.*) \[(.*)\]$/.exec(file);
+  if (!at) return [];
+  const [, path, section] = at as unknown as [string, string, string];
+  let value: unknown;
+  if (path === "pyproject.toml") {
+    try {
+      const data = parseToml(read(path) ?? "") as Record<string, unknown>;
+      const tool = data.tool as Record<string, unknown> | undefined;
+      const options = (tool?.pytest as Record<string, unknown> | undefined)?.ini_options;
+      value = isTable(options) ? options.pythonpath : undefined;
+    } catch {
+      return [];
+    }
+  } else {
+    const s = readIni(read(path) ?? "", { lowerKeys: false }).sections.find((x) => x.name === section);
+    value = s?.entries.find((e) => e.key === "pythonpath")?.value;
+  }
+  const items = Array.isArray(value)
+    ? value.filter((x): x is string => typeof x === "string")
+    : typeof value === "string"
+      ? shlexSplit(value)
+      : [];
+  return items.flatMap((item) => {
+    if (/^\.?\/?$/.test(item)) return [""];
+    const clean = normalizeRepoPath(item);
+    return clean === undefined ? [] : [clean];
+  });
+}

@@ -4,6 +4,7 @@
 import {
   decide,
   mergeOwnChanges,
+  readPytestPythonpath,
   unexpectedChanges,
   GateError,
   type CommandOutcome,
@@ -37,6 +38,7 @@ import { runConfiguredCommands, type CommandsRun } from "./sources/run-commands.
 import {
   DEFAULT_READ_ALLOW,
   findToolShadows,
+  runnerIntegrityWarnings,
   scanRunnerTampering,
   type RunnerEvidence,
 } from "@proofgate/core/proof-run";
@@ -305,6 +307,8 @@ async function evaluateCheck(
       records = ran.records;
     }
 
+    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records);
+    if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
     return await judge(
       {
         clock: request.clock,
@@ -333,7 +337,7 @@ async function evaluateCheck(
         patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
         fixtureLock: () => found.lock,
         commands,
-        runner: shallow ? undefined : runnerEvidence(ports, loaded, config, records),
+        runner,
         warnings,
         measurement,
         propertyIds: baseProperties && {
@@ -406,10 +410,23 @@ function runnerEvidence(
     return findings.length > 0 ? [{ commit, findings }] : [];
   });
   const headFiles = git.listFilesAt(loaded.patch.head, "").map((e) => e.path);
+  // Shadowing is judged against the base: what its tree already had is the project's own.
+  const baseFiles = git.listFilesAt(loaded.patch.base, "").map((e) => e.path);
+  // pytest's `pythonpath` at each revision puts more folders on sys.path.
+  const optionsAt = (rev: string) => ({
+    safePath: config.commands.safePath,
+    extraRoots: readPytestPythonpath((path) => git.readFileAt(rev, path)),
+  });
+  const shadowOptions = optionsAt(loaded.patch.head);
+  const baseOptions = optionsAt(loaded.patch.base);
   return {
     proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
     properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
-    shadows: findToolShadows(headFiles, { safePath: config.commands.safePath }),
+    shadows: findToolShadows(headFiles, shadowOptions, baseFiles, baseOptions),
+    shadowing: {
+      trees: { base: baseFiles, head: headFiles, options: shadowOptions, baseOptions },
+      touched: touchedByCommit(loaded),
+    },
     scans,
     // Seeds are data the property tests read; seed_rewrite guards them as the lock guards fixtures.
     fixtures: config.fixtures.enabled
@@ -424,6 +441,21 @@ function runnerEvidence(
         }
       : undefined,
   };
+}
+
+/** A warning when the project is part of its own test runner (pluggy, a pytest plugin): see runnerIntegrityWarnings. */
+function runnerIntegrity(
+  ports: GatePorts,
+  loaded: LoadedPatch,
+  config: GateConfig,
+  runner: RunnerEvidence,
+): GateIssue[] {
+  const records = [runner.proof?.result.record, runner.properties?.result.record].filter((r) => r !== undefined);
+  return runnerIntegrityWarnings({
+    paths: runner.shadowing?.trees.head ?? ports.git.listFilesAt(loaded.patch.head, "").map((e) => e.path),
+    options: { safePath: config.commands.safePath },
+    records,
+  });
 }
 
 function workTreeConfigOrUndefined(ports: GatePorts): GateConfig | undefined {

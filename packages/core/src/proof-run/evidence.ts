@@ -1,12 +1,13 @@
 // What the proof run's records, the work tree's modules and the patch's added lines say about the test
 // runner, as the gate's reasons: runner_tampering, unlocked_fixture_read and property_weakened.
 import { carriesHumanTrailer, hasHumanTrailer, type Commit } from "../authorship.js";
-import { needsTrailer, type PatchPolicy } from "../patch.js";
+import { needsTrailer, type CommitPaths, type PatchPolicy } from "../patch.js";
 import type { Finding } from "../report.js";
 import type { ReasonCode } from "../reasons.js";
 import type { RunFinding } from "./findings.js";
 import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
-import type { RunRecordResult } from "./record.js";
+import type { RunRecord, RunRecordResult } from "./record.js";
+import { shadowMadeBy, type ShadowTrees } from "./shadow.js";
 
 /** A step's record as the gate verified it, and what the step was given. */
 export interface StepRecord {
@@ -29,6 +30,12 @@ export interface RunnerEvidence {
   properties?: (StepRecord & { seeds: string[]; via: string }) | undefined;
   /** Work-tree modules named like a test tool or a standard module (`findToolShadows`). */
   shadows: RunFinding[];
+  /**
+   * The base's and the head's trees and the paths each commit touched: a shadowing module in the run's
+   * record is judged only when the patch added it or made it shadowing (`shadowMadeBy`), and a human's
+   * commit with the trailer may do that. Without it, every shadowing module the record names is judged.
+   */
+  shadowing?: { trees: ShadowTrees; touched: readonly CommitPaths[] } | undefined;
   /** Lines the patch added that reach into the runner (`scanRunnerTampering`), per commit. */
   scans: CommitScan[];
   /**
@@ -77,11 +84,47 @@ export function runnerTamperingFindings(
   narrowed?: ReadonlySet<string> | undefined,
 ): Finding[] {
   const out: Finding[] = [];
+  const key = policy?.trailers.gateChange ?? "Gate-Change";
+  // A shadow the patch made is allowed when every commit that touched what made it is a human's with the trailer.
+  const byHumans = (madeBy: readonly string[]): boolean => {
+    const commits = (e.shadowing?.touched ?? []).filter((c) => c.paths.some((p) => madeBy.includes(p)));
+    return (
+      policy !== undefined &&
+      commits.length > 0 &&
+      commits.every((c) => hasHumanTrailer(c.commit, key, policy.agentPatterns))
+    );
+  };
+  const shadowing = e.shadowing;
+  // The folders on sys.path when the plugin loaded (the interpreter's, PYTHONPATH, .pth files: set before any
+  // file of the patch runs) were on the base's import path too.
+  const integrity = (record: RunRecord) => {
+    if (!shadowing) return {};
+    const base = shadowing.trees.baseOptions ?? shadowing.trees.options ?? {};
+    const started = record.sysPath.map((p) => (p === "." ? "" : p));
+    const trees = {
+      ...shadowing.trees,
+      baseOptions: { ...base, extraRoots: [...(base.extraRoots ?? []), ...started] },
+    };
+    return {
+      judgeShadow: (s: { module: string; path: string }): boolean => {
+        const madeBy = shadowMadeBy(s.module, s.path, trees);
+        return madeBy !== undefined && !byHumans(madeBy);
+      },
+    };
+  };
+  const humanFix = (f: Finding): Finding =>
+    policy ? { ...f, fix: `${f.fix}; a human who means it commits it with \`${key}: human\`` } : f;
+  const integrityFindings = (record: RunRecord): Finding[] =>
+    judgeRunIntegrity(record, integrity(record)).map((f) =>
+      f.code === "module_shadowed" && shadowing && f.paths !== undefined
+        ? humanFix(asFinding("runner_tampering", f))
+        : asFinding("runner_tampering", f),
+    );
   if (e.proof) {
     out.push(...recordFindings(e.proof, "the proof run"));
     const record = e.proof.result.record;
     if (record) {
-      out.push(...judgeRunIntegrity(record).map((f) => asFinding("runner_tampering", f)));
+      out.push(...integrityFindings(record));
       // Collection errors are collection_errors' (from the universe); the rest of the selection is the runner's.
       out.push(
         ...judgeSelection(record, { leased: e.proof.leased })
@@ -94,10 +137,12 @@ export function runnerTamperingFindings(
   if (e.properties) {
     out.push(...recordFindings(e.properties, "the property run"));
     const record = e.properties.result.record;
-    if (record) out.push(...judgeRunIntegrity(record).map((f) => asFinding("runner_tampering", f)));
+    if (record) out.push(...integrityFindings(record));
   }
-  out.push(...e.shadows.map((f) => asFinding("runner_tampering", f)));
-  const key = policy?.trailers.gateChange ?? "Gate-Change";
+  for (const f of e.shadows) {
+    if (f.madeBy === undefined) out.push(asFinding("runner_tampering", f));
+    else if (!byHumans(f.madeBy)) out.push(humanFix(asFinding("runner_tampering", f)));
+  }
   for (const { commit, findings } of e.scans) {
     if (policy && hasHumanTrailer(commit, key, policy.agentPatterns)) continue;
     for (const f of findings)

@@ -49,6 +49,8 @@ export interface RunFinding {
   tests?: string[] | undefined;
   paths?: string[] | undefined;
   lines?: RunFindingLine[] | undefined;
+  /** The paths whose change in the patch made the finding (a shadowing module, the folder that put it on the path). */
+  madeBy?: string[] | undefined;
   fix: string;
 }
 

@@ -49,7 +49,19 @@ export {
   type SeedReadOptions,
   type RunnerHookOptions,
 } from "./judges.js";
-export { findToolShadows, pytestImportRoot, RUNNER_MODULES, STDLIB_MODULES, type ShadowOptions } from "./shadow.js";
+export {
+  findToolShadows,
+  importRoots,
+  pytestImportRoot,
+  shadowMadeBy,
+  topLevelModule,
+  RUNNER_MODULES,
+  STDLIB_MODULES,
+  type ShadowOptions,
+  type ShadowTrees,
+  type TopLevelModule,
+} from "./shadow.js";
+export { runnerIntegrityWarnings, runnerPartsOfProject, type RunnerIntegrityInput } from "./runner-integrity.js";
 export { scanRunnerTampering, type ScannedFile } from "./scan.js";
 export { canonicalJson, pythonJsonString } from "./canonical-json.js";
 export { sha256, hmacSha256, toHex, fromHex } from "./hmac.js";

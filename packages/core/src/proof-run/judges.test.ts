@@ -147,6 +147,21 @@ describe("judgeRunIntegrity", () => {
   });
 });
 
+describe("judgeRunIntegrity: shadowing modules", () => {
+  it("judges only the modules judgeShadow keeps, and names them in the fix", () => {
+    const record = withRecord({
+      shadowed: [
+        { module: "json", path: "json.py" },
+        { module: "more_itertools", path: "more_itertools/__init__.py" },
+      ],
+    });
+    const judgeShadow = (s: { module: string }) => s.module !== "more_itertools";
+    const [finding] = judgeRunIntegrity(record, { judgeShadow });
+    expect(finding).toMatchObject({ code: "module_shadowed", paths: ["json.py"], fix: "rename or remove json.py" });
+    expect(judgeRunIntegrity(record, { judgeShadow: () => false })).toEqual([]);
+  });
+});
+
 describe("listSkips and judgeSkips", () => {
   it("lists test skips, xfails, xpasses and the module skipped at import, with their origins", () => {
     expect(listSkips(RECORDED).map((s) => [s.id, s.kind, s.scope, s.origin?.by])).toEqual([

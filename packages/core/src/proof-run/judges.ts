@@ -47,6 +47,15 @@ export function phaseTampering(p: RunPhase, nested = false): string | undefined 
 const TAMPER_FIX =
   "remove the code that changes test reports (a hook in conftest.py or a plugin, or a patch of pytest's internals from test code): the gate counts each test as pytest made its report";
 
+/** Options of judgeRunIntegrity. */
+export interface RunIntegrityOptions {
+  /**
+   * Whether a shadowing module the record names is judged (default: all are). The gate passes the
+   * modules the patch added or made shadowing, by an agent: what the base already had is the project's.
+   */
+  judgeShadow?: ((shadow: { module: string; path: string }) => boolean) | undefined;
+}
+
 /**
  * The runner's integrity in one record: reports changed in the test's favour between what the test
  * raised, what pytest made and what was logged (`outcome_tampered`); pytest or pluggy internals replaced
@@ -54,7 +63,7 @@ const TAMPER_FIX =
  * modules loaded from the work tree under another module's name (`module_shadowed`); and an exit status
  * of 0 after a failure (`exit_status_masked`).
  */
-export function judgeRunIntegrity(record: RunRecord): RunFinding[] {
+export function judgeRunIntegrity(record: RunRecord, options: RunIntegrityOptions = {}): RunFinding[] {
   const out: RunFinding[] = [];
   const tampered: Array<{ test: RunTest; problem: string; phase: RunPhase }> = [];
   for (const test of record.tests) {
@@ -102,14 +111,16 @@ export function judgeRunIntegrity(record: RunRecord): RunFinding[] {
       fix: "do not register pytest plugins from test code or fixtures; declare them in conftest.py",
     });
   }
-  const shadowed = record.shadowed.filter((s) => s.error === undefined);
+  const judged = options.judgeShadow ?? (() => true);
+  const shadowed = record.shadowed.filter((s) => s.error === undefined && judged(s));
   const unknown = record.shadowed.filter((s) => s.error !== undefined);
   if (shadowed.length > 0) {
     out.push({
       code: "module_shadowed",
       paths: shadowed.map((s) => s.path),
       message: `the run imported work-tree modules in place of installed or standard ones: ${listSome(shadowed.map((s) => `${s.module} from ${s.path}`))}`,
-      fix: "rename the work-tree modules, or run the commands with `python -P` (PYTHONSAFEPATH=1)",
+      // Not `python -P`: a tests package or a conftest.py puts the root back on sys.path, other folders stay.
+      fix: `rename or remove ${listSome(shadowed.map((s) => s.path))}`,
     });
   }
   if (unknown.length > 0) {

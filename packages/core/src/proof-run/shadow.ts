@@ -419,16 +419,13 @@ export function pytestImportRoot(path: string, has: (path: string) => boolean): 
 }
 
 /**
- * Work-tree modules that would be imported instead of a test tool or a standard module: a module file
- * or a package (a folder with `__init__.py`) directly in a folder on the import path. The folders are
- * the repository root (`python -m pytest` puts the working directory first on sys.path, unless
- * `safePath`), the folders pytest inserts for test modules and conftest.py files, and `extraRoots`.
- * `paths` are the head revision's files, repository-relative.
+ * The folders on the import path, each with why it is one (the first reason found): the repository root
+ * (`python -m pytest` puts the working directory first on sys.path, unless `safePath`), `extraRoots`,
+ * and the folders pytest inserts for test modules and conftest.py files. `paths` are one tree's files.
  */
-export function findToolShadows(paths: readonly string[], options: ShadowOptions = {}): RunFinding[] {
+export function importRoots(paths: readonly string[], options: ShadowOptions = {}): Map<string, string> {
   const all = new Set(paths);
   const has = (p: string): boolean => all.has(p);
-  // Each import root with why it is one, the first reason found.
   const roots = new Map<string, string>();
   if (!options.safePath) roots.set("", "`python -m pytest` puts the working directory first on sys.path");
   for (const root of options.extraRoots ?? [])
@@ -439,36 +436,107 @@ export function findToolShadows(paths: readonly string[], options: ShadowOptions
     const root = pytestImportRoot(path, has);
     if (!roots.has(root)) roots.set(root, `pytest inserts it into sys.path to import ${path}`);
   }
+  return roots;
+}
+
+/** A repository file as a top-level module: its name, the folder that must be on sys.path, and how to show it. */
+export interface TopLevelModule {
+  module: string;
+  root: string;
+  /** The module file, or the package's folder with a trailing `/`. */
+  shown: string;
+}
+
+/** The top-level module `path` (a module file or a package's `__init__`) is, if its folder is on sys.path. */
+export function topLevelModule(path: string): TopLevelModule | undefined {
+  const dir = parent(path);
+  const base = path.slice(dir.length === 0 ? 0 : dir.length + 1);
+  if (PACKAGE_INIT.test(base)) {
+    if (dir === "") return undefined;
+    return { module: dir.slice(dir.lastIndexOf("/") + 1), root: parent(dir), shown: `${dir}/` };
+  }
+  const module = MODULE_FILE.exec(base)?.[1];
+  return module === undefined ? undefined : { module, root: dir, shown: path };
+}
+
+/** The base's and the head's trees, for judging shadowing against the base. */
+export interface ShadowTrees {
+  /** The base revision's files, repository-relative. */
+  base: readonly string[];
+  /** The head revision's files. */
+  head: readonly string[];
+  /** The head's import path (its `pythonpath`); also the base's unless `baseOptions`. */
+  options?: ShadowOptions | undefined;
+  /** The base's import path: its `pythonpath`, and the folders its run had on sys.path before pytest started. */
+  baseOptions?: ShadowOptions | undefined;
+}
+
+/**
+ * Why a work-tree module that the run imports as `module` from `path` is the patch's, not the project's:
+ * the paths whose change made it (the module itself when the base has no such file; the root's
+ * `__init__.py` when the root was a package at the base, so the file was a submodule; the test files
+ * that made pytest insert its folder). Undefined when the base's tree already provided it as it is: the
+ * same file, top-level in a folder on the base's import path. A module object under a name its file
+ * does not give (`sys.modules["json"] = ...`) is always the patch's.
+ */
+export function shadowMadeBy(module: string, path: string, trees: ShadowTrees): string[] | undefined {
+  const top = topLevelModule(path);
+  if (top === undefined || top.module !== module) return [path];
+  const base = new Set(trees.base);
+  if (!base.has(path)) return [path];
+  const { root } = top;
+  const inits = [`${root}/__init__.py`, `${root}/__init__.pyc`];
+  if (root !== "" && inits.some((p) => base.has(p))) return inits.filter((p) => base.has(p));
+  const baseRoots = importRoots(trees.base, trees.baseOptions ?? trees.options);
+  if (baseRoots.has(root)) return undefined;
+  // Not on the base's import path: the head put it there (a test module or conftest.py in a folder that
+  // had none, or a configured root the head's run added).
+  const head = new Set(trees.head);
+  const made = trees.head.filter(
+    (p) => TEST_MODULE.test(p.slice(p.lastIndexOf("/") + 1)) && pytestImportRoot(p, (q) => head.has(q)) === root,
+  );
+  return made.length > 0 ? made : [path];
+}
+
+/**
+ * Work-tree modules that would be imported instead of a test tool or a standard module: a module file
+ * or a package (a folder with `__init__.py`) directly in a folder on the import path (`importRoots`).
+ * `paths` are the head revision's files, repository-relative. With `base` (the base revision's files),
+ * what the base's tree already provided the same way is the project's own and not reported
+ * (`shadowMadeBy`); each finding then names the paths whose change made it in `madeBy`.
+ */
+export function findToolShadows(
+  paths: readonly string[],
+  options: ShadowOptions = {},
+  base?: readonly string[],
+  baseOptions?: ShadowOptions,
+): RunFinding[] {
+  const roots = importRoots(paths, options);
+  // The root stays on sys.path under `python -P` when pytest inserts it (a root conftest.py, a tests package).
+  const rootWithoutCwd = importRoots(paths, { ...options, safePath: true }).has("");
   const runner = new Set(RUNNER_MODULES);
   const stdlib = options.stdlib === false ? new Set<string>() : new Set(STDLIB_MODULES);
   const found = new Map<string, RunFinding>();
   for (const path of [...paths].sort()) {
-    const dir = parent(path);
-    const base = path.slice(dir.length === 0 ? 0 : dir.length + 1);
-    let module: string | undefined;
-    let root: string;
-    if (PACKAGE_INIT.test(base)) {
-      if (dir === "") continue;
-      module = dir.slice(dir.lastIndexOf("/") + 1);
-      root = parent(dir);
-    } else {
-      module = MODULE_FILE.exec(base)?.[1];
-      root = dir;
-    }
-    if (module === undefined || !roots.has(root) || LOADED_AT_STARTUP.has(module)) continue;
+    const top = topLevelModule(path);
+    if (top === undefined || !roots.has(top.root) || LOADED_AT_STARTUP.has(top.module)) continue;
+    const { module, root, shown } = top;
     const isRunner = runner.has(module) || module.startsWith("proofgate_");
     if (!isRunner && !stdlib.has(module)) continue;
-    const where = root === "" ? "the repository root" : `${root}/`;
-    const shown = PACKAGE_INIT.test(base) ? `${dir}/` : path;
     const key = `${root}\u0000${module}`;
     if (found.has(key)) continue;
+    const madeBy =
+      base === undefined ? undefined : shadowMadeBy(module, path, { base, head: paths, options, baseOptions });
+    if (base !== undefined && madeBy === undefined) continue;
+    const where = root === "" ? "the repository root" : `${root}/`;
     found.set(key, {
       code: "tool_shadowed",
       paths: [shown],
+      ...(madeBy === undefined ? {} : { madeBy }),
       message: `${shown} in ${where} shadows ${isRunner ? "the test tool module" : "the standard library's"} \`${module}\`: ${roots.get(root)}, so the run imports the work tree's ${module} instead`,
       fix:
-        root === ""
-          ? `rename or remove ${shown}; running the commands with \`python -P\` (PYTHONSAFEPATH=1, Python 3.11+) also keeps the root off sys.path`
+        root === "" && !options.safePath && !rootWithoutCwd
+          ? `rename or remove ${shown}; running the commands with \`python -P\` (PYTHONSAFEPATH=1, Python 3.11+, \`[commands] safe_path = true\`) also keeps the root off sys.path`
           : `rename or remove ${shown}`,
     });
   }
