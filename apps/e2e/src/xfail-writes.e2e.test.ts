@@ -16,6 +16,7 @@ import {
   config,
   git,
   makeCheckProject,
+  proofCommand,
   type CheckRun,
   type FileChange,
   type Identity,
@@ -149,6 +150,33 @@ describe("item 5: an agent's xfail on a passing test is an unledgered freeze, an
     expect(r.stderr).toContain("▶ base skips");
     expect(r.report.signals.find((s) => s.id === "test_evidence")?.value).toContain("0 new skips");
     counted(r, 1);
+  });
+});
+
+describe("item 5, single-run mode: an xpassing test's contexts are dropped like a frozen test's", () => {
+  it("the line only an xfail-marked test reaches is not proven, though the human's xfail is approved", async () => {
+    const contexts = config({ proof: proofCommand({ pytestArgs: "--cov-context=test" }), minProven: 50 })
+      .replace("max_unledgered_skips = 0\n", "")
+      .replace("[coverage]\n", '[coverage]\ncontexts = ".coverage"\n');
+    const triple = (marker: string): Record<string, FileChange> => ({
+      "pkg/extra.py": "def triple(x):\n    return x * 3\n",
+      "tests/test_triple.py": `import pytest\n\nfrom pkg.extra import triple\n\n\n${marker}def test_triple():\n    assert triple(2) == 6\n`,
+    });
+    const message = "Add triple\n\nTest-Removal: human\n";
+    const plain = project(triple(""), { who: HUMAN, message, base: { "proofgate.toml": contexts } });
+    const xfailed = project(triple("@pytest.mark.xfail\n"), {
+      who: HUMAN,
+      message,
+      base: { "proofgate.toml": contexts },
+    });
+    const [a, b] = await Promise.all([run(plain), run(xfailed)]);
+    expect(a.report.reasons, explain(a)).toEqual([]);
+    expect(b.report.reasons, explain(b)).toEqual([]);
+    expect(b.report.signals.find((s) => s.id === "proven_coverage")?.value).toBeDefined();
+    // Same statements; the xpassing test's line (`return x * 3`) is proven only in the plain run.
+    expect(b.report.proven_coverage_percent!).toBeLessThan(a.report.proven_coverage_percent!);
+    expect(a.report.accounting).toMatchObject({ proven: 11, skipped: 0 });
+    expect(b.report.accounting).toMatchObject({ proven: 10, skipped: 1 });
   });
 });
 
