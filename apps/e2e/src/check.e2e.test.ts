@@ -711,6 +711,28 @@ const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: "run_wrote_repository: the agent's test regenerates the golden file it compares against",
+    build: () =>
+      project({
+        patch: [
+          agentCommit("Regenerate the golden file\n", {
+            "tests/test_regen.py":
+              'from pathlib import Path\n\nfrom pkg.calc import encode\n\n\ndef test_regen():\n    Path("tests/fixtures/golden.txt").write_text(encode("regenerated") + "\\n")\n',
+          }),
+        ],
+      }),
+    run: true,
+    reasons: ["run_wrote_repository"],
+    also: (p, r) => {
+      const wrote = r.report.details.find((d) => d.reason === "run_wrote_repository")!;
+      expect(wrote.file).toBe("tests/fixtures/golden.txt");
+      expect(wrote.message).toContain("[commands] proof wrote the repository");
+      expect(wrote.message).toContain("tests/fixtures/golden.txt (by tests/test_regen.py::test_regen)");
+      // The gate put the fixture back as the commit has it.
+      expect(readFileSync(join(p.dir, "tests/fixtures/golden.txt"), "utf8")).toBe(GOLDEN);
+    },
+  },
+  {
     name: "unlocked_fixture_read: the agent copies the golden file out of the lock and points the test at the copy",
     build: () =>
       project({
@@ -849,7 +871,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(32);
+    expect(codes.length).toBe(33);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

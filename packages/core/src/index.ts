@@ -48,6 +48,7 @@ export {
   commandFiles,
   collectionConfigMatcher,
   renderOnlyPlugin,
+  parseXpassedIds,
   COLLECTION_CONFIG_PATTERNS,
   type TestChangeEvidence,
   type TestChangeContext,

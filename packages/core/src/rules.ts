@@ -19,6 +19,7 @@ import {
   unlockedReadFindings,
   type RunnerEvidence,
 } from "./proof-run/evidence.js";
+import { repositoryWriteFindings } from "./proof-run/repository-writes.js";
 
 /** How the property suite is known: its results (`check`), a count (`decide --property-failures`), or off. */
 export type PropertySource =
@@ -260,6 +261,13 @@ export const RULES: readonly Rule[] = [
   function runnerTampering({ runner, patch, accounting, universe }) {
     const narrowed = universe.narrowed ? (universe.index ?? new Set(universe.ids)) : undefined;
     return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined, narrowed) : [];
+  },
+  function runWroteRepository({ runner }) {
+    if (!runner?.writes) return [];
+    return repositoryWriteFindings(runner.writes, [
+      { step: "proof", record: runner.proof?.result.record },
+      { step: "properties", record: runner.properties?.result.record },
+    ]);
   },
   function coverageExclusionsAdded({ measurement }) {
     return typeof measurement === "object" ? measurement.exclusions : [];

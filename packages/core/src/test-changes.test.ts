@@ -10,6 +10,8 @@ import {
   commandFiles,
   judgeTestChanges,
   pairRenames,
+  parseXpassedIds,
+  renderOnlyPlugin,
   type FileRename,
   type TestChangeEvidence,
   type TestChangeJudgement,
@@ -571,5 +573,23 @@ describe("a collection the runner's settings or a hook narrowed (-k, --deselect 
         policy,
       }).removed,
     ).toEqual([]);
+  });
+});
+
+describe("the base run's plugin names the base's xpasses (JUnit XML writes them as passes)", () => {
+  it("writes the xpassed ids to the file it is given, and only then", () => {
+    const plain = renderOnlyPlugin(["tests/t.py::test_a"], "a".repeat(40));
+    expect(plain).not.toContain("wasxfail");
+    const plugin = renderOnlyPlugin(["tests/t.py::test_a"], "a".repeat(40), "/out/base-skips/xpassed.jsonl");
+    expect(plugin).toContain('PROOFGATE_XPASSED_FILE = "/out/base-skips/xpassed.jsonl"');
+    expect(plugin).toContain('if report.when == "call" and report.passed and hasattr(report, "wasxfail"):');
+    expect(plugin).toContain('out.write("".join(json.dumps(i) + "\\n" for i in _proofgate_xpassed))');
+  });
+
+  it("reads one JSON string a line; anything else is no id", () => {
+    expect(parseXpassedIds('"tests/t.py::test_a"\n"tests/t.py::test_b[\\u00e9]"\n\n42\nnot json\n')).toEqual([
+      "tests/t.py::test_a",
+      "tests/t.py::test_b[\u00e9]",
+    ]);
   });
 });

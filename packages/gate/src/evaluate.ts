@@ -3,6 +3,7 @@
 // core's decide() for the answer. Any input it cannot read or trust throws a GateError (exit 2).
 import {
   decide,
+  evidencePaths,
   mergeOwnChanges,
   readPytestPythonpath,
   unexpectedChanges,
@@ -34,12 +35,14 @@ import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.j
 import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
-import { runConfiguredCommands, type CommandsRun } from "./sources/run-commands.js";
+import { runConfiguredCommands, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import {
   DEFAULT_READ_ALLOW,
   findToolShadows,
   runnerIntegrityWarnings,
   scanRunnerTampering,
+  testsNotProven,
+  withRecordedXpasses,
   type RunnerEvidence,
 } from "@proofgate/core/proof-run";
 import {
@@ -268,7 +271,16 @@ async function evaluateCheck(
     request.run && !shallow
       ? { env: request.run.env, checkout: () => (checkout ??= ports.git.addWorktree(base)) }
       : undefined;
-  const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log };
+  // Every step, the base's included, is watched: the run must leave the commit as it found it.
+  const watch: RepositoryWatch | undefined = run && {
+    policy: {
+      outputs: evidencePaths(config),
+      outDir: repoRelative(files.root, request.outDir),
+      data: [...config.fixtures.paths, config.fixtures.lock, ...config.properties.seeds, config.ledger.path],
+    },
+    steps: [],
+  };
+  const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log, watch };
   try {
     const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
     const baseProperties: BasePropertyIdsRead | undefined = shallow
@@ -302,12 +314,13 @@ async function evaluateCheck(
         today: request.clock.today,
         leases: () => readBook(),
         log,
+        watch,
       });
       commands.push(...ran.outcomes);
       records = ran.records;
     }
 
-    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records);
+    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch);
     if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
     return await judge(
       {
@@ -391,6 +404,7 @@ function runnerEvidence(
   loaded: LoadedPatch,
   config: GateConfig,
   records: CommandsRun["records"],
+  watch?: RepositoryWatch | undefined,
 ): RunnerEvidence {
   const { git, files } = ports;
   const shown = (path: string) => repoRelative(files.root, path) ?? path;
@@ -440,6 +454,8 @@ function runnerEvidence(
           tracked: new Set(headFiles),
         }
       : undefined,
+    // The same array the later steps (the base's skips) still fill: decide() reads it once all have run.
+    writes: watch && { steps: watch.steps, tracked: new Set(headFiles), policy: watch.policy },
   };
 }
 
@@ -570,16 +586,26 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const { ledger, universe, leases } = s.book;
   inputs.push(...ledger.files.map((f): InputDigest => ({ role: "ledger", path: f.path, sha256: f.sha256 })));
   inputs.push(...universe.files.map((f): InputDigest => ({ role: "universe", path: f.path, sha256: f.sha256 })));
-  const coverage = await loadProvenCoverage({ ...s.coverage, frozen: leases.active.map((l) => l.nodeid) }, ports);
+  // The proof run's record tells what JUnit XML cannot: a non-strict xfail that passed is not proof, and
+  // the single run drops the contexts of every test that could not fail the run, as it drops the frozen.
+  const record = s.runner?.proof?.result.record;
+  const notProven = record ? testsNotProven(record) : [];
+  const frozen = [...leases.active.map((l) => l.nodeid), ...notProven];
+  const coverage = await loadProvenCoverage({ ...s.coverage, frozen }, ports);
   for (const f of coverage.files) {
     const role = s.coverageRoles === "by-source" && f.path === s.coverage.contexts ? "contexts" : "coverage";
     inputs.push({ role, path: f.path, sha256: f.sha256 });
   }
-  const results = s.results.length > 0 ? loadResults(files, s.results, universe.value) : undefined;
+  const junit = s.results.length > 0 ? loadResults(files, s.results, universe.value) : undefined;
+  const results = junit && { ...junit, value: withRecordedXpasses(junit.value, record) };
   for (const f of results?.files ?? []) inputs.push({ role: "results", path: f.path, sha256: f.sha256 });
   const lock = s.fixtureLock();
   if (lock) inputs.push(lock);
-  const suite = s.properties.kind === "results" ? loadPropertyResults(files, s.properties.paths) : undefined;
+  const propertyRecord = s.runner?.properties?.result.record;
+  const suite =
+    s.properties.kind === "results"
+      ? loadPropertyResults(files, s.properties.paths, (r) => withRecordedXpasses(r, propertyRecord))
+      : undefined;
   for (const f of suite?.files ?? []) inputs.push({ role: "properties", path: f.path, sha256: f.sha256 });
   const changes = s.testChanges
     ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })

@@ -3,6 +3,7 @@
 // library user or a test may pass others.
 import type { Commit, CoverageDbRows, Env, GateIssue, SignatureCheck } from "@proofgate/core";
 import type { LockTreeComparison } from "@proofgate/core/fixtures-lock";
+import type { WorkTreeEntry } from "@proofgate/core/proof-run";
 
 import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
 
@@ -29,6 +30,10 @@ export interface GitPort {
   listFilesAt(rev: string, dir: string): TreeEntry[];
   /** Work-tree paths that differ from HEAD (and untracked ones, when asked). */
   workTreeChanges(options: { untracked: boolean }): string[];
+  /** Every path `git status` shows, ignored ones included: what a step wrote is told from it. */
+  workTreeStatus(): WorkTreeEntry[];
+  /** Puts tracked files back as HEAD has them. */
+  restoreTracked(paths: readonly string[]): void;
   commitParents(sha: string): string[];
   isAncestor(ancestor: string, descendant: string): boolean;
   mergeBase(a: string, b: string): string | undefined;

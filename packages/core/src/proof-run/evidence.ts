@@ -7,6 +7,7 @@ import type { ReasonCode } from "../reasons.js";
 import type { RunFinding } from "./findings.js";
 import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
 import type { RunRecord, RunRecordResult } from "./record.js";
+import type { RepositoryWriteEvidence } from "./repository-writes.js";
 import { shadowMadeBy, type ShadowTrees } from "./shadow.js";
 
 /** A step's record as the gate verified it, and what the step was given. */
@@ -46,6 +47,8 @@ export interface RunnerEvidence {
   fixtures?:
     | { paths: readonly string[]; lock: string; allow?: readonly string[] | undefined; tracked: ReadonlySet<string> }
     | undefined;
+  /** What the steps wrote in the repository (`run_wrote_repository`); undefined when not watched. */
+  writes?: RepositoryWriteEvidence | undefined;
 }
 
 const where = (f: RunFinding): { file?: string | undefined; line?: number | undefined } =>

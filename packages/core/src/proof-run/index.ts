@@ -63,6 +63,18 @@ export {
 } from "./shadow.js";
 export { runnerIntegrityWarnings, runnerPartsOfProject, type RunnerIntegrityInput } from "./runner-integrity.js";
 export { scanRunnerTampering, type ScannedFile } from "./scan.js";
+export { testsNotProven, withRecordedXpasses, xpassedTests } from "./outcomes.js";
+export {
+  diffWorkTree,
+  expectedWrite,
+  recordedWrites,
+  repositoryWriteFindings,
+  EXPECTED_RUN_WRITES,
+  type WorkTreeEntry,
+  type RunWritePolicy,
+  type StepWrites,
+  type RepositoryWriteEvidence,
+} from "./repository-writes.js";
 export { canonicalJson, pythonJsonString } from "./canonical-json.js";
 export { sha256, hmacSha256, toHex, fromHex } from "./hmac.js";
 export {

@@ -177,6 +177,8 @@ class _Run:
             entry["read"] = True
         if write:
             entry["write"] = True
+            if self.current is not None and "writer" not in entry:
+                entry["writer"] = self.current
 
     # -- the session -------------------------------------------------------------------------------
 

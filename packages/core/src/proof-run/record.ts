@@ -82,6 +82,8 @@ export interface RunFile {
   write: boolean;
   /** The test that opened it first, or null outside any test (collection, imports, session end). */
   first: string | null;
+  /** The test that first opened it for writing; absent when no test did (or none wrote it). */
+  writer?: string | undefined;
   /** The mount's label when the file was opened through one (the base's seeds). */
   via?: string | undefined;
 }
@@ -377,6 +379,7 @@ function readRecord(p: Json, file: string): RunRecord | string {
           read: bool(f, "read", at),
           write: bool(f, "write", at),
           first,
+          writer: optStr(f, "writer", at),
           via: optStr(f, "via", at),
         };
       }),

@@ -16,6 +16,7 @@ import {
 } from "@proofgate/core";
 import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
 import type { GitPort } from "../ports.js";
+import type { WorkTreeEntry } from "@proofgate/core/proof-run";
 import { cleanupOnExit } from "./exit-cleanup.js";
 
 export type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry };
@@ -609,6 +610,31 @@ export function workTreeChanges(repo: GitRepo, options: { untracked: boolean }):
     .map((entry) => entry.slice(3));
 }
 
+/**
+ * Every path `git status` shows, untracked files one by one and ignored ones as the pattern matched them
+ * (a folder git does not enter ends with `/`): what a step's writes are told from.
+ */
+export function workTreeStatus(repo: GitRepo): WorkTreeEntry[] {
+  const out = gitExec(
+    ["status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignored=matching", "--no-renames"],
+    repo,
+  ).stdout;
+  return splitNul(out)
+    .filter((entry) => entry.length > 3)
+    .map((entry) => {
+      const code = entry.subarray(0, 2).toString("latin1");
+      const path = pathText(entry.subarray(3), "git status");
+      const state = code === "??" ? "untracked" : code === "!!" ? "ignored" : "changed";
+      return { path, state };
+    });
+}
+
+/** Puts tracked files back as HEAD has them, in the index and the work tree (deleted ones included). */
+export function restoreTracked(paths: readonly string[], repo: GitRepo): void {
+  if (paths.length === 0) return;
+  gitExec(["checkout", "-q", "HEAD", "--", ...paths], repo);
+}
+
 /** The parents of a commit (full object names), first parent first. */
 export function commitParents(sha: string, repo: GitRepo): string[] {
   refusesOption("commit", sha);
@@ -924,6 +950,8 @@ export function nodeGit(repo: GitRepo): GitPort {
     readFileAt: (rev, path) => fileAt(rev, path),
     listFilesAt: (rev, dir) => listFilesAt(rev, dir, repo),
     workTreeChanges: (options) => workTreeChanges(repo, options),
+    workTreeStatus: () => workTreeStatus(repo),
+    restoreTracked: (paths) => restoreTracked(paths, repo),
     commitParents: (sha) => commitParents(sha, repo),
     isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
     mergeBase: (a, b) => mergeBase(a, b, repo),

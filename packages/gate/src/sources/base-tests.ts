@@ -17,6 +17,7 @@ import {
   mergeJunitResults,
   mergeUniverses,
   parseJunitXml,
+  parseXpassedIds,
   parsePropertyIds,
   renderOnlyPlugin,
   renderPropertyIdsPlugin,
@@ -37,7 +38,7 @@ import {
 import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
 import { loadUniverse, parseUniverseText } from "./inputs.js";
-import { runCommandStep } from "./run-commands.js";
+import { runCommandStep, type RepositoryWatch } from "./run-commands.js";
 
 /** The name the base run's plugin is loaded by (`-p proofgate_only`). */
 export const ONLY_PLUGIN_MODULE = "proofgate_only";
@@ -56,6 +57,8 @@ export interface BaseTestsOptions {
   /** The report folder (repository-relative or absolute): the base run's plugin goes under it. */
   outDir: string;
   log: GateLog;
+  /** Watches the repository around each step (`run_wrote_repository`). */
+  watch?: RepositoryWatch | undefined;
 }
 
 /** The base's universe as judged, with the files it came from. */
@@ -312,8 +315,11 @@ export async function loadBaseSkips(
       return { skips: { file: `(not collected at base ${at})`, skipped: [] }, inputs: [], warnings: [] };
     const dir = o.run.checkout();
     const pluginDir = join(o.outDir, "base-skips");
-    ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base));
     const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+    // JUnit XML writes a non-strict xpass as a pass: the plugin names them, so an xfail the base had counts.
+    const xpassedFile = absolute(join(pluginDir, "xpassed.jsonl"));
+    ports.files.removeTree(xpassedFile);
+    ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
     const env: Env = {
       ...o.run.env,
       PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
@@ -327,7 +333,13 @@ export async function loadBaseSkips(
     await runCommandStep(o, "base skips", proof, step.env, config.results.junit, dir);
     step.check();
     const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (base run at ${at})` }));
-    return readBaseResults(o, names, base, "[results] junit (written by [commands] proof on the base)");
+    const read = readBaseResults(o, names, base, "[results] junit (written by [commands] proof on the base)");
+    // No file: no xpass is known at the base, so an xpass at head counts as new (fail-closed).
+    const xpassed = ports.files.exists(xpassedFile)
+      ? parseXpassedIds(ports.files.readText(xpassedFile, "the base's xpassed tests", "[commands] proof").text)
+      : [];
+    if (xpassed.length === 0 || !read.skips) return read;
+    return { ...read, skips: { ...read.skips, skipped: [...new Set([...read.skips.skipped, ...xpassed])] } };
   }
   if (absoluteResults && o.run) {
     o.log.warn(

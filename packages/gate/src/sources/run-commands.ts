@@ -4,11 +4,15 @@
 // error: a file left from an earlier run is not evidence.
 import { randomBytes } from "node:crypto";
 import {
+  diffWorkTree,
   proofPluginModuleName,
   proofRunEnvironment,
   renderProofPlugin,
   verifyRunRecord,
   type RunRecordResult,
+  type RunWritePolicy,
+  type StepWrites,
+  type WorkTreeEntry,
 } from "@proofgate/core/proof-run";
 import {
   GateError,
@@ -42,6 +46,15 @@ export interface RunCommandsOptions {
   /** The ledger and the universe with the leases judged, read after the collection. */
   leases: () => LeaseBook;
   log: GateLog;
+  /** Watches the repository around each step; undefined: not watched. */
+  watch?: RepositoryWatch | undefined;
+}
+
+/** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
+export interface RepositoryWatch {
+  policy: RunWritePolicy;
+  /** Filled as the steps run: the steps that left something. */
+  steps: StepWrites[];
 }
 
 const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
@@ -245,7 +258,7 @@ async function runStep(
  * otherwise a GateError, since a file left from an earlier run is not evidence.
  */
 export async function runCommandStep(
-  o: Pick<RunCommandsOptions, "ports" | "config" | "log">,
+  o: Pick<RunCommandsOptions, "ports" | "config" | "log" | "watch">,
   step: LogStep,
   command: string,
   env: Env,
@@ -257,6 +270,7 @@ export async function runCommandStep(
   const { files } = o.ports;
   const at = (p: string): string => (cwd === undefined || p.startsWith("/") ? p : join(cwd, p));
   const before = outputs.map((p) => files.stamp(at(p)));
+  const tree = o.watch ? o.ports.git.workTreeStatus() : undefined;
   o.log.stepStarted(step, command);
   const started = Date.now();
   const stderr = stderrTail();
@@ -273,6 +287,7 @@ export async function runCommandStep(
   }
   o.log.stepEnded(step, exitCode, (Date.now() - started) / 1000);
   const failure = stderrNote(stderr.lines());
+  if (o.watch && tree) watchStep(o, o.watch, step, tree);
   exited?.(exitCode, failure);
   const stale = outputs.filter((p, i) => {
     const now = files.stamp(at(p));
@@ -320,4 +335,32 @@ function readAfterFailure(o: RunCommandsOptions, command: string, exitCode: numb
       ...error.issues,
     ]);
   }
+}
+
+/**
+ * What a step left in the repository against `before`: recorded for `run_wrote_repository`. Tracked files
+ * it changed are put back from the commit, so later steps and the report judge the commit; new files
+ * stay where they are, named, for the user to look at.
+ */
+function watchStep(
+  o: Pick<RunCommandsOptions, "ports" | "log">,
+  watch: RepositoryWatch,
+  step: string,
+  before: readonly WorkTreeEntry[],
+): void {
+  const writes = diffWorkTree(step, before, o.ports.git.workTreeStatus(), watch.policy);
+  if (writes.changed.length + writes.added.length === 0) return;
+  if (writes.changed.length > 0) {
+    o.ports.git.restoreTracked(writes.changed);
+    writes.restored = [...writes.changed];
+    o.log.warn(
+      `[commands] ${step} changed ${writes.changed.length} file(s) the commit tracks (${writes.changed.slice(0, 5).join(", ")}${writes.changed.length > 5 ? ", ..." : ""}): restored from the commit`,
+    );
+  }
+  if (writes.added.length > 0) {
+    o.log.warn(
+      `[commands] ${step} left ${writes.added.length} new file(s) in the repository (${writes.added.slice(0, 5).join(", ")}${writes.added.length > 5 ? ", ..." : ""}): left in place`,
+    );
+  }
+  watch.steps.push(writes);
 }
