@@ -26,6 +26,7 @@ export const RULE_REASONS = [
   "tests_skipped_unledgered",
   "frozen_in_proof_run",
   "runner_tampering",
+  "shipped_code_replaced",
   "coverage_exclusions_added",
   "unmeasured_source",
   "protected_path",

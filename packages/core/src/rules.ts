@@ -19,6 +19,7 @@ import {
   unlockedReadFindings,
   type RunnerEvidence,
 } from "./proof-run/evidence.js";
+import { shippedCodeFindings } from "./proof-run/shipped.js";
 
 /** How the property suite is known: its results (`check`), a count (`decide --property-failures`), or off. */
 export type PropertySource =
@@ -259,6 +260,9 @@ export const RULES: readonly Rule[] = [
   },
   function runnerTampering({ runner, patch, accounting }) {
     return runner ? runnerTamperingFindings(runner, patch.policy, accounting !== undefined) : [];
+  },
+  function shippedCodeReplaced({ runner, patch }) {
+    return runner ? shippedCodeFindings(runner, patch.policy) : [];
   },
   function coverageExclusionsAdded({ measurement }) {
     return typeof measurement === "object" ? measurement.exclusions : [];

@@ -7,6 +7,7 @@ import type { ReasonCode } from "../reasons.js";
 import type { RunFinding } from "./findings.js";
 import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
 import type { RunRecordResult } from "./record.js";
+import type { ShippedEvidence } from "./shipped.js";
 
 /** A step's record as the gate verified it, and what the step was given. */
 export interface StepRecord {
@@ -39,6 +40,8 @@ export interface RunnerEvidence {
   fixtures?:
     | { paths: readonly string[]; lock: string; allow?: readonly string[] | undefined; tracked: ReadonlySet<string> }
     | undefined;
+  /** What the patch changed in the source and added to test code, for `shipped_code_replaced` (a range that reaches the base). */
+  shipped?: ShippedEvidence | undefined;
 }
 
 const where = (f: RunFinding): { file?: string | undefined; line?: number | undefined } =>

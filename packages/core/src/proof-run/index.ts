@@ -27,6 +27,7 @@ export {
   type RunCollectionEntry,
   type RunFile,
   type RunHook,
+  type RunReplacement,
 } from "./record.js";
 export { listSome, type RunFinding, type RunFindingCode, type RunFindingLine } from "./findings.js";
 export {
@@ -51,6 +52,15 @@ export {
 } from "./judges.js";
 export { findToolShadows, pytestImportRoot, RUNNER_MODULES, STDLIB_MODULES, type ShadowOptions } from "./shadow.js";
 export { scanRunnerTampering, type ScannedFile } from "./scan.js";
+export {
+  judgeShippedReplacements,
+  scanShippedReplacement,
+  shippedCodeFindings,
+  sourceDefinitions,
+  type ChangedSourceFile,
+  type ShippedEvidence,
+  type SourceDefinition,
+} from "./shipped.js";
 export { canonicalJson, pythonJsonString } from "./canonical-json.js";
 export { sha256, hmacSha256, toHex, fromHex } from "./hmac.js";
 export {
