@@ -828,7 +828,8 @@ class _ShippedLoader:
             module.__loader__ = self._loader
         self._loader.exec_module(module)
         if _SHIPPED is not None:
-            _SHIPPED.snapshot(module)
+            # A reload runs the shipped code again: its objects are the ones that ship.
+            _SHIPPED.snapshot(module, again=True)
 
 
 class _ShippedFinder:
@@ -877,7 +878,7 @@ class _Shipped:
         self.funcs = {}
         self.writers = {}
         self.replaced = {}
-        self.context = (None, "session", None)
+        self.context = (None, "session", None, ())
         self.seen_modules = 0
 
     def source(self, path):
@@ -896,14 +897,14 @@ class _Shipped:
         name = parts[-1]
         if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
             return None
-        if any(p.startswith(".") or p in ("site-packages", "dist-packages", "__pycache__") for p in parts[:-1]):
+        if any(p.startswith(".") or p in ("site-packages", "dist-packages", "__pycache__", "tests", "test") for p in parts[:-1]):
             return None
         return rel
 
-    def snapshot(self, module):
+    def snapshot(self, module, again=False):
         name = getattr(module, "__name__", None)
         path = getattr(module, "__file__", None)
-        if not isinstance(name, str) or name in self.snaps or not isinstance(path, str):
+        if not isinstance(name, str) or (name in self.snaps and not again) or not isinstance(path, str):
             return
         if sys.modules.get(name) is not module:
             return
@@ -999,8 +1000,10 @@ class _Shipped:
         if key in self.replaced or len(self.replaced) >= 200:
             return
         snap = self.snaps[module]
-        test, phase, near = self.context
+        test, phase, near, fixtures = self.context
         entry = {"module": module, "name": name, "kind": kind, "phase": phase, "test": test, "near": near}
+        if fixtures:
+            entry["fixtures"] = list(fixtures)
         func = _shipped_function(original)
         if kind == "module":
             entry["path"], entry["qualname"] = snap[1], ""
@@ -1022,14 +1025,31 @@ class _Shipped:
             entry["by"] = by
         self.replaced[key] = entry
 
-    def at(self, test, phase, near):
+    def at(self, test, phase, near, fixtures=()):
         """Sets what is running (the fallback for a write no frame showed); returns what ran before."""
-        was, self.context = self.context, (test, phase, near)
+        was, self.context = self.context, (test, phase, near, fixtures)
         return was
 
     def near(self, node):
         path = getattr(node, "path", None) or getattr(node, "fspath", None)
         return self.run.rel(_norm(str(path))) if path is not None else None
+
+    def fixtures(self, item):
+        """The repository files of the fixtures a test uses (its conftest.py files, plugins, its own module)."""
+        out = set()
+        try:
+            for defs in item._fixtureinfo.name2fixturedefs.values():
+                for fixturedef in defs:
+                    code = getattr(getattr(fixturedef, "func", None), "__code__", None)
+                    rel = self.run.rel(_norm(code.co_filename)) if code is not None else None
+                    if rel is not None and rel != ".":
+                        out.add(rel)
+        except Exception:
+            pass
+        return tuple(sorted(out))
+
+    def testing(self, item, phase):
+        self.at(item.nodeid, phase, self.near(item), self.fixtures(item))
 
     def payload(self):
         self.check()
@@ -1125,7 +1145,7 @@ def pytest_make_collect_report(collector):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
     if _SHIPPED is not None:
-        _SHIPPED.at(item.nodeid, "setup", _SHIPPED.near(item))
+        _SHIPPED.testing(item, "setup")
     yield
     if _SHIPPED is not None:
         _SHIPPED.check()
@@ -1134,7 +1154,7 @@ def pytest_runtest_setup(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
     if _SHIPPED is not None:
-        _SHIPPED.at(item.nodeid, "call", _SHIPPED.near(item))
+        _SHIPPED.testing(item, "call")
     yield
     if _SHIPPED is not None:
         _SHIPPED.check()
@@ -1143,7 +1163,7 @@ def pytest_runtest_call(item):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_teardown(item):
     if _SHIPPED is not None:
-        _SHIPPED.at(item.nodeid, "teardown", _SHIPPED.near(item))
+        _SHIPPED.testing(item, "teardown")
     yield
     if _SHIPPED is not None:
         _SHIPPED.check()

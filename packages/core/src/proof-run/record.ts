@@ -118,6 +118,8 @@ export interface RunReplacement {
   test?: string | null | undefined;
   /** The test's file, or the module being collected, at that moment: the writer when no frame showed it. */
   near?: string | null | undefined;
+  /** The repository files of the fixtures the running test used (conftest.py files, plugins, its module). */
+  fixtures?: string[] | undefined;
   error?: string | undefined;
 }
 
@@ -462,6 +464,7 @@ function readReplaced(p: Json): RunReplacement[] {
       phase: optStr(r, "phase", at),
       test: nullable("test"),
       near: nullable("near"),
+      fixtures: r.fixtures === undefined ? undefined : strings(r, "fixtures", at),
       error: optStr(r, "error", at),
     };
   });

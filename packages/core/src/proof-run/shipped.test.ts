@@ -153,19 +153,39 @@ describe("judgeShippedReplacements: a source definition the patch changed, repla
     expect(judgeShippedReplacements([replaced(value)], e, POLICY)).toHaveLength(1);
   });
 
-  it("a writer the plugin could not name, and a definition it could not place, fail closed", () => {
+  it("with no frame and no test running, any test code the range touched answers; a definition it could not place is the whole file", () => {
     const agent = commit(BOT);
-    const e = evidence({ by: agent });
-    const nobody = judgeShippedReplacements(
-      [replaced({ by: undefined, near: null, test: null, phase: "session", first: undefined, last: undefined })],
-      e,
-      POLICY,
-    );
-    expect(nobody).toHaveLength(1);
-    expect(nobody[0]!.message).toContain("by code the plugin could not name");
+    const unseen = replaced({
+      by: undefined,
+      near: null,
+      test: null,
+      phase: "collection",
+      first: undefined,
+      last: undefined,
+    });
+    // No test code touched by the range: an old test double, not the patch's.
+    expect(judgeShippedReplacements([unseen], evidence({ by: agent }), POLICY)).toEqual([]);
+    const e = evidence({ by: agent, touched: [[agent, ["tests/__init__.py", "docs/x.md"]]] });
+    const found = judgeShippedReplacements([unseen], e, POLICY);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.file).toBe("tests/__init__.py");
+    expect(found[0]!.message).toContain("tests/__init__.py, test code the range changed, stands for it");
     expect(
       judgeShippedReplacements([{ module: "?", name: "", kind: "error", error: "boom" }], e, POLICY)[0]!.message,
     ).toContain("boom");
+  });
+
+  it("with no frame during a test, the fixtures' files answer too", () => {
+    const agent = commit(BOT);
+    const e = evidence({ by: agent, touched: [[agent, ["tests/plugin_fixtures.py"]]] });
+    const old = { by: undefined, near: "tests/test_old.py" };
+    expect(judgeShippedReplacements([replaced(old)], e, POLICY)).toEqual([]);
+    const found = judgeShippedReplacements(
+      [replaced({ ...old, fixtures: ["tests/conftest.py", "tests/plugin_fixtures.py"] })],
+      e,
+      POLICY,
+    );
+    expect(found.map((f) => f.file)).toEqual(["tests/plugin_fixtures.py"]);
   });
 
   it("a function's code and a module replaced in sys.modules are named as such", () => {

@@ -130,7 +130,9 @@ export function judgeShippedReplacements(
   const isTest = (path: string): boolean => isTestFile(path, e.pytest);
   const bySha = new Map(e.commits.map((c) => [c.sha, c]));
   const sources = new Map(e.sources.map((s) => [s.path, s]));
-  const touching = (path: string): Commit[] => e.commits.filter((c) => (e.touched.get(c.sha) ?? []).includes(path));
+  const testCodeTouched = [...new Set(e.commits.flatMap((c) => e.touched.get(c.sha) ?? []))].filter(
+    (p) => p.endsWith(".py") && isTest(p),
+  );
   const key = policy.trailers.gateChange;
   const seen = new Set<string>();
   for (const r of replaced) {
@@ -153,10 +155,19 @@ export function judgeShippedReplacements(
     ].flatMap((sha) => bySha.get(sha) ?? []);
     if (writers.length === 0) continue;
     if (r.kind === "value" && r.by === undefined) continue;
-    const writer = r.by?.path ?? r.near ?? undefined;
-    if (writer !== undefined && !isTest(writer)) continue;
-    const writerCommits = writer === undefined ? [] : touching(writer);
-    if (writer !== undefined && writerCommits.length === 0) continue;
+    // Who replaced it: the frame the plugin saw; else the running test's file and its fixtures' files;
+    // else (at collection, with no frame) any test code the range touched. Source code ships as it ran.
+    const candidates =
+      r.by !== undefined
+        ? [r.by.path]
+        : r.test
+          ? [...new Set([...(r.near ? [r.near] : []), ...(r.fixtures ?? [])])]
+          : testCodeTouched;
+    const testCode = candidates.filter(isTest);
+    if (testCode.length === 0) continue;
+    const writerCommits = e.commits.filter((c) => testCode.some((p) => (e.touched.get(c.sha) ?? []).includes(p)));
+    if (writerCommits.length === 0) continue;
+    const writer = testCode.find((p) => writerCommits.some((c) => (e.touched.get(c.sha) ?? []).includes(p)))!;
     const responsible = e.commits.filter((c) => writers.includes(c) || writerCommits.includes(c));
     const unapproved = responsible.filter((c) => !approved(c));
     const blamed = unapproved.at(-1);
@@ -167,9 +178,7 @@ export function judgeShippedReplacements(
     const by =
       r.by !== undefined
         ? `by ${r.by.path}:${r.by.line}`
-        : writer !== undefined
-          ? `by code in or used by ${writer} (no frame showed the writer; the ${r.test ? "test's file" : "module being collected"} stands for it)`
-          : "by code the plugin could not name";
+        : `by test code the patch touched (no frame showed the writer; ${r.test ? `${writer}, of the running test or its fixtures,` : `${writer}, test code the range changed,`} stands for it)`;
     const when = r.test
       ? ` while ${r.test} ran (${r.phase ?? "?"})`
       : r.phase === "collection"
@@ -178,7 +187,7 @@ export function judgeShippedReplacements(
     out.push({
       reason: "shipped_code_replaced",
       message: `${what(r)}, defined at ${span(r)} and changed by the patch, was replaced ${by}${when}: the tests ran other code than the code that ships; ${needsTrailer(blamed, key, policy)}`,
-      file: r.by?.path ?? writer ?? r.path,
+      file: r.by?.path ?? writer,
       line: r.by?.line,
       commit: blamed.sha,
       author: who(blamed),
