@@ -118,6 +118,16 @@ describe("shipped_code_replaced: the tests ran other code than the code that shi
     expect(f!.commit).toBe(p.head);
   });
 
+  it("the same through the module's __dict__ (no frame shows the writer) is REJECT, charged to the test code the agent added", async () => {
+    const init = `import pkg.calc\n\n${OLD_TOTAL}\n\nvars(pkg.calc)["total"] = _old_total\n`;
+    const p = project({ "pkg/calc.py": BROKEN_CALC, "tests/__init__.py": init }, AGENT, "Speed up total\n");
+    const r = await check(p.dir, RUN(p));
+    expect(r.report.reasons, explain(r)).toEqual(["shipped_code_replaced"]);
+    const [f] = r.report.details.filter((d) => d.reason === "shipped_code_replaced");
+    expect(f!.message).toContain("pkg.calc.total");
+    expect(f!.file).toBe("tests/__init__.py");
+  });
+
   it("the same fixture by a human with `Gate-Change: human` is MERGE", async () => {
     const p = project(
       { "pkg/calc.py": BROKEN_CALC, "tests/test_a.py": FIXTURE_TEST_A },

@@ -167,7 +167,9 @@ export function judgeShippedReplacements(
     if (testCode.length === 0) continue;
     const writerCommits = e.commits.filter((c) => testCode.some((p) => (e.touched.get(c.sha) ?? []).includes(p)));
     if (writerCommits.length === 0) continue;
-    const writer = testCode.find((p) => writerCommits.some((c) => (e.touched.get(c.sha) ?? []).includes(p)))!;
+    // Named: the candidate the latest of those commits touched.
+    const latest = e.touched.get(writerCommits.at(-1)!.sha) ?? [];
+    const writer = testCode.find((p) => latest.includes(p))!;
     const responsible = e.commits.filter((c) => writers.includes(c) || writerCommits.includes(c));
     const unapproved = responsible.filter((c) => !approved(c));
     const blamed = unapproved.at(-1);
