@@ -17,9 +17,9 @@ import {
   propertyWeakenedFindings,
   runnerTamperingFindings,
   unlockedReadFindings,
+  shippedCodeFindings,
   type RunnerEvidence,
 } from "./proof-run/evidence.js";
-import { shippedCodeFindings } from "./proof-run/shipped.js";
 
 /** How the property suite is known: its results (`check`), a count (`decide --property-failures`), or off. */
 export type PropertySource =

@@ -1,5 +1,5 @@
 // What the proof run's records, the work tree's modules and the patch's added lines say about the test
-// runner, as the gate's reasons: runner_tampering, unlocked_fixture_read and property_weakened.
+// runner, as the gate's reasons: runner_tampering, unlocked_fixture_read, property_weakened and shipped_code_replaced.
 import { hasHumanTrailer, type Commit } from "../authorship.js";
 import type { PatchPolicy } from "../patch.js";
 import type { Finding } from "../report.js";
@@ -7,7 +7,7 @@ import type { ReasonCode } from "../reasons.js";
 import type { RunFinding } from "./findings.js";
 import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
 import type { RunRecordResult } from "./record.js";
-import type { ShippedEvidence } from "./shipped.js";
+import { judgeShippedReplacements, scanShippedReplacement, type ShippedEvidence } from "./shipped.js";
 
 /** A step's record as the gate verified it, and what the step was given. */
 export interface StepRecord {
@@ -132,4 +132,19 @@ export function propertyWeakenedFindings(e: RunnerEvidence): Finding[] {
   return judgeSeedReads(step.result.record, step.seeds)
     .filter((f) => f.code !== "audit_unavailable")
     .map((f) => asFinding("property_weakened", f));
+}
+
+/**
+ * `shipped_code_replaced` for the gate: from the proof and property runs' records when they were verified,
+ * else (no `--run`, or no record) from the added lines.
+ */
+export function shippedCodeFindings(e: RunnerEvidence, policy: PatchPolicy | undefined): Finding[] {
+  if (e.shipped === undefined || policy === undefined) return [];
+  const records = [e.proof?.result.record, e.properties?.result.record].filter((r) => r !== undefined);
+  if (records.length === 0) return scanShippedReplacement(e.shipped, policy);
+  return judgeShippedReplacements(
+    records.flatMap((r) => r.replaced),
+    e.shipped,
+    policy,
+  );
 }

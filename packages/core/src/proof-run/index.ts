@@ -55,7 +55,6 @@ export { scanRunnerTampering, type ScannedFile } from "./scan.js";
 export {
   judgeShippedReplacements,
   scanShippedReplacement,
-  shippedCodeFindings,
   sourceDefinitions,
   type ChangedSourceFile,
   type ShippedEvidence,
@@ -67,6 +66,7 @@ export {
   runnerTamperingFindings,
   unlockedReadFindings,
   propertyWeakenedFindings,
+  shippedCodeFindings,
   type RunnerEvidence,
   type StepRecord,
   type CommitScan,

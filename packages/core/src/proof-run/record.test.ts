@@ -149,8 +149,9 @@ describe("verifyRunRecord: the replaced source (shipped code)", () => {
   it("reads each replacement, with the writer's file and line", () => {
     const { record, errors } = verifyRunRecord(
       resigned((p) => {
-        const { by: _by, ...unseen } = entry;
-        p.replaced = [entry, { ...unseen, kind: "code", test: null, near: null, phase: "collection" }];
+        const unseen: Record<string, unknown> = { ...entry, kind: "code", test: null, near: null, phase: "collection" };
+        delete unseen.by;
+        p.replaced = [entry, unseen];
       }),
       expected,
     );

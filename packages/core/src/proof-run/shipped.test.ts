@@ -6,11 +6,10 @@ import type { RunReplacement } from "./record.js";
 import {
   judgeShippedReplacements,
   scanShippedReplacement,
-  shippedCodeFindings,
   sourceDefinitions,
   type ShippedEvidence,
 } from "./shipped.js";
-import type { RunnerEvidence } from "./evidence.js";
+import { shippedCodeFindings, type RunnerEvidence } from "./evidence.js";
 
 const commit = commitFactory("c");
 

@@ -6,7 +6,6 @@ import { hasHumanTrailer, type Commit } from "../authorship.js";
 import { needsTrailer, who, type PatchPolicy } from "../patch.js";
 import type { Finding } from "../report.js";
 import { isTestFile, type PytestSettings } from "../runner-config.js";
-import type { RunnerEvidence } from "./evidence.js";
 import type { RunReplacement } from "./record.js";
 import { codeOf, type ScannedFile } from "./scan.js";
 
@@ -87,7 +86,13 @@ export function sourceDefinitions(path: string, text: string): SourceDefinition[
   return out.filter((d) => d.qualname !== "").sort((a, b) => a.first - b.first);
 }
 
-const strip = ({ indent: _i, depth: _d, ...d }: SourceDefinition & { indent: number; depth: number }) => d;
+const strip = (d: SourceDefinition & { indent: number; depth: number }): SourceDefinition => ({
+  path: d.path,
+  qualname: d.qualname,
+  kind: d.kind,
+  first: d.first,
+  last: d.last,
+});
 
 const approvedBy = (policy: PatchPolicy) => (commit: Commit) =>
   hasHumanTrailer(commit, policy.trailers.gateChange, policy.agentPatterns);
@@ -255,19 +260,4 @@ export function scanShippedReplacement(e: ShippedEvidence, policy: PatchPolicy):
     }
   }
   return out;
-}
-
-/**
- * `shipped_code_replaced` for the gate: from the proof and property runs' records when they were verified,
- * else (no `--run`, or no record) from the added lines.
- */
-export function shippedCodeFindings(e: RunnerEvidence, policy: PatchPolicy | undefined): Finding[] {
-  if (e.shipped === undefined || policy === undefined) return [];
-  const records = [e.proof?.result.record, e.properties?.result.record].filter((r) => r !== undefined);
-  if (records.length === 0) return scanShippedReplacement(e.shipped, policy);
-  return judgeShippedReplacements(
-    records.flatMap((r) => r.replaced),
-    e.shipped,
-    policy,
-  );
 }
