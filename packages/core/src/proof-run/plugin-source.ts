@@ -775,6 +775,8 @@ if _RUN is not None and hasattr(sys, "addaudithook"):
 # plugin is imported. Writes are attributed by the frame that made them where Python shows it (a module
 # attribute set, a function's __code__), else to the test or test module running at the checkpoint.
 
+import itertools as _itertools  # noqa: E402
+import operator as _operator  # noqa: E402
 import types as _types  # noqa: E402
 
 _SHIPPED_SKIP = frozenset(("__builtins__", "__loader__", "__spec__", "__cached__", "__file__", "__path__", "__doc__", "__name__", "__package__", "__annotations__", "__dict__", "__weakref__", "__module__", "__qualname__"))
@@ -880,6 +882,7 @@ class _Shipped:
         self.replaced = {}
         self.context = (None, "session", None, ())
         self.seen_modules = 0
+        self.dirty = False
 
     def source(self, path):
         """The repository path of a source module file (not a test, not an installed package), else None."""
@@ -928,7 +931,9 @@ class _Shipped:
                         member_codes[k] = (func, _shipped_code(func))
                         self.funcs[id(func)] = (name, key + "." + k)
                 classes[key] = (value, members, member_codes)
-        self.snaps[name] = (module, rel, attrs, codes, classes)
+        # The attributes and class members again as tuples, for the checks' C loops.
+        members = [(key, cls, tuple(m), tuple(m.values())) for key, (cls, m, _) in classes.items()]
+        self.snaps[name] = (module, rel, attrs, codes, classes, tuple(attrs), tuple(attrs.values()), members)
         if type(module) is _types.ModuleType:
             try:
                 module.__class__ = _ShippedModule
@@ -962,39 +967,60 @@ class _Shipped:
                 snap = self.snaps.get(key[1])
                 if snap is None or key[2] not in snap[2] or snap[2][key[2]] is value:
                     return
+            if key[0] == "code":
+                self.dirty = True
             by = self.caller()
             if by is not None:
                 self.writers[key] = by
         except Exception:
             pass
 
-    def check(self):
-        """Compares every snapshot with the module now; notes the first change of each."""
+    def check(self, full=False):
+        """Compares every snapshot with the module now; notes the first change of each. Attributes are
+        compared by identity in C loops at every checkpoint; code only after a watched function's code or
+        defaults were set (the audit hook says so) and at the full checks (collection, session end)."""
         try:
             self.snapshot_new()
-            for name, (module, rel, attrs, codes, classes) in list(self.snaps.items()):
+            codes_too = full or self.dirty
+            self.dirty = False
+            is_not, missing = _operator.is_not, _itertools.repeat(_MISSING)
+            for name, snap in list(self.snaps.items()):
+                module, keys, values, members = snap[0], snap[5], snap[6], snap[7]
                 if sys.modules.get(name) is not module:
                     self.found(("module", name), name, "", "module", module)
-                ns = vars(module)
-                for key, value in attrs.items():
-                    if ns.get(key, _MISSING) is not value:
-                        kind = "function" if key in codes else "class" if key in classes else "value"
-                        self.found(("attr", name, key), name, key, kind, value, codes[key][1][0] if key in codes else None)
-                for key, (func, code) in codes.items():
-                    if any(a is not b for a, b in zip(_shipped_code(func), code)):
-                        self.found(("code", id(func)), name, key, "code", func, code[0])
-                for key, (cls, members, member_codes) in classes.items():
-                    inside = vars(cls)
-                    for k, v in members.items():
-                        if inside.get(k, _MISSING) is not v:
-                            kind = "function" if k in member_codes else "value"
-                            code = member_codes[k][1][0] if k in member_codes else None
-                            self.found(("member", name, key, k), name, key + "." + k, kind, v, code)
-                    for k, (func, code) in member_codes.items():
-                        if any(a is not b for a, b in zip(_shipped_code(func), code)):
-                            self.found(("code", id(func)), name, key + "." + k, "code", func, code[0])
+                if any(map(is_not, map(vars(module).get, keys, missing), values)):
+                    self.changed_attrs(name, snap)
+                for key, cls, member_keys, member_values in members:
+                    if any(map(is_not, map(vars(cls).get, member_keys, missing), member_values)):
+                        self.changed_members(name, snap, key)
+                if codes_too:
+                    self.changed_codes(name, snap)
         except Exception as error:
             self.replaced.setdefault(("error",), {"module": "?", "name": "", "kind": "error", "error": repr(error)})
+
+    def changed_attrs(self, name, snap):
+        ns, attrs, codes, classes = vars(snap[0]), snap[2], snap[3], snap[4]
+        for key, value in attrs.items():
+            if ns.get(key, _MISSING) is not value:
+                kind = "function" if key in codes else "class" if key in classes else "value"
+                self.found(("attr", name, key), name, key, kind, value, codes[key][1][0] if key in codes else None)
+
+    def changed_members(self, name, snap, key):
+        cls, members, member_codes = snap[4][key]
+        inside = vars(cls)
+        for k, v in members.items():
+            if inside.get(k, _MISSING) is not v:
+                kind = "function" if k in member_codes else "value"
+                code = member_codes[k][1][0] if k in member_codes else None
+                self.found(("member", name, key, k), name, key + "." + k, kind, v, code)
+
+    def changed_codes(self, name, snap):
+        pairs = [(key, func, code) for key, (func, code) in snap[3].items()]
+        for key, (cls, members, member_codes) in snap[4].items():
+            pairs.extend((key + "." + k, func, code) for k, (func, code) in member_codes.items())
+        for key, func, code in pairs:
+            if func.__code__ is not code[0] or func.__defaults__ is not code[1] or func.__kwdefaults__ is not code[2]:
+                self.found(("code", id(func)), name, key, "code", func, code[0])
 
     def found(self, key, module, name, kind, original, code=None):
         if key in self.replaced or len(self.replaced) >= 200:
@@ -1052,7 +1078,7 @@ class _Shipped:
         self.at(item.nodeid, phase, self.near(item), self.fixtures(item))
 
     def payload(self):
-        self.check()
+        self.check(full=True)
         out = sorted(self.replaced.values(), key=lambda e: (e.get("module", ""), e.get("name", ""), e.get("kind", "")))
         lines = {}
         for entry in out:
@@ -1138,7 +1164,7 @@ def pytest_make_collect_report(collector):
         return
     was = _SHIPPED.at(None, "collection", _SHIPPED.near(collector))
     yield
-    _SHIPPED.check()
+    _SHIPPED.check(full=True)
     _SHIPPED.context = was
 
 
