@@ -883,6 +883,8 @@ class _Shipped:
         self.context = (None, "session", None, ())
         self.seen_modules = 0
         self.dirty = False
+        self.late = {}
+        self.finder = None
 
     def source(self, path):
         """The repository path of a source module file (not a test, not an installed package), else None."""
@@ -995,6 +997,12 @@ class _Shipped:
                         self.changed_members(name, snap, key)
                 if codes_too:
                     self.changed_codes(name, snap)
+            if codes_too:
+                for key, (func, code, module, qualname) in list(self.late.items()):
+                    if func.__code__ is not code[0] or func.__defaults__ is not code[1] or func.__kwdefaults__ is not code[2]:
+                        self.found(key, module, qualname, "code", func, code[0])
+            if self.finder not in sys.meta_path:
+                self.replaced.setdefault(("finder",), {"module": "?", "name": "", "kind": "error", "error": "the plugin's import hook was removed from sys.meta_path: source modules imported since were not snapshotted as imported"})
         except Exception as error:
             self.replaced.setdefault(("error",), {"module": "?", "name": "", "kind": "error", "error": repr(error)})
 
@@ -1022,10 +1030,22 @@ class _Shipped:
             if func.__code__ is not code[0] or func.__defaults__ is not code[1] or func.__kwdefaults__ is not code[2]:
                 self.found(("code", id(func)), name, key, "code", func, code[0])
 
+    def unwatched_code(self, func):
+        """A source function the snapshots missed (its module came in past the import hook) has its code
+        set: the audit event comes before the write, so its code is still the original."""
+        try:
+            if not isinstance(func, _types.FunctionType) or self.source(func.__code__.co_filename) is None:
+                return
+            key = ("code", id(func))
+            self.late.setdefault(key, (func, _shipped_code(func), str(func.__module__), func.__qualname__))
+            self.wrote(key, None)
+        except Exception:
+            pass
+
     def found(self, key, module, name, kind, original, code=None):
         if key in self.replaced or len(self.replaced) >= 200:
             return
-        snap = self.snaps[module]
+        snap = self.snaps.get(module) or (None, None)
         test, phase, near, fixtures = self.context
         entry = {"module": module, "name": name, "kind": kind, "phase": phase, "test": test, "near": near}
         if fixtures:
@@ -1145,7 +1165,8 @@ if _RUN is not None:
     for _module in list(sys.modules.values()):
         if isinstance(_module, _types.ModuleType):
             _SHIPPED.snapshot(_module)
-    sys.meta_path.insert(0, _ShippedFinder())
+    _SHIPPED.finder = _ShippedFinder()
+    sys.meta_path.insert(0, _SHIPPED.finder)
     if hasattr(sys, "addaudithook"):
 
         def _shipped_audit(event, args, _shipped=_SHIPPED):
@@ -1153,6 +1174,8 @@ if _RUN is not None:
             if event == "object.__setattr__" and len(args) >= 2 and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
                 if id(args[0]) in _shipped.funcs:
                     _shipped.wrote(("code", id(args[0])), None)
+                else:
+                    _shipped.unwatched_code(args[0])
 
         sys.addaudithook(_shipped_audit)
 
