@@ -27,6 +27,7 @@ export const RULE_REASONS = [
   "frozen_in_proof_run",
   "runner_tampering",
   "run_wrote_repository",
+  "shipped_code_replaced",
   "coverage_exclusions_added",
   "unmeasured_source",
   "protected_path",

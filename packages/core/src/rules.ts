@@ -17,6 +17,7 @@ import {
   propertyWeakenedFindings,
   runnerTamperingFindings,
   unlockedReadFindings,
+  shippedCodeFindings,
   type RunnerEvidence,
 } from "./proof-run/evidence.js";
 import { repositoryWriteFindings } from "./proof-run/repository-writes.js";
@@ -268,6 +269,9 @@ export const RULES: readonly Rule[] = [
       { step: "proof", record: runner.proof?.result.record },
       { step: "properties", record: runner.properties?.result.record },
     ]);
+  },
+  function shippedCodeReplaced({ runner, patch }) {
+    return runner ? shippedCodeFindings(runner, patch.policy) : [];
   },
   function coverageExclusionsAdded({ measurement }) {
     return typeof measurement === "object" ? measurement.exclusions : [];

@@ -35,7 +35,11 @@ export const SIGNALS = [
     label: "Test evidence",
     reasons: ["tests_failed", "missing_evidence", "skip_budget", "tests_skipped_unledgered", "frozen_in_proof_run"],
   },
-  { id: "test_runner", label: "Test runner", reasons: ["runner_tampering", "run_wrote_repository"] },
+  {
+    id: "test_runner",
+    label: "Test runner",
+    reasons: ["runner_tampering", "run_wrote_repository", "shipped_code_replaced"],
+  },
   { id: "measurement", label: "Measurement", reasons: ["coverage_exclusions_added", "unmeasured_source"] },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
   { id: "human_signatures", label: "Human signatures", reasons: ["unverified_human_trailer"] },

@@ -4,8 +4,10 @@
 import {
   decide,
   evidencePaths,
+  isTestFile,
   mergeOwnChanges,
   readPytestPythonpath,
+  readPytestSettings,
   unexpectedChanges,
   GateError,
   type CommandOutcome,
@@ -43,7 +45,9 @@ import {
   scanRunnerTampering,
   testsNotProven,
   withRecordedXpasses,
+  type ChangedSourceFile,
   type RunnerEvidence,
+  type ShippedEvidence,
 } from "@proofgate/core/proof-run";
 import {
   collectionFilesAt,
@@ -408,6 +412,7 @@ function runnerEvidence(
 ): RunnerEvidence {
   const { git, files } = ports;
   const shown = (path: string) => repoRelative(files.root, path) ?? path;
+  const addedByCommit: ShippedEvidence["added"][number][] = [];
   const scans = loaded.patch.commits.flatMap((commit) => {
     let added = git.addedLines(commit.sha);
     if (commit.parents.length > 1) {
@@ -420,6 +425,7 @@ function runnerEvidence(
       );
       added = added.filter((f) => own.has(f.path));
     }
+    addedByCommit.push({ commit, files: added });
     const findings = scanRunnerTampering(added);
     return findings.length > 0 ? [{ commit, findings }] : [];
   });
@@ -456,6 +462,7 @@ function runnerEvidence(
       : undefined,
     // The same array the later steps (the base's skips) still fill: decide() reads it once all have run.
     writes: watch && { steps: watch.steps, tracked: new Set(headFiles), policy: watch.policy },
+    shipped: shippedEvidence(git, loaded, addedByCommit),
   };
 }
 
@@ -472,6 +479,27 @@ function runnerIntegrity(
     options: { safePath: config.commands.safePath },
     records,
   });
+}
+
+/**
+ * What `shipped_code_replaced` needs: the source files the range changed (test code left out, by the
+ * base's pytest settings) with the range's commit of each line git blame gives them, and the added lines.
+ */
+function shippedEvidence(git: GatePorts["git"], loaded: LoadedPatch, added: ShippedEvidence["added"]): ShippedEvidence {
+  const { base, head, commits } = loaded.patch;
+  const pytest = readPytestSettings((path) => git.readFileAt(base, path));
+  const inRange = new Set(commits.map((c) => c.sha));
+  const sources: ChangedSourceFile[] = [];
+  for (const path of [...git.differingPaths(base, head)].sort()) {
+    if (!path.endsWith(".py") || isTestFile(path, pytest)) continue;
+    const text = git.readFileAt(head, path);
+    if (text === undefined) continue;
+    const written = git
+      .blame({ base, head }, path)
+      .flatMap((l) => (l.sha !== undefined && inRange.has(l.sha) ? [{ line: l.line, sha: l.sha }] : []));
+    if (written.length > 0) sources.push({ path, text, written });
+  }
+  return { commits, touched: loaded.touched, pytest, sources, added };
 }
 
 function workTreeConfigOrUndefined(ports: GatePorts): GateConfig | undefined {

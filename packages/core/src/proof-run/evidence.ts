@@ -1,5 +1,5 @@
 // What the proof run's records, the work tree's modules and the patch's added lines say about the test
-// runner, as the gate's reasons: runner_tampering, unlocked_fixture_read and property_weakened.
+// runner, as the gate's reasons: runner_tampering, unlocked_fixture_read, property_weakened and shipped_code_replaced.
 import { carriesHumanTrailer, hasHumanTrailer, type Commit } from "../authorship.js";
 import { needsTrailer, type CommitPaths, type PatchPolicy } from "../patch.js";
 import type { Finding } from "../report.js";
@@ -9,6 +9,7 @@ import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } fro
 import type { RunRecord, RunRecordResult } from "./record.js";
 import type { RepositoryWriteEvidence } from "./repository-writes.js";
 import { shadowMadeBy, type ShadowTrees } from "./shadow.js";
+import { judgeShippedReplacements, scanShippedReplacement, type ShippedEvidence } from "./shipped.js";
 
 /** A step's record as the gate verified it, and what the step was given. */
 export interface StepRecord {
@@ -49,6 +50,8 @@ export interface RunnerEvidence {
     | undefined;
   /** What the steps wrote in the repository (`run_wrote_repository`); undefined when not watched. */
   writes?: RepositoryWriteEvidence | undefined;
+  /** What the patch changed in the source and added to test code, for `shipped_code_replaced` (a range that reaches the base). */
+  shipped?: ShippedEvidence | undefined;
 }
 
 const where = (f: RunFinding): { file?: string | undefined; line?: number | undefined } =>
@@ -184,4 +187,19 @@ export function propertyWeakenedFindings(e: RunnerEvidence): Finding[] {
   return judgeSeedReads(step.result.record, step.seeds)
     .filter((f) => f.code !== "audit_unavailable")
     .map((f) => asFinding("property_weakened", f));
+}
+
+/**
+ * `shipped_code_replaced` for the gate: from the proof and property runs' records when they were verified,
+ * else (no `--run`, or no record) from the added lines.
+ */
+export function shippedCodeFindings(e: RunnerEvidence, policy: PatchPolicy | undefined): Finding[] {
+  if (e.shipped === undefined || policy === undefined) return [];
+  const records = [e.proof?.result.record, e.properties?.result.record].filter((r) => r !== undefined);
+  if (records.length === 0) return scanShippedReplacement(e.shipped, policy);
+  return judgeShippedReplacements(
+    records.flatMap((r) => r.replaced),
+    e.shipped,
+    policy,
+  );
 }

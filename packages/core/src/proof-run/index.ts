@@ -27,6 +27,7 @@ export {
   type RunCollectionEntry,
   type RunFile,
   type RunHook,
+  type RunReplacement,
 } from "./record.js";
 export { listSome, type RunFinding, type RunFindingCode, type RunFindingLine } from "./findings.js";
 export {
@@ -75,12 +76,21 @@ export {
   type StepWrites,
   type RepositoryWriteEvidence,
 } from "./repository-writes.js";
+export {
+  judgeShippedReplacements,
+  scanShippedReplacement,
+  sourceDefinitions,
+  type ChangedSourceFile,
+  type ShippedEvidence,
+  type SourceDefinition,
+} from "./shipped.js";
 export { canonicalJson, pythonJsonString } from "./canonical-json.js";
 export { sha256, hmacSha256, toHex, fromHex } from "./hmac.js";
 export {
   runnerTamperingFindings,
   unlockedReadFindings,
   propertyWeakenedFindings,
+  shippedCodeFindings,
   type RunnerEvidence,
   type StepRecord,
   type CommitScan,

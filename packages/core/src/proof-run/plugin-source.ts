@@ -460,6 +460,7 @@ class _Run:
             "guard": self.guard,
             "plugins": plugins,
             "shadowed": self.shadowed(),
+            "replaced": _SHIPPED.payload() if _SHIPPED is not None else [],
         }
 
     def write(self, session):
@@ -766,4 +767,456 @@ if _RUN is not None and hasattr(sys, "addaudithook"):
 
     sys.addaudithook(_audit)
     _AUDIT = True
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shipped code (docs/proof-run-record.md#shipped-code): the repository's source modules as their own code
+# left them, and what replaced one of their functions, classes, methods or attributes (or a function's
+# code) while the tests ran, and by which file. A module is snapshotted when its own code has run (an
+# import hook wraps its loader), before test code can touch it; one imported before the plugin, when the
+# plugin is imported. Writes are attributed by the frame that made them where Python shows it (a module
+# attribute set, a function's __code__), else to the test or test module running at the checkpoint.
+
+import itertools as _itertools  # noqa: E402
+import operator as _operator  # noqa: E402
+import types as _types  # noqa: E402
+
+_SHIPPED_SKIP = frozenset(("__builtins__", "__loader__", "__spec__", "__cached__", "__file__", "__path__", "__doc__", "__name__", "__package__", "__annotations__", "__dict__", "__weakref__", "__module__", "__qualname__"))
+
+
+def _shipped_function(value):
+    """The function behind a function, staticmethod, classmethod or property, else None."""
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    elif isinstance(value, property):
+        value = value.fget
+    return value if isinstance(value, _types.FunctionType) else None
+
+
+def _shipped_code(func):
+    return (func.__code__, func.__defaults__, func.__kwdefaults__)
+
+
+class _ShippedModule(_types.ModuleType):
+    """A source module's type while the tests run: it notes which file sets or deletes its attributes."""
+
+    def __setattr__(self, name, value):
+        if _SHIPPED is not None:
+            _SHIPPED.wrote(("attr", self.__name__, name), value)
+        _types.ModuleType.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if _SHIPPED is not None:
+            _SHIPPED.wrote(("attr", self.__name__, name), _MISSING)
+        _types.ModuleType.__delattr__(self, name)
+
+
+class _ShippedLoader:
+    """Wraps a source module's loader to snapshot the module once its own code has run."""
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __getattr__(self, name):
+        return getattr(self._loader, name)
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        # The module sees its real loader while it runs.
+        spec = getattr(module, "__spec__", None)
+        if spec is not None and spec.loader is self:
+            spec.loader = self._loader
+        if getattr(module, "__loader__", None) is self:
+            module.__loader__ = self._loader
+        self._loader.exec_module(module)
+        if _SHIPPED is not None:
+            # A reload runs the shipped code again: its objects are the ones that ship.
+            _SHIPPED.snapshot(module, again=True)
+
+
+class _ShippedFinder:
+    """First on sys.meta_path: asks the finders after it, and wraps the loader of a repository source module."""
+
+    def __init__(self):
+        self.finding = False
+
+    def find_spec(self, name, path=None, target=None):
+        if _SHIPPED is None or self.finding:
+            return None
+        spec = None
+        self.finding = True
+        try:
+            after = False
+            for finder in list(sys.meta_path):
+                if finder is self:
+                    after = True
+                    continue
+                if not after:
+                    continue
+                find = getattr(finder, "find_spec", None)
+                if find is None:
+                    return None
+                spec = find(name, path, target)
+                if spec is not None:
+                    break
+        finally:
+            self.finding = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        if not isinstance(spec.origin, str) or _SHIPPED.source(spec.origin) is None:
+            return None
+        spec.loader = _ShippedLoader(spec.loader)
+        return spec
+
+
+class _Shipped:
+    """The snapshots, the writers Python showed, and what was found replaced."""
+
+    def __init__(self, run):
+        self.run = run
+        self.here = _norm(__file__)
+        self.prefixes = tuple({_norm(p) for p in (sys.prefix, sys.exec_prefix, getattr(sys, "base_prefix", sys.prefix))})
+        self.snaps = {}
+        self.funcs = {}
+        self.writers = {}
+        self.replaced = {}
+        self.context = (None, "session", None, ())
+        self.seen_modules = 0
+        self.dirty = False
+        self.late = {}
+        self.finder = None
+
+    def source(self, path):
+        """The repository path of a source module file (not a test, not an installed package), else None."""
+        path = _norm(path)
+        if not path.endswith(".py") or path == self.here:
+            return None
+        if any(_within(path, p) for p in self.prefixes if not _within(self.run.root, p)):
+            return None
+        if any(_within(path, folder) for folder in self.run.exclude):
+            return None
+        rel = self.run.rel(path)
+        if rel is None or rel == ".":
+            return None
+        parts = rel.split("/")
+        name = parts[-1]
+        if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+            return None
+        if any(p.startswith(".") or p in ("site-packages", "dist-packages", "__pycache__", "tests", "test") for p in parts[:-1]):
+            return None
+        return rel
+
+    def snapshot(self, module, again=False):
+        name = getattr(module, "__name__", None)
+        path = getattr(module, "__file__", None)
+        if not isinstance(name, str) or (name in self.snaps and not again) or not isinstance(path, str):
+            return
+        if sys.modules.get(name) is not module:
+            return
+        rel = self.source(path)
+        if rel is None:
+            return
+        attrs = {k: v for k, v in vars(module).items() if k not in _SHIPPED_SKIP}
+        codes = {}
+        classes = {}
+        for key, value in attrs.items():
+            func = _shipped_function(value)
+            if func is not None:
+                codes[key] = (func, _shipped_code(func))
+                self.funcs[id(func)] = (name, key)
+            elif isinstance(value, type) and getattr(value, "__module__", None) == name:
+                members = {k: v for k, v in vars(value).items() if k not in _SHIPPED_SKIP}
+                member_codes = {}
+                for k, v in members.items():
+                    func = _shipped_function(v)
+                    if func is not None:
+                        member_codes[k] = (func, _shipped_code(func))
+                        self.funcs[id(func)] = (name, key + "." + k)
+                classes[key] = (value, members, member_codes)
+        # The attributes and class members again as tuples, for the checks' C loops.
+        members = [(key, cls, tuple(m), tuple(m.values())) for key, (cls, m, _) in classes.items()]
+        self.snaps[name] = (module, rel, attrs, codes, classes, tuple(attrs), tuple(attrs.values()), members)
+        if type(module) is _types.ModuleType:
+            try:
+                module.__class__ = _ShippedModule
+            except Exception:
+                pass
+
+    def snapshot_new(self):
+        """Snapshots source modules that came in some other way than through the import hook."""
+        if len(sys.modules) == self.seen_modules:
+            return
+        self.seen_modules = len(sys.modules)
+        for module in list(sys.modules.values()):
+            if isinstance(module, _types.ModuleType) and getattr(module, "__name__", None) not in self.snaps:
+                self.snapshot(module)
+
+    def caller(self):
+        """The innermost frame in the repository, outside the plugin: (path, line), or None."""
+        frame = sys._getframe(1)
+        while frame is not None:
+            path = _norm(frame.f_code.co_filename)
+            if path != self.here and not any(_within(path, folder) for folder in self.run.exclude):
+                rel = self.run.rel(path)
+                if rel is not None and rel != ".":
+                    return {"path": rel, "line": frame.f_lineno}
+            frame = frame.f_back
+        return None
+
+    def wrote(self, key, value):
+        try:
+            if key[0] == "attr":
+                snap = self.snaps.get(key[1])
+                if snap is None or key[2] not in snap[2] or snap[2][key[2]] is value:
+                    return
+            if key[0] == "code":
+                self.dirty = True
+            by = self.caller()
+            if by is not None:
+                self.writers[key] = by
+        except Exception:
+            pass
+
+    def check(self, full=False):
+        """Compares every snapshot with the module now; notes the first change of each. Attributes are
+        compared by identity in C loops at every checkpoint; code only after a watched function's code or
+        defaults were set (the audit hook says so) and at the full checks (collection, session end)."""
+        try:
+            self.snapshot_new()
+            codes_too = full or self.dirty
+            self.dirty = False
+            is_not, missing = _operator.is_not, _itertools.repeat(_MISSING)
+            for name, snap in list(self.snaps.items()):
+                module, keys, values, members = snap[0], snap[5], snap[6], snap[7]
+                if sys.modules.get(name) is not module:
+                    self.found(("module", name), name, "", "module", module)
+                if any(map(is_not, map(vars(module).get, keys, missing), values)):
+                    self.changed_attrs(name, snap)
+                for key, cls, member_keys, member_values in members:
+                    if any(map(is_not, map(vars(cls).get, member_keys, missing), member_values)):
+                        self.changed_members(name, snap, key)
+                if codes_too:
+                    self.changed_codes(name, snap)
+            if codes_too:
+                for key, (func, code, module, qualname) in list(self.late.items()):
+                    if func.__code__ is not code[0] or func.__defaults__ is not code[1] or func.__kwdefaults__ is not code[2]:
+                        self.found(key, module, qualname, "code", func, code[0])
+            if self.finder not in sys.meta_path:
+                self.replaced.setdefault(("finder",), {"module": "?", "name": "", "kind": "error", "error": "the plugin's import hook was removed from sys.meta_path: source modules imported since were not snapshotted as imported"})
+        except Exception as error:
+            self.replaced.setdefault(("error",), {"module": "?", "name": "", "kind": "error", "error": repr(error)})
+
+    def changed_attrs(self, name, snap):
+        ns, attrs, codes, classes = vars(snap[0]), snap[2], snap[3], snap[4]
+        for key, value in attrs.items():
+            if ns.get(key, _MISSING) is not value:
+                kind = "function" if key in codes else "class" if key in classes else "value"
+                self.found(("attr", name, key), name, key, kind, value, codes[key][1][0] if key in codes else None)
+
+    def changed_members(self, name, snap, key):
+        cls, members, member_codes = snap[4][key]
+        inside = vars(cls)
+        for k, v in members.items():
+            if inside.get(k, _MISSING) is not v:
+                kind = "function" if k in member_codes else "value"
+                code = member_codes[k][1][0] if k in member_codes else None
+                self.found(("member", name, key, k), name, key + "." + k, kind, v, code)
+
+    def changed_codes(self, name, snap):
+        pairs = [(key, func, code) for key, (func, code) in snap[3].items()]
+        for key, (cls, members, member_codes) in snap[4].items():
+            pairs.extend((key + "." + k, func, code) for k, (func, code) in member_codes.items())
+        for key, func, code in pairs:
+            if func.__code__ is not code[0] or func.__defaults__ is not code[1] or func.__kwdefaults__ is not code[2]:
+                self.found(("code", id(func)), name, key, "code", func, code[0])
+
+    def unwatched_code(self, func):
+        """A source function the snapshots missed (its module came in past the import hook) has its code
+        set: the audit event comes before the write, so its code is still the original."""
+        try:
+            if not isinstance(func, _types.FunctionType) or self.source(func.__code__.co_filename) is None:
+                return
+            key = ("code", id(func))
+            self.late.setdefault(key, (func, _shipped_code(func), str(func.__module__), func.__qualname__))
+            self.wrote(key, None)
+        except Exception:
+            pass
+
+    def found(self, key, module, name, kind, original, code=None):
+        if key in self.replaced or len(self.replaced) >= 200:
+            return
+        snap = self.snaps.get(module) or (None, None)
+        test, phase, near, fixtures = self.context
+        entry = {"module": module, "name": name, "kind": kind, "phase": phase, "test": test, "near": near}
+        if fixtures:
+            entry["fixtures"] = list(fixtures)
+        func = _shipped_function(original)
+        if kind == "module":
+            entry["path"], entry["qualname"] = snap[1], ""
+        elif func is not None:
+            code = code or func.__code__
+            entry["path"], entry["qualname"] = self.run.rel(_norm(code.co_filename)), func.__qualname__
+        elif isinstance(original, type):
+            home = getattr(sys.modules.get(getattr(original, "__module__", ""), None), "__file__", None)
+            entry["path"] = self.run.rel(_norm(home)) if isinstance(home, str) else None
+            entry["qualname"] = original.__qualname__
+        elif isinstance(original, _types.ModuleType):
+            return  # an imported module, not the source's own (ordinary mocking)
+        else:
+            entry["path"], entry["qualname"] = snap[1], name
+        if entry["path"] is None or entry["path"] == ".":
+            return  # defined outside the repository: a dependency
+        by = self.writers.get(key)
+        if by is not None:
+            entry["by"] = by
+        self.replaced[key] = entry
+
+    def at(self, test, phase, near, fixtures=()):
+        """Sets what is running (the fallback for a write no frame showed); returns what ran before."""
+        was, self.context = self.context, (test, phase, near, fixtures)
+        return was
+
+    def near(self, node):
+        path = getattr(node, "path", None) or getattr(node, "fspath", None)
+        return self.run.rel(_norm(str(path))) if path is not None else None
+
+    def fixtures(self, item):
+        """The repository files of the fixtures a test uses (its conftest.py files, plugins, its own module)."""
+        out = set()
+        try:
+            for defs in item._fixtureinfo.name2fixturedefs.values():
+                for fixturedef in defs:
+                    code = getattr(getattr(fixturedef, "func", None), "__code__", None)
+                    rel = self.run.rel(_norm(code.co_filename)) if code is not None else None
+                    if rel is not None and rel != ".":
+                        out.add(rel)
+        except Exception:
+            pass
+        return tuple(sorted(out))
+
+    def testing(self, item, phase):
+        self.at(item.nodeid, phase, self.near(item), self.fixtures(item))
+
+    def payload(self):
+        self.check(full=True)
+        out = sorted(self.replaced.values(), key=lambda e: (e.get("module", ""), e.get("name", ""), e.get("kind", "")))
+        lines = {}
+        for entry in out:
+            path = entry.get("path")
+            if path is None or "qualname" not in entry:
+                continue
+            if path not in lines:
+                lines[path] = _definitions(os.path.join(self.run.root, path))
+            found = lines[path].get(_outermost(entry["qualname"]))
+            if found is not None:
+                entry["first"], entry["last"] = found
+        return out
+
+
+def _outermost(qualname):
+    """The part of a qualified name the source file defines (up to a function's locals)."""
+    parts = qualname.split(".")
+    if "<locals>" in parts:
+        parts = parts[: parts.index("<locals>")]
+    return ".".join(p for p in parts if not p.startswith("<"))
+
+
+def _definitions(path):
+    """{qualified name: (first line, last line)} of a source file's functions, classes and assignments."""
+    import ast
+
+    out = {}
+    try:
+        with open(path, "rb") as source:
+            text = source.read()
+        tree = ast.parse(text)
+    except Exception:
+        return out
+    out[""] = (1, max(1, text.count(b"\n") + (0 if text.endswith(b"\n") else 1)))
+
+    def visit(body, prefix):
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+                out[prefix + node.name] = (first, node.end_lineno)
+                if isinstance(node, ast.ClassDef):
+                    visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:
+                    for leaf in ast.walk(target):
+                        if isinstance(leaf, ast.Name):
+                            was = out.get(prefix + leaf.id)
+                            span = (node.lineno, node.end_lineno)
+                            out[prefix + leaf.id] = span if was is None else (min(was[0], span[0]), max(was[1], span[1]))
+            elif isinstance(node, (ast.If, ast.Try, ast.With)):
+                for part in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, part, []) or [], prefix)
+                for handler in getattr(node, "handlers", []) or []:
+                    visit(handler.body, prefix)
+
+    visit(tree.body, "")
+    return out
+
+
+_SHIPPED = None
+if _RUN is not None:
+    _SHIPPED = _Shipped(_RUN)
+    for _module in list(sys.modules.values()):
+        if isinstance(_module, _types.ModuleType):
+            _SHIPPED.snapshot(_module)
+    _SHIPPED.finder = _ShippedFinder()
+    sys.meta_path.insert(0, _SHIPPED.finder)
+    if hasattr(sys, "addaudithook"):
+
+        def _shipped_audit(event, args, _shipped=_SHIPPED):
+            # A function's code or defaults set from Python (func.__code__ = ...) raises this event.
+            if event == "object.__setattr__" and len(args) >= 2 and args[1] in ("__code__", "__defaults__", "__kwdefaults__"):
+                if id(args[0]) in _shipped.funcs:
+                    _shipped.wrote(("code", id(args[0])), None)
+                else:
+                    _shipped.unwatched_code(args[0])
+
+        sys.addaudithook(_shipped_audit)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    if _SHIPPED is None:
+        yield
+        return
+    was = _SHIPPED.at(None, "collection", _SHIPPED.near(collector))
+    yield
+    _SHIPPED.check(full=True)
+    _SHIPPED.context = was
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    if _SHIPPED is not None:
+        _SHIPPED.testing(item, "setup")
+    yield
+    if _SHIPPED is not None:
+        _SHIPPED.check()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    if _SHIPPED is not None:
+        _SHIPPED.testing(item, "call")
+    yield
+    if _SHIPPED is not None:
+        _SHIPPED.check()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item):
+    if _SHIPPED is not None:
+        _SHIPPED.testing(item, "teardown")
+    yield
+    if _SHIPPED is not None:
+        _SHIPPED.check()
+        _SHIPPED.at(None, "session", None)
 `;

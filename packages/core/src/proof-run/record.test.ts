@@ -130,3 +130,48 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
     ).toEqual([]);
   });
 });
+
+describe("verifyRunRecord: the replaced source (shipped code)", () => {
+  const entry = {
+    module: "pkg.calc",
+    name: "add",
+    kind: "function",
+    path: "pkg/calc.py",
+    qualname: "add",
+    first: 4,
+    last: 5,
+    by: { path: "tests/test_calc.py", line: 9 },
+    phase: "setup",
+    test: "tests/test_calc.py::test_add",
+    near: "tests/test_calc.py",
+  };
+
+  it("reads each replacement, with the writer's file and line", () => {
+    const { record, errors } = verifyRunRecord(
+      resigned((p) => {
+        const unseen: Record<string, unknown> = { ...entry, kind: "code", test: null, near: null, phase: "collection" };
+        delete unseen.by;
+        p.replaced = [entry, unseen];
+      }),
+      expected,
+    );
+    expect(errors).toEqual([]);
+    expect(record!.replaced[0]).toEqual(entry);
+    expect(record!.replaced[1]).toMatchObject({ kind: "code", by: undefined, test: null, near: null });
+  });
+
+  it("a kind the plugin does not write, or a writer without a line, is a malformed record", () => {
+    for (const bad of [
+      { ...entry, kind: "swapped" },
+      { ...entry, by: { path: "tests/x.py" } },
+    ]) {
+      const { errors } = verifyRunRecord(
+        resigned((p) => {
+          p.replaced = [bad];
+        }),
+        expected,
+      );
+      expect(errors[0]!.problem).toBe("malformed");
+    }
+  });
+});

@@ -97,6 +97,34 @@ export interface RunHook {
   trylast: boolean;
 }
 
+/**
+ * A function, class, method or attribute of a repository source module found replaced while the tests ran
+ * (or a function whose code changed), with where the original was defined and what replaced it.
+ */
+export interface RunReplacement {
+  /** The module whose attribute it is (`pkg.calc`), `?` when the plugin could not compare (`error`). */
+  module: string;
+  /** The attribute as reached from the module: `add`, `Calc.add`; empty for the module itself. */
+  name: string;
+  /** `function`, `class`, `value` (data), `code` (a function's code or defaults), `module` (sys.modules), `error`. */
+  kind: "function" | "class" | "value" | "code" | "module" | "error";
+  /** The original's repository file and qualified name, and its definition's lines there. */
+  path?: string | undefined;
+  qualname?: string | undefined;
+  first?: number | undefined;
+  last?: number | undefined;
+  /** The repository frame that made the change, where Python showed it (a module attribute set, `__code__ =`). */
+  by?: { path: string; line: number } | undefined;
+  /** When it was first seen: `collection`, `setup`, `call`, `teardown` or `session`, and the test. */
+  phase?: string | undefined;
+  test?: string | null | undefined;
+  /** The test's file, or the module being collected, at that moment: the writer when no frame showed it. */
+  near?: string | null | undefined;
+  /** The repository files of the fixtures the running test used (conftest.py files, plugins, its module). */
+  fixtures?: string[] | undefined;
+  error?: string | undefined;
+}
+
 /** A verified record of one pytest session (docs/proof-run-record.md). */
 export interface RunRecord {
   /** Where the record was read from. */
@@ -135,6 +163,8 @@ export interface RunRecord {
   plugins: string[];
   /** Modules loaded from inside the repository under the name of a module found elsewhere. */
   shadowed: Array<{ module: string; path: string; error?: string | undefined }>;
+  /** Source attributes and code replaced while the tests ran (absent from records of older plugins: none). */
+  replaced: RunReplacement[];
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -408,9 +438,37 @@ function readRecord(p: Json, file: string): RunRecord | string {
         const s = obj(v, at);
         return { module: str(s, "module", at), path: str(s, "path", at), error: optStr(s, "error", at) };
       }),
+      replaced: readReplaced(p),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
     throw error;
   }
+}
+
+const REPLACED_KINDS = ["function", "class", "value", "code", "module", "error"] as const;
+
+function readReplaced(p: Json): RunReplacement[] {
+  if (p.replaced === undefined) return [];
+  return arr(p, "replaced", "record").map((v, i) => {
+    const at = `replaced[${i}]`;
+    const r = obj(v, at);
+    const by = r.by === undefined ? undefined : obj(r.by, `${at}.by`);
+    const nullable = (k: string): string | null | undefined => (r[k] === null ? null : optStr(r, k, at));
+    return {
+      module: str(r, "module", at),
+      name: str(r, "name", at),
+      kind: oneOf(str(r, "kind", at), REPLACED_KINDS, `${at}.kind`),
+      path: nullable("path") ?? undefined,
+      qualname: optStr(r, "qualname", at),
+      first: optNum(r, "first", at),
+      last: optNum(r, "last", at),
+      by: by && { path: str(by, "path", `${at}.by`), line: num(by, "line", `${at}.by`) },
+      phase: optStr(r, "phase", at),
+      test: nullable("test"),
+      near: nullable("near"),
+      fixtures: r.fixtures === undefined ? undefined : strings(r, "fixtures", at),
+      error: optStr(r, "error", at),
+    };
+  });
 }

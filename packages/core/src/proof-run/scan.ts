@@ -72,6 +72,9 @@ function code(text: string): string {
   return text;
 }
 
+/** A Python line without its trailing `# comment`, for other scans of added lines. */
+export const codeOf = code;
+
 /**
  * `runner_tampering`: Python lines that import pytest's or pluggy's internals, patch or rewrite report
  * objects, force hook results, set the exit status, implement result hooks, unregister plugins, read
