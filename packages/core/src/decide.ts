@@ -94,6 +94,7 @@ export function decide(input: DecideInput): GateReport {
           active,
           commits: range.patch.commits,
           policy: range.policy,
+          settings: propertyRecord.hypothesis && { file: propertyRecord.file, byId: propertyRecord.hypothesis },
         })
       : undefined;
   const facts: GateFacts = {

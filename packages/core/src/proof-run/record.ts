@@ -1,4 +1,5 @@
 import type { GateIssue } from "../errors.js";
+import { readPropertySettings, type PropertySettingsById } from "../property-settings.js";
 import { canonicalJson } from "./canonical-json.js";
 import { asciiBytes, equalInConstantTime, fromHex, hmacSha256, toHex } from "./hmac.js";
 import { PROOF_PLUGIN_VERSION, PROOF_RUN_RECORD_FORMAT, PROOF_RUN_RECORD_VERSION } from "./plugin.js";
@@ -133,6 +134,8 @@ export interface RunRecord {
   plugins: string[];
   /** Modules loaded from inside the repository under the name of a module found elsewhere. */
   shadowed: Array<{ module: string; path: string; error?: string | undefined }>;
+  /** Each Hypothesis test's effective settings as it was about to run (absent from older records). */
+  hypothesis?: PropertySettingsById | undefined;
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -405,9 +408,17 @@ function readRecord(p: Json, file: string): RunRecord | string {
         const s = obj(v, at);
         return { module: str(s, "module", at), path: str(s, "path", at), error: optStr(s, "error", at) };
       }),
+      hypothesis: hypothesisSettings(p.hypothesis),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
     throw error;
   }
+}
+
+function hypothesisSettings(v: unknown): PropertySettingsById | undefined {
+  if (v === undefined) return undefined;
+  const read = readPropertySettings(v, "hypothesis");
+  if (typeof read === "string") throw new ShapeError(read);
+  return read;
 }

@@ -85,7 +85,8 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, outputs));
     if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
   }
-  if (properties !== undefined && config.properties.enabled) {
+  // The seed signals judge its results; the property-test rule its record (the settings as they ran).
+  if (properties !== undefined && (config.properties.enabled || config.properties.judgeTests)) {
     const seeds = seedsSetup(o);
     run.outcomes.push(
       await runStep(o, "properties", properties, { ...o.env, ...seeds.env }, config.properties.results),

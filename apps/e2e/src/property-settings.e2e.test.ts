@@ -1,0 +1,172 @@
+// Issue 21 item 9, end to end with the real pytest 7.2, hypothesis 6.67 and git: the property run's record
+// carries each Hypothesis test's settings as it ran, the base's property run reads the base's, and weaker
+// settings at head are `property_weakened` however they were made. Here through a settings object defined in
+// a helper module that is no test file (the static rule on property test files cannot see it).
+import { rmSync } from "node:fs";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  AGENT,
+  HUMAN,
+  check,
+  config,
+  makeCheckProject,
+  type CheckRun,
+  type FileChange,
+  type Identity,
+  type Project,
+} from "./check-project.js";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The project's shared Hypothesis settings in the package (as libraries ship their strategies): no test file. */
+const TOOLS = (examples: number, extra = ""): string => `from hypothesis import settings
+
+thorough = settings(max_examples=${examples}, derandomize=True, database=None${extra})
+`;
+const TOOLS_FILE = "pkg/proptools.py";
+
+const HYP = `from hypothesis import given, strategies as st
+
+from pkg.proptools import thorough
+from pkg.calc import decode, encode, total
+
+
+@thorough
+@given(st.text())
+def test_codec_roundtrip(text):
+    assert decode(encode(text)) == text
+
+
+@thorough
+@given(st.lists(st.integers(min_value=0)))
+def test_total_is_sum(prices):
+    assert total(prices) == sum(prices)
+`;
+const HYP_FILE = "tests/properties/test_hyp.py";
+
+const GITIGNORE =
+  "collected.txt\nproven_coverage.json\nresults.xml\nproperties.xml\n.coverage\nproofgate-report/\n__pycache__/\n.hypothesis/\n";
+
+function project(
+  patch: Record<string, FileChange>,
+  o: { who?: Identity; message?: string; base?: Record<string, FileChange> } = {},
+): Project {
+  const p = makeCheckProject({
+    base: { ".gitignore": GITIGNORE, [TOOLS_FILE]: TOOLS(50), [HYP_FILE]: HYP, ...o.base },
+    patch: [{ message: o.message ?? "Faster property tests\n", files: patch, who: o.who ?? AGENT }],
+  });
+  made.push(p.dir);
+  return p;
+}
+
+const row = (r: CheckRun) => r.report.signals.find((s) => s.id === "property_hold")!;
+
+function explain(r: CheckRun): string {
+  return `exit ${r.status}\nreasons ${JSON.stringify(r.report.reasons)}\n${JSON.stringify(r.report.details, null, 1)}\n${JSON.stringify(r.report.errors, null, 1)}\n${r.stderr.slice(-3000)}`;
+}
+
+describe("check --run: Hypothesis settings as they ran, compared with the base's run of the same test", () => {
+  it.concurrent(
+    "an agent lowers max_examples in a helper module no property test file shows: REJECT property_weakened naming the tests and the setting",
+    async () => {
+      const p = project({ [TOOLS_FILE]: TOOLS(2) });
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
+      expect(r.status).toBe(1);
+      // No commit touched the test file: the settings came through the helper it imports.
+      expect(r.report.details.map((d) => [d.reason, d.file, d.commit, d.author])).toEqual([
+        ["property_weakened", HYP_FILE, null, null],
+      ]);
+      const message = r.report.details[0]!.message;
+      expect(message).toContain(
+        `2 property test(s) of ${HYP_FILE} ran with weaker Hypothesis settings than at the base: `,
+      );
+      expect(message).toContain("test_codec_roundtrip (max_examples 50 at the base, 2 at head)");
+      expect(message).toContain("test_total_is_sum (max_examples 50 at the base, 2 at head)");
+      expect(message).toContain(
+        `no commit in the range touched ${HYP_FILE} (the settings came through code it imports), and no human commit carries \`Property-Seeds: human\``,
+      );
+      expect((r.report.details[0] as unknown as { fix: string }).fix).toContain("`Property-Seeds: human`");
+      expect(row(r).result).toBe("fail");
+      expect(row(r).value).toContain("Hypothesis settings of 2 compared with the base's, 2 weaker");
+    },
+  );
+
+  it.concurrent("several settings at once are each named: a deadline removed, a health check suppressed", async () => {
+    const base = { [TOOLS_FILE]: TOOLS(50, ", deadline=1000") };
+    const p = project(
+      {
+        [TOOLS_FILE]: TOOLS(50, ", deadline=None, suppress_health_check=[HealthCheck.too_slow]").replace(
+          "import settings",
+          "import HealthCheck, settings",
+        ),
+      },
+      { base },
+    );
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
+    const message = r.report.details[0]!.message;
+    expect(message).toContain("suppress_health_check none at the base, too_slow at head");
+    expect(message).toContain("deadline 1000ms at the base, None at head");
+    expect(message).not.toContain("max_examples");
+  });
+
+  it.concurrent("the same change by a human with `Property-Seeds: human`: MERGE", async () => {
+    const p = project({ [TOOLS_FILE]: TOOLS(2) }, { who: HUMAN, message: "Faster CI\n\nProperty-Seeds: human\n" });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(row(r).value).toContain("Hypothesis settings of 2 compared with the base's, 2 weaker");
+  });
+
+  it.concurrent("settings unchanged, or made stronger, by an agent: MERGE", async () => {
+    const p = project({ [TOOLS_FILE]: `# shared settings\n${TOOLS(80)}` });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(row(r).value).toContain("Hypothesis settings of 2 compared with the base's, 0 weaker");
+  });
+});
+
+describe("[properties] judge_tests: the property-test rule apart from the seed signals", () => {
+  const withProperties = (keys: string) => ({
+    "proofgate.toml": config().replace(
+      '[properties]\nresults = ["properties.xml"]\n',
+      `[properties]\nresults = ["properties.xml"]\n${keys}`,
+    ),
+  });
+
+  it.concurrent(
+    "enabled = false with judge_tests = true: the seeds are off, the weakened settings REJECT",
+    async () => {
+      const p = project({ [TOOLS_FILE]: TOOLS(2) }, { base: withProperties("enabled = false\njudge_tests = true\n") });
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
+      expect(row(r).result).toBe("fail");
+      expect(row(r).value).toMatch(
+        /^off: \[properties\] enabled = false in proofgate.toml at [0-9a-f]{12}; property tests still judged/,
+      );
+    },
+  );
+
+  it.concurrent("enabled = false alone (a config written before the key): both off, as before: MERGE", async () => {
+    const p = project({ [TOOLS_FILE]: TOOLS(2) }, { base: withProperties("enabled = false\n") });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(row(r).value).toMatch(/^off: \[properties\] enabled = false in proofgate.toml at [0-9a-f]{12}$/);
+  });
+
+  it.concurrent(
+    "judge_tests = false with the seeds on: the seeds are judged, the settings are not: MERGE",
+    async () => {
+      const p = project({ [TOOLS_FILE]: TOOLS(2) }, { base: withProperties("judge_tests = false\n") });
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual([]);
+      expect(row(r).result).toBe("pass");
+      expect(row(r).value).toMatch(/^0 failures of \d+ cases; 2 seeds at head, 0 touched$/);
+    },
+  );
+});
