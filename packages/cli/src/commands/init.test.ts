@@ -216,7 +216,9 @@ describe("proofgate init: the files", () => {
     const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
     expect(parsed.errors).toEqual([]);
     expect(parsed.config?.properties).toMatchObject({ enabled: true, seeds: ["tests/properties/seeds"] });
-    expect((parsed.given ?? []).filter((k) => k.startsWith("properties."))).toEqual([]);
+    // judge_tests alone: the property tests are judged, and it names no seeds (they stay off until there are).
+    expect((parsed.given ?? []).filter((k) => k.startsWith("properties."))).toEqual(["properties.judge_tests"]);
+    expect(text).toMatch(/^judge_tests = true$/m);
   });
 
   it("with pytest-cov 4.1 or later, pytest-cov writes the JSON; --python goes into every command", async () => {
