@@ -188,7 +188,8 @@ describe("proofgate init: the files", () => {
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
       results: { junit: ["results.xml"] },
       fixtures: { enabled: false },
-      properties: { enabled: false },
+      // No seeds and no hypothesis test: the seed signals off; a property test added later is judged.
+      properties: { enabled: false, judgeTests: true },
       commands: {
         collect: "python -m pytest --collect-only -q > collected.txt",
         proof:
@@ -323,6 +324,7 @@ describe("proofgate init: the files", () => {
       seeds: ["tests/properties/seeds"],
       results: ["properties.xml"],
       tests: ["tests/properties"],
+      judgeTests: true,
     });
     expect(config?.commands.properties).toBe(
       "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml",
