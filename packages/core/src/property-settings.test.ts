@@ -201,6 +201,23 @@ describe("judgePropertySettings: weaker at head than at the base is property_wea
     expect(judge(weaker, [faker], [{ commit: faker, paths: [FILE] }]).findings[0]!.message).toContain("is an agent's");
   });
 
+  it("a base property test whose body ran at head with no settings (its @given gone, or hidden): a finding", () => {
+    const a = commit(BOT);
+    const j = judgePropertySettings(
+      {
+        base: { file: "base", settings: { [A]: DEFAULTS, [B]: DEFAULTS } },
+        head: { file: "head", settings: {}, ran: [A] },
+        touched: [],
+        renames: [],
+        collectionFiles: [],
+      },
+      { commits: [a], policy: POLICY },
+    );
+    expect(j).toMatchObject({ compared: 1, weakened: 1 });
+    expect(j.findings[0]!.message).toContain("test_a (ran at head as no Hypothesis test)");
+    expect(j.findings[0]!.message).not.toContain("test_b");
+  });
+
   it("settings the head could not read are a finding; a test not run at head, or unreadable at the base, is not compared here", () => {
     const a = commit(BOT);
     const j = judge({ [A]: { error: "RuntimeError('x')" } }, [a]);

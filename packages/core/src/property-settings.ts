@@ -178,7 +178,8 @@ export function weakerSettings(base: PropertySettings, head: PropertySettings): 
 /** What the gate has for the comparison: the base's settings and the head's, and what the range touched. */
 export interface PropertySettingsEvidence {
   base: { file: string; settings: PropertySettingsById };
-  head: { file: string; settings: PropertySettingsById };
+  /** `ran`: the ids whose body ran at head (a call phase): one without settings there hid them, or lost @given. */
+  head: { file: string; settings: PropertySettingsById; ran?: readonly string[] | undefined };
   touched: readonly CommitPaths[];
   renames: readonly FileRename[];
   collectionFiles: readonly string[];
@@ -202,18 +203,21 @@ export function judgePropertySettings(
   const key = context.policy.trailers.propertySeeds;
   const attribution = changeAttributor(evidence, context.commits, context.policy, key);
   const groups = new Map<string, { file: string; commit?: Commit | undefined; tests: string[] }>();
+  const ran = new Set(evidence.head.ran ?? []);
   let compared = 0;
   let weakened = 0;
   for (const [id, base] of Object.entries(evidence.base.settings)) {
     const head = evidence.head.settings[id];
-    if (head === undefined || "error" in base) continue;
+    if ("error" in base || (head === undefined && !ran.has(id))) continue;
     compared++;
     const what =
-      "error" in head
-        ? `settings unreadable at head (${head.error})`
-        : weakerSettings(base, head)
-            .map((w) => `${w.setting} ${w.base} at the base, ${w.head} at head`)
-            .join("; ");
+      head === undefined
+        ? "ran at head as no Hypothesis test"
+        : "error" in head
+          ? `settings unreadable at head (${head.error})`
+          : weakerSettings(base, head)
+              .map((w) => `${w.setting} ${w.base} at the base, ${w.head} at head`)
+              .join("; ");
     if (what === "") continue;
     weakened++;
     const file = fileOf(id);

@@ -118,7 +118,7 @@ export interface PropertyIdContext {
   commits: readonly Commit[];
   policy: PatchPolicy;
   /** The Hypothesis settings the head's property run recorded, by test id, and the record's file. */
-  settings?: { file: string; byId: PropertySettingsById } | undefined;
+  settings?: { file: string; byId: PropertySettingsById; ran?: readonly string[] | undefined } | undefined;
 }
 
 /** The findings, and the numbers the table shows. */
@@ -176,7 +176,7 @@ export function judgePropertyIds(evidence: PropertyIdEvidence, context: Property
           {
             ...evidence,
             base: { file: evidence.base.file, settings: evidence.base.settings },
-            head: { file: context.settings.file, settings: context.settings.byId },
+            head: { file: context.settings.file, settings: context.settings.byId, ran: context.settings.ran },
           },
           context,
         )
