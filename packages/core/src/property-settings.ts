@@ -30,12 +30,15 @@ def _proofgate_hypothesis_settings(item):
         if not isinstance(used, kind):
             return {"error": "no Hypothesis settings object on the test or its TestCase class"}
         deadline = used.deadline
+        # The raw value: reading .database of an unset one would make the default database's folder.
+        database = vars(used).get("database", used)
+        database = used.database if database is used else database
         return {
             "max_examples": int(used.max_examples),
             "deadline_us": None if deadline is None else int(deadline.total_seconds() * 1000000),
             "phases": sorted(str(p.name) for p in used.phases),
             "derandomize": bool(used.derandomize),
-            "database": used.database is not None,
+            "database": database is not None,
             "suppress_health_check": sorted(str(h.name) for h in used.suppress_health_check),
             "stateful_step_count": int(used.stateful_step_count),
             "seeded": getattr(obj, "_hypothesis_internal_use_seed", None) is not None
