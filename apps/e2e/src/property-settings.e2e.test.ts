@@ -92,6 +92,13 @@ describe("check --run: Hypothesis settings as they ran, compared with the base's
       expect((r.report.details[0] as unknown as { fix: string }).fix).toContain("`Property-Seeds: human`");
       expect(row(r).result).toBe("fail");
       expect(row(r).value).toContain("Hypothesis settings of 2 compared with the base's, 2 weaker");
+      // The base's settings came from its own property run (the `base properties` step), as an input.
+      expect(r.report.inputs).toContainEqual(
+        expect.objectContaining({
+          role: "base_properties",
+          path: `property test settings (collected at base ${p.base.slice(0, 12)})`,
+        }),
+      );
     },
   );
 
@@ -145,6 +152,7 @@ describe("[properties] judge_tests: the property-test rule apart from the seed s
       const p = project({ [TOOLS_FILE]: TOOLS(2) }, { base: withProperties("enabled = false\njudge_tests = true\n") });
       const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
       expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
+      expect(r.report.details[0]!.message).toContain("test_codec_roundtrip (max_examples 50 at the base, 2 at head)");
       expect(row(r).result).toBe("fail");
       expect(row(r).value).toMatch(
         /^off: \[properties\] enabled = false in proofgate.toml at [0-9a-f]{12}; property tests still judged/,
