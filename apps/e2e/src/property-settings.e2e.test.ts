@@ -2,8 +2,17 @@
 // carries each Hypothesis test's settings as it ran, the base's property run reads the base's, and weaker
 // settings at head are `property_weakened` however they were made. Here through a settings object defined in
 // a helper module that is no test file (the static rule on property test files cannot see it).
-import { rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import {
+  proofPluginModuleName,
+  proofRunEnvironment,
+  renderProofPlugin,
+  verifyRunRecord,
+} from "@proofgate/core/proof-run";
+import { renderPropertyIdsPlugin } from "@proofgate/core";
 import {
   AGENT,
   HUMAN,
@@ -15,6 +24,7 @@ import {
   type Identity,
   type Project,
 } from "./check-project.js";
+import { makeProject, python } from "./helpers.js";
 
 const made: string[] = [];
 afterAll(() => {
@@ -177,4 +187,145 @@ describe("[properties] judge_tests: the property-test rule apart from the seed s
       expect(row(r).value).toMatch(/^0 failures of \d+ cases; 2 seeds at head, 0 touched$/);
     },
   );
+});
+
+describe("the record: each Hypothesis test's settings as it was about to run (the real plugin, pytest 7.2, hypothesis 6.67)", () => {
+  const TESTS = `import pytest
+from hypothesis import HealthCheck, given, seed, settings, strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, rule
+
+
+@given(st.integers())
+def test_defaults(x):
+    pass
+
+
+@seed(3)
+@settings(max_examples=7, deadline=250, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers())
+def test_tuned(x):
+    pass
+
+
+@given(st.integers())
+def test_swapped(x):
+    pass
+
+
+class Machine(RuleBasedStateMachine):
+    @rule()
+    def step(self):
+        pass
+
+
+Machine.TestCase.settings = settings(stateful_step_count=4, max_examples=3, deadline=None)
+TestMachine = Machine.TestCase
+
+
+def test_plain():
+    pass
+`;
+  // A fixture that swaps a settings object once the tests run: the head's record, read just before the body,
+  // has the swapped one; the base's plugin reads at the end of the collection (no fixture runs there).
+  const CONFTEST = `import pytest
+from hypothesis import settings
+
+
+@pytest.fixture(autouse=True, scope="session")
+def swap(request):
+    for item in request.session.items:
+        if item.name == "test_swapped":
+            item.obj._hypothesis_internal_use_settings = settings(max_examples=2, derandomize=True, database=None)
+`;
+
+  it("records @given and state-machine settings, a fixture's swap as it ran, and no entry for a plain test; the base's plugin reads them at collection", () => {
+    const dir = makeProject({ "tests/test_props.py": TESTS, "tests/conftest.py": CONFTEST });
+    made.push(dir);
+    const nonce = randomBytes(16).toString("hex");
+    const key = randomBytes(32).toString("hex");
+    const out = join(dir, "proofgate-report");
+    const pluginDir = join(out, "pytest");
+    mkdirSync(pluginDir, { recursive: true });
+    const moduleName = proofPluginModuleName(nonce);
+    writeFileSync(
+      join(pluginDir, `${moduleName}.py`),
+      renderProofPlugin({ today: "2026-09-20", active: [] }, { ledgerFile: "freeze.toml", exclude: [out] }),
+    );
+    const record = join(out, "run-record.json");
+    const env = proofRunEnvironment({
+      nonce,
+      key,
+      record,
+      root: dir,
+      pluginDir,
+      moduleName,
+      inherited: {},
+      delimiter: ":",
+    });
+    const run = python(["-m", "pytest", "-p", "no:cacheprovider", "-q", "tests"], dir, env);
+    expect(run.status, run.stdout + run.stderr).toBe(0);
+    const verified = verifyRunRecord(existsSync(record) ? readFileSync(record, "utf8") : undefined, {
+      nonce,
+      key,
+      file: "run-record.json",
+    });
+    expect(verified.errors).toEqual([]);
+    const phases = ["explicit", "generate", "reuse", "shrink", "target"];
+    const common = { phases, suppressHealthCheck: [], seeded: false, profile: "default" };
+    expect(verified.record!.hypothesis).toEqual({
+      "tests/test_props.py::test_defaults": {
+        ...common,
+        maxExamples: 100,
+        deadlineUs: 200_000,
+        derandomize: false,
+        database: true,
+        statefulStepCount: 50,
+      },
+      "tests/test_props.py::test_tuned": {
+        ...common,
+        maxExamples: 7,
+        deadlineUs: 250_000,
+        derandomize: false,
+        // Hypothesis runs a test with a fixed @seed without its database.
+        database: false,
+        suppressHealthCheck: ["too_slow"],
+        statefulStepCount: 50,
+        seeded: true,
+      },
+      "tests/test_props.py::test_swapped": {
+        ...common,
+        maxExamples: 2,
+        deadlineUs: 200_000,
+        derandomize: true,
+        database: false,
+        statefulStepCount: 50,
+      },
+      "tests/test_props.py::TestMachine::runTest": {
+        ...common,
+        maxExamples: 3,
+        deadlineUs: null,
+        derandomize: false,
+        database: true,
+        statefulStepCount: 4,
+      },
+    });
+
+    // The base's plugin: the same reader at the end of the collection, every test deselected.
+    const ids = join(out, "base", "ids.jsonl");
+    const found = join(out, "base", "settings.jsonl");
+    mkdirSync(join(out, "base"), { recursive: true });
+    writeFileSync(join(out, "base", "proofgate_property_ids.py"), renderPropertyIdsPlugin(ids, "a".repeat(40), found));
+    const base = python(
+      ["-m", "pytest", "-p", "no:cacheprovider", "-q", "-p", "proofgate_property_ids", "tests"],
+      dir,
+      {
+        PYTHONPATH: join(out, "base"),
+      },
+    );
+    expect(base.status, base.stdout + base.stderr).toBe(0);
+    const atBase = JSON.parse(readFileSync(found, "utf8").trim()) as Record<string, { max_examples: number }>;
+    expect(Object.keys(atBase).sort()).toEqual(Object.keys(verified.record!.hypothesis!).sort());
+    expect(atBase["tests/test_props.py::test_swapped"]!.max_examples).toBe(100);
+    expect(atBase["tests/test_props.py::test_tuned"]!.max_examples).toBe(7);
+  });
 });
