@@ -773,7 +773,8 @@ if _RUN is not None and hasattr(sys, "addaudithook"):
 
 # ---------------------------------------------------------------------------------------------------
 # Hypothesis settings as they ran: read in the innermost call wrapper, after every fixture and just before
-# the test body, so a profile loaded or a settings object swapped after collection is what is recorded.
+# the test body, so a settings object a fixture or hook swapped is what is recorded. (A profile loaded after
+# a test was decorated changes nothing for it: Hypothesis merged the default in at decoration.)
 
 
 def _hypothesis_seen(run, item):
