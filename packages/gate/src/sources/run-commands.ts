@@ -190,7 +190,7 @@ function seedsSetup(o: RunCommandsOptions): StepSetup & { files: string[] } {
   o.ports.files.removeTree(dir);
   const { sha, files } = o.ports.seeds({ ref: o.base, dirs: o.config.properties.seeds, out: dir });
   o.log.info(`wrote ${files.length} seed file(s) from ${o.base} (${sha.slice(0, 12)}) under ${dir}, read-only`);
-  if (files.length === 0) {
+  if (files.length === 0 && o.config.properties.enabled) {
     o.log.warn(
       `${o.config.properties.seeds.join(", ")} has no files at ${o.base}: the property suite would run on no seeds (seeds_empty)`,
     );
