@@ -119,8 +119,17 @@ const ROUTES: Route[] = [
   {
     name: "(a) a lowered max_examples",
     files: { [HYP_FILE]: FEWER },
-    findings: [[HYP_FILE, lineOf(FEWER, "max_examples=1")]],
-    names: [[`and changes property tests, which are judged with the seeds: ${HYP_FILE}`]],
+    // The file changed, and the test ran with fewer examples than at the base (issue 21 item 9).
+    findings: [
+      [HYP_FILE, lineOf(FEWER, "max_examples=1")],
+      [HYP_FILE, null],
+    ],
+    names: [
+      [`and changes property tests, which are judged with the seeds: ${HYP_FILE}`],
+      [
+        `1 property test(s) of ${HYP_FILE} ran with weaker Hypothesis settings than at the base: test_codec_roundtrip (max_examples 50 at the base, 1 at head)`,
+      ],
+    ],
     ran: 3,
   },
   {
@@ -229,7 +238,9 @@ describe("check --run: what is not a weakened property", () => {
     expect(r.status).toBe(0);
     const row = r.report.signals.find((s) => s.id === "property_hold")!;
     expect(row).toMatchObject({ result: "pass" });
-    expect(row.value).toMatch(/; 0 property test files touched; 3 of 3 base property tests ran$/);
+    expect(row.value).toMatch(
+      /; 0 property test files touched; 3 of 3 base property tests ran; Hypothesis settings of 2 compared with the base's, 0 weaker$/,
+    );
     expect(row.value).toMatch(/^0 failures of 3 cases; 2 seeds at head, 0 touched/);
     // The base's run collected its ids and ran nothing: the ids file holds the base's four.
     const ids = readFileSync(join(p.dir, "proofgate-report", "base-properties", "property-ids.jsonl"), "utf8");

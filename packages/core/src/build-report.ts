@@ -79,7 +79,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value:
         properties.kind === "off"
           ? `off: ${properties.why ?? "[properties] enabled = false"}${propertyTestTouches !== undefined ? `; property tests still judged: ${plural(propertyTestTouches, "property test file")} touched` : ""}`
-          : `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}${propertyTestTouches !== undefined ? `; ${plural(propertyTestTouches, "property test file")} touched` : ""}${ids ? `; ${ids.baseTests - ids.notRun} of ${plural(ids.baseTests, "base property test")} ran${ids.approved ? ` (${ids.approved} retired with a human's trailer)` : ""}` : ""}`,
+          : `${plural(facts.propertyFailures, "failure")}${suite ? ` of ${plural(suite.tests, "case")}${suite.skipped ? `, ${suite.skipped} skipped` : ""}` : ""}${seeds ? `; ${plural(seeds.filesAtHead, "seed")} at head, ${seedTouches} touched` : ""}${propertyTestTouches !== undefined ? `; ${plural(propertyTestTouches, "property test file")} touched` : ""}${ids ? `; ${ids.baseTests - ids.notRun} of ${plural(ids.baseTests, "base property test")} ran${ids.approved ? ` (${ids.approved} retired with a human's trailer)` : ""}${ids.settings ? `; Hypothesis settings of ${ids.settings.compared} compared with the base's, ${ids.settings.weakened} weaker` : ""}` : ""}`,
       policy: `0 failures; seeds non-empty; seeds and property tests changed only with ${trailer("propertySeeds", "Property-Seeds")}${ids ? "; the base's property tests still run" : ""}`,
       off: properties.kind === "off",
     },

@@ -30,7 +30,13 @@ describe("parseConfig: defaults", () => {
         allowSymlinks: false,
         allowSpecialNames: false,
       },
-      properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [], tests: ["tests/properties"] },
+      properties: {
+        enabled: true,
+        seeds: ["tests/properties/seeds"],
+        results: [],
+        tests: ["tests/properties"],
+        judgeTests: true,
+      },
       agents: { patterns: [...DEFAULT_AGENT_PATTERNS], humanSignatures: "off" },
       protect: {
         paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**", "**/conftest.py"],
@@ -169,6 +175,7 @@ properties = "pytest tests/properties"
         seeds: ["tests/seeds"],
         results: ["props.xml"],
         tests: ["tests/props", "tests/fuzz"],
+        judgeTests: false,
       },
       agents: { patterns: ["*[bot]*", "*<robot@example.org>"], humanSignatures: "off" },
       protect: {
@@ -420,6 +427,24 @@ describe("parseConfig: paths that git judges", () => {
     expect(config.properties.seeds).toEqual(["seeds"]);
   });
 
+  it.each([
+    ["", true],
+    ["[properties]\nenabled = true\n", true],
+    // A config written before judge_tests: enabled = false turned the property-test rule off with the seeds.
+    ["[properties]\nenabled = false\n", false],
+    ["[properties]\nenabled = false\njudge_tests = true\n", true],
+    ["[properties]\njudge_tests = false\n", false],
+    ["[properties]\nenabled = true\njudge_tests = false\n", false],
+  ])("[properties] judge_tests in %j: %s", (text, judged) => {
+    expect(ok(text).properties.judgeTests).toBe(judged);
+  });
+
+  it("[properties] judge_tests must be true or false", () => {
+    expect(parse('[properties]\njudge_tests = "yes"\n').errors).toEqual([
+      expect.objectContaining({ line: 2, message: expect.stringContaining("[properties] judge_tests") }),
+    ]);
+  });
+
   it("[properties] tests: folders of property tests, written as git writes them; a wrong type or key names its line", () => {
     expect(ok("").properties.tests).toEqual(["tests/properties"]);
     expect(ok('[properties]\ntests = ["./props/", "tests/test_fuzz.py"]\n').properties.tests).toEqual([
@@ -439,7 +464,7 @@ describe("parseConfig: paths that git judges", () => {
       expect.objectContaining({
         line: 2,
         message: "unknown key `test` in [properties]",
-        fix: "[properties] has enabled, seeds, results, tests",
+        fix: "[properties] has enabled, seeds, results, tests, judge_tests",
       }),
     ]);
   });

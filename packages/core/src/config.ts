@@ -26,8 +26,11 @@ export interface GateConfig {
   /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
-  /** `tests`: folders (or files) of property tests, judged with the seeds (`property_weakened`). */
-  properties: { enabled: boolean; seeds: string[]; results: string[]; tests: string[] };
+  /**
+   * `tests`: folders (or files) of property tests, judged with the seeds (`property_weakened`).
+   * `judgeTests`: the property-test rule (`property_weakened`); unset, it follows `enabled` as written.
+   */
+  properties: { enabled: boolean; seeds: string[]; results: string[]; tests: string[]; judgeTests: boolean };
   /**
    * `humanSignatures`: "required" counts a human trailer only on a commit whose signature verifies against
    * `allowedSigners` (an SSH allowed-signers file, read at the base) or that the platform verified.
@@ -98,7 +101,13 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       allowSymlinks: false,
       allowSpecialNames: false,
     },
-    properties: { enabled: true, seeds: ["tests/properties/seeds"], results: [], tests: ["tests/properties"] },
+    properties: {
+      enabled: true,
+      seeds: ["tests/properties/seeds"],
+      results: [],
+      tests: ["tests/properties"],
+      judgeTests: true,
+    },
     agents: { patterns: [...agentPatterns], humanSignatures: "off" },
     protect: { paths: [...DEFAULT_PROTECTED_PATHS], sections: [...DEFAULT_PROTECTED_SECTIONS], commands: true },
     measurement: { enabled: true, exempt: [...DEFAULT_MEASUREMENT_EXEMPT] },
@@ -122,7 +131,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
-  properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings" },
+  properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings", judge_tests: "bool" },
   agents: { patterns: "strings", human_signatures: "string", allowed_signers: "string" },
   protect: { paths: "strings", sections: "strings", commands: "bool" },
   measurement: { enabled: "bool", exempt: "strings" },
@@ -280,6 +289,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       seeds: list("properties", "seeds", d.properties.seeds),
       results: list("properties", "results", d.properties.results),
       tests: list("properties", "tests", d.properties.tests),
+      // Unset: as before the key existed, `enabled = false` turns the property-test rule off with the seeds.
+      judgeTests: bool("properties", "judge_tests", bool("properties", "enabled", true)),
     },
     agents: {
       patterns: list("agents", "patterns", d.agents.patterns),

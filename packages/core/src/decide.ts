@@ -94,6 +94,11 @@ export function decide(input: DecideInput): GateReport {
           active,
           commits: range.patch.commits,
           policy: range.policy,
+          settings: propertyRecord.hypothesis && {
+            file: propertyRecord.file,
+            byId: propertyRecord.hypothesis,
+            ran: propertyRecord.tests.filter((t) => t.phases.some((p) => p.when === "call")).map((t) => t.id),
+          },
         })
       : undefined;
   const facts: GateFacts = {

@@ -77,6 +77,15 @@ export {
   type BaseImportsSetup,
   type BaseImportsLine,
 } from "./base-imports.js";
+export {
+  judgePropertySettings,
+  parsePropertySettingsFile,
+  readPropertySettings,
+  weakerSettings,
+  type PropertySettings,
+  type PropertySettingsById,
+  type WeakerSetting,
+} from "./property-settings.js";
 export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
 export {
   REPORT_SCHEMA_VERSION,

@@ -193,7 +193,8 @@ describe("proofgate init: the files", () => {
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
       results: { junit: ["results.xml"] },
       fixtures: { enabled: false },
-      properties: { enabled: false },
+      // No seeds and no hypothesis test: the seed signals off; a property test added later is judged.
+      properties: { enabled: false, judgeTests: true },
       commands: {
         collect: "python -m pytest --collect-only -q > collected.txt",
         proof:
@@ -221,7 +222,9 @@ describe("proofgate init: the files", () => {
     const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
     expect(parsed.errors).toEqual([]);
     expect(parsed.config?.properties).toMatchObject({ enabled: true, seeds: ["tests/properties/seeds"] });
-    expect((parsed.given ?? []).filter((k) => k.startsWith("properties."))).toEqual([]);
+    // judge_tests alone: the property tests are judged, and it names no seeds (they stay off until there are).
+    expect((parsed.given ?? []).filter((k) => k.startsWith("properties."))).toEqual(["properties.judge_tests"]);
+    expect(text).toMatch(/^judge_tests = true$/m);
   });
 
   it("with pytest-cov 4.1 or later, pytest-cov writes the JSON; --python goes into every command", async () => {
@@ -326,6 +329,7 @@ describe("proofgate init: the files", () => {
       seeds: ["tests/properties/seeds"],
       results: ["properties.xml"],
       tests: ["tests/properties"],
+      judgeTests: true,
     });
     expect(config?.commands.properties).toBe(
       "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml",

@@ -149,8 +149,10 @@ allow_special_names = ${d.fixtures.allowSpecialNames}
 # it needs \`${t.propertySeeds}: human\` on a human commit (\`seed_rewrite\`). false turns these off.
 ${noteLines(notes.properties)}${notes.seedsUnset ? "# " : ""}enabled = ${d.properties.enabled}
 ${notes.seedsUnset ? "# " : ""}seeds = ${tomlList(d.properties.seeds)}
-# The property tests, judged with the seeds: a patch that changes a file under these folders, or any
-# test file that imports hypothesis, needs \`${t.propertySeeds}: human\` (\`property_weakened\`).
+# The property tests (\`property_weakened\`): a patch that changes a file under these folders, or any
+# test file that imports hypothesis, needs \`${t.propertySeeds}: human\`; so do property tests of the base
+# that stop running, and (check --run) Hypothesis settings weaker than the base's run. false turns it off.
+judge_tests = ${d.properties.judgeTests}
 ${notes.seedsUnset ? "# " : ""}tests = ${tomlList(d.properties.tests)}
 # JUnit XML of the property suite's run: a failure is \`property_hold\`.
 ${notes.seedsUnset ? "# " : ""}results = ${tomlList(d.properties.results)}

@@ -51,6 +51,7 @@ describe("ignoreEntries", () => {
   it("leaves out the property results when the suite is off, and .hypothesis without hypothesis", () => {
     const c = config();
     c.properties.enabled = false;
+    c.properties.judgeTests = false;
     expect(lines(ignoreEntries(c, "out", false))).toEqual([
       "collected.txt",
       "proven_coverage.json",
@@ -60,6 +61,9 @@ describe("ignoreEntries", () => {
       "out/",
       "__pycache__/",
     ]);
+    // The seeds off, the property tests judged: the property step still runs and writes its results.
+    c.properties.judgeTests = true;
+    expect(lines(ignoreEntries(c, "out", false))).toEqual(expect.arrayContaining(c.properties.results));
   });
 });
 

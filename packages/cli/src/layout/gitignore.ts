@@ -21,7 +21,8 @@ export function ignoreEntries(config: GateConfig, reportDir: string, hypothesis:
     ...config.coverage.reports,
     ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
     ...config.results.junit,
-    ...(config.properties.enabled ? config.properties.results : []),
+    // The property step runs for the seeds or for the property-test rule (its record), and writes its results.
+    ...(config.properties.enabled || config.properties.judgeTests ? config.properties.results : []),
   ].map((p) => p.replace(/^\.\//, ""));
   const entries = [
     ...files.map(file),

@@ -180,7 +180,7 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
     const more = layout.hypothesisTests.length > 3 ? ` and ${layout.hypothesisTests.length - 3} more` : "";
     notes.properties = [
       `\`proofgate init\` found no seed folder, and test modules that import hypothesis (${shown}${more}).`,
-      `Every key is left unset: the seed signals stay off until the default seed folder has files,`,
+      `Every key but judge_tests is left unset: the seed signals stay off until the default seed folder has files,`,
       `and a change to a property test needs \`${t.propertySeeds}: human\` meanwhile (\`property_weakened\`).`,
     ];
     findings.push(

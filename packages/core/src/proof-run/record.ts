@@ -1,4 +1,5 @@
 import type { GateIssue } from "../errors.js";
+import { readPropertySettings, type PropertySettingsById } from "../property-settings.js";
 import { canonicalJson } from "./canonical-json.js";
 import { asciiBytes, equalInConstantTime, fromHex, hmacSha256, toHex } from "./hmac.js";
 import { PROOF_PLUGIN_VERSION, PROOF_RUN_RECORD_FORMAT, PROOF_RUN_RECORD_VERSION } from "./plugin.js";
@@ -165,6 +166,8 @@ export interface RunRecord {
   shadowed: Array<{ module: string; path: string; error?: string | undefined }>;
   /** Source attributes and code replaced while the tests ran (absent from records of older plugins: none). */
   replaced: RunReplacement[];
+  /** Each Hypothesis test's effective settings as it was about to run (absent from older records). */
+  hypothesis?: PropertySettingsById | undefined;
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -439,6 +442,7 @@ function readRecord(p: Json, file: string): RunRecord | string {
         return { module: str(s, "module", at), path: str(s, "path", at), error: optStr(s, "error", at) };
       }),
       replaced: readReplaced(p),
+      hypothesis: hypothesisSettings(p.hypothesis),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
@@ -471,4 +475,11 @@ function readReplaced(p: Json): RunReplacement[] {
       error: optStr(r, "error", at),
     };
   });
+}
+
+function hypothesisSettings(v: unknown): PropertySettingsById | undefined {
+  if (v === undefined) return undefined;
+  const read = readPropertySettings(v, "hypothesis");
+  if (typeof read === "string") throw new ShapeError(read);
+  return read;
 }

@@ -19,6 +19,7 @@ import {
   parseJunitXml,
   parseXpassedIds,
   parsePropertyIds,
+  parsePropertySettingsFile,
   renderOnlyPlugin,
   renderPropertyIdsPlugin,
   PROPERTY_IDS_PLUGIN_MODULE,
@@ -138,7 +139,7 @@ export interface BasePropertyIdsRead {
 }
 
 /**
- * The property test ids the base runs (`property_weakened`): with `check --run`, `[properties] enabled`,
+ * The property test ids the base runs (`property_weakened`): with `check --run`, `[properties] judge_tests`,
  * `[commands] properties` and `record`, the base's own property command in its worktree, with a plugin
  * that writes the ids it would run and deselects them all. Its seeds are the worktree's, the base's.
  * A step that exits non-zero or writes no ids is a GateError; otherwise undefined (not judged).
@@ -146,16 +147,18 @@ export interface BasePropertyIdsRead {
 export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BasePropertyIdsRead | undefined> {
   const { config, ports } = o;
   const command = config.commands.properties;
-  if (!o.run || !config.properties.enabled || command === undefined || !config.commands.record) return undefined;
+  if (!o.run || !config.properties.judgeTests || command === undefined || !config.commands.record) return undefined;
   const at = shortRevision(o.base);
   const dir = o.run.checkout();
   const pluginDir = join(o.outDir, "base-properties");
   const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
   const idsFile = absolute(join(pluginDir, "property-ids.jsonl"));
+  const settingsFile = absolute(join(pluginDir, "property-settings.jsonl"));
   ports.files.removeTree(idsFile);
+  ports.files.removeTree(settingsFile);
   ports.files.writeAtomic(
     join(pluginDir, `${PROPERTY_IDS_PLUGIN_MODULE}.py`),
-    renderPropertyIdsPlugin(idsFile, o.base),
+    renderPropertyIdsPlugin(idsFile, o.base, settingsFile),
   );
   const env: Env = {
     ...o.run.env,
@@ -189,9 +192,19 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
   const file = ports.files.readText(idsFile, "the base's property test ids", "[commands] properties");
   const parsed = parsePropertyIds(file.text, name);
   if (!parsed.ids) throw new GateError(parsed.errors);
+  // The base's Hypothesis settings, written beside the ids by the same hook (none: not compared).
+  const settingsName = `property test settings (collected at base ${at})`;
+  const settingsRead = ports.files.exists(settingsFile)
+    ? ports.files.readText(settingsFile, "the base's property test settings", "[commands] properties")
+    : undefined;
+  const settings = settingsRead && parsePropertySettingsFile(settingsRead.text, settingsName);
+  if (settings && !settings.settings) throw new GateError(settings.errors);
   return {
-    base: { file: name, ids: parsed.ids },
-    inputs: [{ role: "base_properties", path: name, sha256: file.sha256 }],
+    base: { file: name, ids: parsed.ids, settings: settings?.settings },
+    inputs: [
+      { role: "base_properties", path: name, sha256: file.sha256 },
+      ...(settingsRead ? [{ role: "base_properties" as const, path: settingsName, sha256: settingsRead.sha256 }] : []),
+    ],
   };
 }
 

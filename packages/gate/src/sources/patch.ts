@@ -102,7 +102,6 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const given = new Set(parsed.given ?? []);
   const config = { ...parsed.config };
   const off: LoadedPatch["off"] = {};
-  let propertyTestsOnly = false;
   const where = resolved.ok ? `proofgate.toml at ${shortRevision(range.base)}` : "proofgate.toml";
   if (!config.fixtures.enabled) off.fixtures = `[fixtures] enabled = false in ${where}`;
   if (!config.properties.enabled) off.properties = `[properties] enabled = false in ${where}`;
@@ -111,8 +110,10 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   if (resolved.ok) {
     const holds = (rev: string, paths: readonly string[]) => paths.some((p) => git.listFilesAt(rev, p).length > 0);
     const either = (paths: readonly string[]) => holds(range.base, paths) || holds(range.head, paths);
-    // Configured: the base's proofgate.toml sets any key of the table (a team that names its seeds wants them judged).
-    const configured = (table: string) => [...given].some((key) => key.startsWith(`${table}.`));
+    // Configured: the base's proofgate.toml sets any key of the table (a team that names its seeds wants them
+    // judged); `judge_tests` is about the property tests, not the seeds.
+    const configured = (table: string) =>
+      [...given].some((key) => key.startsWith(`${table}.`) && key !== "properties.judge_tests");
     if (
       config.fixtures.enabled &&
       !configured("fixtures") &&
@@ -124,8 +125,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
     if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
       config.properties = { ...config.properties, enabled: false };
       off.properties = `no seeds in ${config.properties.seeds.join(", ")} at the base or head (on by default once there are)`;
-      // Off for want of seeds, not by a human's choice: the property tests themselves are still judged.
-      propertyTestsOnly = true;
+      // Off for want of seeds, not by a human's choice: the property tests are still judged (judge_tests).
     }
   }
   const headHasConfig = resolved.ok && git.readFileAt(range.head, CONFIG_FILE) !== undefined;
@@ -246,7 +246,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
       touching: touching(under(config.properties.seeds)),
     };
   }
-  if (config.properties.enabled || propertyTestsOnly) {
+  if (config.properties.judgeTests) {
     patch.propertyTests = {
       dirs: config.properties.tests,
       touching: propertyTestTouches(git, range, touching, {

@@ -114,7 +114,8 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, outputs));
     if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
   }
-  if (properties !== undefined && config.properties.enabled) {
+  // The seed signals judge its results; the property-test rule its record (the settings as they ran).
+  if (properties !== undefined && (config.properties.enabled || config.properties.judgeTests)) {
     const seeds = seedsSetup(o);
     run.outcomes.push(
       await runStep(o, "properties", properties, { ...o.env, ...seeds.env }, config.properties.results),
@@ -218,7 +219,7 @@ function seedsSetup(o: RunCommandsOptions): StepSetup & { files: string[] } {
   o.ports.files.removeTree(dir);
   const { sha, files } = o.ports.seeds({ ref: o.base, dirs: o.config.properties.seeds, out: dir });
   o.log.info(`wrote ${files.length} seed file(s) from ${o.base} (${sha.slice(0, 12)}) under ${dir}, read-only`);
-  if (files.length === 0) {
+  if (files.length === 0 && o.config.properties.enabled) {
     o.log.warn(
       `${o.config.properties.seeds.join(", ")} has no files at ${o.base}: the property suite would run on no seeds (seeds_empty)`,
     );
