@@ -294,6 +294,8 @@ export {
   simpleCommands,
   readPytestSettings,
   isTestFile,
+  testFolderOf,
+  testFilesOf,
   type SectionSpec,
   type SectionState,
   type SectionValues,
@@ -304,6 +306,8 @@ export {
 export {
   judgeMeasurement,
   matchExclusions,
+  runMeasurementFacts,
+  type MeasurementRunRecord,
   type MeasurementEvidence,
   type MeasurementJudgement,
   type CommitCoverageChanges,

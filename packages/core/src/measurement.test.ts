@@ -8,7 +8,13 @@ import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
 import { defaultConfig } from "./config.js";
 import { diffCoverageConfigs, exclusionPatterns, readCoverageConfig, type CoverageChange } from "./coverage-config.js";
 import { decide, type DecideInput } from "./decide.js";
-import { judgeMeasurement, matchExclusions, type AddedLine, type MeasurementEvidence } from "./measurement.js";
+import {
+  judgeMeasurement,
+  matchExclusions,
+  runMeasurementFacts,
+  type AddedLine,
+  type MeasurementEvidence,
+} from "./measurement.js";
 import type { PatchEvidence } from "./patch.js";
 import { pythonRegex } from "./python-regex.js";
 import { reportJson } from "./report-json.js";
@@ -202,6 +208,87 @@ describe("judgeMeasurement: source the proof run did not measure", () => {
       measured: ["pkg/__init__.py", "pkg/calc.py"],
     });
     expect(judged(e)).toEqual(["unmeasured_source helpers/fast.py:- a", "unmeasured_source tools/both.py:- a"]);
+  });
+});
+
+describe("judgeMeasurement: what is source, wherever the tests live", () => {
+  const pragma = (path: string, commit = AGENT): MeasurementEvidence["excluded"][number] => ({
+    path,
+    line: 2,
+    text: "    return 1  # pragma: no cover",
+    pattern: "pragma: no cover",
+    key: "report:exclude_lines",
+    commit,
+  });
+
+  it("tests inside the package: a pragma in the package's module is judged, one in a file that holds collected tests is not", () => {
+    const e = evidence({
+      excluded: [pragma("pkg/core.py"), pragma("pkg/checks.py")],
+      sources: [
+        { path: "pkg/core.py", commits: [AGENT], testFolder: "pkg" },
+        { path: "pkg/checks.py", commits: [AGENT], testFolder: "pkg" },
+      ],
+      measured: ["pkg/__init__.py", "pkg/core.py", "pkg/checks.py", "pkg/tests/test_x.py"],
+      testFiles: ["pkg/checks.py"],
+    });
+    expect(judged(e)).toEqual(["coverage_exclusions_added pkg/core.py:2 a"]);
+    // The judged evidence leaves out what is not source, so the row counts what was judged.
+    expect(judgeMeasurement(e, POLICY).evidence.sources.map((s) => s.path)).toEqual(["pkg/core.py"]);
+  });
+
+  it("without a record of what ran: a helper in a test folder the report measures nothing of is left alone", () => {
+    const e = evidence({
+      excluded: [pragma("tests/helpers.py")],
+      sources: [
+        { path: "tests/helpers.py", commits: [AGENT], testFolder: "tests" },
+        { path: "pkg/tests/helpers.py", commits: [AGENT], testFolder: "pkg/tests" },
+      ],
+      measured: ["pkg/core.py", "pkg/tests/test_x.py"],
+    });
+    expect(judged(e)).toEqual(["unmeasured_source pkg/tests/helpers.py:- a"]);
+  });
+
+  it("with the proof run's record: a module it loaded from a test folder and did not measure is unmeasured_source", () => {
+    const e = evidence({
+      excluded: [pragma("tests/helpers_impl.py")],
+      sources: [
+        { path: "tests/helpers_impl.py", commits: [AGENT], testFolder: "tests" },
+        { path: "tests/unused.py", commits: [AGENT], testFolder: "tests" },
+        { path: "tests/approved.py", commits: [HUMAN_APPROVED], testFolder: "tests" },
+      ],
+      measured: ["pkg/core.py"],
+      loaded: ["pkg/core.py", "tests/approved.py", "tests/helpers_impl.py", "tests/test_x.py"],
+    });
+    const j = judgeMeasurement(e, POLICY);
+    expect(judged(e)).toEqual([
+      "coverage_exclusions_added tests/helpers_impl.py:2 a",
+      "unmeasured_source tests/helpers_impl.py:- a",
+    ]);
+    expect(j.unmeasured[0]!.message).toMatch(
+      /the proof run loaded it and did not measure it: commit a{12} is an agent's/,
+    );
+  });
+});
+
+describe("runMeasurementFacts", () => {
+  it("the files holding collected tests at base, at head and in the record (ids relative to its rootdir); the modules it loaded", () => {
+    const facts = runMeasurementFacts(
+      [["pkg/tests/test_x.py::test_a", "pkg/core.py::pkg.core.f"], ["old/test_o.py::t"]],
+      {
+        root: "/r",
+        rootdir: "/r/sub",
+        collected: ["t/check.py::test_c"],
+        modules: ["pkg/core.py"],
+      },
+    );
+    expect(facts).toEqual({
+      testFiles: ["old/test_o.py", "pkg/tests/test_x.py", "sub/t/check.py"],
+      loaded: ["pkg/core.py"],
+    });
+    expect(runMeasurementFacts([], { root: "/r", rootdir: "/elsewhere", collected: ["a.py::t"] })).toEqual({
+      testFiles: [],
+      loaded: undefined,
+    });
   });
 });
 

@@ -6,6 +6,7 @@ import { hasHumanTrailer, type Commit } from "./authorship.js";
 import { coverageChangeKey, type CoverageChange } from "./coverage-config.js";
 import { needsTrailer, who, type PatchPolicy } from "./patch.js";
 import { pythonRegex } from "./python-regex.js";
+import { testFilesOf } from "./runner-config.js";
 import type { Finding } from "./report.js";
 
 /** What one commit did to coverage.py's configuration (a merge: only its own resolution's). */
@@ -32,6 +33,8 @@ export interface ExcludedLine {
 export interface ChangedSource {
   path: string;
   commits: Commit[];
+  /** The folder for tests it lies in by convention (`testFolderOf`), when it lies in one. */
+  testFolder?: string | undefined;
 }
 
 /** What the gate learned about measurement; computed by the caller from git and the proof run. */
@@ -48,10 +51,15 @@ export interface MeasurementEvidence {
   sources: ChangedSource[];
   /** The files the proof run's coverage report measured, as repository paths. */
   measured: readonly string[];
+  /** The files that hold collected tests, at the base or at head (test files, never source). */
+  testFiles?: readonly string[] | undefined;
+  /** The repository's module files the proof run loaded (its record's `modules`); undefined: no record. */
+  loaded?: readonly string[] | undefined;
 }
 
 /** Measurement judged once: each rule's findings. */
 export interface MeasurementJudgement {
+  /** The evidence, without the files judged not to be source (test files; helpers left alone). */
   evidence: MeasurementEvidence;
   exclusions: Finding[];
   unmeasured: Finding[];
@@ -105,8 +113,9 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
       });
     }
   }
+  const notSource = notJudgedAsSource(evidence);
   for (const line of evidence.excluded) {
-    if (approved(line.commit)) continue;
+    if (approved(line.commit) || notSource.has(line.path)) continue;
     const what = /partial|branch/.test(line.key)
       ? "a branch coverage.py no longer measures"
       : "code coverage.py no longer measures";
@@ -121,22 +130,75 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
     });
   }
   const measured = new Set(evidence.measured);
+  const loaded = new Set(evidence.loaded ?? []);
   const unmeasured: Finding[] = [];
   for (const source of evidence.sources) {
-    if (measured.has(source.path)) continue;
+    if (measured.has(source.path) || notSource.has(source.path)) continue;
     const unapproved = source.commits.filter((c) => !approved(c));
     if (source.commits.length > 0 && unapproved.length === 0) continue;
     const last = unapproved.at(-1);
     unmeasured.push({
       reason: "unmeasured_source",
-      message: `${source.path} was ${source.commits.length ? "added or changed" : "changed"} by the patch, but the proof run did not measure it${last ? `: ${needsTrailer(last, key, policy)}` : ""}`,
+      message: `${source.path} was ${source.commits.length ? "added or changed" : "changed"} by the patch, but the proof run ${loaded.has(source.path) ? "loaded it and " : ""}did not measure it${last ? `: ${needsTrailer(last, key, policy)}` : ""}`,
       file: source.path,
       commit: last?.sha,
       author: last ? who(last) : undefined,
       fix: `move the code where the proof run measures it (its --cov= / [run] source), or a human adds the file to [measurement] exempt or approves it with \`${key}: human\``,
     });
   }
-  return { evidence, exclusions, unmeasured, protectedSettings };
+  // The evidence as judged: the files that are not source (tests, helpers left alone) are left out.
+  const judged: MeasurementEvidence = {
+    ...evidence,
+    excluded: evidence.excluded.filter((l) => !notSource.has(l.path)),
+    sources: evidence.sources.filter((s) => !notSource.has(s.path)),
+  };
+  return { evidence: judged, exclusions, unmeasured, protectedSettings };
+}
+
+/**
+ * The changed files not judged as source. Every file that holds no collected test is source, wherever it
+ * lies; but without a record of what the proof run loaded, a file in a test folder that the coverage
+ * report measures nothing of (a test helper beside the tests) is left alone; with one, it is judged when
+ * the run loaded it.
+ */
+function notJudgedAsSource(evidence: MeasurementEvidence): Set<string> {
+  const loaded = new Set(evidence.loaded ?? []);
+  const measuredIn = (folder: string): boolean => evidence.measured.some((p) => p.startsWith(`${folder}/`));
+  const out = new Set(evidence.testFiles ?? []);
+  for (const s of evidence.sources)
+    if (s.testFolder !== undefined && !loaded.has(s.path) && !measuredIn(s.testFolder)) out.add(s.path);
+  return out;
+}
+
+/** What a proof run's record says for measurement: the ids it collected, relative to `rootdir`, and the modules it loaded. */
+export interface MeasurementRunRecord {
+  root: string;
+  rootdir: string;
+  collected: readonly string[];
+  modules?: readonly string[] | undefined;
+}
+
+/**
+ * The evidence the runs add: the files that hold collected tests (each list of ids, the universes at the
+ * base and at head, relative to the repository root; and the record's, relative to pytest's rootdir),
+ * and the modules the proof run loaded (undefined without a record that lists them).
+ */
+export function runMeasurementFacts(
+  ids: ReadonlyArray<readonly string[]>,
+  record: MeasurementRunRecord | undefined,
+): Pick<MeasurementEvidence, "testFiles" | "loaded"> {
+  const files = new Set(ids.flatMap((list) => [...testFilesOf(list)]));
+  if (record) {
+    const root = record.root.replace(/\/+$/, "");
+    const prefix =
+      record.rootdir === root
+        ? ""
+        : record.rootdir.startsWith(`${root}/`)
+          ? record.rootdir.slice(root.length + 1)
+          : undefined;
+    if (prefix !== undefined) for (const f of testFilesOf(record.collected, prefix)) files.add(f);
+  }
+  return { testFiles: [...files].sort(), loaded: record?.modules && [...record.modules] };
 }
 
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);

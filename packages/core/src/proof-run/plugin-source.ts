@@ -458,6 +458,7 @@ class _Run:
             "guard": self.guard,
             "plugins": plugins,
             "shadowed": self.shadowed(),
+            "modules": _loaded_modules(self),
         }
 
     def write(self, session):
@@ -744,6 +745,38 @@ def _start():
     return _Run(nonce, secret, _norm(record), _norm(root or os.getcwd()))
 
 
+# ---------------------------------------------------------------------------------------------------
+# The repository's modules the run loaded: every module in sys.modules at session end, and every module
+# body the audit hook saw run (a module that took itself out of sys.modules still ran).
+
+_MODULES_RAN = set()
+
+
+def _module_ran(args):
+    code = args[0] if args else None
+    if getattr(code, "co_name", None) == "<module>" and isinstance(getattr(code, "co_filename", None), str):
+        _MODULES_RAN.add(code.co_filename)
+
+
+def _loaded_modules(run):
+    paths = set(_MODULES_RAN)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            paths.add(path)
+    out = set()
+    for path in paths:
+        full = _norm(path)
+        rel = run.rel(full)
+        if rel is None or rel == "." or any(_within(full, folder) for folder in run.exclude):
+            continue
+        parts = rel.split("/")
+        if ".git" in parts or "__pycache__" in parts or "site-packages" in parts or "dist-packages" in parts:
+            continue
+        out.add(rel)
+    return sorted(out)
+
+
 _RUN = _start()
 _AUDIT = False
 if _RUN is not None and hasattr(sys, "addaudithook"):
@@ -752,6 +785,11 @@ if _RUN is not None and hasattr(sys, "addaudithook"):
         if event == "open":
             try:
                 _run.opened(*args[:3])
+            except Exception:
+                pass
+        elif event == "exec":
+            try:
+                _module_ran(args)
             except Exception:
                 pass
         elif event == "sqlite3.connect":

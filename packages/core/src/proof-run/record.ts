@@ -133,6 +133,8 @@ export interface RunRecord {
   plugins: string[];
   /** Modules loaded from inside the repository under the name of a module found elsewhere. */
   shadowed: Array<{ module: string; path: string; error?: string | undefined }>;
+  /** The repository's module files the run loaded, repository-relative and sorted (docs/proof-run-record.md). */
+  modules?: string[] | undefined;
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -405,6 +407,7 @@ function readRecord(p: Json, file: string): RunRecord | string {
         const s = obj(v, at);
         return { module: str(s, "module", at), path: str(s, "path", at), error: optStr(s, "error", at) };
       }),
+      modules: p.modules === undefined ? undefined : strings(p, "modules", "record"),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;

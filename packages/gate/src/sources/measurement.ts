@@ -17,6 +17,7 @@ import {
   coverageChangeKey,
   coverageConfigCandidates,
   shortRevision,
+  testFolderOf,
   type AddedLine,
   type ChangedSource,
   type Commit,
@@ -105,7 +106,8 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     if (changes.length > 0) perCommit.push({ commit, changes });
   }
 
-  // The Python source the range added or changed: not a test, not exempt, not omitted by the base's own
+  // The Python source the range added or changed: not a test by name (conftest.py, python_files; the
+  // files that hold collected tests are known later, to judgeMeasurement), not exempt, not omitted by the base's own
   // coverage.py config (the team's choice), and with code in it (an empty __init__.py measures nothing).
   const pytest = readPytestSettings((path) => git.readFileAt(base, path));
   const exempt = pathMatcher(request.config.measurement.exempt);
@@ -120,7 +122,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     if (!path.endsWith(".py") || isTestFile(path, pytest) || exempt(path) || omitted(path)) continue;
     const text = git.readFileAt(head, path);
     if (text === undefined || !hasCode(text)) continue;
-    sources.push({ path, commits: byPath.get(path) ?? [] });
+    sources.push({ path, commits: byPath.get(path) ?? [], testFolder: testFolderOf(path, pytest) });
     for (const line of git.blame({ base, head }, path)) {
       const commit = line.sha === undefined ? undefined : bySha.get(line.sha);
       if (commit) added.push({ path, line: line.line, text: line.text, commit });
