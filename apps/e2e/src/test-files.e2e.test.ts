@@ -1,0 +1,213 @@
+// Issue 21 items 4 and 7, end to end with `check --run` (real pytest 7.2, pytest-cov 4.0, coverage.py 6.5,
+// git). A test file is what pytest collects: with the tests inside the package (`testpaths = pkg`, tests
+// in pkg/tests/), the package's modules are still source, so an agent's `# pragma: no cover` there is
+// REJECT and a harmless change is MERGE. Code that runs is measured wherever it lives: a module the patch
+// puts under tests/ that the package imports and runs, outside the coverage report, is unmeasured_source.
+// The same changes by a human with `Gate-Change: human` are MERGE.
+import { spawnSync } from "node:child_process";
+import { readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  AGENT,
+  CALC,
+  HUMAN,
+  MERGE_PATCH,
+  PY,
+  check,
+  config,
+  makeCheckProject,
+  type CheckRun,
+  type FileChange,
+  type Identity,
+  type Project,
+} from "./check-project.js";
+
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) {
+    spawnSync("chmod", ["-R", "u+w", dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+function explain(r: CheckRun): string {
+  return `exit ${r.status}\nreasons ${JSON.stringify(r.report.reasons)}\n${JSON.stringify(r.report.details, null, 1)}\n${JSON.stringify(r.report.errors, null, 1)}\n${r.stderr.slice(-3000)}`;
+}
+
+const lineOf = (text: string, needle: string): number => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
+// ---------------------------------------------------------------------------------------------------
+// Tests inside the package: pytest.ini's testpaths is the package, the tests are in pkg/tests/.
+
+const INSIDE_TESTS = `import pytest
+
+from pkg.calc import decode, encode, label, total
+
+
+def test_total():
+    assert total([1, 2, 3]) == 6
+    assert total([100], discount=10) == 90
+
+
+def test_negative():
+    with pytest.raises(ValueError):
+        total([-1])
+
+
+@pytest.mark.parametrize("n, size", [(1, "small"), (5000, "big")])
+def test_label(n, size):
+    assert label(n) == size
+
+
+def test_roundtrip():
+    assert decode(encode("abc")) == "abc"
+`;
+
+/** The proof run over pytest's testpaths (the package), measuring the package. */
+const INSIDE_PROOF = `${PY} -m pytest -p no:cacheprovider -q --cov=pkg --cov-branch --cov-report= -o junit_family=xunit1 --junitxml=results.xml; s=$?; ${PY} -m coverage json -q -o proven_coverage.json; exit $s`;
+
+const INSIDE_BASE: Record<string, FileChange> = {
+  "pytest.ini": "[pytest]\ntestpaths = pkg\n",
+  "pkg/tests/__init__.py": "",
+  "pkg/tests/test_calc.py": INSIDE_TESTS,
+  "tests/test_a.py": null,
+  "tests/test_b.py": null,
+  "freeze.toml": "version = 1\nmax_active_leases = 0\n",
+  "proofgate.toml": config({
+    collect: `${PY} -m pytest -p no:cacheprovider --collect-only -q > collected.txt`,
+    proof: INSIDE_PROOF,
+    extra: "\n[fixtures]\nenabled = false\n",
+  }),
+};
+
+/** The agent's change to the package: a clamp whose low branch no test reaches, excluded with a pragma. */
+const CLAMP = `${CALC}
+
+def clamp(n, low, high):
+    if n < low:  # pragma: no cover
+        return low
+    return min(n, high)
+`;
+const CLAMP_TEST = "from pkg.calc import clamp\n\n\ndef test_clamp():\n    assert clamp(5, 0, 3) == 3\n";
+
+function project(
+  base: Record<string, FileChange>,
+  files: Record<string, FileChange>,
+  who: Identity,
+  message: string,
+): Project {
+  const p = makeCheckProject({ base, mergePatch: false, patch: [{ message, files, who }] });
+  made.push(p.dir);
+  return p;
+}
+
+describe("tests inside the package (testpaths = pkg, tests in pkg/tests/)", { timeout: 240_000 }, () => {
+  it.concurrent(
+    "an agent's `# pragma: no cover` in pkg/calc.py is REJECT coverage_exclusions_added, naming the file, line and commit",
+    async () => {
+      const p = project(
+        INSIDE_BASE,
+        { "pkg/calc.py": CLAMP, "pkg/tests/test_clamp.py": CLAMP_TEST },
+        AGENT,
+        "Add clamp\n",
+      );
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["coverage_exclusions_added"]);
+      expect(r.status).toBe(1);
+      expect(r.report.details.map((d) => [d.reason, d.file, d.line, d.commit, d.author])).toEqual([
+        [
+          "coverage_exclusions_added",
+          "pkg/calc.py",
+          lineOf(CLAMP, "if n < low:"),
+          p.commits[0],
+          `${AGENT.name} <${AGENT.email}>`,
+        ],
+      ]);
+      // The run really collected the tests from inside the package, and coverage.py measured the package.
+      expect(readFileSync(join(p.dir, "collected.txt"), "utf8")).toContain("pkg/tests/test_clamp.py::test_clamp");
+      const measurement = r.report.signals.find((s) => s.id === "measurement");
+      expect(measurement?.value).toMatch(/1 excluded line added; 0 of 1 changed source file unmeasured/);
+    },
+  );
+
+  it.concurrent("the same pragma by a human with `Gate-Change: human` is MERGE", async () => {
+    const p = project(
+      INSIDE_BASE,
+      { "pkg/calc.py": CLAMP, "pkg/tests/test_clamp.py": CLAMP_TEST },
+      HUMAN,
+      "Add clamp\n\nGate-Change: human\n",
+    );
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+  });
+
+  it.concurrent("a harmless agent change to the package and its tests is MERGE", async () => {
+    const files = {
+      "pkg/calc.py": MERGE_PATCH.files["pkg/calc.py"] as string,
+      "pkg/tests/test_describe.py":
+        'from pkg.calc import describe\n\n\ndef test_describe():\n    assert describe([]) == "empty"\n    assert describe([1, 2]) == "2 items"\n',
+    };
+    const p = project(INSIDE_BASE, files, AGENT, "Add describe()\n");
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    // The package's module was judged as source (and measured), the new test module was not.
+    expect(r.report.signals.find((s) => s.id === "measurement")?.value).toMatch(
+      /0 of 1 changed source file unmeasured/,
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Code that runs is measured wherever it lives: real logic under tests/ that the package imports.
+
+const HELPER_IMPL = `def shipping(weight):
+    if weight > 20:
+        return 15
+    if weight > 5:
+        return 8
+    return 4
+`;
+const CALC_USING_HELPER = `${CALC}
+
+def with_shipping(prices, weight):
+    from tests.helpers_impl import shipping
+
+    return total(prices) + shipping(weight)
+`;
+const SHIPPING_TEST = `from pkg.calc import with_shipping
+
+
+def test_with_shipping():
+    assert with_shipping([1, 2], 1) == 7
+`;
+const IMPORTED_FROM_TESTS = {
+  "tests/helpers_impl.py": HELPER_IMPL,
+  "pkg/calc.py": CALC_USING_HELPER,
+  "tests/test_shipping.py": SHIPPING_TEST,
+};
+
+describe("a module under tests/ that the package imports and runs", { timeout: 240_000 }, () => {
+  it.concurrent("added by an agent, outside the coverage report: REJECT unmeasured_source under --run", async () => {
+    const p = project({}, IMPORTED_FROM_TESTS, AGENT, "Add shipping\n");
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["unmeasured_source"]);
+    expect(r.status).toBe(1);
+    expect(r.report.details.map((d) => [d.reason, d.file, d.commit, d.author])).toEqual([
+      ["unmeasured_source", "tests/helpers_impl.py", p.commits[0], `${AGENT.name} <${AGENT.email}>`],
+    ]);
+    expect(r.report.details[0]!.message).toContain("the proof run loaded it and did not measure it");
+    // coverage.py really did not measure it: the report lists the package only.
+    const json = JSON.parse(readFileSync(join(p.dir, "proven_coverage.json"), "utf8")) as { files: object };
+    expect(Object.keys(json.files)).not.toContain("tests/helpers_impl.py");
+  });
+
+  it.concurrent("the same change by a human with `Gate-Change: human` is MERGE", async () => {
+    const p = project({}, IMPORTED_FROM_TESTS, HUMAN, "Add shipping\n\nGate-Change: human\n");
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+  });
+});
