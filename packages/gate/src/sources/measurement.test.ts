@@ -159,6 +159,23 @@ const ROUTES: Route[] = [
     expected: ["unmeasured_source helpers/fast.py:-"],
   },
   {
+    // Without a proof run's record too: every file under testpaths used to count as test code.
+    name: "tests inside the package (testpaths = pkg): `# pragma: no cover` in the package's module",
+    base: {
+      "pyproject.toml": PYPROJECT.replace('testpaths = ["tests"]', 'testpaths = ["pkg"]'),
+      "collected.txt": "pkg/tests/test_calc.py::test_total\n\n1 test collected in 0.01s\n",
+      "tests/test_calc.py": null,
+      "pkg/tests/__init__.py": "",
+      "pkg/tests/test_calc.py": "from pkg.calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+    },
+    files: {
+      "pkg/calc.py": CALC.replace('raise ValueError("negative")', 'raise ValueError("negative")  # pragma: no cover'),
+      "pkg/tests/test_calc.py":
+        "from pkg.calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3  # pragma: no cover\n",
+    },
+    expected: ["coverage_exclusions_added pkg/calc.py:5"],
+  },
+  {
     name: "addopts changed in [tool.pytest.ini_options]",
     files: {
       "pyproject.toml": PYPROJECT.replace(
