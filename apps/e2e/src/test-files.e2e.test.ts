@@ -202,6 +202,25 @@ describe("a module under tests/ that the package imports and runs", { timeout: 2
     // coverage.py really did not measure it: the report lists the package only.
     const json = JSON.parse(readFileSync(join(p.dir, "proven_coverage.json"), "utf8")) as { files: object };
     expect(Object.keys(json.files)).not.toContain("tests/helpers_impl.py");
+    // The signed record names the repository's modules the run loaded, and only those.
+    const record = JSON.parse(readFileSync(join(p.dir, "proofgate-report", "proof-record.json"), "utf8")) as {
+      modules: string[];
+    };
+    expect(record.modules).toEqual(
+      expect.arrayContaining(["pkg/__init__.py", "pkg/calc.py", "tests/helpers_impl.py", "tests/test_shipping.py"]),
+    );
+    expect(record.modules.filter((m) => m.startsWith("proofgate-report/") || !m.endsWith(".py"))).toEqual([]);
+  });
+
+  it.concurrent("taken out of sys.modules after the import, it is still REJECT: the run saw its body run", async () => {
+    const dropping = CALC_USING_HELPER.replace(
+      "    from tests.helpers_impl import shipping\n",
+      '    import sys\n\n    from tests.helpers_impl import shipping\n\n    sys.modules.pop("tests.helpers_impl", None)\n',
+    );
+    const p = project({}, { ...IMPORTED_FROM_TESTS, "pkg/calc.py": dropping }, AGENT, "Add shipping\n");
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["unmeasured_source"]);
+    expect(r.report.details.map((d) => d.file)).toEqual(["tests/helpers_impl.py"]);
   });
 
   it.concurrent("the same change by a human with `Gate-Change: human` is MERGE", async () => {

@@ -770,6 +770,8 @@ def _loaded_modules(run):
         rel = run.rel(full)
         if rel is None or rel == "." or any(_within(full, folder) for folder in run.exclude):
             continue
+        if not os.path.isfile(full):  # code compiled from a string ("<string>")
+            continue
         parts = rel.split("/")
         if ".git" in parts or "__pycache__" in parts or "site-packages" in parts or "dist-packages" in parts:
             continue

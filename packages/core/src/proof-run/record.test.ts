@@ -119,6 +119,23 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
   it("a signed record of the wrong shape is malformed, not a crash", () => {
     expect(problem(resigned((p) => (p.tests = [{ id: 1 }])))).toMatchObject({ problem: "malformed" });
     expect(problem(resigned((p) => delete p.files))).toMatchObject({ problem: "malformed" });
+    expect(problem(resigned((p) => (p.modules = ["pkg/a.py", 3])))).toMatchObject({ problem: "malformed" });
+  });
+
+  it("reads the modules the run loaded; a record without them (an older plugin) has none", () => {
+    const modules = ["pkg/calc.py", "tests/helpers_impl.py"];
+    expect(
+      verifyRunRecord(
+        resigned((p) => (p.modules = modules)),
+        expected,
+      ).record!.modules,
+    ).toEqual(modules);
+    expect(
+      verifyRunRecord(
+        resigned((p) => delete p.modules),
+        expected,
+      ).record!.modules,
+    ).toBeUndefined();
   });
 
   it("accepts the same record signed again with this key (the resigning helper is faithful)", () => {
