@@ -107,8 +107,9 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   }
 
   // The Python source the range added or changed: not a test by name (conftest.py, python_files; the
-  // files that hold collected tests are known later, to judgeMeasurement), not exempt, not omitted by the base's own
-  // coverage.py config (the team's choice), and with code in it (an empty __init__.py measures nothing).
+  // files that hold collected tests are known later, to judgeMeasurement), not exempt, not omitted by
+  // the base's own coverage.py config (the team's choice), and with code in it (an empty __init__.py
+  // measures nothing). Its test folder, if any, matters only to the rule without a proof run's record.
   const pytest = readPytestSettings((path) => git.readFileAt(base, path));
   const exempt = pathMatcher(request.config.measurement.exempt);
   const omitted = baseConfig ? omittedBy(baseConfig) : () => false;
