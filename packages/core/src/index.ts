@@ -307,6 +307,7 @@ export {
   judgeMeasurement,
   matchExclusions,
   runMeasurementFacts,
+  type HeadModule,
   type MeasurementRunRecord,
   type MeasurementEvidence,
   type MeasurementJudgement,
@@ -317,3 +318,4 @@ export {
   type ExclusionPattern,
   type ExclusionMatch,
 } from "./measurement.js";
+export { importedModules, importGraph, moduleNames } from "./python-imports.js";

@@ -55,6 +55,21 @@ export interface MeasurementEvidence {
   testFiles?: readonly string[] | undefined;
   /** The repository's module files the proof run loaded (its record's `modules`); undefined: no record. */
   loaded?: readonly string[] | undefined;
+  /** Each loaded module's first importer in the proof run (its record's `importers`): a repository file or null. */
+  importers?: Readonly<Record<string, string | null>> | undefined;
+  /**
+   * The head's Python files, each with the repository files its import statements name (`importGraph`),
+   * whether it is a test by name (conftest.py, python_files) and its test folder (`testFolderOf`).
+   */
+  imports?: ReadonlyArray<HeadModule> | undefined;
+}
+
+/** One Python file of the head, for the static side of "only tests use it". */
+export interface HeadModule {
+  path: string;
+  imports: readonly string[];
+  test: boolean;
+  testFolder?: string | undefined;
 }
 
 /** Measurement judged once: each rule's findings. */
@@ -156,17 +171,58 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
 }
 
 /**
- * The changed files not judged as source. Every file that holds no collected test is source, wherever it
- * lies; but without a record of what the proof run loaded, a file in a test folder that the coverage
- * report measures nothing of (a test helper beside the tests) is left alone; with one, it is judged when
- * the run loaded it.
+ * The changed files not judged as source: the files that hold collected tests, and test support, which
+ * only test code uses. A changed file is test support when it is not measured, lies in a test folder or
+ * (with the proof run's record) was first imported by a repository file, and no non-test module uses it:
+ * none is its first importer in the proof run, none names it in an import statement at head. "Non-test"
+ * is decided as a whole (a helper imported only by test support is support too): test support is the
+ * largest such set. Without the record, only a helper in a test folder the report measures nothing of
+ * can be support; with it, a loaded module needs its first importer on the record (an older record's
+ * modules are source), and one the run did not load can be support only as without the record.
  */
 function notJudgedAsSource(evidence: MeasurementEvidence): Set<string> {
-  const loaded = new Set(evidence.loaded ?? []);
+  const loaded = evidence.loaded === undefined ? undefined : new Set(evidence.loaded);
+  const importers = evidence.importers ?? {};
+  const measured = new Set(evidence.measured);
   const measuredIn = (folder: string): boolean => evidence.measured.some((p) => p.startsWith(`${folder}/`));
-  const out = new Set(evidence.testFiles ?? []);
+  const tests = new Set(evidence.testFiles ?? []);
+  const modules = new Map<string, { testFolder?: string | undefined; test: boolean }>();
+  for (const m of evidence.imports ?? [])
+    modules.set(m.path, { testFolder: m.testFolder, test: m.test || tests.has(m.path) });
   for (const s of evidence.sources)
-    if (s.testFolder !== undefined && !loaded.has(s.path) && !measuredIn(s.testFolder)) out.add(s.path);
+    if (!modules.has(s.path)) modules.set(s.path, { testFolder: s.testFolder, test: tests.has(s.path) });
+  const importedBy = new Map<string, string[]>();
+  for (const m of evidence.imports ?? [])
+    for (const target of m.imports) importedBy.set(target, [...(importedBy.get(target) ?? []), m.path]);
+  const isTest = (path: string): boolean => tests.has(path) || (modules.get(path)?.test ?? false);
+
+  const support = new Set<string>();
+  for (const [path, m] of modules) {
+    if (m.test || measured.has(path)) continue;
+    const leftAlone = m.testFolder !== undefined && !measuredIn(m.testFolder);
+    if (loaded === undefined || !loaded.has(path)) {
+      if (leftAlone) support.add(path);
+      continue;
+    }
+    const first = importers[path];
+    if (first === undefined) continue; // loaded, but who imported it is not on the record
+    if (m.testFolder !== undefined || first !== null) support.add(path);
+  }
+  const usedBySource = (path: string): boolean => {
+    const first = importers[path];
+    const users = [...(typeof first === "string" ? [first] : []), ...(importedBy.get(path) ?? [])];
+    return users.some((user) => user !== path && !isTest(user) && !support.has(user));
+  };
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const path of support)
+      if (usedBySource(path)) {
+        support.delete(path);
+        changed = true;
+      }
+  }
+  const out = new Set(tests);
+  for (const s of evidence.sources) if (support.has(s.path)) out.add(s.path);
   return out;
 }
 
@@ -176,6 +232,7 @@ export interface MeasurementRunRecord {
   rootdir: string;
   collected: readonly string[];
   modules?: readonly string[] | undefined;
+  importers?: Readonly<Record<string, string | null>> | undefined;
 }
 
 /**
@@ -186,7 +243,7 @@ export interface MeasurementRunRecord {
 export function runMeasurementFacts(
   ids: ReadonlyArray<readonly string[]>,
   record: MeasurementRunRecord | undefined,
-): Pick<MeasurementEvidence, "testFiles" | "loaded"> {
+): Pick<MeasurementEvidence, "testFiles" | "loaded" | "importers"> {
   const files = new Set(ids.flatMap((list) => [...testFilesOf(list)]));
   if (record) {
     const root = record.root.replace(/\/+$/, "");
@@ -198,7 +255,11 @@ export function runMeasurementFacts(
           : undefined;
     if (prefix !== undefined) for (const f of testFilesOf(record.collected, prefix)) files.add(f);
   }
-  return { testFiles: [...files].sort(), loaded: record?.modules && [...record.modules] };
+  return {
+    testFiles: [...files].sort(),
+    loaded: record?.modules && [...record.modules],
+    importers: record?.importers && { ...record.importers },
+  };
 }
 
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);

@@ -459,6 +459,7 @@ class _Run:
             "plugins": plugins,
             "shadowed": self.shadowed(),
             "modules": _loaded_modules(self),
+            "importers": _module_importers(self),
         }
 
     def write(self, session):
@@ -752,10 +753,57 @@ def _start():
 _MODULES_RAN = set()
 
 
+# The file whose code first ran each module body (its first importer): absolute path, or None.
+_IMPORTERS = {}
+
+
 def _module_ran(args):
     code = args[0] if args else None
     if getattr(code, "co_name", None) == "<module>" and isinstance(getattr(code, "co_filename", None), str):
         _MODULES_RAN.add(code.co_filename)
+        if code.co_filename not in _IMPORTERS:
+            _IMPORTERS[code.co_filename] = _first_importer()
+
+
+def _importlib_folder():
+    try:
+        import importlib
+
+        return os.path.dirname(_norm(importlib.__file__))
+    except Exception:
+        return None
+
+
+_IMPORTLIB = _importlib_folder()
+_HERE = _norm(__file__)
+
+
+def _first_importer():
+    """The first frame below the import machinery whose file is a real file (not <frozen importlib...>,
+    not the standard importlib package, not this plugin): the module that imported or exec'd the body."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if isinstance(name, str) and not name.startswith("<"):
+            full = _norm(name)
+            if full != _HERE and not (_IMPORTLIB and _within(full, _IMPORTLIB)) and os.path.isfile(full):
+                return full
+        frame = frame.f_back
+    return None
+
+
+def _repo_module(run, path):
+    """The repository-relative path of a module file of the repository, or None."""
+    full = _norm(path)
+    rel = run.rel(full)
+    if rel is None or rel == "." or any(_within(full, folder) for folder in run.exclude):
+        return None
+    if not os.path.isfile(full):  # code compiled from a string ("<string>")
+        return None
+    parts = rel.split("/")
+    if ".git" in parts or "__pycache__" in parts or "site-packages" in parts or "dist-packages" in parts:
+        return None
+    return rel
 
 
 def _loaded_modules(run):
@@ -766,17 +814,21 @@ def _loaded_modules(run):
             paths.add(path)
     out = set()
     for path in paths:
-        full = _norm(path)
-        rel = run.rel(full)
-        if rel is None or rel == "." or any(_within(full, folder) for folder in run.exclude):
-            continue
-        if not os.path.isfile(full):  # code compiled from a string ("<string>")
-            continue
-        parts = rel.split("/")
-        if ".git" in parts or "__pycache__" in parts or "site-packages" in parts or "dist-packages" in parts:
-            continue
-        out.add(rel)
+        rel = _repo_module(run, path)
+        if rel is not None:
+            out.add(rel)
     return sorted(out)
+
+
+def _module_importers(run):
+    """Each repository module whose body the audit hook saw run: the repository file of its first
+    importer, or None when that was outside the repository (pytest, a library) or there was none."""
+    out = {}
+    for path, importer in list(_IMPORTERS.items()):
+        rel = _repo_module(run, path)
+        if rel is not None and rel not in out:
+            out[rel] = None if importer is None else _repo_module(run, importer)
+    return out
 
 
 _RUN = _start()

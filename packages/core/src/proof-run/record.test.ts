@@ -138,6 +138,24 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
     ).toBeUndefined();
   });
 
+  it("reads each module's first importer (a repository file or null); another shape is malformed", () => {
+    const importers = { "tests/helpers.py": "tests/test_calc.py", "tests/test_calc.py": null };
+    expect(
+      verifyRunRecord(
+        resigned((p) => (p.importers = importers)),
+        expected,
+      ).record!.importers,
+    ).toEqual(importers);
+    expect(
+      verifyRunRecord(
+        resigned(() => {}),
+        expected,
+      ).record!.importers,
+    ).toBeUndefined();
+    expect(problem(resigned((p) => (p.importers = { "pkg/a.py": 3 })))).toMatchObject({ problem: "malformed" });
+    expect(problem(resigned((p) => (p.importers = ["pkg/a.py"])))).toMatchObject({ problem: "malformed" });
+  });
+
   it("accepts the same record signed again with this key (the resigning helper is faithful)", () => {
     expect(
       verifyRunRecord(

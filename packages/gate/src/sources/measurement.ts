@@ -7,6 +7,7 @@ import {
   GateError,
   diffCoverageConfigs,
   exclusionPatterns,
+  importGraph,
   isTestFile,
   matchExclusions,
   mergeOwnChanges,
@@ -26,6 +27,7 @@ import {
   type CoverageConfigProblem,
   type CoverageConfigResult,
   type GateConfig,
+  type HeadModule,
   type MeasurementEvidence,
 } from "@proofgate/core";
 import type { GitPort } from "../ports.js";
@@ -147,7 +149,28 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     commits: perCommit,
     excluded,
     sources,
+    imports: sources.length > 0 ? headModules(git, head, pytest) : undefined,
   };
+}
+
+/**
+ * The head's Python files with the repository files their import statements name: the static side of
+ * "only tests use it" (judgeMeasurement). Read as Latin-1 when not UTF-8: import statements are ASCII.
+ */
+function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readPytestSettings>): HeadModule[] {
+  const latin1 = new TextDecoder("latin1");
+  const texts = new Map<string, string>();
+  for (const entry of git.listFilesAt(head, "")) {
+    if (entry.type !== "blob" || entry.mode === "120000" || !entry.path.endsWith(".py")) continue;
+    const bytes = git.readBlobAt(head, entry.path);
+    if (bytes !== undefined) texts.set(entry.path, latin1.decode(bytes));
+  }
+  return [...importGraph(texts)].map(([path, imports]) => ({
+    path,
+    imports,
+    test: isTestFile(path, pytest),
+    testFolder: testFolderOf(path, pytest),
+  }));
 }
 
 /** True when some line is neither blank nor a comment. */
