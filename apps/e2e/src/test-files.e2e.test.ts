@@ -230,3 +230,124 @@ describe("a module under tests/ that the package imports and runs", { timeout: 2
     expect(r.status).toBe(0);
   });
 });
+
+// ---------------------------------------------------------------------------------------------------
+// Test support: a module only test code uses (no non-test module is its first importer in the run, none
+// names it in an import statement) is not source, wherever it lies.
+
+const HELPERS = `def priced(items):
+    return [int(i) for i in items]
+`;
+const HELPERS_EDITED = `def priced(items):
+    return [int(i) for i in items]
+
+
+def bulk(n, price=1):
+    if n <= 0:
+        raise ValueError("n")
+    return [price] * n
+`;
+const HELPERS_TEST = `from pkg.calc import total
+from tests.helpers import priced
+
+
+def test_priced_total():
+    assert total(priced(["1", "2"])) == 3
+`;
+const HELPERS_BASE: Record<string, FileChange> = {
+  "tests/__init__.py": "",
+  "tests/helpers.py": HELPERS,
+  "tests/test_priced.py": HELPERS_TEST,
+};
+
+interface RecordedImports {
+  modules: string[];
+  importers: Record<string, string | null>;
+}
+const recordOf = (p: Project): RecordedImports =>
+  JSON.parse(readFileSync(join(p.dir, "proofgate-report", "proof-record.json"), "utf8")) as RecordedImports;
+
+describe("test support: a module only test code uses", { timeout: 240_000 }, () => {
+  it.concurrent("an agent edits tests/helpers.py and tests/__init__.py, used only by test modules: MERGE", async () => {
+    const p = project(
+      HELPERS_BASE,
+      {
+        "tests/__init__.py": '"""The tests."""\n\nSEED = 7\n',
+        "tests/helpers.py": HELPERS_EDITED,
+        "tests/test_priced.py": `${HELPERS_TEST}
+
+def test_bulk_total():
+    from tests.helpers import bulk
+
+    assert total(bulk(3, price=2)) == 6
+`,
+      },
+      AGENT,
+      "Tests: a bulk helper\n",
+    );
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    // The run loaded both and neither is in the coverage report: the record's first importers decide.
+    const record = recordOf(p);
+    expect(record.modules).toEqual(expect.arrayContaining(["tests/__init__.py", "tests/helpers.py"]));
+    expect(record.importers["tests/helpers.py"]).toBe("tests/test_priced.py");
+    expect(record.importers["tests/__init__.py"]).toBeNull();
+    const json = JSON.parse(readFileSync(join(p.dir, "proven_coverage.json"), "utf8")) as { files: object };
+    expect(Object.keys(json.files)).not.toContain("tests/helpers.py");
+  });
+
+  it.concurrent("an agent adds tests/strategies.py, used only by tests: MERGE", async () => {
+    const p = project(
+      {},
+      {
+        "tests/strategies.py": `def price_lists():
+    for n in range(1, 4):
+        yield list(range(n))
+
+
+def discounts():
+    return [0, 10]
+`,
+        "tests/test_strategies_use.py": `from pkg.calc import total
+from tests.strategies import discounts, price_lists
+
+
+def test_total_without_discount_is_the_sum():
+    for prices in price_lists():
+        assert total(prices) == sum(prices)
+    assert discounts()[0] == 0
+`,
+      },
+      AGENT,
+      "Tests: case generators\n",
+    );
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
+    expect(recordOf(p).importers["tests/strategies.py"]).toBe("tests/test_strategies_use.py");
+  });
+
+  it.concurrent(
+    "the package imports a module under tests/ that a test imported first: still REJECT unmeasured_source (the package names it)",
+    async () => {
+      const p = project(
+        {},
+        {
+          ...IMPORTED_FROM_TESTS,
+          // Collected (and imported) before any module that imports the package's calc.
+          "tests/test_0_shipping.py":
+            "from tests.helpers_impl import shipping\n\n\ndef test_shipping():\n    assert shipping(1) == 4\n",
+        },
+        AGENT,
+        "Add shipping\n",
+      );
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["unmeasured_source"]);
+      expect(r.status).toBe(1);
+      expect(r.report.details.map((d) => d.file)).toEqual(["tests/helpers_impl.py"]);
+      // The run's side alone says "only tests": the test was its first importer.
+      expect(recordOf(p).importers["tests/helpers_impl.py"]).toBe("tests/test_0_shipping.py");
+    },
+  );
+});
