@@ -159,6 +159,15 @@ const ROUTES: Route[] = [
     expected: ["unmeasured_source helpers/fast.py:-"],
   },
   {
+    // Without a proof run's record, the head's import statements still show the package using it.
+    name: "a module under tests/ that the package imports, without a proof run's record",
+    files: {
+      "tests/helpers_impl.py": "def fast_total(prices):\n    return sum(prices)\n",
+      "pkg/calc.py": `${CALC}\n\ndef fast(prices):\n    from tests.helpers_impl import fast_total\n\n    return fast_total(prices)\n`,
+    },
+    expected: ["unmeasured_source tests/helpers_impl.py:-"],
+  },
+  {
     // Without a proof run's record too: every file under testpaths used to count as test code.
     name: "tests inside the package (testpaths = pkg): `# pragma: no cover` in the package's module",
     base: {
@@ -247,6 +256,14 @@ describe("no change by meaning: MERGE", { timeout: 60_000 }, () => {
     [
       "an empty __init__.py in a new package, a test helper",
       { "tools/__init__.py": "# tools\n", "tests/helpers.py": "X = 1\n" },
+    ],
+    [
+      "a test helper that only tests import",
+      {
+        "tests/helpers.py": "def priced(items):\n    return [int(i) for i in items]\n",
+        "tests/test_priced.py":
+          "from tests.helpers import priced\n\n\ndef test_priced():\n    assert priced(['1']) == [1]\n",
+      },
     ],
   ];
   it.each(cases)("%s", async (_name, files) => {
