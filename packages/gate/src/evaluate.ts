@@ -589,9 +589,18 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
       [universe.value.ids, s.measurement.baseIds ?? []],
       s.runner?.proof?.result.record,
     );
+    // The head's import statements, read only when a changed source is neither measured nor a test file.
+    const { headModules, ...patch } = s.measurement.evidence;
+    const inReport = new Set(coverage.measuredFiles);
+    const unmeasured = patch.sources.some((f) => !inReport.has(f.path) && !facts.testFiles?.includes(f.path));
     measurement = {
       kind: "evidence",
-      evidence: { ...s.measurement.evidence, measured: coverage.measuredFiles, ...facts },
+      evidence: {
+        ...patch,
+        measured: coverage.measuredFiles,
+        ...facts,
+        imports: unmeasured ? headModules() : undefined,
+      },
     };
   } else measurement = s.measurement;
   return decide({

@@ -45,7 +45,10 @@ export interface MeasurementRequest {
 }
 
 /** The evidence, except the files the proof run measured (known once its report is read). */
-export type PatchMeasurement = Omit<MeasurementEvidence, "measured">;
+export type PatchMeasurement = Omit<MeasurementEvidence, "measured" | "imports"> & {
+  /** The head's Python files and their imports (`HeadModule`), read when some changed source is unmeasured. */
+  headModules: () => HeadModule[];
+};
 
 /** Reads the measurement evidence from git; a configuration or pattern the gate cannot read is a GateError. */
 export function loadMeasurement(git: GitPort, request: MeasurementRequest): PatchMeasurement {
@@ -149,7 +152,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     commits: perCommit,
     excluded,
     sources,
-    imports: sources.length > 0 ? headModules(git, head, pytest) : undefined,
+    headModules: () => headModules(git, head, pytest),
   };
 }
 
