@@ -35,6 +35,14 @@ describe("importedModules", () => {
     expect(names("# import tests.helpers\ns = 'import other'\n")).toEqual(["other", "tests", "tests.helpers"]);
   });
 
+  it("a module named by a literal to importlib, __import__ or sys.modules counts", () => {
+    const text =
+      'import importlib, sys\nimportlib.import_module("tests.impl_a")\n__import__(\'tests.impl_b\')\nsys.modules["tests.impl_c"]\nsys.modules.get("tests.impl_d")\n';
+    expect(names(text)).toEqual(
+      expect.arrayContaining(["tests.impl_a", "tests.impl_b", "tests.impl_c", "tests.impl_d"]),
+    );
+  });
+
   it("no import: `raise X from e`, importlib, __import__ with a computed name", () => {
     expect(
       names("raise ValueError('x') from err\nimport_thing = 1\nimportlib.import_module(n)\n__import__(n)\n"),

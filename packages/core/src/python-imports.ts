@@ -40,6 +40,11 @@ export function importedModules(text: string, path: string): Set<string> {
     },
   );
   for (const m of rest.matchAll(/\bimport[ \t]+([^\n;#]*)/g)) for (const n of names(m[1] ?? "")) add(n);
+  // A module named by a literal: `importlib.import_module("x.y")`, `__import__("x")`, `sys.modules["x"]`,
+  // `sys.modules.get("x")`. A computed name is out of reach (docs/reasons.md#unmeasured_source).
+  const literal =
+    /(?:\bimport_module|\b__import__|\bsys\.modules\s*\[|\bsys\.modules\.(?:get|pop|setdefault))\s*\(?\s*[rbuRBU]?(["'])([A-Za-z_][\w.]*)\1/g;
+  for (const m of text.matchAll(literal)) if (isName(m[2] ?? "")) add(m[2]!);
   return out;
 }
 
