@@ -3,7 +3,10 @@
 // in pkg/tests/), the package's modules are still source, so an agent's `# pragma: no cover` there is
 // REJECT and a harmless change is MERGE. Code that runs is measured wherever it lives: a module the patch
 // puts under tests/ that the package imports and runs, outside the coverage report, is unmeasured_source.
-// The same changes by a human with `Gate-Change: human` are MERGE.
+// The same changes by a human with `Gate-Change: human` are MERGE. Test support, a module only test code
+// uses (no non-test module is its first importer in the run's record, none names it at head), is not
+// source: an agent's edit to tests/helpers.py or a new tests/strategies.py is MERGE, while a tests/ module
+// the package names is REJECT even when a test imported it first.
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -36,6 +39,13 @@ function explain(r: CheckRun): string {
 }
 
 const lineOf = (text: string, needle: string): number => text.split("\n").findIndex((l) => l.includes(needle)) + 1;
+
+interface RecordedImports {
+  modules: string[];
+  importers: Record<string, string | null>;
+}
+const recordOf = (p: Project): RecordedImports =>
+  JSON.parse(readFileSync(join(p.dir, "proofgate-report", "proof-record.json"), "utf8")) as RecordedImports;
 
 // ---------------------------------------------------------------------------------------------------
 // Tests inside the package: pytest.ini's testpaths is the package, the tests are in pkg/tests/.
@@ -210,7 +220,25 @@ describe("a module under tests/ that the package imports and runs", { timeout: 2
       expect.arrayContaining(["pkg/__init__.py", "pkg/calc.py", "tests/helpers_impl.py", "tests/test_shipping.py"]),
     );
     expect(record.modules.filter((m) => m.startsWith("proofgate-report/") || !m.endsWith(".py"))).toEqual([]);
+    // Its first importer is the package's module (the frame below the import machinery).
+    expect(recordOf(p).importers["tests/helpers_impl.py"]).toBe("pkg/calc.py");
   });
+
+  it.concurrent(
+    "imported by the package through importlib under a computed name (no import statement names it): REJECT, from the run's side",
+    async () => {
+      const computed = CALC_USING_HELPER.replace(
+        "    from tests.helpers_impl import shipping\n",
+        '    import importlib\n\n    shipping = importlib.import_module(".".join(["tests", "helpers_impl"])).shipping\n',
+      );
+      const p = project({}, { ...IMPORTED_FROM_TESTS, "pkg/calc.py": computed }, AGENT, "Add shipping\n");
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["unmeasured_source"]);
+      expect(r.report.details.map((d) => d.file)).toEqual(["tests/helpers_impl.py"]);
+      // The plugin walked past importlib's frames to the package's module.
+      expect(recordOf(p).importers["tests/helpers_impl.py"]).toBe("pkg/calc.py");
+    },
+  );
 
   it.concurrent("taken out of sys.modules after the import, it is still REJECT: the run saw its body run", async () => {
     const dropping = CALC_USING_HELPER.replace(
@@ -259,13 +287,6 @@ const HELPERS_BASE: Record<string, FileChange> = {
   "tests/helpers.py": HELPERS,
   "tests/test_priced.py": HELPERS_TEST,
 };
-
-interface RecordedImports {
-  modules: string[];
-  importers: Record<string, string | null>;
-}
-const recordOf = (p: Project): RecordedImports =>
-  JSON.parse(readFileSync(join(p.dir, "proofgate-report", "proof-record.json"), "utf8")) as RecordedImports;
 
 describe("test support: a module only test code uses", { timeout: 240_000 }, () => {
   it.concurrent("an agent edits tests/helpers.py and tests/__init__.py, used only by test modules: MERGE", async () => {
