@@ -332,6 +332,16 @@ describe("judgeMeasurement: test support (a module only test code uses)", () => 
     expect(unmeasured(e)).toEqual([]);
   });
 
+  it("first imported by a test, but a packaging file names it as an entry point: source (it ships)", () => {
+    const e = base({
+      sources: [src("tools/cli.py")],
+      loaded: ["tools/cli.py"],
+      importers: { "tools/cli.py": "tests/test_calc.py" },
+      imports: [mod("pyproject.toml", ["tools/cli.py"]), mod("tests/test_calc.py", ["tools/cli.py"])],
+    });
+    expect(unmeasured(e)).toEqual(["tools/cli.py"]);
+  });
+
   it("the package is its first importer: source, in a test folder or not", () => {
     const e = base({
       sources: [src("tests/helpers_impl.py"), src("impl/fast.py")],

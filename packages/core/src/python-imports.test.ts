@@ -1,7 +1,7 @@
 // The static side of "only tests use it": which modules a file's import statements name, read
 // conservatively from its text, and which repository files those names can be.
 import { describe, expect, it } from "vitest";
-import { importGraph, importedModules, moduleNames } from "./python-imports.js";
+import { entryPointModules, importGraph, importedModules, moduleNames } from "./python-imports.js";
 
 const names = (text: string, path = "pkg/sub/mod.py"): string[] => [...importedModules(text, path)].sort();
 
@@ -50,6 +50,16 @@ describe("importedModules", () => {
   });
 });
 
+describe("entryPointModules", () => {
+  it("console scripts in pyproject.toml, setup.cfg and setup.py; not `key: value` lines", () => {
+    const names = (text: string): string[] => [...entryPointModules(text)].sort();
+    expect(names('[project.scripts]\ncli = "tools.cli:main"\n')).toEqual(["tools", "tools.cli"]);
+    expect(names("[options.entry_points]\nconsole_scripts =\n    run = runner:main\n")).toEqual(["runner"]);
+    expect(names('entry_points={"console_scripts": ["cli=tools.cli:main"]}\n')).toEqual(["tools", "tools.cli"]);
+    expect(names('markers = ["slow: marks slow tests"]\nname: pkg\n')).toEqual([]);
+  });
+});
+
 describe("moduleNames", () => {
   it("every tail of the path, a package by its folder", () => {
     expect(moduleNames("src/pkg/calc.py")).toEqual(["calc", "pkg.calc", "src.pkg.calc"]);
@@ -77,6 +87,14 @@ describe("importGraph", () => {
       "tests/helpers_impl.py",
     ]);
     expect(graph.get("pkg/util.py")).toEqual([]);
+    expect(
+      importGraph(
+        new Map([
+          ["pyproject.toml", 'cli = "tests.helpers_impl:main"\n'],
+          ["tests/helpers_impl.py", ""],
+        ]),
+      ).get("pyproject.toml"),
+    ).toEqual(["tests/helpers_impl.py"]);
     expect(graph.get("tests/test_calc.py")).toEqual(["pkg/__init__.py", "pkg/calc.py", "tests/helpers_impl.py"]);
   });
 });

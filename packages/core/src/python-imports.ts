@@ -49,6 +49,20 @@ export function importedModules(text: string, path: string): Set<string> {
 }
 
 /**
+ * The modules a packaging file names as entry points (`cli = "tools.cli:main"` in pyproject.toml,
+ * `cli = tools.cli:main` in setup.cfg, `"cli=tools.cli:main"` in setup.py): code that ships, run by a
+ * console script rather than imported.
+ */
+export function entryPointModules(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of text.matchAll(/=\s*["']?\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s*:\s*[A-Za-z_]/g)) {
+    const parts = m[1]!.split(".");
+    for (let i = 1; i <= parts.length; i++) out.add(parts.slice(0, i).join("."));
+  }
+  return out;
+}
+
+/**
  * The dotted names a repository file can be imported under, whatever folder is on `sys.path`: every
  * tail of its path (`src/pkg/calc.py`: `calc`, `pkg.calc`, `src.pkg.calc`; a package's `__init__.py`
  * by its folder).
@@ -63,8 +77,9 @@ export function moduleNames(path: string): string[] {
 }
 
 /**
- * For each Python file of `files` (repository path to text), the other files of `files` its import
- * statements name (`importedModules`, matched against `moduleNames`), sorted.
+ * For each file of `files` (repository path to text), the other Python files of `files` it names, sorted:
+ * a Python file by its import statements (`importedModules`), another (a packaging file) by its entry
+ * points (`entryPointModules`), matched against `moduleNames`.
  */
 export function importGraph(files: ReadonlyMap<string, string>): Map<string, string[]> {
   const byName = new Map<string, string[]>();
@@ -73,7 +88,7 @@ export function importGraph(files: ReadonlyMap<string, string>): Map<string, str
   const graph = new Map<string, string[]>();
   for (const [path, text] of files) {
     const targets = new Set<string>();
-    for (const name of importedModules(text, path))
+    for (const name of path.endsWith(".py") ? importedModules(text, path) : entryPointModules(text))
       for (const target of byName.get(name) ?? []) if (target !== path) targets.add(target);
     graph.set(path, [...targets].sort());
   }

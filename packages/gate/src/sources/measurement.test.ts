@@ -168,6 +168,14 @@ const ROUTES: Route[] = [
     expected: ["unmeasured_source tests/helpers_impl.py:-"],
   },
   {
+    name: "a module under tests/ that pyproject.toml ships as a console script",
+    files: {
+      "tests/cli_impl.py": "def main():\n    return 0\n",
+      "pyproject.toml": `${PYPROJECT}\n[project.scripts]\npkg-cli = "tests.cli_impl:main"\n`,
+    },
+    expected: ["unmeasured_source tests/cli_impl.py:-"],
+  },
+  {
     // Without a proof run's record too: every file under testpaths used to count as test code.
     name: "tests inside the package (testpaths = pkg): `# pragma: no cover` in the package's module",
     base: {

@@ -158,16 +158,21 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
 
 /**
  * The head's Python files with the repository files their import statements name: the static side of
- * "only tests use it" (judgeMeasurement). Read as Latin-1 when not UTF-8: import statements are ASCII.
+ * "only tests use it" (judgeMeasurement), and the packaging files with the modules their entry points
+ * name (never test files). Read as Latin-1 when not UTF-8: import statements are ASCII.
  */
 function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readPytestSettings>): HeadModule[] {
   const latin1 = new TextDecoder("latin1");
   const texts = new Map<string, string>();
   for (const entry of git.listFilesAt(head, "")) {
-    if (entry.type !== "blob" || entry.mode === "120000" || !entry.path.endsWith(".py")) continue;
+    const packaging = ["pyproject.toml", "setup.cfg", "setup.py"].includes(entry.path);
+    if (entry.type !== "blob" || entry.mode === "120000" || !(entry.path.endsWith(".py") || packaging)) continue;
     const bytes = git.readBlobAt(head, entry.path);
     if (bytes !== undefined) texts.set(entry.path, latin1.decode(bytes));
   }
+  // setup.py twice: its imports, and its entry points (a packaging file stands for the code it ships).
+  const setup = texts.get("setup.py");
+  if (setup !== undefined) texts.set("setup.py:entry_points", setup);
   return [...importGraph(texts)].map(([path, imports]) => ({
     path,
     imports,
