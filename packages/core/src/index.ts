@@ -314,6 +314,8 @@ export {
   readPytestSettings,
   readPytestPythonpath,
   isTestFile,
+  testFolderOf,
+  testFilesOf,
   type SectionSpec,
   type SectionState,
   type SectionValues,
@@ -324,6 +326,9 @@ export {
 export {
   judgeMeasurement,
   matchExclusions,
+  runMeasurementFacts,
+  type HeadModule,
+  type MeasurementRunRecord,
   type MeasurementEvidence,
   type MeasurementJudgement,
   type CommitCoverageChanges,
@@ -333,3 +338,4 @@ export {
   type ExclusionPattern,
   type ExclusionMatch,
 } from "./measurement.js";
+export { importedModules, importGraph, moduleNames } from "./python-imports.js";

@@ -8,7 +8,14 @@ import { DEFAULT_AGENT_PATTERNS, type Commit } from "./authorship.js";
 import { defaultConfig } from "./config.js";
 import { diffCoverageConfigs, exclusionPatterns, readCoverageConfig, type CoverageChange } from "./coverage-config.js";
 import { decide, type DecideInput } from "./decide.js";
-import { judgeMeasurement, matchExclusions, type AddedLine, type MeasurementEvidence } from "./measurement.js";
+import {
+  judgeMeasurement,
+  matchExclusions,
+  runMeasurementFacts,
+  type AddedLine,
+  type HeadModule,
+  type MeasurementEvidence,
+} from "./measurement.js";
 import type { PatchEvidence } from "./patch.js";
 import { pythonRegex } from "./python-regex.js";
 import { reportJson } from "./report-json.js";
@@ -202,6 +209,220 @@ describe("judgeMeasurement: source the proof run did not measure", () => {
       measured: ["pkg/__init__.py", "pkg/calc.py"],
     });
     expect(judged(e)).toEqual(["unmeasured_source helpers/fast.py:- a", "unmeasured_source tools/both.py:- a"]);
+  });
+});
+
+describe("judgeMeasurement: what is source, wherever the tests live", () => {
+  const pragma = (path: string, commit = AGENT): MeasurementEvidence["excluded"][number] => ({
+    path,
+    line: 2,
+    text: "    return 1  # pragma: no cover",
+    pattern: "pragma: no cover",
+    key: "report:exclude_lines",
+    commit,
+  });
+
+  it("tests inside the package: a pragma in the package's module is judged, one in a file that holds collected tests is not", () => {
+    const e = evidence({
+      excluded: [pragma("pkg/core.py"), pragma("pkg/checks.py")],
+      sources: [
+        { path: "pkg/core.py", commits: [AGENT], testFolder: "pkg" },
+        { path: "pkg/checks.py", commits: [AGENT], testFolder: "pkg" },
+      ],
+      measured: ["pkg/__init__.py", "pkg/core.py", "pkg/checks.py", "pkg/tests/test_x.py"],
+      testFiles: ["pkg/checks.py"],
+    });
+    expect(judged(e)).toEqual(["coverage_exclusions_added pkg/core.py:2 a"]);
+    // The judged evidence leaves out what is not source, so the row counts what was judged.
+    expect(judgeMeasurement(e, POLICY).evidence.sources.map((s) => s.path)).toEqual(["pkg/core.py"]);
+  });
+
+  it("without a record of what ran: a helper in a test folder the report measures nothing of is left alone", () => {
+    const e = evidence({
+      excluded: [pragma("tests/helpers.py")],
+      sources: [
+        { path: "tests/helpers.py", commits: [AGENT], testFolder: "tests" },
+        { path: "pkg/tests/helpers.py", commits: [AGENT], testFolder: "pkg/tests" },
+      ],
+      measured: ["pkg/core.py", "pkg/tests/test_x.py"],
+    });
+    expect(judged(e)).toEqual(["unmeasured_source pkg/tests/helpers.py:- a"]);
+  });
+
+  it("with the proof run's record: a module it loaded from a test folder and did not measure is unmeasured_source", () => {
+    const e = evidence({
+      excluded: [pragma("tests/helpers_impl.py")],
+      sources: [
+        { path: "tests/helpers_impl.py", commits: [AGENT], testFolder: "tests" },
+        { path: "tests/unused.py", commits: [AGENT], testFolder: "tests" },
+        { path: "tests/approved.py", commits: [HUMAN_APPROVED], testFolder: "tests" },
+      ],
+      measured: ["pkg/core.py"],
+      loaded: ["pkg/core.py", "tests/approved.py", "tests/helpers_impl.py", "tests/test_x.py"],
+    });
+    const j = judgeMeasurement(e, POLICY);
+    expect(judged(e)).toEqual([
+      "coverage_exclusions_added tests/helpers_impl.py:2 a",
+      "unmeasured_source tests/helpers_impl.py:- a",
+    ]);
+    expect(j.unmeasured[0]!.message).toMatch(
+      /the proof run loaded it and did not measure it: commit a{12} is an agent's/,
+    );
+  });
+});
+
+describe("judgeMeasurement: test support (a module only test code uses)", () => {
+  const AGENT = commit("a");
+  const mod = (path: string, imports: string[] = [], test = false): HeadModule => ({
+    path,
+    imports,
+    test,
+    testFolder: path.startsWith("tests/") ? "tests" : undefined,
+  });
+  const src = (path: string): MeasurementEvidence["sources"][number] => ({
+    path,
+    commits: [AGENT],
+    testFolder: path.startsWith("tests/") ? "tests" : undefined,
+  });
+  const base = (over: Partial<MeasurementEvidence>): MeasurementEvidence => ({
+    configFile: { base: undefined, head: undefined },
+    net: [],
+    commits: [],
+    excluded: [],
+    sources: [],
+    measured: ["pkg/__init__.py", "pkg/calc.py"],
+    testFiles: ["tests/test_calc.py"],
+    ...over,
+  });
+  const unmeasured = (e: MeasurementEvidence): string[] =>
+    judgeMeasurement(e, POLICY).unmeasured.map((f) => f.file ?? "");
+
+  it("a helper in a test folder that only tests import, first imported by a test: not judged", () => {
+    const e = base({
+      sources: [src("tests/helpers.py"), src("tests/__init__.py")],
+      loaded: ["pkg/calc.py", "tests/__init__.py", "tests/helpers.py", "tests/test_calc.py"],
+      importers: { "tests/helpers.py": "tests/test_calc.py", "tests/__init__.py": null, "pkg/calc.py": null },
+      imports: [
+        mod("pkg/calc.py"),
+        mod("tests/__init__.py"),
+        mod("tests/helpers.py"),
+        mod("tests/test_calc.py", ["tests/helpers.py", "pkg/calc.py"]),
+      ],
+    });
+    expect(unmeasured(e)).toEqual([]);
+  });
+
+  it("a strategies module imported by a helper that only tests import: support too (decided as a whole)", () => {
+    const e = base({
+      sources: [src("tests/strategies.py")],
+      loaded: ["tests/helpers.py", "tests/strategies.py"],
+      importers: { "tests/helpers.py": "tests/test_calc.py", "tests/strategies.py": "tests/helpers.py" },
+      imports: [mod("tests/helpers.py", ["tests/strategies.py"]), mod("tests/test_calc.py", ["tests/helpers.py"])],
+    });
+    expect(unmeasured(e)).toEqual([]);
+  });
+
+  it("a module outside the measured source and the test folders, first imported by a test and by no source: not judged", () => {
+    const e = base({
+      sources: [src("testing/factories.py")],
+      loaded: ["testing/factories.py"],
+      importers: { "testing/factories.py": "tests/test_calc.py" },
+      imports: [mod("testing/factories.py"), mod("tests/test_calc.py", ["testing/factories.py"])],
+    });
+    expect(unmeasured(e)).toEqual([]);
+  });
+
+  it("first imported by a test, but a packaging file names it as an entry point: source (it ships)", () => {
+    const e = base({
+      sources: [src("tools/cli.py")],
+      loaded: ["tools/cli.py"],
+      importers: { "tools/cli.py": "tests/test_calc.py" },
+      imports: [mod("pyproject.toml", ["tools/cli.py"]), mod("tests/test_calc.py", ["tools/cli.py"])],
+    });
+    expect(unmeasured(e)).toEqual(["tools/cli.py"]);
+  });
+
+  it("the package is its first importer: source, in a test folder or not", () => {
+    const e = base({
+      sources: [src("tests/helpers_impl.py"), src("impl/fast.py")],
+      loaded: ["impl/fast.py", "pkg/calc.py", "tests/helpers_impl.py"],
+      importers: { "tests/helpers_impl.py": "pkg/calc.py", "impl/fast.py": "pkg/calc.py" },
+    });
+    expect(unmeasured(e)).toEqual(["tests/helpers_impl.py", "impl/fast.py"]);
+  });
+
+  it("a test imported it first, but a non-test module names it in an import statement: source", () => {
+    const e = base({
+      sources: [src("tests/helpers_impl.py")],
+      loaded: ["pkg/calc.py", "tests/helpers_impl.py"],
+      importers: { "tests/helpers_impl.py": "tests/test_calc.py" },
+      imports: [mod("pkg/calc.py", ["tests/helpers_impl.py"]), mod("tests/helpers_impl.py")],
+    });
+    expect(unmeasured(e)).toEqual(["tests/helpers_impl.py"]);
+  });
+
+  it("used by source through a chain of helpers: source, and so is every helper on the way", () => {
+    const e = base({
+      sources: [src("tests/a.py"), src("tests/b.py")],
+      loaded: ["tests/a.py", "tests/b.py"],
+      importers: { "tests/a.py": "tests/test_calc.py", "tests/b.py": "tests/a.py" },
+      imports: [mod("scripts/release.py", ["tests/a.py"]), mod("tests/a.py", ["tests/b.py"])],
+    });
+    expect(unmeasured(e)).toEqual(["tests/a.py", "tests/b.py"]);
+  });
+
+  it("pytest imported it (no repository importer): support in a test folder, source outside one", () => {
+    const e = base({
+      sources: [src("tests/__init__.py"), src("tools/plugin.py")],
+      loaded: ["tests/__init__.py", "tools/plugin.py"],
+      importers: { "tests/__init__.py": null, "tools/plugin.py": null },
+      imports: [mod("tests/__init__.py"), mod("tools/plugin.py")],
+    });
+    expect(unmeasured(e)).toEqual(["tools/plugin.py"]);
+  });
+
+  it("a loaded module whose first importer is not on the record (an older plugin): source", () => {
+    const e = base({
+      sources: [src("tests/helpers.py")],
+      loaded: ["tests/helpers.py"],
+      imports: [mod("tests/helpers.py"), mod("tests/test_calc.py", ["tests/helpers.py"])],
+    });
+    expect(unmeasured(e)).toEqual(["tests/helpers.py"]);
+  });
+
+  it("without a record: a test-folder helper the report measures nothing of is left alone unless a non-test module imports it", () => {
+    const e = base({
+      sources: [src("tests/helpers.py"), src("tests/helpers_impl.py")],
+      imports: [
+        mod("pkg/calc.py", ["tests/helpers_impl.py"]),
+        mod("tests/helpers.py"),
+        mod("tests/helpers_impl.py"),
+        mod("tests/conftest.py", ["tests/helpers.py"], true),
+      ],
+    });
+    expect(unmeasured(e)).toEqual(["tests/helpers_impl.py"]);
+  });
+});
+
+describe("runMeasurementFacts", () => {
+  it("the files holding collected tests at base, at head and in the record (ids relative to its rootdir); the modules it loaded", () => {
+    const facts = runMeasurementFacts(
+      [["pkg/tests/test_x.py::test_a", "pkg/core.py::pkg.core.f"], ["old/test_o.py::t"]],
+      {
+        root: "/r",
+        rootdir: "/r/sub",
+        collected: ["t/check.py::test_c"],
+        modules: ["pkg/core.py"],
+      },
+    );
+    expect(facts).toEqual({
+      testFiles: ["old/test_o.py", "pkg/tests/test_x.py", "sub/t/check.py"],
+      loaded: ["pkg/core.py"],
+    });
+    expect(runMeasurementFacts([], { root: "/r", rootdir: "/elsewhere", collected: ["a.py::t"] })).toEqual({
+      testFiles: [],
+      loaded: undefined,
+    });
   });
 });
 

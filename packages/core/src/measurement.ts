@@ -6,6 +6,7 @@ import { hasHumanTrailer, type Commit } from "./authorship.js";
 import { coverageChangeKey, type CoverageChange } from "./coverage-config.js";
 import { needsTrailer, who, type PatchPolicy } from "./patch.js";
 import { pythonRegex } from "./python-regex.js";
+import { testFilesOf } from "./runner-config.js";
 import type { Finding } from "./report.js";
 
 /** What one commit did to coverage.py's configuration (a merge: only its own resolution's). */
@@ -32,6 +33,8 @@ export interface ExcludedLine {
 export interface ChangedSource {
   path: string;
   commits: Commit[];
+  /** The folder for tests it lies in by convention (`testFolderOf`), when it lies in one. */
+  testFolder?: string | undefined;
 }
 
 /** What the gate learned about measurement; computed by the caller from git and the proof run. */
@@ -48,10 +51,30 @@ export interface MeasurementEvidence {
   sources: ChangedSource[];
   /** The files the proof run's coverage report measured, as repository paths. */
   measured: readonly string[];
+  /** The files that hold collected tests, at the base or at head (test files, never source). */
+  testFiles?: readonly string[] | undefined;
+  /** The repository's module files the proof run loaded (its record's `modules`); undefined: no record. */
+  loaded?: readonly string[] | undefined;
+  /** Each loaded module's first importer in the proof run (its record's `importers`): a repository file or null. */
+  importers?: Readonly<Record<string, string | null>> | undefined;
+  /**
+   * The head's Python files, each with the repository files its import statements name (`importGraph`),
+   * whether it is a test by name (conftest.py, python_files) and its test folder (`testFolderOf`).
+   */
+  imports?: ReadonlyArray<HeadModule> | undefined;
+}
+
+/** One Python file of the head, for the static side of "only tests use it". */
+export interface HeadModule {
+  path: string;
+  imports: readonly string[];
+  test: boolean;
+  testFolder?: string | undefined;
 }
 
 /** Measurement judged once: each rule's findings. */
 export interface MeasurementJudgement {
+  /** The evidence, without the files judged not to be source (test files; helpers left alone). */
   evidence: MeasurementEvidence;
   exclusions: Finding[];
   unmeasured: Finding[];
@@ -105,8 +128,9 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
       });
     }
   }
+  const notSource = notJudgedAsSource(evidence);
   for (const line of evidence.excluded) {
-    if (approved(line.commit)) continue;
+    if (approved(line.commit) || notSource.has(line.path)) continue;
     const what = /partial|branch/.test(line.key)
       ? "a branch coverage.py no longer measures"
       : "code coverage.py no longer measures";
@@ -121,22 +145,121 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
     });
   }
   const measured = new Set(evidence.measured);
+  const loaded = new Set(evidence.loaded ?? []);
   const unmeasured: Finding[] = [];
   for (const source of evidence.sources) {
-    if (measured.has(source.path)) continue;
+    if (measured.has(source.path) || notSource.has(source.path)) continue;
     const unapproved = source.commits.filter((c) => !approved(c));
     if (source.commits.length > 0 && unapproved.length === 0) continue;
     const last = unapproved.at(-1);
     unmeasured.push({
       reason: "unmeasured_source",
-      message: `${source.path} was ${source.commits.length ? "added or changed" : "changed"} by the patch, but the proof run did not measure it${last ? `: ${needsTrailer(last, key, policy)}` : ""}`,
+      message: `${source.path} was ${source.commits.length ? "added or changed" : "changed"} by the patch, but the proof run ${loaded.has(source.path) ? "loaded it and " : ""}did not measure it${last ? `: ${needsTrailer(last, key, policy)}` : ""}`,
       file: source.path,
       commit: last?.sha,
       author: last ? who(last) : undefined,
       fix: `move the code where the proof run measures it (its --cov= / [run] source), or a human adds the file to [measurement] exempt or approves it with \`${key}: human\``,
     });
   }
-  return { evidence, exclusions, unmeasured, protectedSettings };
+  // The evidence as judged: the files that are not source (tests, helpers left alone) are left out.
+  const judged: MeasurementEvidence = {
+    ...evidence,
+    excluded: evidence.excluded.filter((l) => !notSource.has(l.path)),
+    sources: evidence.sources.filter((s) => !notSource.has(s.path)),
+  };
+  return { evidence: judged, exclusions, unmeasured, protectedSettings };
+}
+
+/**
+ * The changed files not judged as source: the files that hold collected tests, and test support, which
+ * only test code uses. A changed file is test support when it is not measured, lies in a test folder or
+ * (with the proof run's record) was first imported by a repository file, and no non-test module uses it:
+ * none is its first importer in the proof run, none names it in an import statement at head. "Non-test"
+ * is decided as a whole (a helper imported only by test support is support too): test support is the
+ * largest such set. Without the record, only a helper in a test folder the report measures nothing of
+ * can be support; with it, a loaded module needs its first importer on the record (an older record's
+ * modules are source), and one the run did not load can be support only as without the record.
+ */
+function notJudgedAsSource(evidence: MeasurementEvidence): Set<string> {
+  const loaded = evidence.loaded === undefined ? undefined : new Set(evidence.loaded);
+  const importers = evidence.importers ?? {};
+  const measured = new Set(evidence.measured);
+  const measuredIn = (folder: string): boolean => evidence.measured.some((p) => p.startsWith(`${folder}/`));
+  const tests = new Set(evidence.testFiles ?? []);
+  const modules = new Map<string, { testFolder?: string | undefined; test: boolean }>();
+  for (const m of evidence.imports ?? [])
+    modules.set(m.path, { testFolder: m.testFolder, test: m.test || tests.has(m.path) });
+  for (const s of evidence.sources)
+    if (!modules.has(s.path)) modules.set(s.path, { testFolder: s.testFolder, test: tests.has(s.path) });
+  const importedBy = new Map<string, string[]>();
+  for (const m of evidence.imports ?? [])
+    for (const target of m.imports) importedBy.set(target, [...(importedBy.get(target) ?? []), m.path]);
+  const isTest = (path: string): boolean => tests.has(path) || (modules.get(path)?.test ?? false);
+
+  const support = new Set<string>();
+  for (const [path, m] of modules) {
+    if (m.test || measured.has(path)) continue;
+    const leftAlone = m.testFolder !== undefined && !measuredIn(m.testFolder);
+    if (loaded === undefined || !loaded.has(path)) {
+      if (leftAlone) support.add(path);
+      continue;
+    }
+    const first = importers[path];
+    if (first === undefined) continue; // loaded, but who imported it is not on the record
+    if (m.testFolder !== undefined || first !== null) support.add(path);
+  }
+  const usedBySource = (path: string): boolean => {
+    const first = importers[path];
+    const users = [...(typeof first === "string" ? [first] : []), ...(importedBy.get(path) ?? [])];
+    return users.some((user) => user !== path && !isTest(user) && !support.has(user));
+  };
+  for (let changed = true; changed;) {
+    changed = false;
+    for (const path of support)
+      if (usedBySource(path)) {
+        support.delete(path);
+        changed = true;
+      }
+  }
+  const out = new Set(tests);
+  for (const s of evidence.sources) if (support.has(s.path)) out.add(s.path);
+  return out;
+}
+
+/** What a proof run's record says for measurement: the ids it collected, relative to `rootdir`, and the modules it loaded. */
+export interface MeasurementRunRecord {
+  root: string;
+  rootdir: string;
+  collected: readonly string[];
+  modules?: readonly string[] | undefined;
+  importers?: Readonly<Record<string, string | null>> | undefined;
+}
+
+/**
+ * The evidence the runs add: the files that hold collected tests (each list of ids, the universes at the
+ * base and at head, relative to the repository root; and the record's, relative to pytest's rootdir),
+ * and the modules the proof run loaded (undefined without a record that lists them).
+ */
+export function runMeasurementFacts(
+  ids: ReadonlyArray<readonly string[]>,
+  record: MeasurementRunRecord | undefined,
+): Pick<MeasurementEvidence, "testFiles" | "loaded" | "importers"> {
+  const files = new Set(ids.flatMap((list) => [...testFilesOf(list)]));
+  if (record) {
+    const root = record.root.replace(/\/+$/, "");
+    const prefix =
+      record.rootdir === root
+        ? ""
+        : record.rootdir.startsWith(`${root}/`)
+          ? record.rootdir.slice(root.length + 1)
+          : undefined;
+    if (prefix !== undefined) for (const f of testFilesOf(record.collected, prefix)) files.add(f);
+  }
+  return {
+    testFiles: [...files].sort(),
+    loaded: record?.modules && [...record.modules],
+    importers: record?.importers && { ...record.importers },
+  };
 }
 
 const clip = (text: string): string => (text.length > 80 ? `${text.slice(0, 77)}...` : text);

@@ -11,6 +11,8 @@ import {
   readPytestSettings,
   readSection,
   simpleCommands,
+  testFilesOf,
+  testFolderOf,
   type PytestSettings,
 } from "./runner-config.js";
 
@@ -277,21 +279,50 @@ describe("what a test file is", () => {
   });
 
   const s: PytestSettings = { pythonFiles: ["test_*.py", "*_test.py", "checks/*.py"], testpaths: ["qa"] };
-  const cases: [path: string, test: boolean][] = [
-    ["pkg/test_util.py", true],
-    ["pkg/util_test.py", true],
-    ["pkg/sub/conftest.py", true],
-    ["checks/smoke.py", true],
-    ["qa/helpers.py", true],
-    ["tests/helpers.py", true],
-    ["src/pkg/test/fixtures.py", true],
-    ["pkg/util.py", false],
-    ["pkg/testing.py", false],
-    ["tools/latest_test_data.py", false],
-    ["qa_tools/x.py", false],
+  const collected = new Set(["pkg/checks_run.py"]);
+  // A test file is what pytest collects from: where a file lies says nothing (tests inside the package).
+  const cases: [path: string, test: boolean, folder: string | undefined][] = [
+    ["pkg/test_util.py", true, undefined],
+    ["pkg/util_test.py", true, undefined],
+    ["pkg/sub/conftest.py", true, undefined],
+    ["checks/smoke.py", true, undefined],
+    ["pkg/checks_run.py", true, undefined],
+    ["qa/helpers.py", false, "qa"],
+    ["tests/helpers.py", false, "tests"],
+    ["pkg/tests/test_core.py", true, "pkg/tests"],
+    ["src/pkg/test/fixtures.py", false, "src/pkg/test"],
+    ["pkg/util.py", false, undefined],
+    ["pkg/testing.py", false, undefined],
+    ["tools/latest_test_data.py", false, undefined],
+    ["qa_tools/x.py", false, undefined],
   ];
-  it.each(cases)("%s: %s", (path, test) => {
-    expect(isTestFile(path, s)).toBe(test);
+  it.each(cases)("%s: test file %s, test folder %s", (path, test, folder) => {
+    expect(isTestFile(path, s, collected)).toBe(test);
+    expect(testFolderOf(path, s)).toBe(folder);
+  });
+
+  it("with the tests inside the package (testpaths = the package), the package's modules are source", () => {
+    const inside: PytestSettings = { pythonFiles: ["test_*.py", "*_test.py"], testpaths: ["pkg"] };
+    expect(isTestFile("pkg/core.py", inside)).toBe(false);
+    expect(isTestFile("pkg/tests/test_x.py", inside)).toBe(true);
+    expect(testFolderOf("pkg/core.py", inside)).toBe("pkg");
+    expect(testFolderOf("pkg/tests/helpers.py", inside)).toBe("pkg/tests");
+  });
+
+  it("the files that hold collected tests: test functions and classes, not a source module's doctests", () => {
+    const ids = [
+      "pkg/tests/test_x.py::test_a",
+      "pkg/tests/test_x.py::TestK::test_b[1-2]",
+      "tests/checks.py::test_run[a::b]",
+      "pkg/core.py::pkg.core.add",
+      "pkg/core.py::pkg.core",
+      "single.py::single",
+      "pkg/__init__.py::pkg",
+      "README.rst::README.rst",
+      "no-separator",
+    ];
+    expect([...testFilesOf(ids)].sort()).toEqual(["README.rst", "pkg/tests/test_x.py", "tests/checks.py"]);
+    expect([...testFilesOf(["test_a.py::test_b"], "sub")]).toEqual(["sub/test_a.py"]);
   });
 });
 

@@ -472,23 +472,62 @@ export function readPytestSettings(read: (path: string) => string | undefined): 
 }
 
 /**
- * True when `path` is test code rather than source: a `conftest.py`, a file pytest's `python_files`
- * matches (by its name; a pattern with a `/` by its path), a file under one of `testpaths`, or a file
- * under a folder named `tests` or `test`.
+ * True when `path` is a test file rather than source: a `conftest.py`, a file pytest's `python_files`
+ * matches (by its name; a pattern with a `/` by its path), or a file in `collected` (the files that hold
+ * collected tests, `testFilesOf`). Where a file lies says nothing: with the tests inside the package
+ * (`testpaths` = the package), the package's modules are source all the same.
  */
-export function isTestFile(path: string, settings: PytestSettings): boolean {
+export function isTestFile(path: string, settings: PytestSettings, collected?: ReadonlySet<string>): boolean {
   const name = basename(path);
   if (name === "conftest.py") return true;
   if (settings.pythonFiles.some((p) => (p.includes("/") ? fnmatch(path, p) : fnmatch(name, p)))) return true;
+  return collected?.has(path) ?? false;
+}
+
+/**
+ * The deepest folder holding `path` that is there for tests by convention: one of pytest's `testpaths`,
+ * or a folder named `tests` or `test`; undefined when there is none. It does not make the file a test
+ * (`isTestFile` decides that): the measurement rules use it only to leave alone, without a proof run's
+ * record of what ran, a helper in a test folder that the proof run measures nothing of.
+ */
+export function testFolderOf(path: string, settings: PytestSettings): string | undefined {
+  const segments = path.split("/").slice(0, -1);
+  let found: string | undefined;
+  for (let i = 1; i <= segments.length; i++) {
+    const dir = segments.slice(0, i).join("/");
+    if (segments[i - 1] === "tests" || segments[i - 1] === "test") found = dir;
+  }
   for (const raw of settings.testpaths) {
     const dir = normalizeRepoPath(raw);
-    if (dir === undefined) continue;
-    if (path.startsWith(`${dir}/`) || picomatch(`${dir}/**`, { dot: true })(path)) return true;
+    if (dir === undefined || dir === "" || dir === ".") continue;
+    const within = path.startsWith(`${dir}/`) || picomatch(`${dir}/**`, { dot: true })(path);
+    if (within && (found === undefined || found.length < dir.length)) found = dir;
   }
-  return path
-    .split("/")
-    .slice(0, -1)
-    .some((segment) => segment === "tests" || segment === "test");
+  return found;
+}
+
+/**
+ * The repository files that hold the collected test ids (`path::name...`), each id's path joined to
+ * `prefix` (pytest's rootdir, relative to the repository root). A doctest item (`pkg/core.py::pkg.core.f`,
+ * or a module's own docstring, `core.py::core`) leaves its module source: only a test function or class
+ * makes a Python file a test file.
+ */
+export function testFilesOf(ids: Iterable<string>, prefix = ""): Set<string> {
+  const out = new Set<string>();
+  for (const id of ids) {
+    const cut = id.indexOf("::");
+    if (cut <= 0) continue;
+    const file = id.slice(0, cut);
+    const name = id.slice(cut + 2).split(/::|\[/)[0] ?? "";
+    if (file.endsWith(".py")) {
+      const parts = file.split("/");
+      const stem = parts.at(-1) === "__init__.py" ? (parts.at(-2) ?? "") : parts.at(-1)!.slice(0, -3);
+      if (name.includes(".") || name === stem) continue;
+    }
+    const path = normalizeRepoPath(prefix ? `${prefix}/${file}` : file);
+    if (path !== undefined) out.add(path);
+  }
+  return out;
 }
 
 /**

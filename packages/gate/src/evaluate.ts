@@ -8,6 +8,7 @@ import {
   mergeOwnChanges,
   readPytestPythonpath,
   readPytestSettings,
+  runMeasurementFacts,
   unexpectedChanges,
   GateError,
   type CommandOutcome,
@@ -356,7 +357,10 @@ async function evaluateCheck(
         commands,
         runner,
         warnings,
-        measurement,
+        measurement:
+          measurement?.kind === "evidence" && baseTests?.base.kind === "measured"
+            ? { ...measurement, baseIds: baseTests.base.universe.ids }
+            : measurement,
         propertyIds: baseProperties && {
           evidence: {
             base: baseProperties.base,
@@ -595,7 +599,10 @@ interface JudgeSources {
   /** List the earlier warnings before the inputs' (check) or after them (decide). */
   warningsFirst?: boolean;
   /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
-  measurement?: { kind: "evidence"; evidence: PatchMeasurement } | { kind: "off" } | undefined;
+  measurement?:
+    | { kind: "evidence"; evidence: PatchMeasurement; baseIds?: readonly string[] | undefined }
+    | { kind: "off" }
+    | undefined;
   /** The base's property test ids and what the range touched (`check --run`), with the file read. */
   propertyIds?: { evidence: PropertyIdEvidence; inputs: InputDigest[] } | undefined;
   /** The base's side of removed and newly skipped tests (`check`), once the head's results are read. */
@@ -663,7 +670,24 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
         fix: "write coverage.py's JSON report with its `files` table (coverage json), or turn [measurement] off in a human commit",
       });
     }
-    measurement = { kind: "evidence", evidence: { ...s.measurement.evidence, measured: coverage.measuredFiles } };
+    // Test files are those that hold collected tests (the head's and the base's, and the proof run's).
+    const facts = runMeasurementFacts(
+      [universe.value.ids, s.measurement.baseIds ?? []],
+      s.runner?.proof?.result.record,
+    );
+    // The head's import statements, read only when a changed source is neither measured nor a test file.
+    const { headModules, ...patch } = s.measurement.evidence;
+    const inReport = new Set(coverage.measuredFiles);
+    const unmeasured = patch.sources.some((f) => !inReport.has(f.path) && !facts.testFiles?.includes(f.path));
+    measurement = {
+      kind: "evidence",
+      evidence: {
+        ...patch,
+        measured: coverage.measuredFiles,
+        ...facts,
+        imports: unmeasured ? headModules() : undefined,
+      },
+    };
   } else measurement = s.measurement;
   return decide({
     today: s.clock.today,

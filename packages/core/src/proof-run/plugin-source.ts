@@ -465,6 +465,8 @@ class _Run:
             "shadowed": self.shadowed(),
             "replaced": _SHIPPED.payload() if _SHIPPED is not None else [],
             "hypothesis": self.hypothesis,
+            "modules": _loaded_modules(self),
+            "importers": _module_importers(self),
         }
 
     def write(self, session):
@@ -752,6 +754,91 @@ def _start():
     return _Run(nonce, secret, _norm(record), _norm(root or os.getcwd()))
 
 
+# ---------------------------------------------------------------------------------------------------
+# The repository's modules the run loaded: every module in sys.modules at session end, and every module
+# body the audit hook saw run (a module that took itself out of sys.modules still ran).
+
+_MODULES_RAN = set()
+
+
+# The file whose code first ran each module body (its first importer): absolute path, or None.
+_IMPORTERS = {}
+
+
+def _module_ran(args):
+    code = args[0] if args else None
+    if getattr(code, "co_name", None) == "<module>" and isinstance(getattr(code, "co_filename", None), str):
+        _MODULES_RAN.add(code.co_filename)
+        if code.co_filename not in _IMPORTERS:
+            _IMPORTERS[code.co_filename] = _first_importer()
+
+
+def _importlib_folder():
+    try:
+        import importlib
+
+        return os.path.dirname(_norm(importlib.__file__))
+    except Exception:
+        return None
+
+
+_IMPORTLIB = _importlib_folder()
+_HERE = _norm(__file__)
+
+
+def _first_importer():
+    """The first frame below the import machinery whose file is a real file (not <frozen importlib...>,
+    not the standard importlib package, not this plugin): the module that imported or exec'd the body."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if isinstance(name, str) and not name.startswith("<"):
+            full = _norm(name)
+            if full != _HERE and not (_IMPORTLIB and _within(full, _IMPORTLIB)) and os.path.isfile(full):
+                return full
+        frame = frame.f_back
+    return None
+
+
+def _repo_module(run, path):
+    """The repository-relative path of a module file of the repository, or None."""
+    full = _norm(path)
+    rel = run.rel(full)
+    if rel is None or rel == "." or any(_within(full, folder) for folder in run.exclude):
+        return None
+    if not os.path.isfile(full):  # code compiled from a string ("<string>")
+        return None
+    parts = rel.split("/")
+    if ".git" in parts or "__pycache__" in parts or "site-packages" in parts or "dist-packages" in parts:
+        return None
+    return rel
+
+
+def _loaded_modules(run):
+    paths = set(_MODULES_RAN)
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str):
+            paths.add(path)
+    out = set()
+    for path in paths:
+        rel = _repo_module(run, path)
+        if rel is not None:
+            out.add(rel)
+    return sorted(out)
+
+
+def _module_importers(run):
+    """Each repository module whose body the audit hook saw run: the repository file of its first
+    importer, or None when that was outside the repository (pytest, a library) or there was none."""
+    out = {}
+    for path, importer in list(_IMPORTERS.items()):
+        rel = _repo_module(run, path)
+        if rel is not None and rel not in out:
+            out[rel] = None if importer is None else _repo_module(run, importer)
+    return out
+
+
 _RUN = _start()
 _AUDIT = False
 if _RUN is not None and hasattr(sys, "addaudithook"):
@@ -760,6 +847,11 @@ if _RUN is not None and hasattr(sys, "addaudithook"):
         if event == "open":
             try:
                 _run.opened(*args[:3])
+            except Exception:
+                pass
+        elif event == "exec":
+            try:
+                _module_ran(args)
             except Exception:
                 pass
         elif event == "sqlite3.connect":

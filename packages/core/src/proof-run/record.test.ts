@@ -119,6 +119,41 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
   it("a signed record of the wrong shape is malformed, not a crash", () => {
     expect(problem(resigned((p) => (p.tests = [{ id: 1 }])))).toMatchObject({ problem: "malformed" });
     expect(problem(resigned((p) => delete p.files))).toMatchObject({ problem: "malformed" });
+    expect(problem(resigned((p) => (p.modules = ["pkg/a.py", 3])))).toMatchObject({ problem: "malformed" });
+  });
+
+  it("reads the modules the run loaded; a record without them (an older plugin) has none", () => {
+    const modules = ["pkg/calc.py", "tests/helpers_impl.py"];
+    expect(
+      verifyRunRecord(
+        resigned((p) => (p.modules = modules)),
+        expected,
+      ).record!.modules,
+    ).toEqual(modules);
+    expect(
+      verifyRunRecord(
+        resigned((p) => delete p.modules),
+        expected,
+      ).record!.modules,
+    ).toBeUndefined();
+  });
+
+  it("reads each module's first importer (a repository file or null); another shape is malformed", () => {
+    const importers = { "tests/helpers.py": "tests/test_calc.py", "tests/test_calc.py": null };
+    expect(
+      verifyRunRecord(
+        resigned((p) => (p.importers = importers)),
+        expected,
+      ).record!.importers,
+    ).toEqual(importers);
+    expect(
+      verifyRunRecord(
+        resigned(() => {}),
+        expected,
+      ).record!.importers,
+    ).toBeUndefined();
+    expect(problem(resigned((p) => (p.importers = { "pkg/a.py": 3 })))).toMatchObject({ problem: "malformed" });
+    expect(problem(resigned((p) => (p.importers = ["pkg/a.py"])))).toMatchObject({ problem: "malformed" });
   });
 
   it("accepts the same record signed again with this key (the resigning helper is faithful)", () => {

@@ -168,6 +168,13 @@ export interface RunRecord {
   replaced: RunReplacement[];
   /** Each Hypothesis test's effective settings as it was about to run (absent from older records). */
   hypothesis?: PropertySettingsById | undefined;
+  /** The repository's module files the run loaded, repository-relative and sorted (docs/proof-run-record.md). */
+  modules?: string[] | undefined;
+  /**
+   * For each repository module whose body the run saw run: the repository file of its first importer, or
+   * null when that was outside the repository (pytest, a library) or there was none (docs/proof-run-record.md).
+   */
+  importers?: Record<string, string | null> | undefined;
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -323,6 +330,16 @@ function readOrigin(v: unknown, at: string): SkipOrigin | undefined {
   };
 }
 
+function readImporters(o: Json): Record<string, string | null> {
+  const out: Record<string, string | null> = {};
+  for (const [k, v] of Object.entries(o)) {
+    if (v !== null && typeof v !== "string")
+      throw new ShapeError(`record.importers[${JSON.stringify(k)}] is not a path or null`);
+    out[k] = v;
+  }
+  return out;
+}
+
 function readPhase(v: unknown, at: string): RunPhase {
   const o = obj(v, at);
   const raised = optStr(o, "raised", at);
@@ -443,6 +460,8 @@ function readRecord(p: Json, file: string): RunRecord | string {
       }),
       replaced: readReplaced(p),
       hypothesis: hypothesisSettings(p.hypothesis),
+      modules: p.modules === undefined ? undefined : strings(p, "modules", "record"),
+      importers: p.importers === undefined ? undefined : readImporters(obj(p.importers, "record.importers")),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;

@@ -159,6 +159,40 @@ const ROUTES: Route[] = [
     expected: ["unmeasured_source helpers/fast.py:-"],
   },
   {
+    // Without a proof run's record, the head's import statements still show the package using it.
+    name: "a module under tests/ that the package imports, without a proof run's record",
+    files: {
+      "tests/helpers_impl.py": "def fast_total(prices):\n    return sum(prices)\n",
+      "pkg/calc.py": `${CALC}\n\ndef fast(prices):\n    from tests.helpers_impl import fast_total\n\n    return fast_total(prices)\n`,
+    },
+    expected: ["unmeasured_source tests/helpers_impl.py:-"],
+  },
+  {
+    name: "a module under tests/ that pyproject.toml ships as a console script",
+    files: {
+      "tests/cli_impl.py": "def main():\n    return 0\n",
+      "pyproject.toml": `${PYPROJECT}\n[project.scripts]\npkg-cli = "tests.cli_impl:main"\n`,
+    },
+    expected: ["unmeasured_source tests/cli_impl.py:-"],
+  },
+  {
+    // Without a proof run's record too: every file under testpaths used to count as test code.
+    name: "tests inside the package (testpaths = pkg): `# pragma: no cover` in the package's module",
+    base: {
+      "pyproject.toml": PYPROJECT.replace('testpaths = ["tests"]', 'testpaths = ["pkg"]'),
+      "collected.txt": "pkg/tests/test_calc.py::test_total\n\n1 test collected in 0.01s\n",
+      "tests/test_calc.py": null,
+      "pkg/tests/__init__.py": "",
+      "pkg/tests/test_calc.py": "from pkg.calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+    },
+    files: {
+      "pkg/calc.py": CALC.replace('raise ValueError("negative")', 'raise ValueError("negative")  # pragma: no cover'),
+      "pkg/tests/test_calc.py":
+        "from pkg.calc import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3  # pragma: no cover\n",
+    },
+    expected: ["coverage_exclusions_added pkg/calc.py:5"],
+  },
+  {
     name: "addopts changed in [tool.pytest.ini_options]",
     files: {
       "pyproject.toml": PYPROJECT.replace(
@@ -230,6 +264,14 @@ describe("no change by meaning: MERGE", { timeout: 60_000 }, () => {
     [
       "an empty __init__.py in a new package, a test helper",
       { "tools/__init__.py": "# tools\n", "tests/helpers.py": "X = 1\n" },
+    ],
+    [
+      "a test helper that only tests import",
+      {
+        "tests/helpers.py": "def priced(items):\n    return [int(i) for i in items]\n",
+        "tests/test_priced.py":
+          "from tests.helpers import priced\n\n\ndef test_priced():\n    assert priced(['1']) == [1]\n",
+      },
     ],
   ];
   it.each(cases)("%s", async (_name, files) => {

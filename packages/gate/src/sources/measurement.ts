@@ -7,6 +7,7 @@ import {
   GateError,
   diffCoverageConfigs,
   exclusionPatterns,
+  importGraph,
   isTestFile,
   matchExclusions,
   mergeOwnChanges,
@@ -17,6 +18,7 @@ import {
   coverageChangeKey,
   coverageConfigCandidates,
   shortRevision,
+  testFolderOf,
   type AddedLine,
   type ChangedSource,
   type Commit,
@@ -25,6 +27,7 @@ import {
   type CoverageConfigProblem,
   type CoverageConfigResult,
   type GateConfig,
+  type HeadModule,
   type MeasurementEvidence,
 } from "@proofgate/core";
 import type { GitPort } from "../ports.js";
@@ -42,7 +45,10 @@ export interface MeasurementRequest {
 }
 
 /** The evidence, except the files the proof run measured (known once its report is read). */
-export type PatchMeasurement = Omit<MeasurementEvidence, "measured">;
+export type PatchMeasurement = Omit<MeasurementEvidence, "measured" | "imports"> & {
+  /** The head's Python files and their imports (`HeadModule`), read when some changed source is unmeasured. */
+  headModules: () => HeadModule[];
+};
 
 /** Reads the measurement evidence from git; a configuration or pattern the gate cannot read is a GateError. */
 export function loadMeasurement(git: GitPort, request: MeasurementRequest): PatchMeasurement {
@@ -105,8 +111,10 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     if (changes.length > 0) perCommit.push({ commit, changes });
   }
 
-  // The Python source the range added or changed: not a test, not exempt, not omitted by the base's own
-  // coverage.py config (the team's choice), and with code in it (an empty __init__.py measures nothing).
+  // The Python source the range added or changed: not a test by name (conftest.py, python_files; the
+  // files that hold collected tests are known later, to judgeMeasurement), not exempt, not omitted by
+  // the base's own coverage.py config (the team's choice), and with code in it (an empty __init__.py
+  // measures nothing). Its test folder, if any, matters only to the rule without a proof run's record.
   const pytest = readPytestSettings((path) => git.readFileAt(base, path));
   const exempt = pathMatcher(request.config.measurement.exempt);
   const omitted = baseConfig ? omittedBy(baseConfig) : () => false;
@@ -120,7 +128,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     if (!path.endsWith(".py") || isTestFile(path, pytest) || exempt(path) || omitted(path)) continue;
     const text = git.readFileAt(head, path);
     if (text === undefined || !hasCode(text)) continue;
-    sources.push({ path, commits: byPath.get(path) ?? [] });
+    sources.push({ path, commits: byPath.get(path) ?? [], testFolder: testFolderOf(path, pytest) });
     for (const line of git.blame({ base, head }, path)) {
       const commit = line.sha === undefined ? undefined : bySha.get(line.sha);
       if (commit) added.push({ path, line: line.line, text: line.text, commit });
@@ -144,7 +152,33 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     commits: perCommit,
     excluded,
     sources,
+    headModules: () => headModules(git, head, pytest),
   };
+}
+
+/**
+ * The head's Python files with the repository files their import statements name: the static side of
+ * "only tests use it" (judgeMeasurement), and the packaging files with the modules their entry points
+ * name (never test files). Read as Latin-1 when not UTF-8: import statements are ASCII.
+ */
+function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readPytestSettings>): HeadModule[] {
+  const latin1 = new TextDecoder("latin1");
+  const texts = new Map<string, string>();
+  for (const entry of git.listFilesAt(head, "")) {
+    const packaging = ["pyproject.toml", "setup.cfg", "setup.py"].includes(entry.path);
+    if (entry.type !== "blob" || entry.mode === "120000" || !(entry.path.endsWith(".py") || packaging)) continue;
+    const bytes = git.readBlobAt(head, entry.path);
+    if (bytes !== undefined) texts.set(entry.path, latin1.decode(bytes));
+  }
+  // setup.py twice: its imports, and its entry points (a packaging file stands for the code it ships).
+  const setup = texts.get("setup.py");
+  if (setup !== undefined) texts.set("setup.py:entry_points", setup);
+  return [...importGraph(texts)].map(([path, imports]) => ({
+    path,
+    imports,
+    test: isTestFile(path, pytest),
+    testFolder: testFolderOf(path, pytest),
+  }));
 }
 
 /** True when some line is neither blank nor a comment. */

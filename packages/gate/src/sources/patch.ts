@@ -12,6 +12,7 @@ import {
   diffLedgers,
   importsHypothesis,
   isTestFile,
+  testFolderOf,
   looseningKey,
   mergeOwnChanges,
   parseConfig,
@@ -290,7 +291,8 @@ function propertyTestTouches(
   const isPropertyTest = (path: string): boolean => {
     if (where.seeds(path)) return false;
     if (where.dirs(path)) return true;
-    if (!path.endsWith(".py") || !isTestFile(path, pytest)) return false;
+    // Wider than a test file: a strategies module beside the tests shapes every property that uses it.
+    if (!path.endsWith(".py") || (!isTestFile(path, pytest) && testFolderOf(path, pytest) === undefined)) return false;
     let known = hypothesis.get(path);
     if (known === undefined) {
       known = importsAt(range.base, path) || importsAt(range.head, path);
