@@ -50,6 +50,11 @@ export interface GateConfig {
     /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
     safePath: boolean;
   };
+  /**
+   * `stamps`: the files `proofgate record` (and `check --run`) write, binding evidence files to the commit that
+   * produced them; `bound`: `check` reads only evidence a stamp binds to the commit it judges (false: the opt-out).
+   */
+  evidence: { stamps: string[]; bound: boolean };
 }
 
 /** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
@@ -110,6 +115,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       testRemoval: "Test-Removal",
     },
     commands: { record: true, safePath: false },
+    evidence: { stamps: ["proofgate-evidence.json"], bound: true },
   };
 }
 
@@ -134,6 +140,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     test_removal: "string",
   },
   commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
+  evidence: { stamps: "strings", bound: "bool" },
 };
 
 /** A config, or everything wrong with the file. */
@@ -308,6 +315,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       properties: v("commands", "properties") as string | undefined,
       record: bool("commands", "record", true),
       safePath: bool("commands", "safe_path", false),
+    },
+    evidence: {
+      stamps: list("evidence", "stamps", d.evidence.stamps),
+      bound: bool("evidence", "bound", d.evidence.bound),
     },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes

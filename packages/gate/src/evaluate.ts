@@ -35,6 +35,13 @@ import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, type CommandsRun } from "./sources/run-commands.js";
 import {
+  readStamps,
+  requireBoundEvidence,
+  stampOwnRun,
+  stepOutputs,
+  unboundNotice,
+} from "./sources/evidence-binding.js";
+import {
   DEFAULT_READ_ALLOW,
   findToolShadows,
   scanRunnerTampering,
@@ -303,7 +310,16 @@ async function evaluateCheck(
       });
       commands.push(...ran.outcomes);
       records = ran.records;
+      // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
+      stampOwnRun(
+        ports,
+        config,
+        ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
+      );
     }
+    const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
+    const unbound = config.evidence.bound ? undefined : unboundNotice(config, loaded.patch.head);
+    if (unbound) warnings.push(unbound.warning);
 
     return await judge(
       {
@@ -329,7 +345,10 @@ async function evaluateCheck(
         fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
         policySource: shallow
           ? "the work tree's proofgate.toml: the history does not reach the base"
-          : loaded.policySource,
+          : `${loaded.policySource}${unbound ? `; ${unbound.policy}` : ""}`,
+        bindEvidence: shallow
+          ? undefined
+          : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),
         patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
         fixtureLock: () => found.lock,
         commands,
@@ -518,6 +537,8 @@ interface JudgeSources {
   warnings: GateIssue[];
   /** List the earlier warnings before the inputs' (check) or after them (decide). */
   warningsFirst?: boolean;
+  /** `check`: throws (exit 2) when the head's evidence read is not bound to the commit judged. */
+  bindEvidence?: ((read: readonly InputDigest[]) => void) | undefined;
   /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
   measurement?: { kind: "evidence"; evidence: PatchMeasurement } | { kind: "off" } | undefined;
   /** The base's property test ids and what the range touched (`check --run`), with the file read. */
@@ -579,6 +600,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     }
     measurement = { kind: "evidence", evidence: { ...s.measurement.evidence, measured: coverage.measuredFiles } };
   } else measurement = s.measurement;
+  s.bindEvidence?.(inputs);
   return decide({
     today: s.clock.today,
     clockOverride: s.clock.override,
