@@ -341,7 +341,10 @@ export function saveArtifacts(from: string): string {
  * scenarios that reuse them judge history or config, not which run wrote the files.
  */
 export function putArtifacts(from: string, dir: string): void {
-  const r = record(dir, [ARTIFACTS.map((f) => `cp ${join(from, f)} ${f}`).join(" && ")]);
+  const writes = ARTIFACTS.flatMap((f) => ["--writes", f]);
+  const copy = ARTIFACTS.map((f) => `cp ${join(from, f)} ${f}`).join(" && ");
+  // The files and the stamp named: record reads no proofgate.toml (a scenario may corrupt the work tree's).
+  const r = record(dir, ["--stamp", "proofgate-evidence.json", ...writes, "--", copy]);
   if (r.status !== 0) throw new Error(`proofgate record failed (exit ${r.status}): ${r.stderr}`);
 }
 

@@ -186,7 +186,9 @@ describe("[evidence] bound = false: the opt-out decides, and every report says s
     expect(r.status).toBe(0);
     const policy = r.report.signals.find((s) => s.id === "policy")!;
     expect(policy.value).toContain("evidence not bound to the commit ([evidence] bound = false)");
-    expect(r.report.warnings.join("\n")).toContain("[evidence] bound = false: the JUnit and coverage files are read");
+    expect(r.report.warnings.join("\n")).toContain(
+      "[evidence] bound = false: check reads the JUnit and coverage files without a stamp",
+    );
     expect(readFileSync(join(p.dir, "proofgate-report", "report.md"), "utf8")).toContain(
       "\\[evidence\\] bound = false",
     );

@@ -411,6 +411,16 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       message:
         "[protect] commands = false: the files the [commands] run (Makefile, tox.ini, scripts) are not protected",
     });
+  // The opt-out of bound evidence: said in every report (this warning, and the policy row).
+  if (v("evidence", "bound") === false)
+    warnings.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("evidence", "bound"),
+      message:
+        "[evidence] bound = false: check reads the JUnit and coverage files without a stamp binding them to the commit judged; a file left from a run on another commit reads as this one's",
+      fix: "run the tests through `proofgate record` (or check --run) and remove the key, in a human commit",
+    });
   if (errors.length > 0) return { errors, warnings };
   const given = Object.entries(values).flatMap(([table, keys]) => Object.keys(keys).map((key) => `${table}.${key}`));
   return { config: result, errors, warnings, given };

@@ -39,7 +39,7 @@ import {
   requireBoundEvidence,
   stampOwnRun,
   stepOutputs,
-  unboundNotice,
+  UNBOUND_POLICY,
 } from "./sources/evidence-binding.js";
 import {
   DEFAULT_READ_ALLOW,
@@ -318,8 +318,6 @@ async function evaluateCheck(
       );
     }
     const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
-    const unbound = config.evidence.bound ? undefined : unboundNotice(config, loaded.patch.head);
-    if (unbound) warnings.push(unbound.warning);
 
     return await judge(
       {
@@ -345,7 +343,7 @@ async function evaluateCheck(
         fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
         policySource: shallow
           ? "the work tree's proofgate.toml: the history does not reach the base"
-          : `${loaded.policySource}${unbound ? `; ${unbound.policy}` : ""}`,
+          : `${loaded.policySource}${config.evidence.bound ? "" : `; ${UNBOUND_POLICY}`}`,
         bindEvidence: shallow
           ? undefined
           : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),

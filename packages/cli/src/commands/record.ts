@@ -4,6 +4,8 @@
 import { recordEvidence } from "@proofgate/gate";
 import { nodePorts } from "@proofgate/gate/node";
 import { GateError } from "@proofgate/core/errors";
+import { DEFAULT_AGENT_PATTERNS } from "@proofgate/core/authorship";
+import { defaultConfig } from "@proofgate/core/config";
 import { listFlag, optionalFlag } from "../flags.js";
 import type { CliIo } from "../io.js";
 import { loadWorkTreeConfig } from "../config-file.js";
@@ -32,12 +34,16 @@ export async function runRecord(args: RecordArgs, io: CliIo): Promise<number> {
   // One word is a shell line (quoted as in [commands]); several are the words of one command.
   const command = words.length === 1 ? words[0]! : words.map(shellQuote).join(" ");
   const writes = listFlag("writes", args.writes);
+  const stamp = optionalFlag("stamp", args.stamp);
+  // With the files and the stamp named, the work tree's proofgate.toml is not needed (nor read).
+  const config =
+    writes.length > 0 && stamp !== undefined ? defaultConfig(DEFAULT_AGENT_PATTERNS) : loadWorkTreeConfig(io.cwd);
   const result = await recordEvidence({
     ports: nodePorts({ root: io.cwd, env: io.env }),
-    config: loadWorkTreeConfig(io.cwd),
+    config,
     command,
     env: io.env,
-    stamp: optionalFlag("stamp", args.stamp),
+    stamp,
     writes: writes.length > 0 ? writes : undefined,
     log: cliLog(io),
   });

@@ -90,18 +90,8 @@ export function requireBoundEvidence(
   if (issues.length > 0) throw new GateError(issues);
 }
 
-/** The opt-out, as every report shows it: a warning, and the policy row's words. */
-export function unboundNotice(config: GateConfig, head: string): { warning: GateIssue; policy: string } {
-  return {
-    warning: {
-      code: "evidence_unbound",
-      file: config.file,
-      message: `[evidence] bound = false: the JUnit and coverage files are read without a stamp binding them to ${head.slice(0, 12)}; a file left from a run on another commit reads as this one's`,
-      fix: "run the tests through `proofgate record` and remove the key (a human change)",
-    },
-    policy: "evidence not bound to the commit ([evidence] bound = false)",
-  };
-}
+/** The opt-out, in the policy row of every report (the config's parser warns about it too). */
+export const UNBOUND_POLICY = "evidence not bound to the commit ([evidence] bound = false)";
 
 /**
  * `check --run`'s own stamp: each step that ran, with the files it wrote as they are now, written to the
