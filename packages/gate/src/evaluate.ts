@@ -295,7 +295,7 @@ async function evaluateCheck(
         code: "config_invalid",
         file: CONFIG_FILE,
         message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
-        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, writing the files the defaults name (collected.txt, proven_coverage.json)",
+        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, each through `proofgate record -- '<command>'`, writing the files the defaults name (collected.txt, proven_coverage.json)",
       });
     } else if (request.run) {
       const ran = await runConfiguredCommands({
