@@ -41,6 +41,7 @@ describe("ignoreEntries", () => {
       ".coverage",
       "results.xml",
       "properties.xml",
+      "proofgate-evidence.json",
       ".coverage.*",
       "proofgate-report/",
       "__pycache__/",
@@ -55,6 +56,7 @@ describe("ignoreEntries", () => {
       "collected.txt",
       "proven_coverage.json",
       "results.xml",
+      "proofgate-evidence.json",
       ".coverage",
       ".coverage.*",
       "out/",
@@ -70,6 +72,7 @@ describe("missingIgnoreEntries", () => {
     writeFileSync(join(repo, ".git/info/exclude"), "collected.txt\n");
     expect(lines(missingIgnoreEntries(repo, ignoreEntries(config(), "proofgate-report", false), process.env))).toEqual([
       "proven_coverage.json",
+      "proofgate-evidence.json",
       "proofgate-report/",
     ]);
   });
@@ -80,6 +83,7 @@ describe("missingIgnoreEntries", () => {
       "proven_coverage.json",
       "results.xml",
       "properties.xml",
+      "proofgate-evidence.json",
       ".coverage",
       ".coverage.*",
     ]);

@@ -22,6 +22,7 @@ export function ignoreEntries(config: GateConfig, reportDir: string, hypothesis:
     ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
     ...config.results.junit,
     ...(config.properties.enabled ? config.properties.results : []),
+    ...config.evidence.stamps,
   ].map((p) => p.replace(/^\.\//, ""));
   const entries = [
     ...files.map(file),
