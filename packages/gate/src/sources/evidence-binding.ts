@@ -172,7 +172,7 @@ export async function recordEvidence(o: RecordOptions): Promise<{ exitCode: numb
       })),
     );
   const before = candidates.map((p) => ports.files.stamp(p));
-  o.log.stepStarted("proof", o.command);
+  o.log.stepStarted("record", o.command);
   const started = Date.now();
   let exitCode: number;
   try {
@@ -184,7 +184,7 @@ export async function recordEvidence(o: RecordOptions): Promise<{ exitCode: numb
       fix: "check that sh exists and the command is right",
     });
   }
-  o.log.stepEnded("proof", exitCode, (Date.now() - started) / 1000);
+  o.log.stepEnded("record", exitCode, (Date.now() - started) / 1000);
   const written = candidates.filter((p, i) => {
     const now = ports.files.stamp(p);
     const was = before[i];
