@@ -232,7 +232,7 @@ export const SEEDS = {
 export function baseFiles(): Record<string, FileChange> {
   return {
     ".gitignore":
-      "collected.txt\nproven_coverage.json\nresults.xml\nproperties.xml\n.coverage\nproofgate-report/\n__pycache__/\n",
+      "collected.txt\nproven_coverage.json\nresults.xml\nproperties.xml\n.coverage\nproofgate-evidence.json\nproofgate-report/\n__pycache__/\n",
     "pkg/__init__.py": "",
     "pkg/calc.py": CALC,
     "tests/test_a.py": TEST_A,
@@ -336,8 +336,31 @@ export function saveArtifacts(from: string): string {
   return to;
 }
 
+/**
+ * Copies the artifacts into `dir` through `proofgate record`, which binds them to `dir`'s commit: the
+ * scenarios that reuse them judge history or config, not which run wrote the files.
+ */
 export function putArtifacts(from: string, dir: string): void {
-  for (const f of ARTIFACTS) cpSync(join(from, f), join(dir, f));
+  const writes = ARTIFACTS.flatMap((f) => ["--writes", f]);
+  const copy = ARTIFACTS.map((f) => `cp ${join(from, f)} ${f}`).join(" && ");
+  // The files and the stamp named: record reads no proofgate.toml (a scenario may corrupt the work tree's).
+  const r = record(dir, ["--stamp", "proofgate-evidence.json", ...writes, "--", copy]);
+  if (r.status !== 0) throw new Error(`proofgate record failed (exit ${r.status}): ${r.stderr}`);
+}
+
+/** `proofgate record ...args` in `dir`, in cleanEnv(`env`). */
+export function record(
+  dir: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): { status: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [PROOFGATE, "record", ...args], {
+    cwd: dir,
+    env: cleanEnv(env),
+    encoding: "utf8",
+    timeout: 110_000,
+  });
+  return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 // ---------------------------------------------------------------------------------------------------

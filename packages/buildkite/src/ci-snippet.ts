@@ -51,8 +51,11 @@ export function buildkitePluginStep(version: string): CiSnippet {
 /**
  * A whole pipeline: parallel test jobs upload one coverage shard each, and one gate step downloads them
  * all through the plugin, which merges the shards by union per file. The shard count is written once.
+ * Each test job runs its commands through `proofgate record`, which binds what they wrote to the commit
+ * in the job's stamp: the gate reads no shard that another commit's run left.
  */
 export function buildkiteShardedPipeline(version: string): CiSnippet {
+  const proofgate = proofgateCommand(version);
   return {
     title: "Buildkite (parallel test jobs, one gate step)",
     file: ".buildkite/pipeline.yml",
@@ -60,14 +63,19 @@ export function buildkiteShardedPipeline(version: string): CiSnippet {
 # proofgate, which merges the shards by union per file.
 #
 # The shard count is written once (the YAML anchor) and feeds both the tests' \`parallelism\` and the
-# plugin's \`shards\`. The base revision's proofgate.toml lists the shard files:
+# plugin's \`shards\`. The base revision's proofgate.toml lists the shard files and the jobs' stamps:
 #
 #   [coverage]
 #   reports = ["cov/shard-1.info", "cov/shard-2.info", "cov/shard-3.info", "cov/shard-4.info"]
 #   shards = 4
 #
+#   [evidence]
+#   stamps = ["cov/stamp-1.json", "cov/stamp-2.json", "cov/stamp-3.json", "cov/stamp-4.json"]
+#
 # proofgate waits for the larger of \`shards\` here and \`[coverage] shards\` there: a pipeline edit can add
 # shards to wait for, never remove the base config's. .buildkite/** is a protected path (Gate-Change: human).
+# \`proofgate record\` runs a command and writes a stamp: the commit, and the sha256 of each file the command
+# wrote. The gate reads only files a stamp binds to the commit it judges (docs/config.md#evidence).
 
 x-shards: &shards 4
 
@@ -78,17 +86,21 @@ steps:
     command:
       - mkdir -p cov
       # The universe (every collected test id); the gate reads the first job's.
-      - python -m pytest --collect-only -q > collected.txt
+      - >-
+        ${proofgate} record --stamp "cov/stamp-$$((BUILDKITE_PARALLEL_JOB + 1)).json" --
+        'python -m pytest --collect-only -q > collected.txt'
       - if [ "$$BUILDKITE_PARALLEL_JOB" = 0 ]; then buildkite-agent artifact upload collected.txt; fi
       # The proof run without the frozen tests (an exact pytest plugin), split with pytest-split.
-      # BUILDKITE_PARALLEL_JOB is 0-based; groups and shard files are numbered 1..N.
-      - ${proofgateCommand(version)} deselect --format plugin --out .proofgate/proofgate_frozen.py
+      # BUILDKITE_PARALLEL_JOB is 0-based; groups, shard and stamp files are numbered 1..N.
+      - ${proofgate} deselect --format plugin --out .proofgate/proofgate_frozen.py
       - >-
-        PYTHONPATH=.proofgate python -m pytest -p proofgate_frozen --cov=src --cov-branch
-        --splits "$$BUILDKITE_PARALLEL_JOB_COUNT" --group "$$((BUILDKITE_PARALLEL_JOB + 1))"
-      - python -m coverage lcov -o "cov/shard-$$((BUILDKITE_PARALLEL_JOB + 1)).info"
+        ${proofgate} record --stamp "cov/stamp-$$((BUILDKITE_PARALLEL_JOB + 1)).json" --
+        'PYTHONPATH=.proofgate python -m pytest -p proofgate_frozen --cov=src --cov-branch
+        --splits "$$BUILDKITE_PARALLEL_JOB_COUNT" --group "$$((BUILDKITE_PARALLEL_JOB + 1))";
+        s=$$?; python -m coverage lcov -o "cov/shard-$$((BUILDKITE_PARALLEL_JOB + 1)).info"; exit $$s'
     artifact_paths:
       - "cov/shard-*.info"
+      - "cov/stamp-*.json"
 
   - label: ":lock: proofgate"
     key: gate
@@ -100,6 +112,7 @@ steps:
           shards: *shards
           download:
             - "cov/shard-*.info"
+            - "cov/stamp-*.json"
             - "collected.txt"
 `,
   };

@@ -5,7 +5,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { scratchGit, scratchRepo, wrapRepo, type ScratchRepo } from "@proofgate/gate/testing";
+import { scratchGit, scratchRepo, wrapRepo, type ScratchRepo, stampEvidence } from "@proofgate/gate/testing";
 import { run, type CliIo } from "./main.js";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
@@ -105,6 +105,8 @@ interface Ran {
 }
 
 async function check(repo: ScratchRepo, env: Record<string, string>, args: string[] = []): Promise<Ran> {
+  // The artifacts are the subject's fixture, not a run's: bound to the commit judged (docs/config.md#evidence).
+  stampEvidence(repo.dir);
   let out = "";
   let err = "";
   const io: CliIo = {

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "@proofgate/gate/testing";
+import { scratchRepo, type ScratchIdentity, type ScratchRepo, stampEvidence } from "@proofgate/gate/testing";
 import { run, type CliIo } from "./main.js";
 import { runCheck } from "./commands/check.js";
 import { localPlatform } from "@proofgate/core";
@@ -48,6 +48,8 @@ interface Ran {
 }
 
 async function check(repo: ScratchRepo, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  // The artifacts are the subject's fixture, not a run's: bound to the commit judged (docs/config.md#evidence).
+  stampEvidence(repo.dir);
   let out = "";
   let err = "";
   const io: CliIo = {
@@ -306,6 +308,7 @@ describe("proofgate check", { timeout: 60_000 }, () => {
       env: {},
       isTTY: false,
     };
+    stampEvidence(repo.dir);
     const previous = process.cwd();
     process.chdir(repo.dir);
     try {
@@ -335,6 +338,7 @@ describe("proofgate check", { timeout: 60_000 }, () => {
         { published: [], failures: [] }
       ),
     };
+    stampEvidence(repo.dir);
     const previous = process.cwd();
     process.chdir(repo.dir);
     try {
@@ -377,6 +381,7 @@ describe("proofgate check", { timeout: 60_000 }, () => {
         { published: [], failures: [] }
       ),
     };
+    stampEvidence(repo.dir);
     const previous = process.cwd();
     process.chdir(repo.dir);
     try {
@@ -431,6 +436,7 @@ describe("proofgate check", { timeout: 60_000 }, () => {
       env,
       isTTY: true,
     });
+    stampEvidence(repo.dir);
     await run(["check", "--base", base], io({}));
     expect(out).toContain("\u001b[32m");
     out = "";

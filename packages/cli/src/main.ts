@@ -154,6 +154,40 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
         },
       )
       .command(
+        "record [command..]",
+        "Run the CI's own test command and bind the evidence files it writes to this commit (a stamp `check` reads)",
+        (y) =>
+          y
+            .positional("command", {
+              type: "string",
+              array: true,
+              describe: "the command: one shell line, or its words after --",
+            })
+            .option("stamp", {
+              type: "string",
+              describe: "where to write the stamp (default: the first [evidence] stamps of proofgate.toml)",
+              requiresArg: true,
+            })
+            .option("writes", {
+              type: "string",
+              array: true,
+              describe:
+                "a file the command must write or rewrite (repeat it); default: the evidence files proofgate.toml names that it did write",
+              requiresArg: true,
+            })
+            .example(
+              "proofgate record -- 'python -m pytest --cov=src --junitxml=results.xml; s=$?; python -m coverage json -o proven_coverage.json; exit $s'",
+              "a CI test job: the JUnit and coverage files, bound to the commit in proofgate-evidence.json",
+            )
+            .epilog(
+              "The work tree must be a commit with no tracked file changed. Exits with the command's exit code; 2 when it wrote no evidence file (a file left from an earlier run is not evidence). Docs: docs/config.md#evidence.\n\n" +
+                EPILOG,
+            ),
+        async (a) => {
+          code = await (await import("./commands/record.js")).runRecord(a, io);
+        },
+      )
+      .command(
         "decide",
         "Decide MERGE or REJECT from the ledger, the universe, proven coverage and the patch's counts; prints the JSON report",
         (y) =>
@@ -450,7 +484,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           .demandCommand(1, "name a subcommand: lint, list or expiring")
           .strict(),
       )
-      .demandCommand(1, "name a command: check, init, deselect, decide, coverage, lock, seeds or ledger")
+      .demandCommand(1, "name a command: check, record, init, deselect, decide, coverage, lock, seeds or ledger")
       .strict()
       .recommendCommands()
       .version(VERSION)

@@ -16,6 +16,7 @@ import {
   type ScratchRepo,
   type SigningKey,
   type SigningKeys,
+  stampEvidence,
 } from "@proofgate/gate/testing";
 import { runCheck } from "./commands/check.js";
 import type { CliIo } from "./io.js";
@@ -98,6 +99,8 @@ async function check(
   env: Record<string, string | undefined> = {},
   platforms: readonly Platform[] = [localPlatform],
 ): Promise<Ran> {
+  // The artifacts are the subject's fixture, not a run's: bound to the commit judged (docs/config.md#evidence).
+  stampEvidence(repo.dir);
   let out = "";
   let err = "";
   const io: CliIo = {

@@ -13,7 +13,7 @@ function ok(text: string): GateConfig {
 }
 
 const TABLES =
-  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [measurement], [trailers], [commands]";
+  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [measurement], [trailers], [commands], [evidence]";
 
 describe("parseConfig: defaults", () => {
   it("an empty or absent file is the article's defaults", () => {
@@ -61,6 +61,7 @@ describe("parseConfig: defaults", () => {
         testRemoval: "Test-Removal",
       },
       commands: { record: true, safePath: false },
+      evidence: { stamps: ["proofgate-evidence.json"], bound: true },
     };
     for (const text of ["", "  \n\n", "# only a comment\n"]) {
       const result = parse(text);
@@ -156,6 +157,10 @@ test_removal = "Tests-Dropped"
 collect = "pytest --collect-only -q"
 proof = "pytest -q"
 properties = "pytest tests/properties"
+
+[evidence]
+stamps = ["cov/stamp-1.json", "cov/stamp-2.json"]
+bound = true
 `);
     expect(config).toEqual({
       file: FILE,
@@ -198,7 +203,15 @@ properties = "pytest tests/properties"
         record: true,
         safePath: false,
       },
+      evidence: { stamps: ["cov/stamp-1.json", "cov/stamp-2.json"], bound: true },
     });
+  });
+
+  it("[evidence] bound = false, the opt-out of bound evidence, parses but warns with its line", () => {
+    const result = parse("[evidence]\nbound = false\n");
+    expect(result.errors).toEqual([]);
+    expect(result.config?.evidence).toEqual({ stamps: ["proofgate-evidence.json"], bound: false });
+    expect(result.warnings.map((w) => [w.line, w.message.split(":")[0]])).toEqual([[2, "[evidence] bound = false"]]);
   });
 
   it("loosening switches parse but warn, each with its line (a signal turned off is shown in its row instead)", () => {

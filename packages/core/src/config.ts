@@ -53,6 +53,11 @@ export interface GateConfig {
     /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
     safePath: boolean;
   };
+  /**
+   * `stamps`: the files `proofgate record` (and `check --run`) write, binding evidence files to the commit that
+   * produced them; `bound`: `check` reads only evidence a stamp binds to the commit it judges (false: the opt-out).
+   */
+  evidence: { stamps: string[]; bound: boolean };
 }
 
 /** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
@@ -119,6 +124,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       testRemoval: "Test-Removal",
     },
     commands: { record: true, safePath: false },
+    evidence: { stamps: ["proofgate-evidence.json"], bound: true },
   };
 }
 
@@ -143,6 +149,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     test_removal: "string",
   },
   commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
+  evidence: { stamps: "strings", bound: "bool" },
 };
 
 /** A config, or everything wrong with the file. */
@@ -320,6 +327,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       record: bool("commands", "record", true),
       safePath: bool("commands", "safe_path", false),
     },
+    evidence: {
+      stamps: list("evidence", "stamps", d.evidence.stamps),
+      bound: bool("evidence", "bound", d.evidence.bound),
+    },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes
   // them: `./seeds` or `seeds/` would match no commit's path, and let a seed rewrite through.
@@ -410,6 +421,16 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       line: lineOf("protect", "commands"),
       message:
         "[protect] commands = false: the files the [commands] run (Makefile, tox.ini, scripts) are not protected",
+    });
+  // The opt-out of bound evidence: said in every report (this warning, and the policy row).
+  if (v("evidence", "bound") === false)
+    warnings.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("evidence", "bound"),
+      message:
+        "[evidence] bound = false: check reads the JUnit and coverage files without a stamp binding them to the commit judged; a file left from a run on another commit reads as this one's",
+      fix: "run the tests through `proofgate record` (or check --run) and remove the key, in a human commit",
     });
   if (errors.length > 0) return { errors, warnings };
   const given = Object.entries(values).flatMap(([table, keys]) => Object.keys(keys).map((key) => `${table}.${key}`));

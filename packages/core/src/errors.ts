@@ -12,6 +12,8 @@ export type GateErrorCode =
   | "coverage_config_invalid"
   | "results_invalid"
   | "run_record_invalid"
+  | "evidence_stale"
+  | "evidence_unbound"
   | "lock_invalid"
   | "fixtures_invalid"
   | "git_failed"

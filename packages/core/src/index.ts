@@ -273,6 +273,17 @@ export {
 } from "./patch.js";
 export { evidencePaths, unexpectedChanges } from "./work-tree.js";
 export {
+  addStampRun,
+  BOUND_ROLES,
+  EVIDENCE_STAMP_FORMAT,
+  judgeEvidenceBinding,
+  parseEvidenceStamp,
+  renderEvidenceStamp,
+  type BindingInput,
+  type EvidenceStamp,
+  type StampRun,
+} from "./evidence-stamp.js";
+export {
   readIni,
   parseIni,
   iniList,

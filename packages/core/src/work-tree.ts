@@ -5,7 +5,7 @@ import { normalizeRepoPath, type GateConfig } from "./config.js";
 
 /**
  * The files a proof run writes, as the config names them: the universe, coverage, results, property
- * results, and the base's universe and results a CI step wrote.
+ * results, the base's universe and results a CI step wrote, and the stamps that bind them to a commit.
  */
 export function evidencePaths(config: GateConfig): string[] {
   return [
@@ -16,6 +16,7 @@ export function evidencePaths(config: GateConfig): string[] {
     ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
     ...config.results.junit,
     ...config.properties.results,
+    ...config.evidence.stamps,
   ];
 }
 

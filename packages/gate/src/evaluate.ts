@@ -40,6 +40,13 @@ import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import {
+  readStamps,
+  requireBoundEvidence,
+  stampOwnRun,
+  stepOutputs,
+  UNBOUND_POLICY,
+} from "./sources/evidence-binding.js";
+import {
   DEFAULT_READ_ALLOW,
   findToolShadows,
   runnerIntegrityWarnings,
@@ -307,7 +314,7 @@ async function evaluateCheck(
         code: "config_invalid",
         file: CONFIG_FILE,
         message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
-        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, writing the files the defaults name (collected.txt, proven_coverage.json)",
+        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, each through `proofgate record -- '<command>'`, writing the files the defaults name (collected.txt, proven_coverage.json)",
       });
     } else if (request.run) {
       const ran = await runConfiguredCommands({
@@ -323,7 +330,14 @@ async function evaluateCheck(
       });
       commands.push(...ran.outcomes);
       records = ran.records;
+      // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
+      stampOwnRun(
+        ports,
+        config,
+        ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
+      );
     }
+    const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
 
     const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch);
     if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
@@ -351,7 +365,10 @@ async function evaluateCheck(
         fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
         policySource: shallow
           ? "the work tree's proofgate.toml: the history does not reach the base"
-          : loaded.policySource,
+          : `${loaded.policySource}${config.evidence.bound ? "" : `; ${UNBOUND_POLICY}`}`,
+        bindEvidence: shallow
+          ? undefined
+          : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),
         patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
         fixtureLock: () => found.lock,
         commands,
@@ -598,6 +615,8 @@ interface JudgeSources {
   warnings: GateIssue[];
   /** List the earlier warnings before the inputs' (check) or after them (decide). */
   warningsFirst?: boolean;
+  /** `check`: throws (exit 2) when the head's evidence read is not bound to the commit judged. */
+  bindEvidence?: ((read: readonly InputDigest[]) => void) | undefined;
   /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
   measurement?:
     | { kind: "evidence"; evidence: PatchMeasurement; baseIds?: readonly string[] | undefined }
@@ -689,6 +708,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
       },
     };
   } else measurement = s.measurement;
+  s.bindEvidence?.(inputs);
   return decide({
     today: s.clock.today,
     clockOverride: s.clock.override,

@@ -60,3 +60,4 @@ export {
   type HeadRun,
 } from "./sources/base-tests.js";
 export { asText } from "./input-text.js";
+export { recordEvidence, readStamps, requireBoundEvidence, type RecordOptions } from "./sources/evidence-binding.js";

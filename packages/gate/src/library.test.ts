@@ -11,6 +11,7 @@ import { runGate, silentLog } from "./index.js";
 import { nodePorts } from "./node/index.js";
 import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "./testing/git-scratch.js";
 import { TOKENS, startFakeGithub, type FakeGithub } from "../../github/src/__fixtures__/openapi-server.js";
+import { stampEvidence } from "./testing/index.js";
 
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
 const LEDGER =
@@ -76,6 +77,8 @@ function github(baseSha: string, head: string): Env {
 }
 
 async function gate(env: Env) {
+  // The artifacts are the subject's fixture, not a run's: bound to the commit judged (docs/config.md#evidence).
+  stampEvidence(repo.dir);
   let commands = "";
   const run = await runGate({
     ports: nodePorts({ root: repo.dir, env }),

@@ -38,6 +38,8 @@ export interface GitPort {
   isAncestor(ancestor: string, descendant: string): boolean;
   mergeBase(a: string, b: string): string | undefined;
   resolveCommit(ref: string): string | undefined;
+  /** The tree a commit holds; undefined when `rev` names no commit. */
+  treeOf(rev: string): string | undefined;
   /**
    * Each commit's signature: its kind, and for an SSH signature git's verdict against `allowedSigners`
    * (the text of an allowed-signers file, which the caller read at the base). No other signing program

@@ -16,6 +16,7 @@ import { ADA, ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "./testing/
 import { signingKeys, type SigningKey, type SigningKeys } from "./testing/signing-keys.js";
 import { TOKENS, startFakeGithub, type FakeGithub } from "../../github/src/__fixtures__/openapi-server.js";
 import { startGitlabServer, type Handler } from "../../gitlab/src/__fixtures__/gitlab-server.js";
+import { stampEvidence } from "./testing/index.js";
 
 const NOW = new Date("2026-12-02T12:00:00Z");
 const SIGNERS = ".github/allowed_signers";
@@ -69,6 +70,8 @@ function project(signers = false): { repo: ScratchRepo; base: string } {
 }
 
 async function gate(repo: ScratchRepo, env: Env, platforms: readonly Platform[]) {
+  // The artifacts are the subject's fixture, not a run's: bound to the commit judged (docs/config.md#evidence).
+  stampEvidence(repo.dir);
   const full: Env = { PATH: process.env.PATH, HOME: process.env.HOME, ...ISOLATED_GIT_ENV, ...env };
   return runGate({
     ports: nodePorts({ root: repo.dir, env: full }),

@@ -356,7 +356,7 @@ describe("proofgate init: the ignore entries", () => {
     const r = await init({ gitignore: false });
     expect(r.out).toContain(
       "`check --run` writes files git does not ignore yet, and refuses untracked files: add these to .gitignore (or run `proofgate init` again without --no-gitignore):\n" +
-        "  collected.txt\n  proven_coverage.json\n  results.xml\n  .coverage.*\n  proofgate-report/\n  .hypothesis/\n",
+        "  collected.txt\n  proven_coverage.json\n  results.xml\n  proofgate-evidence.json\n  .coverage.*\n  proofgate-report/\n  .hypothesis/\n",
     );
     expect(read(".gitignore")).toBe("*.pyc\n.coverage\n");
   });
@@ -366,10 +366,10 @@ describe("proofgate init: the ignore entries", () => {
     write(repo, ".gitignore", "*.pyc\n.coverage\n");
     const r = await init();
     expect(r.out).toContain(
-      "added to .gitignore (what `check --run` writes): collected.txt proven_coverage.json results.xml .coverage.* proofgate-report/ .hypothesis/\n",
+      "added to .gitignore (what `check --run` writes): collected.txt proven_coverage.json results.xml proofgate-evidence.json .coverage.* proofgate-report/ .hypothesis/\n",
     );
     expect(read(".gitignore")).toBe(
-      "*.pyc\n.coverage\n\n# proofgate check --run writes these\ncollected.txt\nproven_coverage.json\nresults.xml\n.coverage.*\nproofgate-report/\n.hypothesis/\n",
+      "*.pyc\n.coverage\n\n# proofgate check --run writes these\ncollected.txt\nproven_coverage.json\nresults.xml\nproofgate-evidence.json\n.coverage.*\nproofgate-report/\n.hypothesis/\n",
     );
     const again = await init({ gitignore: true });
     expect(again.out).toContain("git ignores the files `check --run` writes already\n");
@@ -381,7 +381,7 @@ describe("proofgate init: the ignore entries", () => {
     tools = { ...DEBIAN, hypothesis: undefined };
     await init({ gitignore: true });
     expect(read(".gitignore")).toBe(
-      "# proofgate check --run writes these\nout/ids.txt\nproven_coverage.json\nout/junit.xml\n.coverage\n.coverage.*\nproofgate-report/\n__pycache__/\n",
+      "# proofgate check --run writes these\nout/ids.txt\nproven_coverage.json\nout/junit.xml\nproofgate-evidence.json\n.coverage\n.coverage.*\nproofgate-report/\n__pycache__/\n",
     );
   });
 });

@@ -208,6 +208,15 @@ record = ${d.commands.record}
 # true: the steps run with PYTHONSAFEPATH=1 (Python 3.11+), so no module in the work tree can shadow
 # pytest; code imported from the root then needs \`pythonpath = .\` in pytest's settings.
 safe_path = ${d.commands.safePath}
+
+[evidence]
+# \`check\` reads only evidence bound to the commit it judges: \`check --run\` binds what its steps write,
+# and a CI's own test step runs through \`proofgate record -- '<command>'\`, which writes a stamp (the commit
+# and the sha256 of each file it wrote). Files from a run on another commit, or that no stamp binds, are exit 2.
+stamps = ${tomlList(d.evidence.stamps)}
+# false: read the JUnit and coverage files without a stamp, for a test tool that cannot run under record;
+# every report then says so.
+bound = ${d.evidence.bound}
 `;
 }
 

@@ -41,6 +41,7 @@ describe("ignoreEntries", () => {
       ".coverage",
       "results.xml",
       "properties.xml",
+      "proofgate-evidence.json",
       ".coverage.*",
       "proofgate-report/",
       "__pycache__/",
@@ -56,6 +57,7 @@ describe("ignoreEntries", () => {
       "collected.txt",
       "proven_coverage.json",
       "results.xml",
+      "proofgate-evidence.json",
       ".coverage",
       ".coverage.*",
       "out/",
@@ -74,6 +76,7 @@ describe("missingIgnoreEntries", () => {
     writeFileSync(join(repo, ".git/info/exclude"), "collected.txt\n");
     expect(lines(missingIgnoreEntries(repo, ignoreEntries(config(), "proofgate-report", false), process.env))).toEqual([
       "proven_coverage.json",
+      "proofgate-evidence.json",
       "proofgate-report/",
     ]);
   });
@@ -84,6 +87,7 @@ describe("missingIgnoreEntries", () => {
       "proven_coverage.json",
       "results.xml",
       "properties.xml",
+      "proofgate-evidence.json",
       ".coverage",
       ".coverage.*",
     ]);

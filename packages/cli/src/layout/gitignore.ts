@@ -23,6 +23,7 @@ export function ignoreEntries(config: GateConfig, reportDir: string, hypothesis:
     ...config.results.junit,
     // The property step runs for the seeds or for the property-test rule (its record), and writes its results.
     ...(config.properties.enabled || config.properties.judgeTests ? config.properties.results : []),
+    ...config.evidence.stamps,
   ].map((p) => p.replace(/^\.\//, ""));
   const entries = [
     ...files.map(file),

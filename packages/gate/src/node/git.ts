@@ -187,6 +187,17 @@ export function resolveCommit(ref: string, repo: GitRepo): string | undefined {
   return out.status === 0 && sha !== "" ? sha : undefined;
 }
 
+/** The tree a commit holds (`git rev-parse <rev>^{tree}`); undefined when `rev` names no commit. */
+export function treeOf(rev: string, repo: GitRepo): string | undefined {
+  return resolveCommit(rev, repo) && resolveRef(`${rev}^{tree}`, repo);
+}
+
+function resolveRef(ref: string, repo: GitRepo): string | undefined {
+  const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", ref], repo, { okCodes: [0, 1, 128] });
+  const sha = out.stdout.toString("utf8").trim();
+  return out.status === 0 && sha !== "" ? sha : undefined;
+}
+
 /** True when `ancestor` is `descendant` or one of its ancestors (`git merge-base --is-ancestor`). */
 export function isAncestor(ancestor: string, descendant: string, repo: GitRepo): boolean {
   return (
@@ -956,6 +967,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
     mergeBase: (a, b) => mergeBase(a, b, repo),
     resolveCommit: (ref) => resolveCommit(ref, repo),
+    treeOf: (rev) => treeOf(rev, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha) => added(sha, ""),
     blame: (range, path) => blameRange(range, path, repo),

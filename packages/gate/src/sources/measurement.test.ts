@@ -8,6 +8,7 @@ import { evaluateGate, type CheckRequest } from "../evaluate.js";
 import { silentLog } from "../log.js";
 import { nodePorts } from "../node/index.js";
 import { ADA, scratchRepo, type ScratchFile, type ScratchIdentity, type ScratchRepo } from "../testing/git-scratch.js";
+import { stampEvidence } from "../testing/index.js";
 
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
 const APPROVED = "\n\nGate-Change: human\n";
@@ -111,6 +112,8 @@ function request(base: string): CheckRequest {
 }
 
 async function judge(repo: ScratchRepo, base: string): Promise<GateReport> {
+  // The artifacts are the subject's fixture, not a run's: bound to the commit judged (docs/config.md#evidence).
+  stampEvidence(repo.dir);
   return evaluateGate(
     request(base),
     nodePorts({ root: repo.dir, env: { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" } }),
