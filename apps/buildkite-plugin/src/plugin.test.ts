@@ -22,7 +22,7 @@ import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { writeNpxStandIn } from "../../../packages/cli/src/__fixtures__/npx-stand-in.js";
-import { ISOLATED_GIT_ENV, scratchGit, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
+import { ISOLATED_GIT_ENV, scratchGit, scratchRepo, stampEvidence, type ScratchRepo } from "@proofgate/gate/testing";
 
 const HERE = new URL("..", import.meta.url).pathname;
 const ROOT = join(HERE, "..", "..");
@@ -172,6 +172,11 @@ async function runHook(
     `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(bin, "agent.mjs"))} "$@"\n`,
   );
   chmodSync(join(bin, "buildkite-agent"), 0o755);
+  // The test steps bound their evidence to the commit (proofgate record): the stamp for the committed
+  // universe and the coverage report the hook downloads, byte for byte.
+  cpSync(COBERTURA, join(checkout, "coverage.xml"));
+  stampEvidence(checkout, ["collected.txt", "coverage.xml"]);
+  rmSync(join(checkout, "coverage.xml"));
   prepare(checkout);
   writeNpxStandIn(bin, VERSION);
   // The artifact the test steps uploaded: the proof run's coverage.

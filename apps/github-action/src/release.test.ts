@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { TOKENS, startFakeGithub, type FakeGithub } from "../../../packages/github/src/__fixtures__/openapi-server.js";
-import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
+import { ISOLATED_GIT_ENV, scratchRepo, stampEvidence, type ScratchRepo } from "@proofgate/gate/testing";
 
 const HERE = new URL("..", import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(join(HERE, "../../packages/cli/package.json"), "utf8")) as { version: string })
@@ -115,6 +115,8 @@ beforeEach(async () => {
   });
   head = repo.commit("a human change", { "notes.txt": "x = 1\n" });
   fake.commits.add(head);
+  // The CI's test job bound the committed evidence to the head (proofgate record), as docs/config.md#evidence asks.
+  stampEvidence(repo.dir);
 });
 afterEach(async () => {
   await fake.close();
@@ -210,6 +212,7 @@ describe("the action, run from the release tree", () => {
     base = strictBase;
     head = repo.commit("a human change", { "notes.txt": "x = 2\n" });
     fake.commits.add(head);
+    stampEvidence(repo.dir);
     const r = await runAction({ comment: "false" });
     expect(r.code).toBe(1);
     expect([...fake.checkRuns.values()].map((c) => [c.body.name, c.body.conclusion, c.body.head_sha])).toEqual([

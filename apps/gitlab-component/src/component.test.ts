@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { writeNpxStandIn } from "../../../packages/cli/src/__fixtures__/npx-stand-in.js";
-import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "@proofgate/gate/testing";
+import { ISOLATED_GIT_ENV, scratchRepo, stampEvidence, type ScratchRepo } from "@proofgate/gate/testing";
 import { startGitlabServer, type GitlabServer } from "../../../packages/gitlab/src/__fixtures__/gitlab-server.js";
 
 const HERE = new URL("..", import.meta.url).pathname;
@@ -157,6 +157,8 @@ describe("the job's script, in a merge request pipeline", () => {
       join(ROOT, "packages/core/src/coverage/__fixtures__/cobertura-coveragepy-6.5-lines.xml"),
       join(repo.dir, "coverage.xml"),
     );
+    // The test job bound its evidence to the head (proofgate record), as docs/config.md#evidence asks.
+    stampEvidence(repo.dir, ["collected.txt", "coverage.xml"]);
 
     server = await startGitlabServer([
       (req) => ({

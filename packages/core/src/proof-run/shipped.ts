@@ -118,6 +118,19 @@ function what(r: RunReplacement): string {
 }
 
 /**
+ * Test code, for who replaced shipped code: a test file by pytest's rules (collected tests aside), or any
+ * file under a folder named tests, test or testing (a tests/__init__.py, a fixtures module). Wider than
+ * the measurement rules' test files on purpose: here it widens what is judged, not what is exempt.
+ */
+function isTestCode(path: string, pytest: PytestSettings): boolean {
+  if (isTestFile(path, pytest)) return true;
+  return path
+    .split("/")
+    .slice(0, -1)
+    .some((segment) => segment === "tests" || segment === "test" || segment === "testing");
+}
+
+/**
  * `shipped_code_replaced` from a run record: each source function, class, method or attribute (or a
  * function's code) the run found replaced, when the patch wrote lines of its definition and the code that
  * replaced it is test code the patch added or changed. The writer is the frame the plugin saw, else the
@@ -132,7 +145,7 @@ export function judgeShippedReplacements(
 ): Finding[] {
   const out: Finding[] = [];
   const approved = approvedBy(policy);
-  const isTest = (path: string): boolean => isTestFile(path, e.pytest);
+  const isTest = (path: string): boolean => isTestCode(path, e.pytest);
   const bySha = new Map(e.commits.map((c) => [c.sha, c]));
   const sources = new Map(e.sources.map((s) => [s.path, s]));
   const testCodeTouched = [...new Set(e.commits.flatMap((c) => e.touched.get(c.sha) ?? []))].filter(
@@ -215,7 +228,7 @@ const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
  */
 export function scanShippedReplacement(e: ShippedEvidence, policy: PatchPolicy): Finding[] {
   const approved = approvedBy(policy);
-  const isTest = (path: string): boolean => isTestFile(path, e.pytest);
+  const isTest = (path: string): boolean => isTestCode(path, e.pytest);
   const changed = new Map<string, SourceDefinition>();
   for (const source of e.sources) {
     const lines = source.written.map((w) => w.line);

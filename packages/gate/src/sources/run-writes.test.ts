@@ -107,7 +107,7 @@ describe("check --run: a step that writes the repository is run_wrote_repository
     );
     expect(readFileSync(join(repo.dir, "tests/test_a.py"), "utf8")).toBe(TEST_A);
     expect(repo.git(["status", "--porcelain", "--untracked-files=all"])).toBe(
-      "?? .coverage\n?? stray.txt\n?? tests/__pycache__/test_a.cpython-311.pyc\n",
+      "?? .coverage\n?? proofgate-evidence.json\n?? stray.txt\n?? tests/__pycache__/test_a.cpython-311.pyc\n",
     );
     expect(warnings).toEqual([
       "[commands] proof changed 1 file(s) the commit tracks (tests/test_a.py): restored from the commit",
