@@ -175,17 +175,28 @@ describe("judgePropertySettings: weaker at head than at the base is property_wea
     ]);
   });
 
-  it("settings that came through code the test imports (no commit touched its file): one finding without a commit", () => {
+  it("settings that came through code the test imports (no commit touched its file): the commit that changed the code answers", () => {
     const a = commit(BOT);
     const j = judge(
       { [A]: { ...DEFAULTS, derandomize: true }, [B]: { ...DEFAULTS, maxExamples: 1 } },
       [a],
       [{ commit: a, paths: ["pkg/proptools.py"] }],
     );
-    expect(j.findings.map((f) => [f.file, f.commit])).toEqual([[FILE, undefined]]);
+    expect(j.findings.map((f) => [f.file, f.commit])).toEqual([[FILE, a.sha]]);
     expect(j.findings[0]!.message).toContain(
-      "2 property test(s) of tests/properties/test_hyp.py ran with weaker Hypothesis settings than at the base: test_a (derandomize False at the base, True at head); test_b (max_examples 100 at the base, 1 at head); no commit in the range touched",
+      "2 property test(s) of tests/properties/test_hyp.py ran with weaker Hypothesis settings than at the base: test_a (derandomize False at the base, True at head); test_b (max_examples 100 at the base, 1 at head); commit",
     );
+    // A human's trailer on another commit of the range does not answer for the agent's.
+    const ok = commit(ADA, "Property-Seeds");
+    const both = judge({ [A]: { ...DEFAULTS, maxExamples: 1 } }, [a, ok], [{ commit: a, paths: ["pkg/proptools.py"] }]);
+    expect(both.findings.map((f) => f.commit)).toEqual([a.sha]);
+  });
+
+  it("settings weaker and nothing but documentation changed: one finding without a commit", () => {
+    const a = commit(BOT);
+    const j = judge({ [A]: { ...DEFAULTS, maxExamples: 1 } }, [a], [{ commit: a, paths: ["README.md"] }]);
+    expect(j.findings.map((f) => [f.file, f.commit])).toEqual([[FILE, undefined]]);
+    expect(j.findings[0]!.message).toContain("no commit in the range touched");
   });
 
   it("a human's `Property-Seeds: human` approves it; a human without it, or an agent with it, does not", () => {

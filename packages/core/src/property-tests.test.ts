@@ -176,16 +176,24 @@ describe("judgePropertyIds: the base's property tests must still run", () => {
     expect(config.findings[0]!.message).toContain("and touched pytest.ini, ci/props.sh");
   });
 
-  it("no commit touched its file or the configuration: no commit named, unless a human commit carries the trailer", () => {
+  it("no commit touched its file or the configuration: the commits that changed code answer; a human's trailer answers for its own commit", () => {
     const a = commit(BOT);
     const ok = commit(ADA, "Property-Seeds");
     const ctx = { collected: [], notRun: [BASE[0]!], active: [], policy };
-    const unexplained = judgePropertyIds(evidence([[a, ["pkg/calc.py"]]]), { ...ctx, commits: [a] });
+    const throughCode = judgePropertyIds(evidence([[a, ["pkg/calc.py"]]]), { ...ctx, commits: [a] });
+    expect(throughCode.findings.map((f) => [f.file, f.commit])).toEqual([["tests/properties/test_props.py", a.sha]]);
+    // A human's approval elsewhere in the range does not cover the agent's code change.
+    expect(
+      judgePropertyIds(evidence([[a, ["pkg/calc.py"]]]), { ...ctx, commits: [a, ok] }).findings.map((f) => f.commit),
+    ).toEqual([a.sha]);
+    expect(judgePropertyIds(evidence([[ok, ["pkg/calc.py"]]]), { ...ctx, commits: [ok] }).findings).toEqual([]);
+    // Nothing but documentation changed: no commit named, unless a human commit carries the trailer.
+    const unexplained = judgePropertyIds(evidence([[a, ["README.md"]]]), { ...ctx, commits: [a] });
     expect(unexplained.findings.map((f) => [f.file, f.commit])).toEqual([
       ["tests/properties/test_props.py", undefined],
     ]);
     expect(unexplained.findings[0]!.message).toContain("no commit in the range touched tests/properties/test_props.py");
-    expect(judgePropertyIds(evidence([[a, ["pkg/calc.py"]]]), { ...ctx, commits: [a, ok] }).findings).toEqual([]);
+    expect(judgePropertyIds(evidence([[a, ["README.md"]]]), { ...ctx, commits: [a, ok] }).findings).toEqual([]);
   });
 });
 

@@ -228,16 +228,40 @@ const CASES: Case[] = (() => {
       expect: [["tests_removed", "tests/test_a.py", 0, "touched Makefile"]],
     },
     {
-      name: "a removal no commit explains (its file and the configuration untouched): a finding without a commit",
+      name: "a removal through code the test imports (its file and the configuration untouched): the commit that changed the code answers",
       head: withoutTwo,
       touched: [[a11, ["pkg/data.py"]]],
+      expect: [["tests_removed", "tests/test_a.py", 0, "pkg/data.py"]],
+    },
+    {
+      name: "... which a human's trailer on another commit does not approve: it answers for the human's own commit",
+      head: withoutTwo,
+      touched: [
+        [a11, ["pkg/data.py"]],
+        [approved(), ["README.md"]],
+      ],
+      expect: [["tests_removed", "tests/test_a.py", 0, "pkg/data.py"]],
+    },
+    {
+      name: "... the code changed by a human with the trailer: approved",
+      head: withoutTwo,
+      touched: [
+        [approved(), ["pkg/data.py"]],
+        [agent(), ["docs/usage.md"]],
+      ],
+      expect: [],
+    },
+    {
+      name: "a removal no commit explains at all (documentation only): a finding without a commit",
+      head: withoutTwo,
+      touched: [[a11, ["README.md"]]],
       expect: [["tests_removed", "tests/test_a.py", null, "no commit in the range touched tests/test_a.py"]],
     },
     {
       name: "... which a human commit carrying the trailer anywhere in the range approves",
       head: withoutTwo,
       touched: [
-        [agent(), ["pkg/data.py"]],
+        [agent(), ["README.md"]],
         [approved(), []],
       ],
       expect: [],

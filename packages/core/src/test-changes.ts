@@ -378,11 +378,23 @@ const REMOVED_FIX = (key: string): string =>
 const SKIPPED_FIX = (key: string): string =>
   `remove the skip or xfail and fix the test, or have a human freeze it in freeze.toml; a skip a human means is committed by them with \`${key}: human\``;
 
+/** Documentation: prose no test imports (Markdown, reStructuredText, a docs/ folder, the licence and changelog). */
+function isDocumentation(path: string): boolean {
+  return (
+    /\.(md|rst|adoc)$/i.test(path) ||
+    /^docs?\//.test(path) ||
+    /(^|\/)(LICEN[CS]E|AUTHORS|CHANGELOG|CHANGES|NEWS)(\.[^/]*)?$/i.test(path)
+  );
+}
+
 /** The commits that could have changed a file's tests, and whether each is a human's with the trailer. */
 export interface Verdict {
-  /** Commits that touched the file (or a later name of it) or the collection configuration, and the paths. */
+  /**
+   * Commits that touched the file (or a later name of it) or the collection configuration, and the paths;
+   * when none did, those that changed anything but documentation (the code the tests import).
+   */
   commits: { commit: Commit; paths: string[]; approved: boolean }[];
-  /** Every such commit carries the trailer on a human commit; with none, some human commit of the range does. */
+  /** Every such commit carries the trailer on a human commit; with none at all, some human commit of the range does. */
   approved: boolean;
 }
 
@@ -399,6 +411,10 @@ export function changeAttributor(
   const isConfig = collectionConfigMatcher(evidence.collectionFiles);
   const approves = (c: Commit): boolean => hasHumanTrailer(c, key, policy.agentPatterns);
   const anyApproval = commits.some(approves);
+  const codeTouching = evidence.touched.flatMap(({ commit, paths }) => {
+    const code = paths.filter((p) => !isDocumentation(p));
+    return code.length > 0 ? [{ commit, paths: code, approved: approves(commit) }] : [];
+  });
   const cache = new Map<string, Verdict>();
   return (file: string): Verdict => {
     const known = cache.get(file);
@@ -409,9 +425,12 @@ export function changeAttributor(
       const relevant = paths.filter((p) => names.has(p) || isConfig(p));
       return relevant.length > 0 ? [{ commit, paths: relevant, approved: approves(commit) }] : [];
     });
+    // Untouched, the change came through code the tests import: every commit that changed anything but
+    // documentation could have made it, and a human's trailer answers for the human's own commit only.
+    const candidates = touching.length > 0 ? touching : codeTouching;
     const verdict = {
-      commits: touching,
-      approved: touching.length > 0 ? touching.every((t) => t.approved) : anyApproval,
+      commits: candidates,
+      approved: candidates.length > 0 ? candidates.every((t) => t.approved) : anyApproval,
     };
     cache.set(file, verdict);
     return verdict;
