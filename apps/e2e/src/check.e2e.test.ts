@@ -193,6 +193,7 @@ describe("proofgate check --run: MERGE", () => {
       "properties:properties.xml",
       `base_universe:collected.txt (collected at base ${short(mergeProject.base)})`,
       `base_properties:property test ids (collected at base ${short(mergeProject.base)})`,
+      `base_properties:property test settings (collected at base ${short(mergeProject.base)})`,
     ]);
     expect(r.report.warnings).toEqual([]);
     // The decision table on stdout, top to bottom in the article's order.

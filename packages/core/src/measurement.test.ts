@@ -322,14 +322,14 @@ describe("judgeMeasurement: test support (a module only test code uses)", () => 
     expect(unmeasured(e)).toEqual([]);
   });
 
-  it("a module outside the measured source and the test folders, first imported by a test and by no source: not judged", () => {
+  it("a module outside the measured source and the test folders, first imported by a test and by no source: judged (a package's own modules are imported by tests alone)", () => {
     const e = base({
-      sources: [src("testing/factories.py")],
-      loaded: ["testing/factories.py"],
-      importers: { "testing/factories.py": "tests/test_calc.py" },
-      imports: [mod("testing/factories.py"), mod("tests/test_calc.py", ["testing/factories.py"])],
+      sources: [src("lib/fast.py")],
+      loaded: ["lib/fast.py"],
+      importers: { "lib/fast.py": "tests/test_calc.py" },
+      imports: [mod("lib/fast.py"), mod("tests/test_calc.py", ["lib/fast.py"])],
     });
-    expect(unmeasured(e)).toEqual([]);
+    expect(unmeasured(e)).toEqual(["lib/fast.py"]);
   });
 
   it("first imported by a test, but a packaging file names it as an entry point: source (it ships)", () => {

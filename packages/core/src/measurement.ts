@@ -172,13 +172,12 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
 
 /**
  * The changed files not judged as source: the files that hold collected tests, and test support, which
- * only test code uses. A changed file is test support when it is not measured, lies in a test folder or
- * (with the proof run's record) was first imported by a repository file, and no non-test module uses it:
+ * only test code uses. A changed file is test support when it is not measured, lies in a test folder the
+ * report measures nothing of, and no non-test module uses it:
  * none is its first importer in the proof run, none names it in an import statement at head. "Non-test"
  * is decided as a whole (a helper imported only by test support is support too): test support is the
- * largest such set. Without the record, only a helper in a test folder the report measures nothing of
- * can be support; with it, a loaded module needs its first importer on the record (an older record's
- * modules are source), and one the run did not load can be support only as without the record.
+ * largest such set. With the record, a loaded module needs its first importer on the record (an older
+ * record's modules are source).
  */
 function notJudgedAsSource(evidence: MeasurementEvidence): Set<string> {
   const loaded = evidence.loaded === undefined ? undefined : new Set(evidence.loaded);
@@ -199,14 +198,11 @@ function notJudgedAsSource(evidence: MeasurementEvidence): Set<string> {
   const support = new Set<string>();
   for (const [path, m] of modules) {
     if (m.test || measured.has(path)) continue;
-    const leftAlone = m.testFolder !== undefined && !measuredIn(m.testFolder);
-    if (loaded === undefined || !loaded.has(path)) {
-      if (leftAlone) support.add(path);
-      continue;
-    }
-    const first = importers[path];
-    if (first === undefined) continue; // loaded, but who imported it is not on the record
-    if (m.testFolder !== undefined || first !== null) support.add(path);
+    // Only a test folder the report measures nothing of holds support: a package's own module that only
+    // the tests import (most of them) is source, wherever --cov points.
+    if (m.testFolder === undefined || measuredIn(m.testFolder)) continue;
+    if (loaded?.has(path) && importers[path] === undefined) continue; // loaded, but who imported it is not on the record
+    support.add(path);
   }
   const usedBySource = (path: string): boolean => {
     const first = importers[path];
