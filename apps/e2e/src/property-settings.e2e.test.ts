@@ -62,9 +62,10 @@ const GITIGNORE =
 
 function project(
   patch: Record<string, FileChange>,
-  o: { who?: Identity; message?: string; base?: Record<string, FileChange> } = {},
+  o: { who?: Identity; message?: string; base?: Record<string, FileChange>; mergePatch?: boolean } = {},
 ): Project {
   const p = makeCheckProject({
+    mergePatch: o.mergePatch,
     base: { ".gitignore": GITIGNORE, [TOOLS_FILE]: TOOLS(50), [HYP_FILE]: HYP, ...o.base },
     patch: [{ message: o.message ?? "Faster property tests\n", files: patch, who: o.who ?? AGENT }],
   });
@@ -86,19 +87,18 @@ describe("check --run: Hypothesis settings as they ran, compared with the base's
       const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
       expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
       expect(r.status).toBe(1);
-      // No commit touched the test file: the settings came through the helper it imports.
-      expect(r.report.details.map((d) => [d.reason, d.file, d.commit, d.author])).toEqual([
-        ["property_weakened", HYP_FILE, null, null],
-      ]);
+      // No commit touched the test file: the settings came through the helper it imports, so each commit
+      // that changed code answers (the project's agent commit of pkg/calc.py, and the helper's).
+      expect(r.report.details.map((d) => [d.reason, d.file, d.commit, d.author])).toEqual(
+        p.commits.map((sha) => ["property_weakened", HYP_FILE, sha, "patchbot[bot] <patchbot@example.org>"]),
+      );
       const message = r.report.details[0]!.message;
       expect(message).toContain(
         `2 property test(s) of ${HYP_FILE} ran with weaker Hypothesis settings than at the base: `,
       );
       expect(message).toContain("test_codec_roundtrip (max_examples 50 at the base, 2 at head)");
       expect(message).toContain("test_total_is_sum (max_examples 50 at the base, 2 at head)");
-      expect(message).toContain(
-        `no commit in the range touched ${HYP_FILE} (the settings came through code it imports), and no human commit carries \`Property-Seeds: human\``,
-      );
+      expect(message).toContain(`commit ${p.commits[0]!.slice(0, 12)} is an agent's`);
       expect((r.report.details[0] as unknown as { fix: string }).fix).toContain("`Property-Seeds: human`");
       expect(row(r).result).toBe("fail");
       expect(row(r).value).toContain("Hypothesis settings of 2 compared with the base's, 2 weaker");
@@ -132,12 +132,26 @@ describe("check --run: Hypothesis settings as they ran, compared with the base's
   });
 
   it.concurrent("the same change by a human with `Property-Seeds: human`: MERGE", async () => {
-    const p = project({ [TOOLS_FILE]: TOOLS(2) }, { who: HUMAN, message: "Faster CI\n\nProperty-Seeds: human\n" });
+    const p = project(
+      { [TOOLS_FILE]: TOOLS(2) },
+      { who: HUMAN, message: "Faster CI\n\nProperty-Seeds: human\n", mergePatch: false },
+    );
     const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
     expect(row(r).value).toContain("Hypothesis settings of 2 compared with the base's, 2 weaker");
   });
+
+  it.concurrent(
+    "the human's trailer answers for the human's commit only: an agent's code commit beside it still answers",
+    async () => {
+      const p = project({ [TOOLS_FILE]: TOOLS(2) }, { who: HUMAN, message: "Faster CI\n\nProperty-Seeds: human\n" });
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["property_weakened"]);
+      // Only the agent's commit (pkg/calc.py) is named, not the human's.
+      expect(r.report.details.map((d) => d.commit)).toEqual([p.commits[0]]);
+    },
+  );
 
   it.concurrent("settings unchanged, or made stronger, by an agent: MERGE", async () => {
     const p = project({ [TOOLS_FILE]: `# shared settings\n${TOOLS(80)}` });
