@@ -6,6 +6,7 @@
 // files each process loaded; a module loaded from a checkout is exit 2, naming it. Pure.
 import { pythonString } from "./deselect.js";
 import type { GateIssue } from "./errors.js";
+import { jsonLines } from "./json-lines.js";
 
 /** The name the base's steps load the plugin by (`-p proofgate_base_imports`). */
 export const BASE_IMPORTS_PLUGIN_MODULE = "proofgate_base_imports";
@@ -184,14 +185,7 @@ export interface BaseImportsLine {
 /** The report's lines; a line the plugin would not write is an error naming it. */
 export function parseBaseImports(text: string, file: string): { lines?: BaseImportsLine[]; errors: GateIssue[] } {
   const lines: BaseImportsLine[] = [];
-  for (const [i, raw] of text.split("\n").entries()) {
-    if (raw.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      value = undefined;
-    }
+  for (const { line, value } of jsonLines(text)) {
     const v = value as Partial<BaseImportsLine> | undefined;
     const ok =
       typeof v === "object" &&
@@ -206,7 +200,7 @@ export function parseBaseImports(text: string, file: string): { lines?: BaseImpo
           {
             code: "universe_invalid",
             file,
-            line: i + 1,
+            line,
             message: "not a line proofgate's base-imports plugin writes",
             fix: "leave the files under the report folder to `proofgate check --run`",
           },

@@ -4,6 +4,7 @@
 // however it was done (a @settings through a helper, a profile, a fixture that swaps the settings object).
 import { classifyCommit, formatIdentity, type Commit } from "./authorship.js";
 import type { GateIssue } from "./errors.js";
+import { jsonLines } from "./json-lines.js";
 import type { CommitPaths, PatchPolicy } from "./patch.js";
 import type { Finding } from "./report.js";
 import { changeAttributor, type FileRename } from "./test-changes.js";
@@ -118,20 +119,13 @@ export function parsePropertySettingsFile(
   file: string,
 ): { settings?: PropertySettingsById | undefined; errors: GateIssue[] } {
   const settings: PropertySettingsById = {};
-  for (const [i, line] of text.split("\n").entries()) {
-    if (line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      value = undefined;
-    }
+  for (const { line, value } of jsonLines(text)) {
     const read = readPropertySettings(value, "the line");
     if (typeof read === "string") {
       const issue: GateIssue = {
         code: "universe_invalid",
         file,
-        line: i + 1,
+        line,
         message: `not the Hypothesis settings the gate's plugin writes (${read})`,
         fix: "run the base's property command through `proofgate check --run` and leave the plugin's files alone",
       };

@@ -5,6 +5,7 @@ import type { Commit } from "./authorship.js";
 import { pythonString } from "./deselect.js";
 import { HYPOTHESIS_SETTINGS_PY, judgePropertySettings, type PropertySettingsById } from "./property-settings.js";
 import type { GateIssue } from "./errors.js";
+import { jsonLines } from "./json-lines.js";
 import type { Lease } from "./ledger.js";
 import type { CommitPaths, PatchPolicy } from "./patch.js";
 import type { Finding } from "./report.js";
@@ -68,22 +69,14 @@ ${HYPOTHESIS_SETTINGS_PY}`;
 /** The ids the plugin wrote (one JSON list of strings a line, one line per pytest session), in order, once each. */
 export function parsePropertyIds(text: string, file: string): { ids?: string[] | undefined; errors: GateIssue[] } {
   const ids = new Set<string>();
-  const lines = text.split("\n");
-  for (const [i, line] of lines.entries()) {
-    if (line.trim() === "") continue;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      value = undefined;
-    }
+  for (const { line, value } of jsonLines(text)) {
     if (!Array.isArray(value) || !value.every((id): id is string => typeof id === "string")) {
       return {
         errors: [
           {
             code: "universe_invalid",
             file,
-            line: i + 1,
+            line,
             message: "not a JSON list of test ids, as the gate's plugin writes them",
             fix: "run the base's property command through `proofgate check --run` and leave the plugin's file alone",
           },

@@ -10,6 +10,7 @@ import type { Lease } from "./ledger.js";
 import { pathMatcher, type CommitPaths, type PatchPolicy } from "./patch.js";
 import type { Finding } from "./report.js";
 import type { NarrowedCollection, Universe } from "./universe.js";
+import { jsonLines } from "./json-lines.js";
 
 /**
  * The files pytest reads what to collect from (its ini files and every conftest.py). A commit touching
@@ -203,15 +204,7 @@ ${xpassed}`;
 
 /** The ids in the file the base run's plugin wrote (`renderOnlyPlugin`'s `xpassedFile`); none for lines it cannot read. */
 export function parseXpassedIds(text: string): string[] {
-  return text.split("\n").flatMap((line) => {
-    if (line.trim() === "") return [];
-    try {
-      const id: unknown = JSON.parse(line);
-      return typeof id === "string" ? [id] : [];
-    } catch {
-      return [];
-    }
-  });
+  return jsonLines(text).flatMap(({ value }) => (typeof value === "string" ? [value] : []));
 }
 
 /**
