@@ -65,7 +65,7 @@ function project(
   o: { who?: Identity; message?: string; base?: Record<string, FileChange>; mergePatch?: boolean } = {},
 ): Project {
   const p = makeCheckProject({
-    mergePatch: o.mergePatch,
+    ...(o.mergePatch === undefined ? {} : { mergePatch: o.mergePatch }),
     base: { ".gitignore": GITIGNORE, [TOOLS_FILE]: TOOLS(50), [HYP_FILE]: HYP, ...o.base },
     patch: [{ message: o.message ?? "Faster property tests\n", files: patch, who: o.who ?? AGENT }],
   });
