@@ -205,8 +205,9 @@ ${commandLine("properties", d.commands.properties, "python -m pytest tests/prope
 # The proof and property steps load proofgate's pytest plugin and must each write a signed run record
 # (\`runner_tampering\` otherwise); false only for a runner that is not pytest.
 record = ${d.commands.record}
-# true: the steps run with PYTHONSAFEPATH=1 (Python 3.11+), so no module in the work tree can shadow
-# pytest; code imported from the root then needs \`pythonpath = .\` in pytest's settings.
+# true: the steps run with PYTHONSAFEPATH=1 (Python 3.11+), so the root is not first on sys.path and a
+# root module cannot shadow pytest (unless pytest puts the root back: a tests package with __init__.py,
+# a root conftest.py); code imported from the root then needs \`pythonpath = .\` in pytest's settings.
 safe_path = ${d.commands.safePath}
 
 [evidence]
