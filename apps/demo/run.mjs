@@ -14,7 +14,6 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
-  copyFileSync,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -135,11 +134,20 @@ function showLog(base) {
   }
 }
 
-/** Puts the proof run's artifacts in the work tree: the recorded ones, or none (live: check --run writes them). */
+/**
+ * Puts the proof run's artifacts in the work tree: the recorded ones, or none (live: check --run writes them).
+ * The recorded ones come in as a CI's own test job's would: through `proofgate record`, which binds the
+ * files the command wrote to the commit checked out (docs/config.md#evidence); here the command copies them.
+ */
 function stageArtifacts() {
-  for (const name of ARTIFACTS) {
-    rmSync(join(work, name), { force: true });
-    if (!live) copyFileSync(join(RECORDED, name), join(work, name));
+  for (const name of [...ARTIFACTS, "proofgate-evidence.json"]) rmSync(join(work, name), { force: true });
+  if (live) return;
+  const copy = `cp ${ARTIFACTS.map((name) => JSON.stringify(join(RECORDED, name))).join(" ")} .`;
+  const r = proofgate(["record", "--", copy]);
+  if (r.code !== 0) {
+    process.stdout.write(r.out + r.err);
+    console.error(red("demo: `proofgate record` could not bind the recorded artifacts"));
+    process.exit(1);
   }
 }
 
