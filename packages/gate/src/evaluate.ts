@@ -38,14 +38,8 @@ import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.j
 import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
-import { runConfiguredCommands, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
-import {
-  readStamps,
-  requireBoundEvidence,
-  stampOwnRun,
-  stepOutputs,
-  UNBOUND_POLICY,
-} from "./sources/evidence-binding.js";
+import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
+import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
 import {
   DEFAULT_READ_ALLOW,
   findToolShadows,

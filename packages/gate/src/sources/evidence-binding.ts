@@ -18,19 +18,6 @@ import type { Env } from "@proofgate/core";
 import type { GatePorts } from "../ports.js";
 import type { GateLog } from "../log.js";
 
-/** The files a `[commands]` step must write, as `check --run` requires them. */
-export function stepOutputs(config: GateConfig, step: string): string[] {
-  if (step === "collect") return [...config.universe.collected];
-  if (step === "proof")
-    return [
-      ...config.coverage.reports,
-      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
-      ...config.results.junit,
-    ];
-  if (step === "properties") return [...config.properties.results];
-  return [];
-}
-
 /** How to make bound evidence, for the fixes. */
 export function bindingHow(config: GateConfig): string {
   const stamp = config.evidence.stamps[0] ?? "proofgate-evidence.json";

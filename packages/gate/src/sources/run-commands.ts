@@ -95,7 +95,7 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
       "collect",
       collect,
       o.env,
-      config.universe.collected,
+      stepOutputs(config, "collect"),
       undefined,
       (_, f) => {
         failure = f;
@@ -105,24 +105,32 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     if (exitCode !== 0) readAfterFailure(o, collect, exitCode, failure);
   }
   if (proof !== undefined) {
-    const outputs = [
-      ...config.coverage.reports,
-      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
-      ...config.results.junit,
-    ];
     const setup = proofSetup(o);
-    run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, outputs));
+    run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof")));
     if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
   }
   // The seed signals judge its results; the property-test rule its record (the settings as they ran).
   if (properties !== undefined && (config.properties.enabled || config.properties.judgeTests)) {
     const seeds = seedsSetup(o);
     run.outcomes.push(
-      await runStep(o, "properties", properties, { ...o.env, ...seeds.env }, config.properties.results),
+      await runStep(o, "properties", properties, { ...o.env, ...seeds.env }, stepOutputs(config, "properties")),
     );
     if (seeds.record) run.records.properties = { ...readRecord(o, seeds.record), seeds: seeds.files, via: SEEDS_VIA };
   }
   return run;
+}
+
+/** The files a `[commands]` step must write, as `check --run` requires them (and stamps them: evidence-binding.ts). */
+export function stepOutputs(config: GateConfig, step: CommandStep): string[] {
+  if (step === "collect") return [...config.universe.collected];
+  if (step === "proof")
+    return [
+      ...config.coverage.reports,
+      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
+      ...config.results.junit,
+    ];
+  if (step === "properties") return [...config.properties.results];
+  return [];
 }
 
 /** The mount label of the base's seeds in the property run's record. */
