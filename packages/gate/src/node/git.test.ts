@@ -544,4 +544,24 @@ describe("nodeGit remembers what a commit holds, never what a ref points at", ()
     expect(git.addedLines(first)).toBe(git.addedLines(first));
     expect(git.readFileAt(first, "missing.txt")).toBeUndefined();
   });
+
+  it("lists a commit's files and blames a range of SHAs once; by ref afresh", () => {
+    const repo = track(scratchRepo());
+    const base = repo.commit("one\n", { "a.txt": "1\n" });
+    const head = repo.commit("two\n", { "a.txt": "1\n2\n", "b.txt": "b\n" });
+    const git = nodeGit(at(repo.dir));
+    expect(git.listFilesAt(head, "").map((e) => e.path)).toEqual(["a.txt", "b.txt"]);
+    expect(git.listFilesAt(head, "")).toBe(git.listFilesAt(head, ""));
+    const blame = git.blame({ base, head }, "a.txt");
+    expect(blame.map((l) => [l.line, l.sha])).toEqual([
+      [1, undefined],
+      [2, head],
+    ]);
+    expect(git.blame({ base, head }, "a.txt")).toBe(blame);
+    // By ref: what HEAD is now, not what it was.
+    expect(git.listFilesAt("HEAD", "").map((e) => e.path)).toEqual(["a.txt", "b.txt"]);
+    repo.commit("three\n", { "c.txt": "c\n" });
+    expect(git.listFilesAt("HEAD", "").map((e) => e.path)).toEqual(["a.txt", "b.txt", "c.txt"]);
+    expect(git.blame({ base, head: "HEAD" }, "a.txt")).not.toBe(git.blame({ base, head: "HEAD" }, "a.txt"));
+  });
 });

@@ -935,8 +935,9 @@ function realpathOr(path: string): string {
 
 /**
  * `read` remembered per full object name: what a commit holds never changes, and several sources of one
- * evaluation read the same files (pytest's and coverage.py's settings at the base) and the same commits'
- * added lines. A ref (HEAD, a branch) can move, so it is read afresh every time.
+ * evaluation read the same files (pytest's and coverage.py's settings at the base), the same commits'
+ * added lines and trees, and blame the same changed files (the measurement rules and shipped_code_replaced).
+ * A ref (HEAD, a branch) can move, so it is read afresh every time.
  */
 function byCommit<T>(read: (rev: string, key: string) => T): (rev: string, key: string) => T {
   const known = new Map<string, T>();
@@ -952,6 +953,12 @@ function byCommit<T>(read: (rev: string, key: string) => T): (rev: string, key: 
 export function nodeGit(repo: GitRepo): GitPort {
   const fileAt = byCommit((rev, path) => readFileAt(rev, path, repo));
   const added = byCommit((sha) => addedLines(sha, repo));
+  const filesAt = byCommit((rev, dir) => listFilesAt(rev, dir, repo));
+  // Keyed by head; the base travels in the key, and only a full SHA there makes the answer fixed.
+  const blamed = byCommit((head, key) => {
+    const cut = key.indexOf("\0");
+    return blameRange({ base: key.slice(0, cut), head }, key.slice(cut + 1), repo);
+  });
   return {
     resolveRange: (options) => resolveRange({ ...options, repo }),
     listCommits: (range) => listCommits(range, repo),
@@ -959,7 +966,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     differingPaths: (from, to) => differingPaths(from, to, repo),
     readBlobAt: (rev, path) => readBlobAt(rev, path, repo),
     readFileAt: (rev, path) => fileAt(rev, path),
-    listFilesAt: (rev, dir) => listFilesAt(rev, dir, repo),
+    listFilesAt: (rev, dir) => filesAt(rev, dir),
     workTreeChanges: (options) => workTreeChanges(repo, options),
     workTreeStatus: () => workTreeStatus(repo),
     restoreTracked: (paths) => restoreTracked(paths, repo),
@@ -970,7 +977,8 @@ export function nodeGit(repo: GitRepo): GitPort {
     treeOf: (rev) => treeOf(rev, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha) => added(sha, ""),
-    blame: (range, path) => blameRange(range, path, repo),
+    blame: (range, path) =>
+      FULL_SHA.test(range.base) ? blamed(range.head, `${range.base}\0${path}`) : blameRange(range, path, repo),
     addWorktree: (rev) => addWorktree(rev, repo),
     removeWorktree: (dir) => removeWorktree(dir, repo),
     listWorktrees: () => worktreePaths(gitExec(["worktree", "list", "--porcelain"], repo).stdout.toString("utf8")),
