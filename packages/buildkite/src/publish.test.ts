@@ -62,7 +62,7 @@ function view(overrides: Partial<GateReport> = {}): GateReport {
     fixtureDigestDelta: null,
     propertyFailures: null,
     agentAddedLeases: null,
-    schemaVersion: 1,
+    schemaVersion: 2,
     inputs: [],
     signals: [],
     findings: [],

@@ -461,6 +461,11 @@ describe("decide: the JSON report's coverage, accounting and inputs", () => {
       covered_branches: 8,
       line_rate: 22 / 30,
       branch_rate: 0.8,
+      // A rerun's shards with no full run's report: raw is not measured, never guessed.
+      raw: null,
+      raw_not_measured: "the proof run is a rerun and [coverage] full_report names no full run's report",
+      hidden_debt_points: null,
+      frozen_only: null,
     });
     expect(r.report.accounting).toEqual({
       result_files: [r1, r2],

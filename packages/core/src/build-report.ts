@@ -3,7 +3,16 @@
 import type { GateIssue } from "./errors.js";
 import type { Lease } from "./ledger.js";
 import type { Decision, ReasonCode } from "./reasons.js";
-import { REPORT_SCHEMA_VERSION, type Finding, type GateReport, type InputDigest, type ReportLease } from "./report.js";
+import {
+  REPORT_SCHEMA_VERSION,
+  type CoverageSection,
+  type Finding,
+  type GateReport,
+  type InputDigest,
+  type ProvenCoverage,
+  type ReportLease,
+} from "./report.js";
+import { frozenOnlyFiles } from "./coverage/frozen-only.js";
 import type { GateFacts } from "./rules.js";
 import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
 import type { PatchPolicy } from "./patch.js";
@@ -12,6 +21,38 @@ import type { RunnerEvidence } from "./proof-run/evidence.js";
 import type { RunRecord } from "./proof-run/record.js";
 import { unledgeredSkipCount } from "./evidence.js";
 import type { TestChangeJudgement } from "./test-changes.js";
+
+/** The raw figure beside the proven one, and what only frozen tests run. */
+function hiddenDebt(
+  coverage: ProvenCoverage,
+): Pick<CoverageSection, "raw" | "rawNotMeasured" | "hiddenPoints" | "frozenOnly"> {
+  const raw = coverage.map?.raw;
+  if (!coverage.map || !raw)
+    return {
+      raw: null,
+      rawNotMeasured: coverage.rawNotMeasured ?? "no full run's data",
+      hiddenPoints: null,
+      frozenOnly: null,
+    };
+  const files = frozenOnlyFiles(coverage.map);
+  return {
+    raw: {
+      percent: raw.percent,
+      numStatements: raw.statements,
+      coveredLines: raw.coveredLines,
+      numBranches: raw.branches,
+      coveredBranches: raw.coveredBranches,
+    },
+    rawNotMeasured: null,
+    hiddenPoints: raw.percent - coverage.percent,
+    frozenOnly: {
+      lines: files.reduce((n, f) => n + f.lines, 0),
+      branches: files.reduce((n, f) => n + f.branches, 0),
+      attributed: coverage.map.attributed,
+      files,
+    },
+  };
+}
 
 const pct = (n: number): string => `${n.toFixed(2)}%`;
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -275,6 +316,7 @@ export function buildReport(
       coveredBranches: coverage.coveredBranches,
       lineRate: coverage.lineRate,
       branchRate: coverage.branchRate,
+      ...hiddenDebt(coverage),
     },
     ledger: {
       file: ledger.file,

@@ -22,7 +22,14 @@ export interface GateConfig {
   ledger: { path: string; maxLeaseDays?: number | undefined };
   /** `baseCollected`: the base's universe, written by a CI step that collected the base (check without --run). */
   universe: { collected: string[]; baseCollected: string[] };
-  coverage: { reports: string[]; shards?: number | undefined; contexts?: string | undefined; minProven: number };
+  coverage: {
+    reports: string[];
+    shards?: number | undefined;
+    contexts?: string | undefined;
+    /** Rerun mode: a full run's report (every test, frozen included), for the raw figure. */
+    fullReport?: string | undefined;
+    minProven: number;
+  };
   /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
   fixtures: { enabled: boolean; paths: string[]; lock: string; allowSymlinks: boolean; allowSpecialNames: boolean };
@@ -134,7 +141,7 @@ type Kind = "string" | "strings" | "int" | "percent" | "bool";
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings", base_collected: "strings" },
-  coverage: { reports: "strings", shards: "int", contexts: "string", min_proven: "percent" },
+  coverage: { reports: "strings", shards: "int", contexts: "string", full_report: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings", judge_tests: "bool" },
@@ -276,6 +283,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       reports: list("coverage", "reports", d.coverage.reports),
       shards: v("coverage", "shards") as number | undefined,
       contexts: v("coverage", "contexts") as string | undefined,
+      fullReport: v("coverage", "full_report") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
     },
     results: {

@@ -30,6 +30,7 @@ export const BOUND_ROLES: ReadonlySet<InputRole> = new Set([
   "universe",
   "coverage",
   "contexts",
+  "full_coverage",
   "results",
   "properties",
 ]);

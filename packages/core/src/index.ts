@@ -183,6 +183,18 @@ export { readCobertura } from "./coverage/cobertura-reader.js";
 export { readIstanbulFinal } from "./coverage/istanbul-final-reader.js";
 export { readIstanbulSummary } from "./coverage/istanbul-summary-reader.js";
 export { mergeCoverageShards, CoverageShardMerger } from "./coverage/merge-shards.js";
+export {
+  branchLine,
+  buildCoverageMap,
+  frozenOnlyFiles,
+  frozenOnlyLines,
+  isLineBased,
+  type CoverageMap,
+  type FileLines,
+  type FrozenOnlyBranch,
+  type FrozenOnlyFile,
+  type FrozenOnlyRange,
+} from "./coverage/frozen-only.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
 export {
   parseFixturesLock,

@@ -62,6 +62,27 @@ export function reportObject(r: GateReport): Record<string, unknown> {
       covered_branches: r.coverage.coveredBranches,
       line_rate: float(r.coverage.lineRate),
       branch_rate: float(r.coverage.branchRate),
+      raw: r.coverage.raw && {
+        percent_covered: float(r.coverage.raw.percent),
+        num_statements: r.coverage.raw.numStatements,
+        covered_lines: r.coverage.raw.coveredLines,
+        num_branches: r.coverage.raw.numBranches,
+        covered_branches: r.coverage.raw.coveredBranches,
+      },
+      raw_not_measured: r.coverage.rawNotMeasured,
+      hidden_debt_points: float(r.coverage.hiddenPoints),
+      frozen_only: r.coverage.frozenOnly && {
+        lines: r.coverage.frozenOnly.lines,
+        branches: r.coverage.frozenOnly.branches,
+        attributed: r.coverage.frozenOnly.attributed,
+        files: r.coverage.frozenOnly.files.map((f) => ({
+          path: f.path,
+          lines: f.lines,
+          branches: f.branches,
+          ranges: f.ranges.map((x) => ({ start: x.start, end: x.end, lines: x.lines, tests: x.tests })),
+          branch_list: f.branchList.map((b) => ({ line: b.line, branch: b.branch, tests: b.tests })),
+        })),
+      },
     },
     ledger: r.ledger && {
       file: r.ledger.file,

@@ -1,13 +1,14 @@
 // The gate's report as a type: what `decide` returns, the renderings show, platforms publish, and
 // report-json.ts serialises once, at the edge. Types only, so every module can import them without a cycle.
 import type { CoverageSummary } from "./coverage-model.js";
+import type { CoverageMap, FrozenOnlyFile } from "./coverage/frozen-only.js";
 import type { IsoDate } from "./dates.js";
 import type { GateIssue } from "./errors.js";
 import type { Decision, ReasonCode } from "./reasons.js";
 import type { Signal } from "./signals.js";
 
 /** Report schema version: bump on any change a consumer would notice. */
-export const REPORT_SCHEMA_VERSION = 1;
+export const REPORT_SCHEMA_VERSION = 2;
 
 /** One failed signal, pointing at what caused it and how to fix it. */
 export interface Finding {
@@ -28,6 +29,7 @@ export type InputRole =
   | "universe"
   | "coverage"
   | "contexts"
+  | "full_coverage"
   | "results"
   | "properties"
   | "fixtures_lock"
@@ -57,7 +59,32 @@ export type ProvenCoverage = CoverageSummary & {
    * why. `percent` is the lower; the decision says so when the floor lies between them.
    */
   upper?: { percent: number; why: string[] } | undefined;
+  /**
+   * Line by line, when the data is line-based: proven and (when measured) raw, for the frozen-only lines,
+   * patch coverage and the views. Undefined for Istanbul's statement ids.
+   */
+  map?: CoverageMap | undefined;
+  /** Why the raw figure was not measured (rerun without `[coverage] full_report`, a format without lines). */
+  rawNotMeasured?: string | undefined;
 };
+
+/** The raw figure: every test counted, frozen ones included (what a plain coverage badge shows). */
+export interface RawCoverage {
+  percent: number;
+  numStatements: number;
+  coveredLines: number;
+  numBranches: number;
+  coveredBranches: number;
+}
+
+/** What the frozen tests were hiding: the lines and branches only they run, worst files first. */
+export interface FrozenOnlySection {
+  lines: number;
+  branches: number;
+  /** Whether each range names the frozen tests behind it (single run) or cannot (rerun: `tests` null). */
+  attributed: boolean;
+  files: FrozenOnlyFile[];
+}
 
 /** A step of `check --run`. */
 export type CommandStep = "collect" | "proof" | "properties";
@@ -115,6 +142,13 @@ export interface CoverageSection {
   coveredBranches: number;
   lineRate: number;
   branchRate: number;
+  /** Every test kept (schema 2); null when not measured, with `rawNotMeasured` saying why. */
+  raw: RawCoverage | null;
+  rawNotMeasured: string | null;
+  /** Raw minus proven, in percentage points: the debt the frozen tests hide; null when raw was not measured. */
+  hiddenPoints: number | null;
+  /** The lines and branches only frozen tests run; null when raw was not measured. */
+  frozenOnly: FrozenOnlySection | null;
 }
 
 /** The evidence accounting: every collected test in one class. */

@@ -14,6 +14,7 @@ export function evidencePaths(config: GateConfig): string[] {
     ...config.results.baseJunit,
     ...config.coverage.reports,
     ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
+    ...(config.coverage.fullReport === undefined ? [] : [config.coverage.fullReport]),
     ...config.results.junit,
     ...config.properties.results,
     ...config.evidence.stamps,

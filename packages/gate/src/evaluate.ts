@@ -342,6 +342,7 @@ async function evaluateCheck(
         coverage: {
           reports: config.coverage.reports,
           contexts: config.coverage.contexts,
+          fullReport: config.coverage.fullReport,
           // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
           shards:
             request.shards === undefined
@@ -644,6 +645,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     const role = s.coverageRoles === "by-source" && f.path === s.coverage.contexts ? "contexts" : "coverage";
     inputs.push({ role, path: f.path, sha256: f.sha256 });
   }
+  if (coverage.full) inputs.push({ role: "full_coverage", path: coverage.full.path, sha256: coverage.full.sha256 });
   const junit = s.results.length > 0 ? loadResults(files, s.results, universe.value) : undefined;
   const results = junit && { ...junit, value: withRecordedXpasses(junit.value, record) };
   for (const f of results?.files ?? []) inputs.push({ role: "results", path: f.path, sha256: f.sha256 });

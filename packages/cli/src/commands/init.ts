@@ -117,6 +117,9 @@ ${d.coverage.shards === undefined ? "# shards = 4" : `shards = ${d.coverage.shar
 # Single-run mode: coverage.py's .coverage of a \`pytest --cov-context=test\` run; the gate drops
 # what only the frozen tests reached. Unset: the proof run is a rerun without the frozen tests.
 ${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = ${tomlString(d.coverage.contexts)}`}
+# Rerun mode: coverage.py JSON of a full run (every test, frozen ones included), for the raw figure
+# beside the proven one and the lines only frozen tests run. Unset: raw is not measured.
+${d.coverage.fullReport === undefined ? '# full_report = "full_coverage.json"' : `full_report = ${tomlString(d.coverage.fullReport)}`}
 # The floor, in percent: proven coverage below it is \`proven_coverage\`.
 min_proven = ${tomlNumber(d.coverage.minProven)}
 

@@ -52,6 +52,13 @@ export interface ContextsCoverageResult extends CoverageReadResult {
    * not be a possible one), the higher percentage coverage.py might print, and why, file by file.
    */
   upper?: { percent: number; why: string[] } | undefined;
+  /** The same statements and branches with every context kept (frozen included): the raw figure. */
+  raw?: CoverageData | undefined;
+  /**
+   * Per file (by its normalised path), the frozen tests (nodeids) that ran each statement or branch
+   * only frozen tests ran: the keys are those of the files' sets (`"12"`, `"12>14"`).
+   */
+  frozenTests?: Map<string, Map<string, string[]>> | undefined;
 }
 
 /**
@@ -142,9 +149,9 @@ export function provenCoverageFromContexts(
     );
   }
 
-  // Which contexts go.
+  // Which contexts go, and whose they are.
   const byName = new Map(db.contexts.map((c) => [c.name, c.id]));
-  const dropped = new Set<number>();
+  const dropped = new Map<number, string>();
   const droppedContexts: string[] = [];
   const frozenNotRun: string[] = [];
   for (const nodeid of new Set(frozen)) {
@@ -152,7 +159,7 @@ export function provenCoverageFromContexts(
     for (const name of frozenContextNames(nodeid)) {
       const id = byName.get(name);
       if (id !== undefined) {
-        dropped.add(id);
+        dropped.set(id, nodeid);
         droppedContexts.push(name);
         any = true;
       }
@@ -167,6 +174,15 @@ export function provenCoverageFromContexts(
   // Executed lines (or arcs) per data-file id: over all contexts, and over the kept ones.
   const allRaw = new Map<number, Set<number>>();
   const keptRaw = new Map<number, Set<number>>();
+  // The dropped contexts' own rows, per data-file id and frozen nodeid: who ran what only they ran.
+  const droppedRaw = new Map<number, Map<string, Set<number>>>();
+  const addDropped = (fileId: number, nodeid: string, value: number): void => {
+    let byTest = droppedRaw.get(fileId);
+    if (!byTest) droppedRaw.set(fileId, (byTest = new Map()));
+    let set = byTest.get(nodeid);
+    if (!set) byTest.set(nodeid, (set = new Set()));
+    set.add(value);
+  };
   const add = (map: Map<number, Set<number>>, fileId: number, value: number): void => {
     let set = map.get(fileId);
     if (!set) map.set(fileId, (set = new Set()));
@@ -188,19 +204,24 @@ export function provenCoverageFromContexts(
       }
       const key = arcKey(fromno[i]!, tono[i]!);
       allSet.add(key);
-      if (!dropped.has(contextId[i]!)) keptSet.add(key);
+      const frozenId = dropped.get(contextId[i]!);
+      if (frozenId === undefined) keptSet.add(key);
+      else addDropped(file, frozenId, key);
     }
   } else {
     for (const row of db.lineBits) {
-      const kept = !dropped.has(row.contextId);
+      const frozenId = dropped.get(row.contextId);
       for (const line of numbitsToNums(row.numbits)) {
         add(allRaw, row.fileId, line);
-        if (kept) add(keptRaw, row.fileId, line);
+        if (frozenId === undefined) add(keptRaw, row.fileId, line);
+        else addDropped(row.fileId, frozenId, line);
       }
     }
   }
 
   const files = new Map<string, FileCoverage>();
+  const rawFiles = new Map<string, FileCoverage>();
+  const frozenTests = new Map<string, Map<string, string[]>>();
   const uncertainty = { files: [] as string[], lines: 0, arcs: 0 };
   const pathOf = new Map(db.files.map((f) => [f.id, f.path]));
   for (const [fileId, entry] of matched) {
@@ -211,9 +232,12 @@ export function provenCoverageFromContexts(
       keptRaw.get(fileId) ?? new Set(),
       db.hasArcs,
       source,
+      droppedRaw.get(fileId),
     );
     if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate);
     files.set(built.coverage.path, built.coverage);
+    rawFiles.set(built.coverage.path, built.raw);
+    if (built.frozenTests.size > 0) frozenTests.set(built.coverage.path, built.frozenTests);
     if (built.ambiguity && built.spread) {
       uncertainty.files.push(`${entry.key}: ${built.ambiguity}`);
       uncertainty.lines += built.spread.lines;
@@ -239,7 +263,8 @@ export function provenCoverageFromContexts(
           ),
           why: uncertainty.files,
         };
-  return { data, errors, warnings, droppedContexts, frozenNotRun, summary, upper };
+  const raw: CoverageData = { ...data, files: rawFiles };
+  return { data, errors, warnings, droppedContexts, frozenNotRun, summary, upper, raw, frozenTests };
 }
 
 function buildFile(
@@ -248,7 +273,16 @@ function buildFile(
   keptRaw: Set<number>,
   hasArcs: boolean,
   source: () => string[] | undefined,
-): { coverage: FileCoverage; ambiguity?: string; spread?: { lines: number; arcs: number } } | string {
+  droppedRaw: Map<string, Set<number>> | undefined,
+):
+  | {
+      coverage: FileCoverage;
+      raw: FileCoverage;
+      frozenTests: Map<string, string[]>;
+      ambiguity?: string;
+      spread?: { lines: number; arcs: number };
+    }
+  | string {
   let lines: string[] | undefined | null = null;
   const sourceLine = (n: number): string | undefined => {
     if (lines === null) lines = source();
@@ -323,10 +357,12 @@ function buildFile(
   );
   const statements = new Set<string>();
   const coveredStatements = new Set<string>();
+  const rawStatements = new Set<string>();
   for (const l of entry.missingLines) statements.add(String(l));
   for (const l of candidates) {
     if (notStatements.has(l)) continue;
     statements.add(String(l));
+    rawStatements.add(String(l));
     if (keptLines.has(l)) coveredStatements.add(String(l));
   }
   let ambiguity: string | undefined;
@@ -336,6 +372,7 @@ function buildFile(
 
   const branches = new Set<string>();
   const coveredBranches = new Set<string>();
+  const rawBranches = new Set<string>();
   if (hasArcs) {
     const allArcs = executedArcs(allRaw);
     const keptArcs = executedArcs(keptRaw);
@@ -368,6 +405,7 @@ function buildFile(
     for (const arc of candidateArcs) {
       if (notPossible.has(arc)) continue;
       branches.add(arc);
+      rawBranches.add(arc);
       counted++;
       if (keptArcs.has(arc)) coveredBranches.add(arc);
     }
@@ -375,6 +413,7 @@ function buildFile(
     for (let i = counted; i < entry.coveredBranches; i++) {
       branches.add(`always:${i}`);
       coveredBranches.add(`always:${i}`);
+      rawBranches.add(`always:${i}`);
     }
     arcSpread = spread(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
     if (arcSpread > 0)
@@ -387,7 +426,21 @@ function buildFile(
     branches,
     coveredBranches,
   };
-  return ambiguity ? { coverage, ambiguity, spread: { lines: lineSpread, arcs: arcSpread } } : { coverage };
+  // Every context kept: the same statements and branches, covered as `coverage json` counts them.
+  const raw: FileCoverage = { ...coverage, coveredStatements: rawStatements, coveredBranches: rawBranches };
+  // Who ran what only frozen tests ran.
+  const frozenTests = new Map<string, string[]>();
+  for (const [nodeid, rows] of droppedRaw ?? []) {
+    const ran = new Set<string>([...[...executedLines(rows)].map(String), ...(hasArcs ? executedArcs(rows) : [])]);
+    for (const key of ran) {
+      const frozenOnly =
+        (rawStatements.has(key) && !coveredStatements.has(key)) || (rawBranches.has(key) && !coveredBranches.has(key));
+      if (frozenOnly) (frozenTests.get(key) ?? frozenTests.set(key, []).get(key)!).push(nodeid);
+    }
+  }
+  for (const ids of frozenTests.values()) ids.sort();
+  const built = { coverage, raw, frozenTests };
+  return ambiguity ? { ...built, ambiguity, spread: { lines: lineSpread, arcs: arcSpread } } : built;
 }
 
 /**

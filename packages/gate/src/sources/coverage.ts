@@ -10,6 +10,10 @@ import {
   parseCoveragePyJson,
   provenCoverageFromContexts,
   readCoverage,
+  buildCoverageMap,
+  isLineBased,
+  type CoverageData,
+  type CoverageMap,
   summarizeCoverage,
   summaryFromCounts,
   COVERAGE_REPORT_FORMATS,
@@ -31,6 +35,8 @@ export interface CoverageSources {
   format?: string | undefined;
   /** The number of shards the run was split into; fewer reports is `shard_missing`. */
   shards?: number | undefined;
+  /** Rerun mode: a full run's report (every test, frozen included), for the raw figure and frozen-only lines. */
+  fullReport?: string | undefined;
   /** Frozen nodeids (the active leases), dropped in the single-run mode. */
   frozen: readonly string[];
 }
@@ -48,6 +54,8 @@ export interface LoadedCoverage {
   warnings: GateIssue[];
   /** Single-run mode: the frozen tests with no context in the data file. */
   frozenNotRun: string[];
+  /** The full run's report (`[coverage] full_report`), when read. */
+  full?: InputFile | undefined;
   /** The source files the reports measured, as repository paths; undefined when a report does not list them. */
   measuredFiles?: string[] | undefined;
 }
@@ -81,7 +89,16 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
       fix: "pass one report per shard, and --shards the number of parallel jobs",
     });
   }
-  if (sources.contexts !== undefined) return loadFromContexts(sources, ports);
+  if (sources.contexts !== undefined) {
+    if (sources.fullReport !== undefined)
+      throw new GateError({
+        code: "usage",
+        message:
+          "[coverage] full_report is for the rerun mode: with contexts, the raw figure comes from the same data file",
+        fix: "remove full_report, or contexts to keep the rerun",
+      });
+    return loadFromContexts(sources, ports);
+  }
 
   // LCOV reports are streamed (read in chunks, folded into the merged model shard by shard), so 20
   // shards of 25 MB never sit in memory as text; other formats are read whole.
@@ -93,6 +110,15 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
     const result = parseCoveragePyJson(single.text, single.path);
     if (result.errors.length > 0 || !result.totals) throw new GateError(result.errors);
     const t = result.totals;
+    // The totals are what the gate enforces; the line map beside them needs the report's per-file data.
+    // A totals-only report (the article's script reads nothing else) has no raw figure unless a full
+    // report is named, and then a line map is required.
+    const lines = readCoverage(single.text, single.path, { format: "coveragepy-json", root });
+    if ((lines.errors.length > 0 || !lines.data) && sources.fullReport !== undefined) throw new GateError(lines.errors);
+    const { map, rawNotMeasured, full } =
+      lines.data && lines.errors.length === 0
+        ? withFullReport(lines.data, sources, fs, format)
+        : { map: undefined, rawNotMeasured: "the proof run's report has no per-file data", full: undefined };
     return {
       // The report's own percent_covered (parseCoveragePyJson checked it against the counts), as the script reads it.
       coverage: {
@@ -102,8 +128,11 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
         files: [single.path],
         format: "coveragepy-json",
         shardsExpected: sources.shards,
+        map,
+        rawNotMeasured,
       },
       files,
+      full,
       warnings,
       frozenNotRun: [],
       measuredFiles: jsonReportFiles(single.text, root),
@@ -124,6 +153,7 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
   if (merged.errors.length > 0 || !merged.data) throw new GateError(merged.errors);
   warnings.push(...merged.warnings);
   const s = summarizeCoverage(merged.data);
+  const { map, rawNotMeasured, full } = withFullReport(merged.data, sources, fs, format);
   return {
     coverage: {
       source: files.length > 1 ? "shards" : "report",
@@ -131,8 +161,11 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
       format: merged.data.format,
       ...s,
       shardsExpected: sources.shards,
+      map,
+      rawNotMeasured,
     },
     files,
+    full,
     warnings,
     frozenNotRun: [],
     measuredFiles: [...merged.data.files.keys()],
@@ -215,6 +248,8 @@ async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts):
         : [{ code: "coverage_invalid", file: contexts, message: "the data file holds no coverage" }],
     );
   const dataFile = fs.readBytes(contexts, "coverage.py's data file", "--contexts");
+  const built = buildCoverageMap(proven.data!, proven.raw, proven.frozenTests, { proven: report.path });
+  if (built.errors.length > 0) throw new GateError(built.errors);
   return {
     coverage: {
       source: "contexts",
@@ -222,11 +257,41 @@ async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts):
       format: "coveragepy-contexts",
       ...proven.summary,
       upper: proven.upper,
+      map: built.map,
     },
     files: [dataFile, report],
     warnings: proven.warnings,
     frozenNotRun: proven.frozenNotRun,
     measuredFiles: jsonReportFiles(report.text, fs.root),
+  };
+}
+
+/**
+ * The line map of the proof run's data, with the full run's report (`[coverage] full_report`) as the raw
+ * side when the config names one. A full report that cannot be read, or that is of other code, is exit 2:
+ * a number the report shows is never guessed.
+ */
+function withFullReport(
+  proven: CoverageData,
+  sources: CoverageSources,
+  fs: FilePort,
+  format: CoverageFormat | undefined,
+): { map?: CoverageMap | undefined; rawNotMeasured?: string | undefined; full?: InputFile | undefined } {
+  if (!isLineBased(proven)) return { rawNotMeasured: `${proven.format} keys coverage by statement id, not by line` };
+  let raw: CoverageData | undefined;
+  let full: InputFile | undefined;
+  if (sources.fullReport !== undefined) {
+    full = readReport(fs, sources.fullReport, "the full run's coverage report", "[coverage] full_report");
+    const read = readCoverage(full.text, full.path, { format, root: fs.root });
+    if (read.errors.length > 0 || !read.data) throw new GateError(read.errors);
+    raw = read.data;
+  }
+  const built = buildCoverageMap(proven, raw, undefined, { proven: proven.sources.join(", "), raw: full?.path });
+  if (built.errors.length > 0) throw new GateError(built.errors);
+  return {
+    map: built.map,
+    rawNotMeasured: raw ? undefined : "the proof run is a rerun and [coverage] full_report names no full run's report",
+    full,
   };
 }
 
@@ -245,8 +310,8 @@ const SQLITE_HEADER = "SQLite format 3\u0000";
 
 const latin1 = (bytes: Uint8Array): string => String.fromCharCode(...bytes);
 
-function readReport(fs: FilePort, path: string): InputFile {
-  const input = fs.readBytes(path, "the coverage report", "--report");
+function readReport(fs: FilePort, path: string, what = "the coverage report", flag = "--report"): InputFile {
+  const input = fs.readBytes(path, what, flag);
   if (latin1(input.bytes.subarray(0, 16)) === SQLITE_HEADER) {
     throw new GateError({
       code: "coverage_invalid",
@@ -255,5 +320,5 @@ function readReport(fs: FilePort, path: string): InputFile {
       fix: "pass it as --contexts, with --report the same run's `coverage json`; or write a report with `coverage json`",
     });
   }
-  return asText(input, "the coverage report");
+  return asText(input, what);
 }

@@ -17,7 +17,7 @@ export function reportWith(findings: Finding[], more: Partial<GateReport> = {}):
     fixtureDigestDelta: null,
     propertyFailures: null,
     agentAddedLeases: null,
-    schemaVersion: 1,
+    schemaVersion: 2,
     inputs: [],
     signals: [],
     findings,

@@ -35,7 +35,7 @@ function report(gate: GateReport, exitCode: 0 | 1 | 2): PublishableReport {
 
 /** Every signal passes. */
 export function mergeReport(): PublishableReport {
-  return report({ decision: "MERGE", reasons: [], todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 1, inputs: [],  base: BASE, head: HEAD, provenCoveragePercent: 82.3456, minProvenCoveragePercent: 70, signals: buildSignals(measures(), []), findings: [], errors: [], warnings: [] }, 0);
+  return report({ decision: "MERGE", reasons: [], todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 2, inputs: [],  base: BASE, head: HEAD, provenCoveragePercent: 82.3456, minProvenCoveragePercent: 70, signals: buildSignals(measures(), []), findings: [], errors: [], warnings: [] }, 0);
 }
 
 /** Text a patch controls: markup, a mention, a line break, a terminal escape, a bidi override. */
@@ -49,7 +49,7 @@ export function rejectReport(): PublishableReport {
     { reason: "agent_added_lease", message: "lease tests/test_y.py::test_b was added by an agent", file: "../../etc/passwd", line: 0, fix: "have a human add it" },
   ];
   const signals = buildSignals(measures({ proven_coverage: pass("65.20%", ">= 70%") }), ["proven_coverage", "agent_added_lease"]);
-  return report({ decision: "REJECT", reasons: ["agent_added_lease", "proven_coverage"], todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 1, inputs: [],  base: BASE, head: HEAD, provenCoveragePercent: 65.2, minProvenCoveragePercent: 70, signals, findings, errors: [], warnings: [{ code: "universe_invalid", message: `universe: ${HOSTILE}` }] }, 1);
+  return report({ decision: "REJECT", reasons: ["agent_added_lease", "proven_coverage"], todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 2, inputs: [],  base: BASE, head: HEAD, provenCoveragePercent: 65.2, minProvenCoveragePercent: 70, signals, findings, errors: [], warnings: [{ code: "universe_invalid", message: `universe: ${HOSTILE}` }] }, 1);
 }
 
 /** The gate could not evaluate (exit 2): no table, no coverage. */
@@ -58,7 +58,7 @@ export function errorReportFixture(): PublishableReport {
     {
       decision: "REJECT",
       reasons: ["input_error"],
-      todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 1, inputs: [], 
+      todayUtc: "2026-03-01", collectedTests: null, activeLeases: null, expiredLeases: null, fixtureDigestDelta: null, propertyFailures: null, agentAddedLeases: null, schemaVersion: 2, inputs: [], 
       base: null,
       head: HEAD,
       provenCoveragePercent: null,
