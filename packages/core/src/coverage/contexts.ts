@@ -176,12 +176,19 @@ export function provenCoverageFromContexts(
   const keptRaw = new Map<number, Set<number>>();
   // The dropped contexts' own rows, per data-file id and frozen nodeid: who ran what only they ran.
   const droppedRaw = new Map<number, Map<string, Set<number>>>();
+  // Rows come grouped by context and file: the last (file, test) set is kept at hand.
+  let droppedFile = Number.NaN;
+  let droppedTest = "";
+  let droppedSet = new Set<number>();
   const addDropped = (fileId: number, nodeid: string, value: number): void => {
-    let byTest = droppedRaw.get(fileId);
-    if (!byTest) droppedRaw.set(fileId, (byTest = new Map()));
-    let set = byTest.get(nodeid);
-    if (!set) byTest.set(nodeid, (set = new Set()));
-    set.add(value);
+    if (fileId !== droppedFile || nodeid !== droppedTest) {
+      let byTest = droppedRaw.get(fileId);
+      if (!byTest) droppedRaw.set(fileId, (byTest = new Map()));
+      droppedSet = byTest.get(nodeid) ?? byTest.set(nodeid, new Set()).get(nodeid)!;
+      droppedFile = fileId;
+      droppedTest = nodeid;
+    }
+    droppedSet.add(value);
   };
   const add = (map: Map<number, Set<number>>, fileId: number, value: number): void => {
     let set = map.get(fileId);
@@ -357,14 +364,20 @@ function buildFile(
   );
   const statements = new Set<string>();
   const coveredStatements = new Set<string>();
-  const rawStatements = new Set<string>();
+  // Raw covered: every executed statement. Usually the proven set itself (no frozen-only line): then it
+  // is that set, not a copy, and nothing downstream compares them element by element.
+  let rawCount = 0;
   for (const l of entry.missingLines) statements.add(String(l));
   for (const l of candidates) {
     if (notStatements.has(l)) continue;
     statements.add(String(l));
-    rawStatements.add(String(l));
+    rawCount++;
     if (keptLines.has(l)) coveredStatements.add(String(l));
   }
+  const rawStatements =
+    rawCount === coveredStatements.size
+      ? coveredStatements
+      : new Set(candidates.filter((l) => !notStatements.has(l)).map(String));
   let ambiguity: string | undefined;
   let arcSpread = 0;
   const lineSpread = spread(candidates, extraLines, (l) => keptLines.has(l), extraLines > 0 ? docstring : undefined);
@@ -372,7 +385,7 @@ function buildFile(
 
   const branches = new Set<string>();
   const coveredBranches = new Set<string>();
-  const rawBranches = new Set<string>();
+  let rawBranches = coveredBranches;
   if (hasArcs) {
     const allArcs = executedArcs(allRaw);
     const keptArcs = executedArcs(keptRaw);
@@ -405,7 +418,6 @@ function buildFile(
     for (const arc of candidateArcs) {
       if (notPossible.has(arc)) continue;
       branches.add(arc);
-      rawBranches.add(arc);
       counted++;
       if (keptArcs.has(arc)) coveredBranches.add(arc);
     }
@@ -413,7 +425,11 @@ function buildFile(
     for (let i = counted; i < entry.coveredBranches; i++) {
       branches.add(`always:${i}`);
       coveredBranches.add(`always:${i}`);
-      rawBranches.add(`always:${i}`);
+    }
+    // Raw covered: every possible arc executed (and the always-covered ones); a copy only when it differs.
+    if (Math.max(counted, entry.coveredBranches) !== coveredBranches.size) {
+      rawBranches = new Set(candidateArcs.filter((arc) => !notPossible.has(arc)));
+      for (let i = counted; i < entry.coveredBranches; i++) rawBranches.add(`always:${i}`);
     }
     arcSpread = spread(candidateArcs, extraArcs, (arc) => keptArcs.has(arc));
     if (arcSpread > 0)
@@ -427,18 +443,45 @@ function buildFile(
     coveredBranches,
   };
   // Every context kept: the same statements and branches, covered as `coverage json` counts them.
-  const raw: FileCoverage = { ...coverage, coveredStatements: rawStatements, coveredBranches: rawBranches };
-  // Who ran what only frozen tests ran.
+  const raw: FileCoverage =
+    rawStatements === coveredStatements && rawBranches === coveredBranches
+      ? coverage
+      : { ...coverage, coveredStatements: rawStatements, coveredBranches: rawBranches };
+  // Who ran what only frozen tests ran: the frozen-only keys first (most files have none), then each
+  // frozen test's own rows, mapped to first lines, against them.
   const frozenTests = new Map<string, string[]>();
-  for (const [nodeid, rows] of droppedRaw ?? []) {
-    const ran = new Set<string>([...[...executedLines(rows)].map(String), ...(hasArcs ? executedArcs(rows) : [])]);
-    for (const key of ran) {
-      const frozenOnly =
-        (rawStatements.has(key) && !coveredStatements.has(key)) || (rawBranches.has(key) && !coveredBranches.has(key));
-      if (frozenOnly) (frozenTests.get(key) ?? frozenTests.set(key, []).get(key)!).push(nodeid);
+  if (droppedRaw && (rawStatements.size > coveredStatements.size || rawBranches.size > coveredBranches.size)) {
+    const onlyLines = new Set<number>();
+    for (const key of rawStatements) if (!coveredStatements.has(key)) onlyLines.add(Number(key));
+    const onlyArcs = new Set<string>();
+    for (const key of rawBranches) if (!coveredBranches.has(key)) onlyArcs.add(key);
+    // One test at a time: a test already named for a key is its list's last entry.
+    const attribute = (key: string, nodeid: string): void => {
+      const ids = frozenTests.get(key);
+      if (!ids) frozenTests.set(key, [nodeid]);
+      else if (ids[ids.length - 1] !== nodeid) ids.push(nodeid);
+    };
+    for (const [nodeid, rows] of droppedRaw) {
+      if (hasArcs) {
+        for (const key of rows) {
+          const a = firstLine(arcFrom(key));
+          const b = firstLine(arcTo(key));
+          if (a > 0 && onlyLines.has(a)) attribute(String(a), nodeid);
+          if (b > 0 && onlyLines.has(b)) attribute(String(b), nodeid);
+          if (onlyArcs.size > 0) {
+            const arc = `${a}>${b}`;
+            if (onlyArcs.has(arc)) attribute(arc, nodeid);
+          }
+        }
+      } else {
+        for (const line of rows) {
+          const l = firstLine(line);
+          if (onlyLines.has(l)) attribute(String(l), nodeid);
+        }
+      }
     }
+    for (const ids of frozenTests.values()) ids.sort();
   }
-  for (const ids of frozenTests.values()) ids.sort();
   const built = { coverage, raw, frozenTests };
   return ambiguity ? { ...built, ambiguity, spread: { lines: lineSpread, arcs: arcSpread } } : built;
 }

@@ -171,5 +171,9 @@ describe("the rerun's map: full report minus proof report", () => {
     expect(branchLine("12:0:1")).toBe(12);
     expect(branchLine("b3:1")).toBeUndefined();
     expect(branchLine("always:0")).toBeUndefined();
+    expect(branchLine("7:1")).toBe(7);
+    expect(branchLine("12")).toBeUndefined();
+    expect(branchLine("")).toBeUndefined();
+    expect(branchLine("1 2>3")).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@
 import type { GateIssue } from "../errors.js";
 import {
   hasSets,
-  summarizeCoverage,
+  summaryFromCounts,
   type CoverageData,
   type CoverageSummary,
   type FileCoverage,
@@ -47,8 +47,16 @@ export interface CoverageMap {
 
 /** The line a branch key leaves: `"12>14"`, `"12:0:1"` (LCOV), `"12:1"` (Cobertura); undefined for others. */
 export function branchLine(key: string): number | undefined {
-  const m = /^(\d+)[>:]/.exec(key);
-  return m ? Number(m[1]) : undefined;
+  // /^(\d+)[>:]/ by hand: it runs once per branch of the run.
+  let line = 0;
+  let i = 0;
+  for (; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 48 || c > 57) break;
+    line = line * 10 + (c - 48);
+  }
+  const next = key.charCodeAt(i);
+  return i > 0 && (next === 62 || next === 58) ? line : undefined;
 }
 
 const LINE_FORMATS = new Set(["coveragepy-json", "coveragepy-contexts", "lcov", "cobertura"]);
@@ -58,30 +66,70 @@ export function isLineBased(data: CoverageData): boolean {
   return LINE_FORMATS.has(data.format);
 }
 
+/** One file's line map, and its counts proven and raw (the set sizes `summarizeCoverage` would add up). */
+interface BuiltFile {
+  lines: FileLines;
+  statements: number;
+  branches: number;
+  proven: { lines: number; branches: number };
+  raw?: { lines: number; branches: number } | undefined;
+}
+
 function fileLines(
   proven: FileCoverage,
   raw: FileCoverage | undefined,
   frozenTests: Map<string, string[]> | undefined,
-): FileLines {
-  const statements = [...proven.statements].map(Number).sort((a, b) => a - b);
+): BuiltFile {
+  const statements: number[] = [];
+  for (const key of proven.statements) statements.push(Number(key));
+  statements.sort((a, b) => a - b);
   const branches = new Map<number, string[]>();
+  const provenBranches = proven.coveredBranches;
+  const rawBranches = raw?.coveredBranches;
+  let provenCovered = 0;
+  let rawCovered = 0;
   for (const key of proven.branches) {
     const line = branchLine(key) ?? 0;
-    (branches.get(line) ?? branches.set(line, []).get(line)!).push(key);
+    const list = branches.get(line);
+    if (list) list.push(key);
+    else branches.set(line, [key]);
+    if (provenBranches.has(key)) provenCovered++;
+    if (rawBranches !== provenBranches && rawBranches?.has(key)) rawCovered++;
   }
+  const toNumbers = (keys: Set<string>): Set<number> => {
+    const out = new Set<number>();
+    for (const key of keys) out.add(Number(key));
+    return out;
+  };
+  const provenLines = toNumbers(proven.coveredStatements);
+  // The same set in both (no frozen-only line, as the single run hands it over): shared, not copied.
+  const rawLines =
+    raw && (raw.coveredStatements === proven.coveredStatements ? provenLines : toNumbers(raw.coveredStatements));
+  if (rawBranches === provenBranches) rawCovered = provenCovered;
   return {
-    path: proven.path,
-    statements,
-    proven: new Set([...proven.coveredStatements].map(Number)),
-    raw: raw && new Set([...raw.coveredStatements].map(Number)),
-    branches,
-    provenBranches: proven.coveredBranches,
-    rawBranches: raw?.coveredBranches,
-    frozenTests,
+    lines: {
+      path: proven.path,
+      statements,
+      proven: provenLines,
+      raw: rawLines,
+      branches,
+      provenBranches,
+      rawBranches,
+      frozenTests,
+    },
+    statements: statements.length,
+    branches: proven.branches.size,
+    proven: { lines: provenLines.size, branches: provenCovered },
+    raw: rawLines && { lines: rawLines.size, branches: rawCovered },
   };
 }
 
-const sameSet = (a: Set<string>, b: Set<string>): boolean => a.size === b.size && [...a].every((k) => b.has(k));
+const sameSet = (a: Set<string>, b: Set<string>): boolean => {
+  if (a === b) return true;
+  if (a.size !== b.size) return false;
+  for (const k of a) if (!b.has(k)) return false;
+  return true;
+};
 
 /**
  * The line map of a run: the proven data, and the raw data of the same statements when it was measured.
@@ -117,7 +165,7 @@ export function buildCoverageMap(
     });
     return { errors };
   }
-  const out = new Map<string, FileLines>();
+  const out = new Map<string, BuiltFile>();
   const rawFiles = new Map<string, FileCoverage>();
   for (const [path, entry] of raw?.files ?? []) {
     if (!hasSets(entry)) return { errors };
@@ -154,35 +202,24 @@ export function buildCoverageMap(
     out.set(path, fileLines(provenEntry, r, frozenTests?.get(path)));
   }
   if (errors.length > 0) return { errors };
-  const provenData: CoverageData = {
-    ...proven,
-    files: new Map([...out].map(([p, f]) => [p, toCoverage(f, "proven")])),
-  };
-  const rawData: CoverageData | undefined = raw && {
-    ...raw,
-    files: new Map([...out].map(([p, f]) => [p, toCoverage(f, "raw")])),
-  };
+  // The totals from the files' counts: what summarizeCoverage gives for the same sets.
+  const sums = { statements: 0, branches: 0, provenLines: 0, provenBranches: 0, rawLines: 0, rawBranches: 0 };
+  for (const f of out.values()) {
+    sums.statements += f.statements;
+    sums.branches += f.branches;
+    sums.provenLines += f.proven.lines;
+    sums.provenBranches += f.proven.branches;
+    sums.rawLines += f.raw?.lines ?? 0;
+    sums.rawBranches += f.raw?.branches ?? 0;
+  }
   return {
     map: {
-      files: out,
-      proven: summarizeCoverage(provenData),
-      raw: rawData && summarizeCoverage(rawData),
+      files: new Map([...out].map(([p, f]) => [p, f.lines])),
+      proven: summaryFromCounts(sums.statements, sums.provenLines, sums.branches, sums.provenBranches),
+      raw: raw && summaryFromCounts(sums.statements, sums.rawLines, sums.branches, sums.rawBranches),
       attributed: frozenTests !== undefined,
     },
     errors,
-  };
-}
-
-function toCoverage(f: FileLines, which: "proven" | "raw"): FileCoverage {
-  const lines = which === "proven" ? f.proven : f.raw!;
-  const arcs = which === "proven" ? f.provenBranches : f.rawBranches!;
-  const all = [...f.branches.values()].flat();
-  return {
-    path: f.path,
-    statements: new Set(f.statements.map(String)),
-    coveredStatements: new Set([...lines].map(String)),
-    branches: new Set(all),
-    coveredBranches: new Set(all.filter((k) => arcs.has(k))),
   };
 }
 
@@ -215,8 +252,23 @@ export interface FrozenOnlyFile {
 
 /** The statements of one file only frozen tests run (raw covered, not proven), increasing. */
 export function frozenOnlyLines(f: FileLines): number[] {
-  if (!f.raw) return [];
-  return f.statements.filter((l) => f.raw!.has(l) && !f.proven.has(l));
+  const raw = f.raw;
+  if (!raw) return [];
+  // Most files have none: the raw set alone says so, without a pass over every statement.
+  let any = false;
+  for (const l of raw)
+    if (!f.proven.has(l)) {
+      any = true;
+      break;
+    }
+  return any ? f.statements.filter((l) => raw.has(l) && !f.proven.has(l)) : [];
+}
+
+/** Whether a branch of the file is raw covered and not proven. */
+function anyFrozenOnlyBranch(f: FileLines): boolean {
+  if (!f.rawBranches) return false;
+  for (const key of f.rawBranches) if (!f.provenBranches.has(key)) return true;
+  return false;
 }
 
 /** The frozen-only lines and branches, per file, worst first (most lines, then branches, then path). */
@@ -224,7 +276,10 @@ export function frozenOnlyFiles(map: CoverageMap): FrozenOnlyFile[] {
   const out: FrozenOnlyFile[] = [];
   for (const f of map.files.values()) {
     if (!f.raw || !f.rawBranches) continue;
-    const only = new Set(frozenOnlyLines(f));
+    if (f.raw === f.proven && f.rawBranches === f.provenBranches) continue; // one set: nothing frozen-only
+    const onlyLines = frozenOnlyLines(f);
+    if (onlyLines.length === 0 && !anyFrozenOnlyBranch(f)) continue;
+    const only = new Set(onlyLines);
     const testsOf = (key: string): string[] | null => (map.attributed ? (f.frozenTests?.get(key) ?? []) : null);
     const ranges: FrozenOnlyRange[] = [];
     let current: { start: number; end: number; lines: number; tests: Set<string> | null } | undefined;
