@@ -23,7 +23,7 @@
 // --cli PATH (the built CLI, for the whole-process time; default packages/cli/dist/proofgate.js).
 // Output: Markdown on stdout, JSON under tooling/bench/results/frozen-only-*.json.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
