@@ -99,6 +99,12 @@ const DOCSTRING_START = /^\s*(?:[rRuUbBfF]{0,2})(?:"|')/;
 const NO_BRANCH =
   /#\s*(?:pragma|PRAGMA)[:\s]?\s*(?:no|NO)\s*(?:branch|BRANCH)|^\s*(?:while|if)\s+(?:True|1|False|0)\s*:/;
 
+/** Rows of one frozen test's context in one file: arc keys, or line numbers without arcs. */
+interface DroppedRows {
+  nodeid: string;
+  values: number[];
+}
+
 const OFFSET = 2 ** 23;
 /** One number per arc; line numbers are below 2^23 in any real source file. */
 const arcKey = (from: number, to: number): number => (from + OFFSET) * 2 ** 24 + (to + OFFSET);
@@ -174,21 +180,20 @@ export function provenCoverageFromContexts(
   // Executed lines (or arcs) per data-file id: over all contexts, and over the kept ones.
   const allRaw = new Map<number, Set<number>>();
   const keptRaw = new Map<number, Set<number>>();
-  // The dropped contexts' own rows, per data-file id and frozen nodeid: who ran what only they ran.
-  const droppedRaw = new Map<number, Map<string, Set<number>>>();
-  // Rows come grouped by context and file: the last (file, test) set is kept at hand.
+  // The dropped contexts' own rows, per data-file id, in runs of one frozen nodeid: who ran what only
+  // they ran. Plain arrays (a value may repeat): only the files with frozen-only lines read them again.
+  const droppedRaw = new Map<number, DroppedRows[]>();
+  // Rows come grouped by context and file: the last run is kept at hand.
   let droppedFile = Number.NaN;
-  let droppedTest = "";
-  let droppedSet = new Set<number>();
+  let droppedRun: DroppedRows = { nodeid: "", values: [] };
   const addDropped = (fileId: number, nodeid: string, value: number): void => {
-    if (fileId !== droppedFile || nodeid !== droppedTest) {
-      let byTest = droppedRaw.get(fileId);
-      if (!byTest) droppedRaw.set(fileId, (byTest = new Map()));
-      droppedSet = byTest.get(nodeid) ?? byTest.set(nodeid, new Set()).get(nodeid)!;
+    if (fileId !== droppedFile || nodeid !== droppedRun.nodeid) {
+      const runs = droppedRaw.get(fileId) ?? droppedRaw.set(fileId, []).get(fileId)!;
+      droppedRun = { nodeid, values: [] };
+      runs.push(droppedRun);
       droppedFile = fileId;
-      droppedTest = nodeid;
     }
-    droppedSet.add(value);
+    droppedRun.values.push(value);
   };
   const add = (map: Map<number, Set<number>>, fileId: number, value: number): void => {
     let set = map.get(fileId);
@@ -280,7 +285,7 @@ function buildFile(
   keptRaw: Set<number>,
   hasArcs: boolean,
   source: () => string[] | undefined,
-  droppedRaw: Map<string, Set<number>> | undefined,
+  droppedRaw: DroppedRows[] | undefined,
 ):
   | {
       coverage: FileCoverage;
@@ -453,34 +458,40 @@ function buildFile(
   if (droppedRaw && (rawStatements.size > coveredStatements.size || rawBranches.size > coveredBranches.size)) {
     const onlyLines = new Set<number>();
     for (const key of rawStatements) if (!coveredStatements.has(key)) onlyLines.add(Number(key));
-    const onlyArcs = new Set<string>();
-    for (const key of rawBranches) if (!coveredBranches.has(key)) onlyArcs.add(key);
-    // One test at a time: a test already named for a key is its list's last entry.
+    // Frozen-only arcs by their number (arcKey of the first lines), so a row is looked up without a string.
+    const onlyArcs = new Map<number, string>();
+    for (const key of rawBranches) {
+      if (coveredBranches.has(key)) continue;
+      const gt = key.indexOf(">");
+      if (gt > 0) onlyArcs.set(arcKey(Number(key.slice(0, gt)), Number(key.slice(gt + 1))), key);
+    }
+    // Run by run: a test already named for a key is usually its list's last entry (the rest go below).
     const attribute = (key: string, nodeid: string): void => {
       const ids = frozenTests.get(key);
       if (!ids) frozenTests.set(key, [nodeid]);
       else if (ids[ids.length - 1] !== nodeid) ids.push(nodeid);
     };
-    for (const [nodeid, rows] of droppedRaw) {
+    for (const { nodeid, values } of droppedRaw) {
       if (hasArcs) {
-        for (const key of rows) {
+        for (const key of values) {
           const a = firstLine(arcFrom(key));
           const b = firstLine(arcTo(key));
           if (a > 0 && onlyLines.has(a)) attribute(String(a), nodeid);
           if (b > 0 && onlyLines.has(b)) attribute(String(b), nodeid);
           if (onlyArcs.size > 0) {
-            const arc = `${a}>${b}`;
-            if (onlyArcs.has(arc)) attribute(arc, nodeid);
+            const arc = onlyArcs.get(arcKey(a, b));
+            if (arc !== undefined) attribute(arc, nodeid);
           }
         }
       } else {
-        for (const line of rows) {
+        for (const line of values) {
           const l = firstLine(line);
           if (onlyLines.has(l)) attribute(String(l), nodeid);
         }
       }
     }
-    for (const ids of frozenTests.values()) ids.sort();
+    // A test's setup, call and teardown are runs of their own, and another test's may come between.
+    for (const [key, ids] of frozenTests) if (ids.length > 1) frozenTests.set(key, [...new Set(ids)].sort());
   }
   const built = { coverage, raw, frozenTests };
   return ambiguity ? { ...built, ambiguity, spread: { lines: lineSpread, arcs: arcSpread } } : built;
