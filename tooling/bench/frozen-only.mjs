@@ -20,10 +20,11 @@
 //
 // Options: --data DIR (required: a folder contexts.mjs made, or make_contexts_data.py + `coverage json -o
 // full.json`), --runs N (default 7, at least 5), --baseline REF (a git revision of this repository),
-// --cli PATH (the built CLI, for the whole-process time; default packages/cli/dist/proofgate.js).
+// --after REF (time core's coverage code at REF instead of the work tree's), --cli PATH (the built CLI,
+// for the whole-process time; default packages/cli/dist/proofgate.js).
 // Output: Markdown on stdout, JSON under tooling/bench/results/frozen-only-*.json.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -51,6 +52,7 @@ const OPTIONS = {
   data: { value: "DIR", default: undefined, parse: absolutePath },
   runs: { value: "N", default: 7, parse: wholeNumber(5, " (a median of at least 5 runs)") },
   baseline: { value: "REF", default: "5eed8b4" },
+  after: { value: "REF", default: undefined },
   cli: { value: "PATH", default: join(root, "packages/cli/dist/proofgate.js"), parse: absolutePath },
 };
 
@@ -67,11 +69,23 @@ const AFTER_ENTRY = `export { provenCoverageFromContexts } from "./contexts.js";
 export { buildCoverageMap, frozenOnlyFiles } from "./frozen-only.js";
 `;
 
-/** Bundles TypeScript `contents` (resolved from packages/core/src/coverage) to an ES module in `dir`; imports it. */
-async function bundle(esbuild, contents, name, dir) {
+/** packages/core/src as it was at `sha`, extracted under `dir`: its coverage folder. */
+function coreAt(sha, dir) {
+  const to = join(dir, sha);
+  mkdirSync(to, { recursive: true });
+  const tar = spawnSync("sh", ["-c", `git archive ${sha} packages/core/src | tar -x -C '${to}'`], {
+    cwd: root,
+    encoding: "utf8",
+  });
+  if (tar.status !== 0) fail(`git archive ${sha}: ${tar.stderr}`);
+  return join(to, "packages/core/src/coverage");
+}
+
+/** Bundles TypeScript `contents` (resolved from `from`, a core coverage folder) to an ES module in `dir`; imports it. */
+async function bundle(esbuild, contents, name, dir, from) {
   const out = join(dir, `${name}.mjs`);
   await esbuild.build({
-    stdin: { contents, resolveDir: CORE_COVERAGE, sourcefile: `${name}.ts`, loader: "ts" },
+    stdin: { contents, resolveDir: from, sourcefile: `${name}.ts`, loader: "ts" },
     bundle: true,
     format: "esm",
     platform: "node",
@@ -111,14 +125,27 @@ async function main() {
   const esbuild = createRequire(join(root, "packages/cli/package.json"))("esbuild");
   const baselineSha = execFileSync("git", ["rev-parse", options.baseline], { cwd: root, encoding: "utf8" }).trim();
   const headSha = execFileSync("git", ["rev-parse", "HEAD"], { cwd: root, encoding: "utf8" }).trim();
-  const oldSource = execFileSync("git", ["show", `${baselineSha}:packages/core/src/coverage/contexts.ts`], {
-    cwd: root,
-    encoding: "utf8",
-  });
+  const afterSha =
+    options.after === undefined
+      ? undefined
+      : execFileSync("git", ["rev-parse", options.after], { cwd: root, encoding: "utf8" }).trim();
   const scratch = mkdtempSync(join(tmpdir(), "proofgate-bench-frozen-only-"));
   try {
-    const before = await bundle(esbuild, oldSource, "before", scratch);
-    const after = await bundle(esbuild, AFTER_ENTRY, "after", scratch);
+    const before = await bundle(
+      esbuild,
+      'export { provenCoverageFromContexts } from "./contexts.js";\n',
+      "before",
+      scratch,
+      coreAt(baselineSha, scratch),
+    );
+    // The work tree's core, or --after's.
+    const after = await bundle(
+      esbuild,
+      AFTER_ENTRY,
+      "after",
+      scratch,
+      afterSha === undefined ? CORE_COVERAGE : coreAt(afterSha, scratch),
+    );
     const { readCoverageDataFile } = await import(
       pathToFileURL(join(root, "packages/gate/dist/node/coverage-data-file.js")).href
     );
@@ -283,7 +310,7 @@ async function main() {
       "",
       machineLine(machine),
       "",
-      `Data: ${dir} (${rows.contexts.length} contexts, ${rows.files.length} files, ${rows.arcs.fileId.length} arc rows, ${frozen.length} frozen). Baseline ${baselineSha.slice(0, 7)}, head ${headSha.slice(0, 7)}; ${options.runs} interleaved rounds in one process, medians (min-max).`,
+      `Data: ${dir} (${rows.contexts.length} contexts, ${rows.files.length} files, ${rows.arcs.fileId.length} arc rows, ${frozen.length} frozen). Baseline ${baselineSha.slice(0, 7)}, after ${afterSha === undefined ? `the work tree (HEAD ${headSha.slice(0, 7)})` : afterSha.slice(0, 7)}; ${options.runs} interleaved rounds in one process, medians (min-max).`,
       "",
       ...table(
         ["stage", "median"],
@@ -318,6 +345,7 @@ async function main() {
         data: dir,
         baseline: baselineSha,
         head: headSha,
+        after_ref: afterSha ?? "work tree",
         frozen_only: { lines: frozenLines, branches: frozenBranches, files: a0.files.length },
         before: stats(beforeMs),
         after: stats(afterMs),
