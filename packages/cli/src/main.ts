@@ -136,6 +136,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               describe:
                 "first run [commands] collect, proof and properties of proofgate.toml (frozen tests deselected, seeds from the base)",
             })
+            .option("timeout", {
+              type: "string",
+              describe:
+                "with --run: seconds each step may run before it is stopped with its child processes (exit 2, command_timeout); 0: no limit. Default: the base's [commands] timeout (1800)",
+              requiresArg: true,
+            })
             .example(
               "proofgate check",
               "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",
@@ -173,6 +179,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               array: true,
               describe:
                 "a file the command must write or rewrite (repeat it); default: the evidence files proofgate.toml names that it did write",
+              requiresArg: true,
+            })
+            .option("timeout", {
+              type: "string",
+              describe:
+                "seconds the command may run before it is stopped with its child processes (exit 2, command_timeout); 0: no limit. Default: [commands] timeout of proofgate.toml (1800)",
               requiresArg: true,
             })
             .example(

@@ -59,6 +59,11 @@ export interface GateConfig {
     record: boolean;
     /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
     safePath: boolean;
+    /**
+     * Seconds each step may run before its whole process group is stopped (SIGTERM, then SIGKILL) and the
+     * gate exits 2 (`command_timeout`); 0: no limit.
+     */
+    timeout: number;
   };
   /**
    * `stamps`: the files `proofgate record` (and `check --run`) write, binding evidence files to the commit that
@@ -81,6 +86,11 @@ export const DEFAULT_PROTECTED_PATHS = [
   ".buildkite/**",
   "**/conftest.py",
 ];
+
+/** `[commands] timeout` unset: half an hour per step, so a hung test never holds a merge queue for the CI's own limit. */
+export const DEFAULT_COMMAND_TIMEOUT = 1800;
+/** The longest `[commands] timeout`: six hours, the longest job GitHub Actions runs (a CI stops a longer one first). */
+export const MAX_COMMAND_TIMEOUT = 21600;
 
 /** Python files the proof run need not measure (`[measurement] exempt`): packaging and task files, the docs' config. */
 export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
@@ -130,7 +140,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       gateChange: "Gate-Change",
       testRemoval: "Test-Removal",
     },
-    commands: { record: true, safePath: false },
+    commands: { record: true, safePath: false, timeout: DEFAULT_COMMAND_TIMEOUT },
     evidence: { stamps: ["proofgate-evidence.json"], bound: true },
   };
 }
@@ -155,7 +165,14 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     gate_change: "string",
     test_removal: "string",
   },
-  commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
+  commands: {
+    collect: "string",
+    proof: "string",
+    properties: "string",
+    record: "bool",
+    safe_path: "bool",
+    timeout: "int",
+  },
   evidence: { stamps: "strings", bound: "bool" },
 };
 
@@ -334,6 +351,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       properties: v("commands", "properties") as string | undefined,
       record: bool("commands", "record", true),
       safePath: bool("commands", "safe_path", false),
+      timeout: (v("commands", "timeout") as number | undefined) ?? d.commands.timeout,
     },
     evidence: {
       stamps: list("evidence", "stamps", d.evidence.stamps),
@@ -398,6 +416,15 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       line: lineOf("ledger", "max_lease_days"),
       message: "[ledger] max_lease_days = 0 would make every lease too long",
       fix: "write max_lease_days = 30 (a whole number of days, at least 1), or leave it out; to allow no lease at all, set max_active_leases = 0 in the ledger",
+    });
+  }
+  if (result.commands.timeout > MAX_COMMAND_TIMEOUT) {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("commands", "timeout"),
+      message: `[commands] timeout = ${result.commands.timeout} is more than ${MAX_COMMAND_TIMEOUT} seconds (six hours)`,
+      fix: `write a number of seconds from 1 to ${MAX_COMMAND_TIMEOUT} (default ${DEFAULT_COMMAND_TIMEOUT}), or 0 for no limit`,
     });
   }
   if (result.agents.patterns.length === 0) {

@@ -251,6 +251,8 @@ export {
   protectedPaths,
   DEFAULT_PROTECTED_PATHS,
   DEFAULT_MEASUREMENT_EXEMPT,
+  DEFAULT_COMMAND_TIMEOUT,
+  MAX_COMMAND_TIMEOUT,
   type GateConfig,
   type HumanSignatures,
   type TrailerKeys,

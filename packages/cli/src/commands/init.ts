@@ -212,6 +212,10 @@ record = ${d.commands.record}
 # root module cannot shadow pytest (unless pytest puts the root back: a tests package with __init__.py,
 # a root conftest.py); code imported from the root then needs \`pythonpath = .\` in pytest's settings.
 safe_path = ${d.commands.safePath}
+# Seconds each step may run: a step still running then is stopped with its child processes (SIGTERM,
+# then SIGKILL) and the gate exits 2 (\`command_timeout\`), so a hung test never holds the merge queue
+# until the CI's own job limit. 0: no limit; at most 21600 (six hours).
+timeout = ${d.commands.timeout}
 
 [evidence]
 # \`check\` reads only evidence bound to the commit it judges: \`check --run\` binds what its steps write,
