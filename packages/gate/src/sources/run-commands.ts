@@ -340,7 +340,7 @@ export async function runCommandStep(
  * A step stopped at its time limit: exit 2 naming it and the limit. Nothing it wrote is read (it may be
  * half written), and its processes are gone (the runner waits for them).
  */
-export function timedOutError(
+function timedOutError(
   config: Pick<GateConfig, "file">,
   step: string,
   command: string,
@@ -351,7 +351,7 @@ export function timedOutError(
     code: "command_timeout",
     file: config.file,
     message: `[commands] ${step} (\`${command}\`) was still running after its timeout of ${error.seconds} s and was stopped with every process it started (${error.signal === "SIGKILL" ? "SIGTERM, then SIGKILL" : "SIGTERM"})${failure ? `; ${failure}` : ""}`,
-    fix: `find the test that hangs (the step's output is above in the log: pytest -v names each test as it starts), or raise [commands] timeout in ${config.file} (seconds; 0: no limit)`,
+    fix: "find the test that hangs (the step's output is above in the log: pytest -v names each test as it starts), or raise [commands] timeout in proofgate.toml (seconds; 0: no limit) or pass --timeout SECONDS",
   });
 }
 
