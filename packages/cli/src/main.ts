@@ -231,7 +231,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("contexts", {
               type: "string",
               describe:
-                "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`)",
+                "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`); repeat it for shards, each with its own --report in the same order",
               requiresArg: true,
             })
             .option("results", {
@@ -312,7 +312,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           )
             .option("contexts", {
               type: "string",
-              describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run",
+              describe:
+                "coverage.py's .coverage data file of a `pytest --cov-context=test` run; repeat it for shards, each with its own --report (its `coverage json`) in the same order",
               requiresArg: true,
             })
             .option("report", {
@@ -335,6 +336,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example(
               "proofgate coverage --contexts .coverage --report full.json --format json",
               "single run: pytest --cov-context=test --cov-branch, then coverage json -o full.json",
+            )
+            .example(
+              "proofgate coverage --contexts cov-1.coverage --report cov-1.json --contexts cov-2.coverage --report cov-2.json --shards 2",
+              "single run in two CI shards: each wrote its own .coverage (COVERAGE_FILE) and `coverage json`",
             )
             .example("proofgate coverage --report proven_coverage.json", "rerun: the totals of the proof run's report")
             .epilog(EPILOG),

@@ -166,7 +166,7 @@ bound = true
       file: FILE,
       ledger: { path: "ci/freeze.toml" },
       universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"] },
-      coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: ".coverage", minProven: 82.5 },
+      coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: [".coverage"], minProven: 82.5 },
       results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3, baseJunit: ["base-results.xml"], maxNewSkips: 2 },
       fixtures: {
         enabled: false,
@@ -280,6 +280,24 @@ bound = true
       expect(parse(`[commands]\ntimeout = ${bad}\n`).errors[0]?.message).toBe(
         "[commands] timeout must be a whole number >= 0",
       );
+  });
+
+  it("[coverage] contexts: one data file as a string, or one per shard as a list; never empty", () => {
+    expect(ok('[coverage]\ncontexts = ".coverage"\n').coverage.contexts).toEqual([".coverage"]);
+    expect(ok('[coverage]\ncontexts = ["cov/1.coverage", "cov/2.coverage"]\n').coverage.contexts).toEqual([
+      "cov/1.coverage",
+      "cov/2.coverage",
+    ]);
+    expect(ok("").coverage.contexts).toBeUndefined();
+    for (const bad of ["[]", '""', '["a", ""]', "3"])
+      expect(parse(`[coverage]\ncontexts = ${bad}\n`).errors).toEqual([
+        expect.objectContaining({
+          code: "config_invalid",
+          line: 2,
+          message: "[coverage] contexts must be a non-empty string or a non-empty list of non-empty strings",
+          fix: 'write contexts = "..." (one file) or contexts = ["...", "..."] (one per shard)',
+        }),
+      ]);
   });
 
   it("dotted keys and inline tables are the same tables", () => {

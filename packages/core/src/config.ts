@@ -25,7 +25,11 @@ export interface GateConfig {
   coverage: {
     reports: string[];
     shards?: number | undefined;
-    contexts?: string | undefined;
+    /**
+     * Single-run mode: coverage.py's `.coverage` data files of a `--cov-context=test` run, one per CI shard
+     * (`contexts = ".coverage"` is one); `reports` then lists each one's `coverage json`, in the same order.
+     */
+    contexts?: string[] | undefined;
     /** Rerun mode: a full run's report (every test, frozen included), for the raw figure. */
     fullReport?: string | undefined;
     minProven: number;
@@ -145,13 +149,14 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
   };
 }
 
-type Kind = "string" | "strings" | "int" | "percent" | "bool";
+/** `paths`: one path as a string, or a list of them (never empty); read as a list. */
+type Kind = "string" | "strings" | "paths" | "int" | "percent" | "bool";
 
 /** Every table and key, with its type: the one place the schema lives. */
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings", base_collected: "strings" },
-  coverage: { reports: "strings", shards: "int", contexts: "string", full_report: "string", min_proven: "percent" },
+  coverage: { reports: "strings", shards: "int", contexts: "paths", full_report: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings", judge_tests: "bool" },
@@ -271,7 +276,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
           file,
           line: at,
           message: `[${table}] ${key} ${problem}`,
-          fix: FIX[kind].replace("KEY", key),
+          fix: FIX[kind].replaceAll("KEY", key),
         });
       else values[table]![key] = value;
     }
@@ -283,6 +288,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     (v(table, key) as string | undefined) ?? fallback;
   const list = (table: string, key: string, fallback: string[]): string[] =>
     (v(table, key) as string[] | undefined) ?? fallback;
+  const paths = (value: unknown): string[] | undefined =>
+    value === undefined ? undefined : typeof value === "string" ? [value] : [...(value as string[])];
   const bool = (table: string, key: string, fallback: boolean): boolean =>
     (v(table, key) as boolean | undefined) ?? fallback;
   const d = config;
@@ -299,7 +306,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
       shards: v("coverage", "shards") as number | undefined,
-      contexts: v("coverage", "contexts") as string | undefined,
+      contexts: paths(v("coverage", "contexts")),
       fullReport: v("coverage", "full_report") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
     },
@@ -475,6 +482,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
 const FIX: Record<Kind, string> = {
   string: 'write KEY = "..."',
   strings: 'write KEY = ["...", "..."]',
+  paths: 'write KEY = "..." (one file) or KEY = ["...", "..."] (one per shard)',
   int: "write KEY = 2 (a whole number)",
   percent: "write KEY = 70 (a percentage from 0 to 100)",
   bool: "write KEY = true or false",
@@ -488,6 +496,11 @@ function checkKind(value: unknown, kind: Kind): string | undefined {
       return Array.isArray(value) && value.every((x) => typeof x === "string" && x.trim() !== "")
         ? undefined
         : "must be a list of non-empty strings";
+    case "paths":
+      return (typeof value === "string" && value.trim() !== "") ||
+        (Array.isArray(value) && value.length > 0 && value.every((x) => typeof x === "string" && x.trim() !== ""))
+        ? undefined
+        : "must be a non-empty string or a non-empty list of non-empty strings";
     case "int":
       return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
         ? undefined

@@ -156,10 +156,12 @@ export {
 } from "./evidence.js";
 export {
   provenCoverageFromContexts,
+  provenCoverageFromContextShards,
   numbitsToNums,
   frozenContextNames,
   type CoverageDbRows,
   type ContextsCoverageResult,
+  type ContextShard,
 } from "./coverage/contexts.js";
 export {
   summarizeCoverage,

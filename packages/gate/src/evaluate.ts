@@ -648,7 +648,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const frozen = [...leases.active.map((l) => l.nodeid), ...notProven];
   const coverage = await loadProvenCoverage({ ...s.coverage, frozen }, ports);
   for (const f of coverage.files) {
-    const role = s.coverageRoles === "by-source" && f.path === s.coverage.contexts ? "contexts" : "coverage";
+    const role = s.coverageRoles === "by-source" && s.coverage.contexts?.includes(f.path) ? "contexts" : "coverage";
     inputs.push({ role, path: f.path, sha256: f.sha256 });
   }
   if (coverage.full) inputs.push({ role: "full_coverage", path: coverage.full.path, sha256: coverage.full.sha256 });

@@ -116,7 +116,9 @@ ${noteLines(notes.coverage)}reports = ${tomlList(d.coverage.reports)}
 ${d.coverage.shards === undefined ? "# shards = 4" : `shards = ${d.coverage.shards}`}
 # Single-run mode: coverage.py's .coverage of a \`pytest --cov-context=test\` run; the gate drops
 # what only the frozen tests reached. Unset: the proof run is a rerun without the frozen tests.
-${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = ${tomlString(d.coverage.contexts)}`}
+# Sharded: one data file per CI shard (["cov/1.coverage", "cov/2.coverage"]), with \`reports\` listing
+# each shard's \`coverage json\` in the same order; merged as \`coverage combine\` would.
+${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = ${d.coverage.contexts.length === 1 ? tomlString(d.coverage.contexts[0]!) : tomlList(d.coverage.contexts)}`}
 # Rerun mode: coverage.py JSON of a full run (every test, frozen ones included), for the raw figure
 # beside the proven one and the lines only frozen tests run. Unset: raw is not measured.
 ${d.coverage.fullReport === undefined ? '# full_report = "full_coverage.json"' : `full_report = ${tomlString(d.coverage.fullReport)}`}

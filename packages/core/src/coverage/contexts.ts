@@ -120,34 +120,79 @@ export function provenCoverageFromContexts(
   /** The source text of a measured file (by its path in the data file), when the caller can read it. */
   sourceOf?: (dataPath: string) => string | undefined,
 ): ContextsCoverageResult {
+  return provenCoverageFromContextShards([{ db, reportText, reportFile }], frozen, sourceOf);
+}
+
+/** One shard of a `--cov-context=test` run: its data file's rows and its own `coverage json`. */
+export interface ContextShard {
+  db: CoverageDbRows;
+  reportText: string;
+  reportFile: string;
+}
+
+/**
+ * Proven coverage of a `--cov-context=test` run split into shards (one CI job each), each with its data
+ * file and its own `coverage json`: the same numbers as `coverage combine` of the data files, then
+ * {@link provenCoverageFromContexts} on the one file. Per measured file (matched to its report's path,
+ * so shards checked out at different paths meet, as `coverage combine` with `[paths]` makes them), the
+ * shards' lines and arcs are unioned per context; the reports' statements and branches must agree, and
+ * a line (or arc) is missing when every shard that measured the file missed it.
+ */
+export function provenCoverageFromContextShards(
+  shards: readonly ContextShard[],
+  frozen: Iterable<string>,
+  /** The source text of a measured file (by its path in a data file), when the caller can read it. */
+  sourceOf?: (dataPath: string) => string | undefined,
+): ContextsCoverageResult {
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
-  const regenerate = `write both from the same run: pytest --cov-context=test ..., then \`coverage json -o ${reportFile}\``;
+  const reportFile = shards.map((s) => s.reportFile).join(", ");
+  const regenerate = (file: string): string =>
+    `write both from the same run: pytest --cov-context=test ..., then \`coverage json -o ${file}\``;
   const fail = (file: string, message: string, fix: string): ContextsCoverageResult => {
     errors.push({ code: "coverage_invalid", file, message, fix });
     return { errors, warnings, droppedContexts: [], frozenNotRun: [] };
   };
+  if (shards.length === 0) return fail("", "no data file was given", "pass the .coverage data file(s)");
 
-  const named = db.contexts.filter((c) => c.name !== "");
-  if (named.length === 0) {
+  const read: ReadShard[] = [];
+  for (const shard of shards) {
+    const { db } = shard;
+    if (!db.contexts.some((c) => c.name !== "")) {
+      return fail(
+        db.file,
+        "the data file records no test contexts (only the empty one)",
+        "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart",
+      );
+    }
+    const report = parseReport(shard.reportText);
+    if (typeof report === "string") return fail(shard.reportFile, report, regenerate(shard.reportFile));
+    if (db.hasArcs !== report.hasBranches) {
+      return fail(
+        shard.reportFile,
+        db.hasArcs
+          ? `has no branch data but ${db.file} measured branches: it was not written from that data file`
+          : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
+        regenerate(shard.reportFile),
+      );
+    }
+    // Match the data file's paths (absolute, as measured) to the report's (relative to where it ran).
+    const matched = matchFiles(db.files, report.files);
+    if (typeof matched === "string") return fail(shard.reportFile, matched, regenerate(shard.reportFile));
+    read.push({ shard, report, matched });
+  }
+  const mixed = read.find((r) => r.shard.db.hasArcs !== read[0]!.shard.db.hasArcs);
+  if (mixed) {
     return fail(
-      db.file,
-      "the data file records no test contexts (only the empty one)",
-      "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart",
+      mixed.shard.db.file,
+      `${mixed.shard.db.hasArcs ? "measured branches" : "measured no branches"} but ${read[0]!.shard.db.file} ${read[0]!.shard.db.hasArcs ? "did" : "did not"}: shards of one run measure alike (coverage combine refuses to mix them)`,
+      "run every shard with the same --cov-branch setting",
     );
   }
-
-  const report = parseReport(reportText);
-  if (typeof report === "string") return fail(reportFile, report, regenerate);
-  if (db.hasArcs !== report.hasBranches) {
-    return fail(
-      reportFile,
-      db.hasArcs
-        ? `has no branch data but ${db.file} measured branches: it was not written from that data file`
-        : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
-      regenerate,
-    );
-  }
+  const combined = combineShards(read);
+  if (typeof combined === "string")
+    return fail(reportFile, combined, "run every shard on the same commit with the same coverage settings");
+  const { db, matched } = combined;
 
   // Which contexts go, and whose they are.
   const byName = new Map(db.contexts.map((c) => [c.name, c.id]));
@@ -166,10 +211,6 @@ export function provenCoverageFromContexts(
     }
     if (!any) frozenNotRun.push(nodeid);
   }
-
-  // Match the data file's paths (absolute, as measured) to the report's (relative to where it ran).
-  const matched = matchFiles(db.files, report.files);
-  if (typeof matched === "string") return fail(reportFile, matched, regenerate);
 
   // Executed lines (or arcs) per data-file id: over all contexts, and over the kept ones.
   const allRaw = new Map<number, Set<number>>();
@@ -234,7 +275,7 @@ export function provenCoverageFromContexts(
       source,
       droppedRaw.get(fileId),
     );
-    if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate);
+    if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate(reportFile));
     files.set(built.coverage.path, built.coverage);
     rawFiles.set(built.coverage.path, built.raw);
     if (built.frozenTests.size > 0) frozenTests.set(built.coverage.path, built.frozenTests);
@@ -246,7 +287,7 @@ export function provenCoverageFromContexts(
   }
   const data: CoverageData = {
     format: "coveragepy-contexts",
-    sources: [db.file, reportFile],
+    sources: [...shards.map((s) => s.db.file), ...shards.map((s) => s.reportFile)],
     files,
     hasBranches: db.hasArcs,
   };
@@ -478,6 +519,140 @@ function spread<T>(
   const uncovered = items.length - coveredCount;
   // Covered extras range from max(0, extra - uncovered) to min(extra, coveredCount).
   return Math.min(extra, coveredCount) - Math.max(0, extra - uncovered);
+}
+
+/** A shard once read: its report parsed, and its data file's ids matched to the report's entries. */
+interface ReadShard {
+  shard: ContextShard;
+  report: { files: ReportFile[]; hasBranches: boolean };
+  matched: Map<number, ReportFile>;
+}
+
+/**
+ * The shards as one data file and one report, as `coverage combine` then `coverage json` would give them:
+ * files by their report path (ids 0..n-1, each matched to its merged entry), contexts by name, and every
+ * row of every shard renumbered. One shard is returned as it was read.
+ */
+function combineShards(read: readonly ReadShard[]): { db: CoverageDbRows; matched: Map<number, ReportFile> } | string {
+  if (read.length === 1) return { db: read[0]!.shard.db, matched: read[0]!.matched };
+  const byKey = new Map<string, { id: number; path: string; entries: ReportFile[] }>();
+  const fileIds = read.map(() => new Map<number, number>());
+  read.forEach((r, i) => {
+    const pathOf = new Map(r.shard.db.files.map((f) => [f.id, f.path]));
+    for (const [dataId, entry] of r.matched) {
+      const key = normalizeCoveragePath(entry.key);
+      let file = byKey.get(key);
+      if (!file) byKey.set(key, (file = { id: byKey.size, path: pathOf.get(dataId)!, entries: [] }));
+      file.entries.push(entry);
+      fileIds[i]!.set(dataId, file.id);
+    }
+  });
+  const matched = new Map<number, ReportFile>();
+  for (const [key, file] of byKey) {
+    const merged = mergeEntries(file.entries);
+    if (typeof merged === "string") return `${key}: ${merged}`;
+    matched.set(file.id, merged);
+  }
+  const contextIds = new Map<string, number>();
+  const contextMaps = read.map(
+    (r) =>
+      new Map(
+        r.shard.db.contexts.map((c) => {
+          let id = contextIds.get(c.name);
+          if (id === undefined) contextIds.set(c.name, (id = contextIds.size));
+          return [c.id, id] as const;
+        }),
+      ),
+  );
+  const lineBits: CoverageDbRows["lineBits"][number][] = [];
+  read.forEach((r, i) => {
+    for (const row of r.shard.db.lineBits) {
+      const fileId = fileIds[i]!.get(row.fileId);
+      const contextId = contextMaps[i]!.get(row.contextId);
+      if (fileId !== undefined && contextId !== undefined) lineBits.push({ fileId, contextId, numbits: row.numbits });
+    }
+  });
+  const total = read.reduce((n, r) => n + r.shard.db.arcs.fileId.length, 0);
+  const arcs = {
+    fileId: new Int32Array(total),
+    contextId: new Int32Array(total),
+    fromno: new Int32Array(total),
+    tono: new Int32Array(total),
+  };
+  let at = 0;
+  read.forEach((r, i) => {
+    const a = r.shard.db.arcs;
+    for (let row = 0; row < a.fileId.length; row++) {
+      const fileId = fileIds[i]!.get(a.fileId[row]!);
+      const contextId = contextMaps[i]!.get(a.contextId[row]!);
+      if (fileId === undefined || contextId === undefined) continue;
+      arcs.fileId[at] = fileId;
+      arcs.contextId[at] = contextId;
+      arcs.fromno[at] = a.fromno[row]!;
+      arcs.tono[at] = a.tono[row]!;
+      at++;
+    }
+  });
+  const sub = (array: Int32Array): Int32Array => array.subarray(0, at);
+  return {
+    db: {
+      file: read.map((r) => r.shard.db.file).join(", "),
+      hasArcs: read[0]!.shard.db.hasArcs,
+      contexts: [...contextIds].map(([name, id]) => ({ id, name })),
+      files: [...byKey.values()].map((f) => ({ id: f.id, path: f.path })),
+      lineBits,
+      arcs: {
+        fileId: sub(arcs.fileId),
+        contextId: sub(arcs.contextId),
+        fromno: sub(arcs.fromno),
+        tono: sub(arcs.tono),
+      },
+    },
+    matched,
+  };
+}
+
+/**
+ * One file's report entries from several shards, as the report of the combined data would read: the
+ * statements and branches are the code's (they must agree), executed lines and arcs the union, missing
+ * ones those every shard missed.
+ */
+function mergeEntries(entries: readonly ReportFile[]): ReportFile | string {
+  const first = entries[0]!;
+  if (entries.length === 1) return first;
+  const excluded = new Set(first.excludedLines);
+  const same = (lines: readonly number[]): boolean =>
+    new Set(lines).size === excluded.size && lines.every((l) => excluded.has(l));
+  for (const e of entries.slice(1)) {
+    if (e.numStatements !== first.numStatements || e.numBranches !== first.numBranches)
+      return `the shards' reports count different code (${first.numStatements} statements and ${first.numBranches} branches, then ${e.numStatements} and ${e.numBranches}): the shards ran different commits or coverage settings`;
+    if (!same(e.excludedLines))
+      return "the shards' reports exclude different lines: the shards ran different commits or coverage settings";
+  }
+  const arcName = ([a, b]: [number, number]): string => `${a}>${b}`;
+  const byLine = (a: number, b: number): number => a - b;
+  const byArc = (x: [number, number], y: [number, number]): number => x[0] - y[0] || x[1] - y[1];
+  const executedLines = [...new Set(entries.flatMap((e) => e.executedLines))].sort(byLine);
+  const executed = new Set(executedLines);
+  // Every shard's statements are the same (their counts agree): missing everywhere is executed nowhere.
+  const missingLines = first.missingLines.filter((l) => !executed.has(l));
+  const arcs = new Map<string, [number, number]>();
+  for (const e of entries) for (const arc of e.executedBranches) arcs.set(arcName(arc), arc);
+  const executedBranches = [...arcs.values()].sort(byArc);
+  const missingSets = entries.map((e) => new Set(e.missingBranches.map(arcName)));
+  const missingBranches = first.missingBranches.filter((arc) => missingSets.every((set) => set.has(arcName(arc))));
+  return {
+    key: first.key,
+    executedLines,
+    missingLines,
+    excludedLines: first.excludedLines,
+    executedBranches,
+    missingBranches,
+    numStatements: first.numStatements,
+    coveredLines: first.numStatements - missingLines.length,
+    numBranches: first.numBranches,
+    coveredBranches: first.numBranches - missingBranches.length,
+  };
 }
 
 function matchFiles(

@@ -124,11 +124,7 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
 export function stepOutputs(config: GateConfig, step: CommandStep): string[] {
   if (step === "collect") return [...config.universe.collected];
   if (step === "proof")
-    return [
-      ...config.coverage.reports,
-      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
-      ...config.results.junit,
-    ];
+    return [...config.coverage.reports, ...(config.coverage.contexts ?? []), ...config.results.junit];
   if (step === "properties") return [...config.properties.results];
   return [];
 }
