@@ -266,13 +266,10 @@ describe("provenCoverageFromContextShards: a run split into shards", () => {
     expect(provenCoverageFromContextShards([a], []).summary).toMatchObject({ statements: 4, coveredLines: 2 });
   });
 
-  it("the fixture's run split by test into two shards gives the unsplit numbers", () => {
+  it("refuses a shard whose report is not its own data file's (the whole run's, or another shard's)", () => {
     const full = rows("cov65-branch");
     const report = fixture("cov65-branch-full.json");
-    const expected = (JSON.parse(fixture("cov65-branch-expected.json")) as Expected[]).find(
-      (x) => x.frozen.length === 1,
-    )!;
-    // Shard 1: the empty context and the first half of the tests; shard 2: the rest. Each lists every file.
+    // Shard 1: the empty context and the first half of the tests; shard 2: the rest.
     const named = full.contexts.filter((c) => c.name !== "");
     const first = new Set([
       ...full.contexts.filter((c) => c.name === "").map((c) => c.id),
@@ -293,20 +290,31 @@ describe("provenCoverageFromContextShards: a run split into shards", () => {
         },
       };
     };
-    const shards = [
-      { db: part((id) => first.has(id), "s1"), reportText: report, reportFile: "full.json" },
-      { db: part((id) => !first.has(id), "s2"), reportText: report, reportFile: "full.json" },
-    ];
-    const result = provenCoverageFromContextShards(shards, expected.frozen, sourceOf);
-    expect(result.errors.map(formatIssue)).toEqual([]);
-    const s = summarizeCoverage(result.data!);
-    expect([s.statements, s.coveredLines, s.branches, s.coveredBranches, s.percent]).toEqual([
-      expected.totals.num_statements,
-      expected.totals.covered_lines,
-      expected.totals.num_branches,
-      expected.totals.covered_branches,
-      expected.totals.percent_covered,
-    ]);
+    // The rows together are the whole run, so only the check shard by shard can see it.
+    const result = provenCoverageFromContextShards(
+      [
+        { db: part((id) => first.has(id), "s1.coverage"), reportText: report, reportFile: "s1.json" },
+        { db: part((id) => !first.has(id), "s2.coverage"), reportText: report, reportFile: "s2.json" },
+      ],
+      [],
+      sourceOf,
+    );
+    expect(result.errors).toHaveLength(1);
+    expect(result.errors[0]).toMatchObject({ code: "coverage_invalid", file: "s1.json" });
+    expect(result.errors[0]!.message).toMatch(
+      /^pkg\/\w+\.py: its executed lines differ from what s1\.coverage records: the report was not written from that data file/,
+    );
+    // The synthetic shards below, swapped.
+    const a = shard({ root: "/p", file: "cov-1.coverage", report: "cov-1.json", executed: [1, 2] }, "t::a");
+    const b = shard({ root: "/p", file: "cov-2.coverage", report: "cov-2.json", executed: [1, 3] }, "t::b");
+    const swapped = provenCoverageFromContextShards(
+      [
+        { ...a, reportText: b.reportText },
+        { ...b, reportText: a.reportText },
+      ],
+      [],
+    );
+    expect(swapped.errors.map((e) => e.file)).toEqual(["cov-1.json"]);
   });
 
   it("refuses shards whose reports count other code, or that mix branch and line data", () => {
@@ -319,7 +327,7 @@ describe("provenCoverageFromContextShards: a run split into shards", () => {
     expect(formatIssue(bad.errors[0]!)).toMatch(
       /^cov-1\.json, cov-2\.json: pkg\/m\.py: the shards' reports count different code/,
     );
-    const branchy = shard({ root: "/p", file: "cov-3.coverage", report: "cov-3.json", executed: [1] }, "t::c");
+    const branchy = shard({ root: "/p", file: "cov-3.coverage", report: "cov-3.json", executed: [] }, "t::c");
     const mixed = provenCoverageFromContextShards(
       [
         a,

@@ -189,6 +189,16 @@ export function provenCoverageFromContextShards(
       "run every shard with the same --cov-branch setting",
     );
   }
+  // Several shards: each report against its own data file (one shard is checked file by file below).
+  for (const one of shards.length > 1 ? read : []) {
+    const differs = shardMismatch(one);
+    if (differs !== undefined)
+      return fail(
+        one.shard.reportFile,
+        `${differs}: its executed lines differ from what ${one.shard.db.file} records: the report was not written from that data file (each shard's report follows its own data file, in the same order)`,
+        regenerate(one.shard.reportFile),
+      );
+  }
   const combined = combineShards(read);
   if (typeof combined === "string")
     return fail(reportFile, combined, "run every shard on the same commit with the same coverage settings");
@@ -329,50 +339,15 @@ function buildFile(
     if (lines === null) lines = source();
     return lines?.[n - 1];
   };
-  // First lines known from the report: statements (missing or executed), excluded lines, branch ends.
-  const known = new Set<number>([...entry.executedLines, ...entry.missingLines, ...entry.excludedLines]);
-  for (const [a, b] of [...entry.executedBranches, ...entry.missingBranches]) {
-    if (a > 0) known.add(a);
-    if (b > 0) known.add(b);
-  }
-  const sorted = [...known].sort((a, b) => a - b);
-  // coverage.py maps each line to the first line of its statement. A line the report does not list
-  // lies inside a multi-line statement, whose first line is the nearest listed line above it.
-  const firstLine = (line: number): number => {
-    if (line <= 0) return line < 0 ? -firstLine(-line) : line;
-    if (known.has(line)) return line;
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid]! < line) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 ? sorted[lo - 1]! : line;
-  };
-  const executedLines = (raw: Set<number>): Set<number> => {
-    const out = new Set<number>();
-    if (hasArcs) {
-      for (const key of raw) {
-        const a = arcFrom(key);
-        const b = arcTo(key);
-        if (a > 0) out.add(firstLine(a));
-        if (b > 0) out.add(firstLine(b));
-      }
-    } else {
-      for (const line of raw) out.add(firstLine(line));
-    }
-    return out;
-  };
+  const firstLine = firstLineOf(entry);
+  const executedLines = (raw: Set<number>): Set<number> => executedFirstLines(raw, hasArcs, firstLine);
   const executedArcs = (raw: Set<number>): Set<string> => {
     const out = new Set<string>();
     if (hasArcs) for (const key of raw) out.add(`${firstLine(arcFrom(key))}>${firstLine(arcTo(key))}`);
     return out;
   };
 
-  const allLines = executedLines(allRaw);
-  const reportExecuted = new Set(entry.executedLines);
-  if (allLines.size !== reportExecuted.size || [...allLines].some((l) => !reportExecuted.has(l))) {
+  if (!sameExecuted(entry, executedLines(allRaw))) {
     return "its executed lines differ from what the data file records: the report was not written from this data file";
   }
   const keptLines = executedLines(keptRaw);
@@ -482,6 +457,81 @@ function buildFile(
   for (const ids of frozenTests.values()) ids.sort();
   const built = { coverage, raw, frozenTests };
   return ambiguity ? { ...built, ambiguity, spread: { lines: lineSpread, arcs: arcSpread } } : built;
+}
+
+/**
+ * coverage.py maps each line to the first line of its statement. The first lines known from the report:
+ * statements (missing or executed), excluded lines, branch ends; a line it does not list lies inside a
+ * multi-line statement, whose first line is the nearest listed line above it.
+ */
+function firstLineOf(entry: ReportFile): (line: number) => number {
+  const known = new Set<number>([...entry.executedLines, ...entry.missingLines, ...entry.excludedLines]);
+  for (const [a, b] of [...entry.executedBranches, ...entry.missingBranches]) {
+    if (a > 0) known.add(a);
+    if (b > 0) known.add(b);
+  }
+  const sorted = [...known].sort((a, b) => a - b);
+  const firstLine = (line: number): number => {
+    if (line <= 0) return line < 0 ? -firstLine(-line) : line;
+    if (known.has(line)) return line;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? sorted[lo - 1]! : line;
+  };
+  return firstLine;
+}
+
+/** The first lines of the statements that ran, from a data file's lines (or arcs). */
+function executedFirstLines(raw: Set<number>, hasArcs: boolean, firstLine: (line: number) => number): Set<number> {
+  const out = new Set<number>();
+  if (hasArcs) {
+    for (const key of raw) {
+      const a = arcFrom(key);
+      const b = arcTo(key);
+      if (a > 0) out.add(firstLine(a));
+      if (b > 0) out.add(firstLine(b));
+    }
+  } else {
+    for (const line of raw) out.add(firstLine(line));
+  }
+  return out;
+}
+
+/** Whether a report entry's executed lines are exactly `lines`. */
+function sameExecuted(entry: ReportFile, lines: Set<number>): boolean {
+  const reported = new Set(entry.executedLines);
+  return lines.size === reported.size && [...lines].every((l) => reported.has(l));
+}
+
+/**
+ * A shard's report against its own data file: per file, the lines every context ran must be the report's
+ * executed lines (the combined check alone would let two shards' reports be swapped). The file that
+ * differs, or undefined.
+ */
+function shardMismatch(r: ReadShard): string | undefined {
+  const { db } = r.shard;
+  const raw = new Map<number, Set<number>>();
+  const add = (fileId: number, value: number): void => {
+    let set = raw.get(fileId);
+    if (!set) raw.set(fileId, (set = new Set()));
+    set.add(value);
+  };
+  if (db.hasArcs) {
+    const { fileId, fromno, tono } = db.arcs;
+    for (let i = 0; i < fileId.length; i++) add(fileId[i]!, arcKey(fromno[i]!, tono[i]!));
+  } else {
+    for (const row of db.lineBits) for (const line of numbitsToNums(row.numbits)) add(row.fileId, line);
+  }
+  for (const [fileId, entry] of r.matched) {
+    const lines = executedFirstLines(raw.get(fileId) ?? new Set(), db.hasArcs, firstLineOf(entry));
+    if (!sameExecuted(entry, lines)) return entry.key;
+  }
+  return undefined;
 }
 
 /**
