@@ -99,6 +99,35 @@ describe("[commands] timeout: a proof step that hangs", () => {
   });
 });
 
+describe("check --run --timeout", () => {
+  it("sets the limit for one run, over the base's `timeout = 0` (no limit)", async () => {
+    const scratch = mkdtempSync(join(tmpdir(), "proofgate-hang-flag-"));
+    dirs.push(scratch);
+    const pidFile = join(scratch, "pids");
+    const p = makeCheckProject({
+      base: { "proofgate.toml": config({ extra: "timeout = 0\n" }) },
+      patch: [{ message: "Add a test that hangs\n", files: { "tests/test_hang.py": HANG } }],
+    });
+    dirs.push(p.dir);
+    const r = await check(p.dir, ["--run", "--timeout", "6"], { HANG_PIDS: pidFile });
+    expect(r.status, r.stderr.slice(-3000)).toBe(2);
+    expect(r.report.errors.map((e) => e.code)).toEqual(["command_timeout"]);
+    expect(r.report.errors[0]!.message).toContain("was still running after its timeout of 6 s");
+    for (const pid of readFileSync(pidFile, "utf8").trim().split(" ").map(Number)) expect(alive(pid)).toBe(false);
+  });
+
+  it("refuses a limit over six hours before running anything (exit 2)", async () => {
+    const p = makeCheckProject();
+    dirs.push(p.dir);
+    const r = await check(p.dir, ["--run", "--timeout", "99999"]);
+    expect(r.status).toBe(2);
+    expect(r.report.errors).toEqual([
+      expect.objectContaining({ code: "usage", message: "--timeout 99999 is more than 21600 seconds" }),
+    ]);
+    expect(r.stderr).not.toContain("▶");
+  });
+});
+
 describe("proofgate record --timeout", () => {
   it("stops a command that hangs, with its child, and binds nothing (exit 2)", () => {
     const p = makeCheckProject({ mergePatch: false });
