@@ -39,7 +39,7 @@ function alive(pid: number): boolean {
 }
 
 /** Runs `work` while watching for `file`: resolves with the result and when the file first appeared. */
-async function watching<T>(file: string, work: Promise<T>): Promise<{ result: T; appeared?: number; ended: number }> {
+async function watching<T>(file: string, work: Promise<T>): Promise<{ result: T; appeared: number | undefined; ended: number }> {
   let appeared: number | undefined;
   const poll = setInterval(() => {
     if (appeared === undefined && existsSync(file)) appeared = Date.now();
@@ -61,7 +61,7 @@ describe("[commands] timeout: a proof step that hangs", () => {
     patch: [{ message: "Add a test that hangs\n", files: { "tests/test_hang.py": HANG } }],
   });
   dirs.push(p.dir);
-  let run: { result: CheckRun; appeared?: number; ended: number };
+  let run: { result: CheckRun; appeared: number | undefined; ended: number };
 
   it("exits 2 within seconds of the hang, naming the step and the timeout", async () => {
     run = await watching(pidFile, check(p.dir, ["--run"], { HANG_PIDS: pidFile }));
