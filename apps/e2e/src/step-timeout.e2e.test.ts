@@ -39,7 +39,10 @@ function alive(pid: number): boolean {
 }
 
 /** Runs `work` while watching for `file`: resolves with the result and when the file first appeared. */
-async function watching<T>(file: string, work: Promise<T>): Promise<{ result: T; appeared: number | undefined; ended: number }> {
+async function watching<T>(
+  file: string,
+  work: Promise<T>,
+): Promise<{ result: T; appeared: number | undefined; ended: number }> {
   let appeared: number | undefined;
   const poll = setInterval(() => {
     if (appeared === undefined && existsSync(file)) appeared = Date.now();
