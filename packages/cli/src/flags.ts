@@ -100,3 +100,15 @@ export function optionalIntFlag(name: string, value: unknown, min = 0): number |
     });
   return n;
 }
+
+/** `--timeout SECONDS` of the commands a command runs: 0 (no limit) to `max`; undefined when absent. */
+export function timeoutFlag(value: unknown, max: number): number | undefined {
+  const n = optionalIntFlag("timeout", value, 0);
+  if (n !== undefined && n > max)
+    throw new GateError({
+      code: "usage",
+      message: `--timeout ${n} is more than ${max} seconds`,
+      fix: `write a number of seconds from 1 to ${max}, or 0 for no limit`,
+    });
+  return n;
+}

@@ -136,6 +136,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               describe:
                 "first run [commands] collect, proof and properties of proofgate.toml (frozen tests deselected, seeds from the base)",
             })
+            .option("timeout", {
+              type: "string",
+              describe:
+                "with --run: seconds each step may run before it is stopped with its child processes (exit 2, command_timeout); 0: no limit. Default: the base's [commands] timeout (1800)",
+              requiresArg: true,
+            })
             .example(
               "proofgate check",
               "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",
@@ -173,6 +179,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               array: true,
               describe:
                 "a file the command must write or rewrite (repeat it); default: the evidence files proofgate.toml names that it did write",
+              requiresArg: true,
+            })
+            .option("timeout", {
+              type: "string",
+              describe:
+                "seconds the command may run before it is stopped with its child processes (exit 2, command_timeout); 0: no limit. Default: [commands] timeout of proofgate.toml (1800)",
               requiresArg: true,
             })
             .example(
@@ -219,7 +231,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("contexts", {
               type: "string",
               describe:
-                "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`)",
+                "single-run mode: coverage.py's .coverage of a full `pytest --cov-context=test` run (then --report is that run's `coverage json`); repeat it for shards, each with its own --report in the same order",
               requiresArg: true,
             })
             .option("results", {
@@ -300,7 +312,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           )
             .option("contexts", {
               type: "string",
-              describe: "coverage.py's .coverage data file of a `pytest --cov-context=test` run",
+              describe:
+                "coverage.py's .coverage data file of a `pytest --cov-context=test` run; repeat it for shards, each with its own --report (its `coverage json`) in the same order",
               requiresArg: true,
             })
             .option("report", {
@@ -323,6 +336,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .example(
               "proofgate coverage --contexts .coverage --report full.json --format json",
               "single run: pytest --cov-context=test --cov-branch, then coverage json -o full.json",
+            )
+            .example(
+              "proofgate coverage --contexts cov-1.coverage --report cov-1.json --contexts cov-2.coverage --report cov-2.json --shards 2",
+              "single run in two CI shards: each wrote its own .coverage (COVERAGE_FILE) and `coverage json`",
             )
             .example("proofgate coverage --report proven_coverage.json", "rerun: the totals of the proof run's report")
             .epilog(EPILOG),

@@ -88,7 +88,9 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
   const changes = facts.testChanges;
   const coverageHow =
     coverage.source === "contexts"
-      ? "one run minus frozen contexts"
+      ? (coverage.dataFiles?.length ?? 1) > 1 || coverage.shardsExpected
+        ? `one run in ${coverage.dataFiles?.length ?? 1}${coverage.shardsExpected ? ` of ${coverage.shardsExpected}` : ""} shards minus frozen contexts`
+        : "one run minus frozen contexts"
       : coverage.source === "shards"
         ? `${coverage.files.length}${coverage.shardsExpected ? ` of ${coverage.shardsExpected}` : ""} shards`
         : "proof run";

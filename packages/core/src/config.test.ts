@@ -60,7 +60,7 @@ describe("parseConfig: defaults", () => {
         gateChange: "Gate-Change",
         testRemoval: "Test-Removal",
       },
-      commands: { record: true, safePath: false },
+      commands: { record: true, safePath: false, timeout: 1800 },
       evidence: { stamps: ["proofgate-evidence.json"], bound: true },
     };
     for (const text of ["", "  \n\n", "# only a comment\n"]) {
@@ -166,7 +166,7 @@ bound = true
       file: FILE,
       ledger: { path: "ci/freeze.toml" },
       universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"] },
-      coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: ".coverage", minProven: 82.5 },
+      coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: [".coverage"], minProven: 82.5 },
       results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3, baseJunit: ["base-results.xml"], maxNewSkips: 2 },
       fixtures: {
         enabled: false,
@@ -202,6 +202,7 @@ bound = true
         properties: "pytest tests/properties",
         record: true,
         safePath: false,
+        timeout: 1800,
       },
       evidence: { stamps: ["cov/stamp-1.json", "cov/stamp-2.json"], bound: true },
     });
@@ -260,6 +261,43 @@ bound = true
     expect(ok("[coverage]\nmin_proven = 100\n").coverage.minProven).toBe(100);
     expect(ok("[results]\njunit = []\n").results.junit).toEqual([]);
     expect(ok("[protect]\npaths = []\n").protect.paths).toEqual([]);
+  });
+
+  it("[commands] timeout: seconds, 1800 unset, 0 for no limit, at most six hours (with its line otherwise)", () => {
+    expect(ok("").commands.timeout).toBe(1800);
+    expect(ok("[commands]\ntimeout = 0\n").commands.timeout).toBe(0);
+    expect(ok("[commands]\ntimeout = 21600\n").commands.timeout).toBe(21600);
+    const tooLong = parse('[commands]\nproof = "pytest"\ntimeout = 21601\n');
+    expect(tooLong.config).toBeUndefined();
+    expect(tooLong.errors).toEqual([
+      expect.objectContaining({
+        code: "config_invalid",
+        line: 3,
+        message: "[commands] timeout = 21601 is more than 21600 seconds (six hours)",
+      }),
+    ]);
+    for (const bad of ["-1", "1.5", '"30"'])
+      expect(parse(`[commands]\ntimeout = ${bad}\n`).errors[0]?.message).toBe(
+        "[commands] timeout must be a whole number >= 0",
+      );
+  });
+
+  it("[coverage] contexts: one data file as a string, or one per shard as a list; never empty", () => {
+    expect(ok('[coverage]\ncontexts = ".coverage"\n').coverage.contexts).toEqual([".coverage"]);
+    expect(ok('[coverage]\ncontexts = ["cov/1.coverage", "cov/2.coverage"]\n').coverage.contexts).toEqual([
+      "cov/1.coverage",
+      "cov/2.coverage",
+    ]);
+    expect(ok("").coverage.contexts).toBeUndefined();
+    for (const bad of ["[]", '""', '["a", ""]', "3"])
+      expect(parse(`[coverage]\ncontexts = ${bad}\n`).errors).toEqual([
+        expect.objectContaining({
+          code: "config_invalid",
+          line: 2,
+          message: "[coverage] contexts must be a non-empty string or a non-empty list of non-empty strings",
+          fix: 'write contexts = "..." (one file) or contexts = ["...", "..."] (one per shard)',
+        }),
+      ]);
   });
 
   it("dotted keys and inline tables are the same tables", () => {

@@ -25,7 +25,11 @@ export interface GateConfig {
   coverage: {
     reports: string[];
     shards?: number | undefined;
-    contexts?: string | undefined;
+    /**
+     * Single-run mode: coverage.py's `.coverage` data files of a `--cov-context=test` run, one per CI shard
+     * (`contexts = ".coverage"` is one); `reports` then lists each one's `coverage json`, in the same order.
+     */
+    contexts?: string[] | undefined;
     /** Rerun mode: a full run's report (every test, frozen included), for the raw figure. */
     fullReport?: string | undefined;
     minProven: number;
@@ -59,6 +63,11 @@ export interface GateConfig {
     record: boolean;
     /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
     safePath: boolean;
+    /**
+     * Seconds each step may run before its whole process group is stopped (SIGTERM, then SIGKILL) and the
+     * gate exits 2 (`command_timeout`); 0: no limit.
+     */
+    timeout: number;
   };
   /**
    * `stamps`: the files `proofgate record` (and `check --run`) write, binding evidence files to the commit that
@@ -81,6 +90,11 @@ export const DEFAULT_PROTECTED_PATHS = [
   ".buildkite/**",
   "**/conftest.py",
 ];
+
+/** `[commands] timeout` unset: half an hour per step, so a hung test never holds a merge queue for the CI's own limit. */
+export const DEFAULT_COMMAND_TIMEOUT = 1800;
+/** The longest `[commands] timeout`: six hours, the longest job GitHub Actions runs (a CI stops a longer one first). */
+export const MAX_COMMAND_TIMEOUT = 21600;
 
 /** Python files the proof run need not measure (`[measurement] exempt`): packaging and task files, the docs' config. */
 export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
@@ -130,18 +144,19 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       gateChange: "Gate-Change",
       testRemoval: "Test-Removal",
     },
-    commands: { record: true, safePath: false },
+    commands: { record: true, safePath: false, timeout: DEFAULT_COMMAND_TIMEOUT },
     evidence: { stamps: ["proofgate-evidence.json"], bound: true },
   };
 }
 
-type Kind = "string" | "strings" | "int" | "percent" | "bool";
+/** `paths`: one path as a string, or a list of them (never empty); read as a list. */
+type Kind = "string" | "strings" | "paths" | "int" | "percent" | "bool";
 
 /** Every table and key, with its type: the one place the schema lives. */
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings", base_collected: "strings" },
-  coverage: { reports: "strings", shards: "int", contexts: "string", full_report: "string", min_proven: "percent" },
+  coverage: { reports: "strings", shards: "int", contexts: "paths", full_report: "string", min_proven: "percent" },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings", judge_tests: "bool" },
@@ -155,7 +170,14 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     gate_change: "string",
     test_removal: "string",
   },
-  commands: { collect: "string", proof: "string", properties: "string", record: "bool", safe_path: "bool" },
+  commands: {
+    collect: "string",
+    proof: "string",
+    properties: "string",
+    record: "bool",
+    safe_path: "bool",
+    timeout: "int",
+  },
   evidence: { stamps: "strings", bound: "bool" },
 };
 
@@ -254,7 +276,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
           file,
           line: at,
           message: `[${table}] ${key} ${problem}`,
-          fix: FIX[kind].replace("KEY", key),
+          fix: FIX[kind].replaceAll("KEY", key),
         });
       else values[table]![key] = value;
     }
@@ -266,6 +288,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     (v(table, key) as string | undefined) ?? fallback;
   const list = (table: string, key: string, fallback: string[]): string[] =>
     (v(table, key) as string[] | undefined) ?? fallback;
+  const paths = (value: unknown): string[] | undefined =>
+    value === undefined ? undefined : typeof value === "string" ? [value] : [...(value as string[])];
   const bool = (table: string, key: string, fallback: boolean): boolean =>
     (v(table, key) as boolean | undefined) ?? fallback;
   const d = config;
@@ -282,7 +306,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
       shards: v("coverage", "shards") as number | undefined,
-      contexts: v("coverage", "contexts") as string | undefined,
+      contexts: paths(v("coverage", "contexts")),
       fullReport: v("coverage", "full_report") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
     },
@@ -334,6 +358,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       properties: v("commands", "properties") as string | undefined,
       record: bool("commands", "record", true),
       safePath: bool("commands", "safe_path", false),
+      timeout: (v("commands", "timeout") as number | undefined) ?? d.commands.timeout,
     },
     evidence: {
       stamps: list("evidence", "stamps", d.evidence.stamps),
@@ -400,6 +425,15 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       fix: "write max_lease_days = 30 (a whole number of days, at least 1), or leave it out; to allow no lease at all, set max_active_leases = 0 in the ledger",
     });
   }
+  if (result.commands.timeout > MAX_COMMAND_TIMEOUT) {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("commands", "timeout"),
+      message: `[commands] timeout = ${result.commands.timeout} is more than ${MAX_COMMAND_TIMEOUT} seconds (six hours)`,
+      fix: `write a number of seconds from 1 to ${MAX_COMMAND_TIMEOUT} (default ${DEFAULT_COMMAND_TIMEOUT}), or 0 for no limit`,
+    });
+  }
   if (result.agents.patterns.length === 0) {
     errors.push({
       code: "config_invalid",
@@ -448,6 +482,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
 const FIX: Record<Kind, string> = {
   string: 'write KEY = "..."',
   strings: 'write KEY = ["...", "..."]',
+  paths: 'write KEY = "..." (one file) or KEY = ["...", "..."] (one per shard)',
   int: "write KEY = 2 (a whole number)",
   percent: "write KEY = 70 (a percentage from 0 to 100)",
   bool: "write KEY = true or false",
@@ -461,6 +496,11 @@ function checkKind(value: unknown, kind: Kind): string | undefined {
       return Array.isArray(value) && value.every((x) => typeof x === "string" && x.trim() !== "")
         ? undefined
         : "must be a list of non-empty strings";
+    case "paths":
+      return (typeof value === "string" && value.trim() !== "") ||
+        (Array.isArray(value) && value.length > 0 && value.every((x) => typeof x === "string" && x.trim() !== ""))
+        ? undefined
+        : "must be a non-empty string or a non-empty list of non-empty strings";
     case "int":
       return typeof value === "number" && Number.isSafeInteger(value) && value >= 0
         ? undefined

@@ -22,6 +22,8 @@ export type GateErrorCode =
   | "usage"
   | "deselect_refused"
   | "platform_failed"
+  /** A `[commands]` step ran past `[commands] timeout` and was stopped with its child processes. */
+  | "command_timeout"
   /** A warning only: the project is part of its own test runner, whose integrity then cannot be established. */
   | "runner_unverifiable"
   | "internal_error";

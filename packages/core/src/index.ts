@@ -156,10 +156,12 @@ export {
 } from "./evidence.js";
 export {
   provenCoverageFromContexts,
+  provenCoverageFromContextShards,
   numbitsToNums,
   frozenContextNames,
   type CoverageDbRows,
   type ContextsCoverageResult,
+  type ContextShard,
 } from "./coverage/contexts.js";
 export {
   summarizeCoverage,
@@ -251,6 +253,8 @@ export {
   protectedPaths,
   DEFAULT_PROTECTED_PATHS,
   DEFAULT_MEASUREMENT_EXEMPT,
+  DEFAULT_COMMAND_TIMEOUT,
+  MAX_COMMAND_TIMEOUT,
   type GateConfig,
   type HumanSignatures,
   type TrailerKeys,

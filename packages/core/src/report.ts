@@ -52,8 +52,10 @@ export type ProvenCoverage = CoverageSummary & {
   /** The files it was read from. */
   files: string[];
   format: string;
-  /** The shard count the run declared; fewer files is `shard_missing`. */
+  /** The shard count the run declared; fewer files (in the single-run mode, fewer data files) is `shard_missing`. */
   shardsExpected?: number | undefined;
+  /** Single-run mode: the `.coverage` data files read, one per shard (`files` then lists their reports after them). */
+  dataFiles?: string[] | undefined;
   /**
    * Single-run mode, where the data allows two counts: the higher percentage coverage.py might print, and
    * why. `percent` is the lower; the decision says so when the floor lies between them.

@@ -159,12 +159,17 @@ export const RULES: readonly Rule[] = [
   },
   function shardMissing({ coverage }) {
     const expected = coverage.shardsExpected;
-    if (expected === undefined || coverage.source === "contexts" || coverage.files.length >= expected) return [];
+    // Single run: the shards are the data files (each with its report); a rerun's are the reports.
+    const given = coverage.source === "contexts" ? (coverage.dataFiles ?? coverage.files.slice(0, 1)) : coverage.files;
+    if (expected === undefined || given.length >= expected) return [];
     return [
       {
         reason: "shard_missing",
-        message: `${expected - coverage.files.length} of ${expected} coverage shards are missing: only ${coverage.files.join(", ")}`,
-        fix: "upload every parallel job's report as an artifact and pass each with --report",
+        message: `${expected - given.length} of ${expected} coverage shards are missing: only ${given.join(", ")}`,
+        fix:
+          coverage.source === "contexts"
+            ? "upload every parallel job's .coverage data file and its `coverage json` as artifacts, and list each in [coverage] contexts and reports (decide: --contexts and --report)"
+            : "upload every parallel job's report as an artifact and pass each with --report",
       },
     ];
   },

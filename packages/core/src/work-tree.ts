@@ -13,7 +13,7 @@ export function evidencePaths(config: GateConfig): string[] {
     ...config.universe.baseCollected,
     ...config.results.baseJunit,
     ...config.coverage.reports,
-    ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
+    ...(config.coverage.contexts ?? []),
     ...(config.coverage.fullReport === undefined ? [] : [config.coverage.fullReport]),
     ...config.results.junit,
     ...config.properties.results,

@@ -82,8 +82,11 @@ export interface CheckRequest {
   shallowFix: string;
   /** The report folder (absolute, or relative to the repository root). */
   outDir: string;
-  /** First run `[commands]`, with this environment. */
-  run?: { env: Env } | undefined;
+  /**
+   * First run `[commands]`, with this environment; `timeout` (seconds, 0: none) replaces the config's
+   * `[commands] timeout` (`check --timeout`): how long a step may hang decides no verdict, only when exit 2 comes.
+   */
+  run?: { env: Env; timeout?: number | undefined } | undefined;
   /** The platform's verification of commits' signatures, where it has one (`[agents] human_signatures`). */
   platformVerifier?: PlatformVerifier | undefined;
 }
@@ -234,7 +237,10 @@ async function evaluateCheck(
   const warnings: GateIssue[] = [...loaded.warnings, ...found.warnings];
   // The judge is the base's config. A truncated history has no base: its paths then come from the work
   // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
-  const config = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
+  const judgeConfig = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
+  const timeout = request.run?.timeout;
+  const config =
+    timeout === undefined ? judgeConfig : { ...judgeConfig, commands: { ...judgeConfig.commands, timeout } };
   if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
   if (loaded.signersSource) inputs.push({ role: "allowed_signers", ...loaded.signersSource });
   if (!shallow && files.exists(CONFIG_FILE)) {
@@ -642,7 +648,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const frozen = [...leases.active.map((l) => l.nodeid), ...notProven];
   const coverage = await loadProvenCoverage({ ...s.coverage, frozen }, ports);
   for (const f of coverage.files) {
-    const role = s.coverageRoles === "by-source" && f.path === s.coverage.contexts ? "contexts" : "coverage";
+    const role = s.coverageRoles === "by-source" && s.coverage.contexts?.includes(f.path) ? "contexts" : "coverage";
     inputs.push({ role, path: f.path, sha256: f.sha256 });
   }
   if (coverage.full) inputs.push({ role: "full_coverage", path: coverage.full.path, sha256: coverage.full.sha256 });

@@ -25,6 +25,7 @@ export type {
   InputFile,
   FileStamp,
 } from "./ports.js";
+export { CommandTimedOut } from "./ports.js";
 export type { GitRange, RangeResolution, ChangedPath, TreeEntry, BlameLine } from "./git-types.js";
 export {
   loadProvenCoverage,

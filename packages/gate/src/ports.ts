@@ -126,7 +126,11 @@ export interface FixtureHasher {
 /** Reads coverage.py's `.coverage` data file; a file that is not one is a GateError. */
 export type CoverageDataReader = (path: string) => Promise<CoverageDbRows>;
 
-/** Runs one shell command in the repository root (or `cwd`, an absolute folder) and streams its output. */
+/**
+ * Runs one shell command in the repository root (or `cwd`, an absolute folder) and streams its output.
+ * Resolves with its exit code; rejects with {@link CommandTimedOut} once `timeoutSeconds` have passed and
+ * the command and every process it started were stopped, or with the system's error when it cannot start.
+ */
 export interface CommandRunner {
   run(
     command: string,
@@ -136,8 +140,30 @@ export interface CommandRunner {
       /** Also given what the command writes to stderr alone (the message of a step that fails quotes it). */
       errors?: ((text: string) => void) | undefined;
       cwd?: string | undefined;
+      /** Seconds it may run; undefined or 0: no limit. */
+      timeoutSeconds?: number | undefined;
     },
   ): Promise<number>;
+}
+
+/** A command that ran past its time limit and was stopped, with every process it started. */
+export class CommandTimedOut extends Error {
+  override readonly name = "CommandTimedOut";
+  constructor(
+    readonly seconds: number,
+    /** How it was stopped: "SIGTERM", or "SIGKILL" when the processes outlived the grace after SIGTERM. */
+    readonly signal: "SIGTERM" | "SIGKILL",
+  ) {
+    super(`ran past its time limit of ${seconds} s and was stopped (${signal})`);
+  }
+
+  /** True for one from any copy of this module (bundles may hold two). */
+  static isInstance(value: unknown): value is CommandTimedOut {
+    return (
+      value instanceof CommandTimedOut ||
+      (typeof value === "object" && value !== null && (value as { name?: unknown }).name === "CommandTimedOut")
+    );
+  }
 }
 
 /** Writes the seed corpus as it was at `ref` into `out` (a new or empty folder), read-only. */

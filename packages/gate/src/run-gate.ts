@@ -44,6 +44,8 @@ export interface RunGateOptions {
   outDir: string;
   /** Run `[commands]` first. */
   run: boolean;
+  /** `check --timeout`: seconds each `[commands]` step may run (0: no limit), instead of the config's. */
+  timeout?: number | undefined;
   /** Create or update the one PR/MR comment. */
   comment: boolean;
   /** The gate's name on the platform (`check --name`): its check run, status, comment marker, context. */
@@ -138,7 +140,7 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
         shards: context.shards,
         shallowFix: shallowHistoryFixFor(detected, o.platforms),
         outDir: o.outDir,
-        run: o.run ? { env: o.env } : undefined,
+        run: o.run ? { env: o.env, timeout: o.timeout } : undefined,
         platformVerifier: platformVerifier(platform, context, o),
       },
       o.ports,

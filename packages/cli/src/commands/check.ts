@@ -1,6 +1,7 @@
 // `proofgate check`: the flags, then the gate (runGate, in @proofgate/gate), then what it printed.
 import {
   DEFAULT_GATE_NAME,
+  MAX_COMMAND_TIMEOUT,
   GateError,
   gateNameIssue,
   localPlatform,
@@ -18,7 +19,7 @@ import { nodePorts } from "@proofgate/gate/node";
 import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
-import { optionalFlag, stringFlag } from "../flags.js";
+import { optionalFlag, stringFlag, timeoutFlag } from "../flags.js";
 import { colorWanted, resolveToday, terminalWidth, type CliIo } from "../io.js";
 import { cliLog, printIssues } from "../messages.js";
 
@@ -32,6 +33,7 @@ export interface CheckArgs {
   platform?: unknown;
   comment?: unknown;
   run?: unknown;
+  timeout?: unknown;
   today?: unknown;
   name?: unknown;
 }
@@ -122,6 +124,7 @@ export async function runCheck(
     flags: { base, head },
     outDir,
     run: args.run === true,
+    timeout: flag(failures, () => timeoutFlag(args.timeout, MAX_COMMAND_TIMEOUT), undefined),
     comment: args.comment !== false,
     name,
     // Workflow commands go to stdout, unless stdout carries the report itself (--format json or markdown):

@@ -43,7 +43,8 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
       fix: "see proofgate coverage --help",
     });
   const reports = listFlag("report", args.report);
-  const contextsPath = optionalFlag("contexts", args.contexts);
+  const contextsPaths = listFlag("contexts", args.contexts);
+  const contextsPath = contextsPaths.length > 0 ? contextsPaths : undefined;
   const shards = optionalIntFlag("shards", args.shards, 1);
 
   const ports = nodePorts({ root: io.cwd, env: io.env });
@@ -86,8 +87,8 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
   for (const nodeid of loaded.frozenNotRun) {
     warnings.push({
       code: "coverage_invalid",
-      file: contextsPath,
-      message: `the frozen test ${nodeid} has no context in the data file (it did not run, or its id differs)`,
+      file: contextsPath?.join(", "),
+      message: `the frozen test ${nodeid} has no context in the ${contextsPaths.length > 1 ? "data files" : "data file"} (it did not run, or its id differs)`,
       fix: "collect and run the whole suite with --cov-context=test",
     });
   }
@@ -109,7 +110,8 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
       fix: "measure the package under test: pytest --cov=<package>",
     });
   }
-  const missingShards = shards !== undefined && c.source !== "contexts" ? shards - c.files.length : 0;
+  const given = c.source === "contexts" ? contextsPaths.length : c.files.length;
+  const missingShards = shards !== undefined ? Math.max(0, shards - given) : 0;
   const result: Printed = { ...c, ...(c.source === "contexts" ? { frozen } : {}) };
 
   if (format === "json") {
@@ -133,14 +135,14 @@ export async function runCoverage(args: CoverageArgs, io: CliIo): Promise<number
   } else {
     const pct = (n: number): string => `${(Math.round(n * 100) / 100).toFixed(2)}%`;
     io.stdout(
-      `proven coverage: ${pct(result.percent)} (from ${result.source === "contexts" ? `${contextsPath}, without ${result.frozen?.length ?? 0} frozen test(s)` : result.files.join(", ")})\n` +
+      `proven coverage: ${pct(result.percent)} (from ${result.source === "contexts" ? `${contextsPaths.join(", ")}, without ${result.frozen?.length ?? 0} frozen test(s)` : result.files.join(", ")})\n` +
         `  lines:    ${result.coveredLines}/${result.statements} (${pct(100 * result.lineRate)})\n` +
         `  branches: ${result.coveredBranches}/${result.branches} (${pct(100 * result.branchRate)})\n`,
     );
   }
   if (missingShards > 0) {
     io.stderr(
-      `proofgate: shard_missing: ${missingShards} of ${shards} coverage shards are missing. Fix: pass every parallel job's report with --report\n`,
+      `proofgate: shard_missing: ${missingShards} of ${shards} coverage shards are missing. Fix: ${c.source === "contexts" ? "pass every parallel job's .coverage with --contexts and its `coverage json` with --report" : "pass every parallel job's report with --report"}\n`,
     );
     return 1;
   }

@@ -69,6 +69,8 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
     optionalFlag("coverage", args.coverage) ?? (shardReports.length === 0 ? "proven_coverage.json" : undefined);
   const reports = [...(legacy === undefined ? [] : [legacy]), ...shardReports];
   const declaredFormat = optionalFlag("coverage-format", args.coverageFormat);
+  // Single run, in shards: one .coverage per shard, each with its `coverage json` (--report) in the same order.
+  const contexts = listFlag("contexts", args.contexts);
 
   const report = await evaluateGate(
     {
@@ -78,7 +80,7 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
       collected: stringFlag("collected", args.collected, "collected.txt"),
       coverage: {
         reports,
-        contexts: optionalFlag("contexts", args.contexts),
+        contexts: contexts.length > 0 ? contexts : undefined,
         format: declaredFormat ?? (legacy !== undefined && reports.length === 1 ? "coveragepy-json" : undefined),
         shards,
       },

@@ -153,6 +153,24 @@ describe("proofgate init: the files", () => {
     expect(parsed.config).toEqual(defaults);
   });
 
+  it("a template with contexts (one file, or one per shard) and a step timeout parses back to them", () => {
+    const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS);
+    for (const contexts of [[".coverage"], ["cov/1.coverage", "cov/2.coverage"]]) {
+      const config = {
+        ...defaults,
+        coverage: { ...defaults.coverage, contexts, reports: contexts.map((_, i) => `cov/${i + 1}.json`) },
+        commands: { ...defaults.commands, timeout: 600 },
+      };
+      const text = configTemplate(config);
+      expect(text).toContain(
+        contexts.length === 1 ? 'contexts = ".coverage"\n' : 'contexts = ["cov/1.coverage", "cov/2.coverage"]\n',
+      );
+      const parsed = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+      expect(parsed.errors).toEqual([]);
+      expect(parsed.config).toEqual(config);
+    }
+  });
+
   it("the template names every key the config accepts, in its table, set or commented out", () => {
     const text = configTemplate(defaultConfig(DEFAULT_AGENT_PATTERNS));
     for (const [table, keys] of Object.entries(CONFIG_SCHEMA)) {
@@ -239,6 +257,7 @@ describe("proofgate init: the files", () => {
         ".venv/bin/python -m pytest tests --cov=src/pkg --cov-branch --cov-report=json:proven_coverage.json -o junit_family=xunit1 --junitxml=results.xml",
       record: true,
       safePath: false,
+      timeout: 1800,
     });
   });
 

@@ -116,7 +116,9 @@ ${noteLines(notes.coverage)}reports = ${tomlList(d.coverage.reports)}
 ${d.coverage.shards === undefined ? "# shards = 4" : `shards = ${d.coverage.shards}`}
 # Single-run mode: coverage.py's .coverage of a \`pytest --cov-context=test\` run; the gate drops
 # what only the frozen tests reached. Unset: the proof run is a rerun without the frozen tests.
-${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = ${tomlString(d.coverage.contexts)}`}
+# Sharded: one data file per CI shard (["cov/1.coverage", "cov/2.coverage"]), with \`reports\` listing
+# each shard's \`coverage json\` in the same order; merged as \`coverage combine\` would.
+${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = ${d.coverage.contexts.length === 1 ? tomlString(d.coverage.contexts[0]!) : tomlList(d.coverage.contexts)}`}
 # Rerun mode: coverage.py JSON of a full run (every test, frozen ones included), for the raw figure
 # beside the proven one and the lines only frozen tests run. Unset: raw is not measured.
 ${d.coverage.fullReport === undefined ? '# full_report = "full_coverage.json"' : `full_report = ${tomlString(d.coverage.fullReport)}`}
@@ -212,6 +214,10 @@ record = ${d.commands.record}
 # root module cannot shadow pytest (unless pytest puts the root back: a tests package with __init__.py,
 # a root conftest.py); code imported from the root then needs \`pythonpath = .\` in pytest's settings.
 safe_path = ${d.commands.safePath}
+# Seconds each step may run: a step still running then is stopped with its child processes (SIGTERM,
+# then SIGKILL) and the gate exits 2 (\`command_timeout\`), so a hung test never holds the merge queue
+# until the CI's own job limit. 0: no limit; at most 21600 (six hours).
+timeout = ${d.commands.timeout}
 
 [evidence]
 # \`check\` reads only evidence bound to the commit it judges: \`check --run\` binds what its steps write,

@@ -5,8 +5,8 @@ import { recordEvidence } from "@proofgate/gate";
 import { nodePorts } from "@proofgate/gate/node";
 import { GateError } from "@proofgate/core/errors";
 import { DEFAULT_AGENT_PATTERNS } from "@proofgate/core/authorship";
-import { defaultConfig } from "@proofgate/core/config";
-import { listFlag, optionalFlag } from "../flags.js";
+import { defaultConfig, MAX_COMMAND_TIMEOUT } from "@proofgate/core/config";
+import { listFlag, optionalFlag, timeoutFlag } from "../flags.js";
 import type { CliIo } from "../io.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import { cliLog } from "../messages.js";
@@ -16,6 +16,7 @@ export interface RecordArgs {
   [flag: string]: unknown;
   stamp?: unknown;
   writes?: unknown;
+  timeout?: unknown;
   command?: unknown;
   _?: unknown;
 }
@@ -35,12 +36,13 @@ export async function runRecord(args: RecordArgs, io: CliIo): Promise<number> {
   const command = words.length === 1 ? words[0]! : words.map(shellQuote).join(" ");
   const writes = listFlag("writes", args.writes);
   const stamp = optionalFlag("stamp", args.stamp);
+  const timeout = timeoutFlag(args.timeout, MAX_COMMAND_TIMEOUT);
   // With the files and the stamp named, the work tree's proofgate.toml is not needed (nor read).
   const config =
     writes.length > 0 && stamp !== undefined ? defaultConfig(DEFAULT_AGENT_PATTERNS) : loadWorkTreeConfig(io.cwd);
   const result = await recordEvidence({
     ports: nodePorts({ root: io.cwd, env: io.env }),
-    config,
+    config: timeout === undefined ? config : { ...config, commands: { ...config.commands, timeout } },
     command,
     env: io.env,
     stamp,

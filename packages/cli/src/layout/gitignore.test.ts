@@ -34,7 +34,7 @@ afterEach(() => rmSync(repo, { recursive: true, force: true }));
 describe("ignoreEntries", () => {
   it("names every file the config's commands write, coverage.py's data, the report folder and Python's caches", () => {
     const c = config();
-    c.coverage.contexts = ".coverage";
+    c.coverage.contexts = [".coverage"];
     expect(lines(ignoreEntries(c, "proofgate-report", true))).toEqual([
       "collected.txt",
       "proven_coverage.json",

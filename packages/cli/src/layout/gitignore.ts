@@ -19,7 +19,7 @@ export function ignoreEntries(config: GateConfig, reportDir: string, hypothesis:
   const files = [
     ...config.universe.collected,
     ...config.coverage.reports,
-    ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
+    ...(config.coverage.contexts ?? []),
     ...config.results.junit,
     // The property step runs for the seeds or for the property-test rule (its record), and writes its results.
     ...(config.properties.enabled || config.properties.judgeTests ? config.properties.results : []),

@@ -28,6 +28,7 @@ describe("planInit: the commands", () => {
         "python -m pytest tests --cov=pkg --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s",
       record: true,
       safePath: false,
+      timeout: 1800,
     });
   });
 

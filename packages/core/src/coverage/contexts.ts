@@ -126,34 +126,89 @@ export function provenCoverageFromContexts(
   /** The source text of a measured file (by its path in the data file), when the caller can read it. */
   sourceOf?: (dataPath: string) => string | undefined,
 ): ContextsCoverageResult {
+  return provenCoverageFromContextShards([{ db, reportText, reportFile }], frozen, sourceOf);
+}
+
+/** One shard of a `--cov-context=test` run: its data file's rows and its own `coverage json`. */
+export interface ContextShard {
+  db: CoverageDbRows;
+  reportText: string;
+  reportFile: string;
+}
+
+/**
+ * Proven coverage of a `--cov-context=test` run split into shards (one CI job each), each with its data
+ * file and its own `coverage json`: the same numbers as `coverage combine` of the data files, then
+ * {@link provenCoverageFromContexts} on the one file. Per measured file (matched to its report's path,
+ * so shards checked out at different paths meet, as `coverage combine` with `[paths]` makes them), the
+ * shards' lines and arcs are unioned per context; the reports' statements and branches must agree, and
+ * a line (or arc) is missing when every shard that measured the file missed it.
+ */
+export function provenCoverageFromContextShards(
+  shards: readonly ContextShard[],
+  frozen: Iterable<string>,
+  /** The source text of a measured file (by its path in a data file), when the caller can read it. */
+  sourceOf?: (dataPath: string) => string | undefined,
+): ContextsCoverageResult {
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
-  const regenerate = `write both from the same run: pytest --cov-context=test ..., then \`coverage json -o ${reportFile}\``;
+  const reportFile = shards.map((s) => s.reportFile).join(", ");
+  const regenerate = (file: string): string =>
+    `write both from the same run: pytest --cov-context=test ..., then \`coverage json -o ${file}\``;
   const fail = (file: string, message: string, fix: string): ContextsCoverageResult => {
     errors.push({ code: "coverage_invalid", file, message, fix });
     return { errors, warnings, droppedContexts: [], frozenNotRun: [] };
   };
+  if (shards.length === 0) return fail("", "no data file was given", "pass the .coverage data file(s)");
 
-  const named = db.contexts.filter((c) => c.name !== "");
-  if (named.length === 0) {
+  const read: ReadShard[] = [];
+  for (const shard of shards) {
+    const { db } = shard;
+    if (!db.contexts.some((c) => c.name !== "")) {
+      return fail(
+        db.file,
+        "the data file records no test contexts (only the empty one)",
+        "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart",
+      );
+    }
+    const report = parseReport(shard.reportText);
+    if (typeof report === "string") return fail(shard.reportFile, report, regenerate(shard.reportFile));
+    if (db.hasArcs !== report.hasBranches) {
+      return fail(
+        shard.reportFile,
+        db.hasArcs
+          ? `has no branch data but ${db.file} measured branches: it was not written from that data file`
+          : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
+        regenerate(shard.reportFile),
+      );
+    }
+    // Match the data file's paths (absolute, as measured) to the report's (relative to where it ran).
+    const matched = matchFiles(db.files, report.files);
+    if (typeof matched === "string") return fail(shard.reportFile, matched, regenerate(shard.reportFile));
+    read.push({ shard, report, matched });
+  }
+  const mixed = read.find((r) => r.shard.db.hasArcs !== read[0]!.shard.db.hasArcs);
+  if (mixed) {
     return fail(
-      db.file,
-      "the data file records no test contexts (only the empty one)",
-      "run pytest with --cov-context=test (pytest-cov), so every test's lines are recorded apart",
+      mixed.shard.db.file,
+      `${mixed.shard.db.hasArcs ? "measured branches" : "measured no branches"} but ${read[0]!.shard.db.file} ${read[0]!.shard.db.hasArcs ? "did" : "did not"}: shards of one run measure alike (coverage combine refuses to mix them)`,
+      "run every shard with the same --cov-branch setting",
     );
   }
-
-  const report = parseReport(reportText);
-  if (typeof report === "string") return fail(reportFile, report, regenerate);
-  if (db.hasArcs !== report.hasBranches) {
-    return fail(
-      reportFile,
-      db.hasArcs
-        ? `has no branch data but ${db.file} measured branches: it was not written from that data file`
-        : `has branch data but ${db.file} measured no branches: it was not written from that data file`,
-      regenerate,
-    );
+  // Several shards: each report against its own data file (one shard is checked file by file below).
+  for (const one of shards.length > 1 ? read : []) {
+    const differs = shardMismatch(one);
+    if (differs !== undefined)
+      return fail(
+        one.shard.reportFile,
+        `${differs}: its executed lines differ from what ${one.shard.db.file} records: the report was not written from that data file (each shard's report follows its own data file, in the same order)`,
+        regenerate(one.shard.reportFile),
+      );
   }
+  const combined = combineShards(read);
+  if (typeof combined === "string")
+    return fail(reportFile, combined, "run every shard on the same commit with the same coverage settings");
+  const { db, matched } = combined;
 
   // Which contexts go, and whose they are.
   const byName = new Map(db.contexts.map((c) => [c.name, c.id]));
@@ -172,10 +227,6 @@ export function provenCoverageFromContexts(
     }
     if (!any) frozenNotRun.push(nodeid);
   }
-
-  // Match the data file's paths (absolute, as measured) to the report's (relative to where it ran).
-  const matched = matchFiles(db.files, report.files);
-  if (typeof matched === "string") return fail(reportFile, matched, regenerate);
 
   // Executed lines (or arcs) per data-file id: over all contexts, and over the kept ones.
   const allRaw = new Map<number, Set<number>>();
@@ -246,7 +297,7 @@ export function provenCoverageFromContexts(
       source,
       droppedRaw.get(fileId),
     );
-    if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate);
+    if (typeof built === "string") return fail(reportFile, `${entry.key}: ${built}`, regenerate(reportFile));
     files.set(built.coverage.path, built.coverage);
     rawFiles.set(built.coverage.path, built.raw);
     if (built.frozenTests.size > 0) frozenTests.set(built.coverage.path, built.frozenTests);
@@ -258,7 +309,7 @@ export function provenCoverageFromContexts(
   }
   const data: CoverageData = {
     format: "coveragepy-contexts",
-    sources: [db.file, reportFile],
+    sources: [...shards.map((s) => s.db.file), ...shards.map((s) => s.reportFile)],
     files,
     hasBranches: db.hasArcs,
   };
@@ -300,50 +351,15 @@ function buildFile(
     if (lines === null) lines = source();
     return lines?.[n - 1];
   };
-  // First lines known from the report: statements (missing or executed), excluded lines, branch ends.
-  const known = new Set<number>([...entry.executedLines, ...entry.missingLines, ...entry.excludedLines]);
-  for (const [a, b] of [...entry.executedBranches, ...entry.missingBranches]) {
-    if (a > 0) known.add(a);
-    if (b > 0) known.add(b);
-  }
-  const sorted = [...known].sort((a, b) => a - b);
-  // coverage.py maps each line to the first line of its statement. A line the report does not list
-  // lies inside a multi-line statement, whose first line is the nearest listed line above it.
-  const firstLine = (line: number): number => {
-    if (line <= 0) return line < 0 ? -firstLine(-line) : line;
-    if (known.has(line)) return line;
-    let lo = 0;
-    let hi = sorted.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (sorted[mid]! < line) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo > 0 ? sorted[lo - 1]! : line;
-  };
-  const executedLines = (raw: Set<number>): Set<number> => {
-    const out = new Set<number>();
-    if (hasArcs) {
-      for (const key of raw) {
-        const a = arcFrom(key);
-        const b = arcTo(key);
-        if (a > 0) out.add(firstLine(a));
-        if (b > 0) out.add(firstLine(b));
-      }
-    } else {
-      for (const line of raw) out.add(firstLine(line));
-    }
-    return out;
-  };
+  const firstLine = firstLineOf(entry);
+  const executedLines = (raw: Set<number>): Set<number> => executedFirstLines(raw, hasArcs, firstLine);
   const executedArcs = (raw: Set<number>): Set<string> => {
     const out = new Set<string>();
     if (hasArcs) for (const key of raw) out.add(`${firstLine(arcFrom(key))}>${firstLine(arcTo(key))}`);
     return out;
   };
 
-  const allLines = executedLines(allRaw);
-  const reportExecuted = new Set(entry.executedLines);
-  if (allLines.size !== reportExecuted.size || [...allLines].some((l) => !reportExecuted.has(l))) {
+  if (!sameExecuted(entry, executedLines(allRaw))) {
     return "its executed lines differ from what the data file records: the report was not written from this data file";
   }
   const keptLines = executedLines(keptRaw);
@@ -498,6 +514,81 @@ function buildFile(
 }
 
 /**
+ * coverage.py maps each line to the first line of its statement. The first lines known from the report:
+ * statements (missing or executed), excluded lines, branch ends; a line it does not list lies inside a
+ * multi-line statement, whose first line is the nearest listed line above it.
+ */
+function firstLineOf(entry: ReportFile): (line: number) => number {
+  const known = new Set<number>([...entry.executedLines, ...entry.missingLines, ...entry.excludedLines]);
+  for (const [a, b] of [...entry.executedBranches, ...entry.missingBranches]) {
+    if (a > 0) known.add(a);
+    if (b > 0) known.add(b);
+  }
+  const sorted = [...known].sort((a, b) => a - b);
+  const firstLine = (line: number): number => {
+    if (line <= 0) return line < 0 ? -firstLine(-line) : line;
+    if (known.has(line)) return line;
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (sorted[mid]! < line) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo > 0 ? sorted[lo - 1]! : line;
+  };
+  return firstLine;
+}
+
+/** The first lines of the statements that ran, from a data file's lines (or arcs). */
+function executedFirstLines(raw: Set<number>, hasArcs: boolean, firstLine: (line: number) => number): Set<number> {
+  const out = new Set<number>();
+  if (hasArcs) {
+    for (const key of raw) {
+      const a = arcFrom(key);
+      const b = arcTo(key);
+      if (a > 0) out.add(firstLine(a));
+      if (b > 0) out.add(firstLine(b));
+    }
+  } else {
+    for (const line of raw) out.add(firstLine(line));
+  }
+  return out;
+}
+
+/** Whether a report entry's executed lines are exactly `lines`. */
+function sameExecuted(entry: ReportFile, lines: Set<number>): boolean {
+  const reported = new Set(entry.executedLines);
+  return lines.size === reported.size && [...lines].every((l) => reported.has(l));
+}
+
+/**
+ * A shard's report against its own data file: per file, the lines every context ran must be the report's
+ * executed lines (the combined check alone would let two shards' reports be swapped). The file that
+ * differs, or undefined.
+ */
+function shardMismatch(r: ReadShard): string | undefined {
+  const { db } = r.shard;
+  const raw = new Map<number, Set<number>>();
+  const add = (fileId: number, value: number): void => {
+    let set = raw.get(fileId);
+    if (!set) raw.set(fileId, (set = new Set()));
+    set.add(value);
+  };
+  if (db.hasArcs) {
+    const { fileId, fromno, tono } = db.arcs;
+    for (let i = 0; i < fileId.length; i++) add(fileId[i]!, arcKey(fromno[i]!, tono[i]!));
+  } else {
+    for (const row of db.lineBits) for (const line of numbitsToNums(row.numbits)) add(row.fileId, line);
+  }
+  for (const [fileId, entry] of r.matched) {
+    const lines = executedFirstLines(raw.get(fileId) ?? new Set(), db.hasArcs, firstLineOf(entry));
+    if (!sameExecuted(entry, lines)) return entry.key;
+  }
+  return undefined;
+}
+
+/**
  * `count` of `items` are not real statements (or arcs) but cannot be told apart. Pick the ones still
  * covered first: that gives the lower covered count, and the right one when the extras are all covered
  * (a docstring runs at import, which is kept).
@@ -532,6 +623,140 @@ function spread<T>(
   const uncovered = items.length - coveredCount;
   // Covered extras range from max(0, extra - uncovered) to min(extra, coveredCount).
   return Math.min(extra, coveredCount) - Math.max(0, extra - uncovered);
+}
+
+/** A shard once read: its report parsed, and its data file's ids matched to the report's entries. */
+interface ReadShard {
+  shard: ContextShard;
+  report: { files: ReportFile[]; hasBranches: boolean };
+  matched: Map<number, ReportFile>;
+}
+
+/**
+ * The shards as one data file and one report, as `coverage combine` then `coverage json` would give them:
+ * files by their report path (ids 0..n-1, each matched to its merged entry), contexts by name, and every
+ * row of every shard renumbered. One shard is returned as it was read.
+ */
+function combineShards(read: readonly ReadShard[]): { db: CoverageDbRows; matched: Map<number, ReportFile> } | string {
+  if (read.length === 1) return { db: read[0]!.shard.db, matched: read[0]!.matched };
+  const byKey = new Map<string, { id: number; path: string; entries: ReportFile[] }>();
+  const fileIds = read.map(() => new Map<number, number>());
+  read.forEach((r, i) => {
+    const pathOf = new Map(r.shard.db.files.map((f) => [f.id, f.path]));
+    for (const [dataId, entry] of r.matched) {
+      const key = normalizeCoveragePath(entry.key);
+      let file = byKey.get(key);
+      if (!file) byKey.set(key, (file = { id: byKey.size, path: pathOf.get(dataId)!, entries: [] }));
+      file.entries.push(entry);
+      fileIds[i]!.set(dataId, file.id);
+    }
+  });
+  const matched = new Map<number, ReportFile>();
+  for (const [key, file] of byKey) {
+    const merged = mergeEntries(file.entries);
+    if (typeof merged === "string") return `${key}: ${merged}`;
+    matched.set(file.id, merged);
+  }
+  const contextIds = new Map<string, number>();
+  const contextMaps = read.map(
+    (r) =>
+      new Map(
+        r.shard.db.contexts.map((c) => {
+          let id = contextIds.get(c.name);
+          if (id === undefined) contextIds.set(c.name, (id = contextIds.size));
+          return [c.id, id] as const;
+        }),
+      ),
+  );
+  const lineBits: CoverageDbRows["lineBits"][number][] = [];
+  read.forEach((r, i) => {
+    for (const row of r.shard.db.lineBits) {
+      const fileId = fileIds[i]!.get(row.fileId);
+      const contextId = contextMaps[i]!.get(row.contextId);
+      if (fileId !== undefined && contextId !== undefined) lineBits.push({ fileId, contextId, numbits: row.numbits });
+    }
+  });
+  const total = read.reduce((n, r) => n + r.shard.db.arcs.fileId.length, 0);
+  const arcs = {
+    fileId: new Int32Array(total),
+    contextId: new Int32Array(total),
+    fromno: new Int32Array(total),
+    tono: new Int32Array(total),
+  };
+  let at = 0;
+  read.forEach((r, i) => {
+    const a = r.shard.db.arcs;
+    for (let row = 0; row < a.fileId.length; row++) {
+      const fileId = fileIds[i]!.get(a.fileId[row]!);
+      const contextId = contextMaps[i]!.get(a.contextId[row]!);
+      if (fileId === undefined || contextId === undefined) continue;
+      arcs.fileId[at] = fileId;
+      arcs.contextId[at] = contextId;
+      arcs.fromno[at] = a.fromno[row]!;
+      arcs.tono[at] = a.tono[row]!;
+      at++;
+    }
+  });
+  const sub = (array: Int32Array): Int32Array => array.subarray(0, at);
+  return {
+    db: {
+      file: read.map((r) => r.shard.db.file).join(", "),
+      hasArcs: read[0]!.shard.db.hasArcs,
+      contexts: [...contextIds].map(([name, id]) => ({ id, name })),
+      files: [...byKey.values()].map((f) => ({ id: f.id, path: f.path })),
+      lineBits,
+      arcs: {
+        fileId: sub(arcs.fileId),
+        contextId: sub(arcs.contextId),
+        fromno: sub(arcs.fromno),
+        tono: sub(arcs.tono),
+      },
+    },
+    matched,
+  };
+}
+
+/**
+ * One file's report entries from several shards, as the report of the combined data would read: the
+ * statements and branches are the code's (they must agree), executed lines and arcs the union, missing
+ * ones those every shard missed.
+ */
+function mergeEntries(entries: readonly ReportFile[]): ReportFile | string {
+  const first = entries[0]!;
+  if (entries.length === 1) return first;
+  const excluded = new Set(first.excludedLines);
+  const same = (lines: readonly number[]): boolean =>
+    new Set(lines).size === excluded.size && lines.every((l) => excluded.has(l));
+  for (const e of entries.slice(1)) {
+    if (e.numStatements !== first.numStatements || e.numBranches !== first.numBranches)
+      return `the shards' reports count different code (${first.numStatements} statements and ${first.numBranches} branches, then ${e.numStatements} and ${e.numBranches}): the shards ran different commits or coverage settings`;
+    if (!same(e.excludedLines))
+      return "the shards' reports exclude different lines: the shards ran different commits or coverage settings";
+  }
+  const arcName = ([a, b]: [number, number]): string => `${a}>${b}`;
+  const byLine = (a: number, b: number): number => a - b;
+  const byArc = (x: [number, number], y: [number, number]): number => x[0] - y[0] || x[1] - y[1];
+  const executedLines = [...new Set(entries.flatMap((e) => e.executedLines))].sort(byLine);
+  const executed = new Set(executedLines);
+  // Every shard's statements are the same (their counts agree): missing everywhere is executed nowhere.
+  const missingLines = first.missingLines.filter((l) => !executed.has(l));
+  const arcs = new Map<string, [number, number]>();
+  for (const e of entries) for (const arc of e.executedBranches) arcs.set(arcName(arc), arc);
+  const executedBranches = [...arcs.values()].sort(byArc);
+  const missingSets = entries.map((e) => new Set(e.missingBranches.map(arcName)));
+  const missingBranches = first.missingBranches.filter((arc) => missingSets.every((set) => set.has(arcName(arc))));
+  return {
+    key: first.key,
+    executedLines,
+    missingLines,
+    excludedLines: first.excludedLines,
+    executedBranches,
+    missingBranches,
+    numStatements: first.numStatements,
+    coveredLines: first.numStatements - missingLines.length,
+    numBranches: first.numBranches,
+    coveredBranches: first.numBranches - missingBranches.length,
+  };
 }
 
 function matchFiles(

@@ -40,7 +40,8 @@ function onSignal(signal: (typeof SIGNALS)[number]): void {
   });
 }
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Sends `signal` to the child's whole process group (the child alone when it has none). */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);

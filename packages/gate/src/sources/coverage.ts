@@ -8,7 +8,7 @@ import {
   LcovStreamReader,
   normalizeCoveragePath,
   parseCoveragePyJson,
-  provenCoverageFromContexts,
+  provenCoverageFromContextShards,
   readCoverage,
   buildCoverageMap,
   isLineBased,
@@ -19,6 +19,7 @@ import {
   COVERAGE_REPORT_FORMATS,
   detectCoverageFormat,
   type CoverageFormat,
+  type ContextShard,
   type GateIssue,
   type ProvenCoverage,
 } from "@proofgate/core";
@@ -29,8 +30,11 @@ import type { CoverageDataReader, FilePort, InputBytes, InputFile } from "../por
 export interface CoverageSources {
   /** Report files; several are shards of one run, merged by union per file. */
   reports: string[];
-  /** coverage.py's `.coverage` of a full `--cov-context=test` run: the single-run mode. */
-  contexts?: string | undefined;
+  /**
+   * coverage.py's `.coverage` of a full `--cov-context=test` run, one per shard: the single-run mode.
+   * `reports` then lists each one's `coverage json`, in the same order.
+   */
+  contexts?: readonly string[] | undefined;
   /** Overrides format detection for every report. */
   format?: string | undefined;
   /** The number of shards the run was split into; fewer reports is `shard_missing`. */
@@ -82,11 +86,18 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
   const { files: fs } = ports;
   const root = fs.root;
   const format = sources.format === undefined ? undefined : checkFormat(sources.format);
-  if (sources.shards !== undefined && sources.reports.length > sources.shards) {
+  const shardFiles = sources.contexts ?? sources.reports;
+  if (sources.shards !== undefined && shardFiles.length > sources.shards) {
     throw new GateError({
       code: "usage",
-      message: `${sources.reports.length} coverage reports were given for --shards ${sources.shards}`,
-      fix: "pass one report per shard, and --shards the number of parallel jobs",
+      message:
+        sources.contexts === undefined
+          ? `${sources.reports.length} coverage reports were given for --shards ${sources.shards}`
+          : `${sources.contexts.length} coverage data files (contexts) were given for --shards ${sources.shards}`,
+      fix:
+        sources.contexts === undefined
+          ? "pass one report per shard, and --shards the number of parallel jobs"
+          : "pass one .coverage data file per shard, and --shards the number of parallel jobs",
     });
   }
   if (sources.contexts !== undefined) {
@@ -228,41 +239,64 @@ function streamLcov(fs: FilePort, file: StreamedFile, root: string): ReturnType<
 
 async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts): Promise<LoadedCoverage> {
   const { files: fs } = ports;
-  const contexts = sources.contexts!;
-  if (sources.reports.length !== 1) {
+  const contexts = [...sources.contexts!];
+  if (sources.reports.length !== contexts.length) {
     throw new GateError({
       code: "usage",
-      message: `--contexts needs exactly one --report (the same run's \`coverage json\`), not ${sources.reports.length}`,
-      fix: "pass --report full.json written by `coverage json` from the same .coverage",
+      message:
+        contexts.length === 1
+          ? `--contexts needs exactly one --report (the same run's \`coverage json\`), not ${sources.reports.length}`
+          : `${contexts.length} data files (contexts) need ${contexts.length} reports, each shard's \`coverage json\` in the same order, not ${sources.reports.length}`,
+      fix:
+        contexts.length === 1
+          ? "pass --report full.json written by `coverage json` from the same .coverage"
+          : "in each shard, write `coverage json` from its own .coverage, and list the reports in the order of the data files ([coverage] reports, or one --report per --contexts)",
     });
   }
-  const report = fs.readText(sources.reports[0]!, "the coverage.py JSON report of the same run", "--report");
-  const rows = await ports.coverageData(contexts);
-  const proven = provenCoverageFromContexts(rows, report.text, report.path, sources.frozen, (path) =>
-    fs.readSource(path),
-  );
+  const duplicate = contexts.find((path, i) => contexts.indexOf(path) !== i);
+  if (duplicate !== undefined)
+    throw new GateError({
+      code: "usage",
+      file: duplicate,
+      message: "is listed twice as a shard's data file: one shard would count twice toward the shards expected",
+      fix: "list each shard's .coverage once",
+    });
+  const reports: InputFile[] = [];
+  const dataFiles: InputBytes[] = [];
+  const shards: ContextShard[] = [];
+  for (const [i, path] of contexts.entries()) {
+    const report = fs.readText(sources.reports[i]!, "the coverage.py JSON report of the same run", "--report");
+    const db = await ports.coverageData(path);
+    reports.push(report);
+    dataFiles.push(fs.readBytes(path, "coverage.py's data file", "--contexts"));
+    shards.push({ db, reportText: report.text, reportFile: report.path });
+  }
+  const proven = provenCoverageFromContextShards(shards, sources.frozen, (path) => fs.readSource(path));
   if (proven.errors.length > 0 || !proven.summary)
     throw new GateError(
       proven.errors.length
         ? proven.errors
-        : [{ code: "coverage_invalid", file: contexts, message: "the data file holds no coverage" }],
+        : [{ code: "coverage_invalid", file: contexts.join(", "), message: "the data file holds no coverage" }],
     );
-  const dataFile = fs.readBytes(contexts, "coverage.py's data file", "--contexts");
-  const built = buildCoverageMap(proven.data!, proven.raw, proven.frozenTests, { proven: report.path });
+  const reportPaths = reports.map((r) => r.path).join(", ");
+  const built = buildCoverageMap(proven.data!, proven.raw, proven.frozenTests, { proven: reportPaths });
   if (built.errors.length > 0) throw new GateError(built.errors);
+  const measured = new Set(reports.flatMap((r) => jsonReportFiles(r.text, fs.root) ?? []));
   return {
     coverage: {
       source: "contexts",
-      files: [contexts, report.path],
+      files: [...contexts, ...reports.map((r) => r.path)],
       format: "coveragepy-contexts",
       ...proven.summary,
       upper: proven.upper,
+      shardsExpected: sources.shards,
+      dataFiles: contexts,
       map: built.map,
     },
-    files: [dataFile, report],
+    files: [...dataFiles, ...reports],
     warnings: proven.warnings,
     frozenNotRun: proven.frozenNotRun,
-    measuredFiles: jsonReportFiles(report.text, fs.root),
+    measuredFiles: reports.every((r) => jsonReportFiles(r.text, fs.root) !== undefined) ? [...measured] : undefined,
   };
 }
 

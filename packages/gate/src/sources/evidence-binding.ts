@@ -15,7 +15,7 @@ import {
 } from "@proofgate/core";
 import { evidencePaths } from "@proofgate/core";
 import type { Env } from "@proofgate/core";
-import type { GatePorts } from "../ports.js";
+import { CommandTimedOut, type GatePorts } from "../ports.js";
 import type { GateLog } from "../log.js";
 
 /** How to make bound evidence, for the fixes. */
@@ -163,8 +163,18 @@ export async function recordEvidence(o: RecordOptions): Promise<{ exitCode: numb
   const started = Date.now();
   let exitCode: number;
   try {
-    exitCode = await ports.commands.run(o.command, { env: o.env, output: o.log.output });
+    exitCode = await ports.commands.run(o.command, {
+      env: o.env,
+      output: o.log.output,
+      timeoutSeconds: config.commands.timeout,
+    });
   } catch (error) {
+    if (CommandTimedOut.isInstance(error))
+      throw new GateError({
+        code: "command_timeout",
+        message: `\`${o.command}\` was still running after its timeout of ${error.seconds} s and was stopped with every process it started (${error.signal === "SIGKILL" ? "SIGTERM, then SIGKILL" : "SIGTERM"}): nothing was bound`,
+        fix: "find the test that hangs (its output is above), or pass --timeout SECONDS (0: no limit), or raise [commands] timeout in proofgate.toml",
+      });
     throw new GateError({
       code: "usage",
       message: `the command could not be started: ${error instanceof Error ? error.message : String(error)}`,

@@ -24,7 +24,7 @@ import {
   type GateConfig,
   type IsoDate,
 } from "@proofgate/core";
-import type { GatePorts } from "../ports.js";
+import { CommandTimedOut, type GatePorts } from "../ports.js";
 import type { GateLog, LogStep } from "../log.js";
 import type { LeaseBook } from "../lease-book.js";
 import { stderrNote, stderrTail } from "./step-stderr.js";
@@ -124,11 +124,7 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
 export function stepOutputs(config: GateConfig, step: CommandStep): string[] {
   if (step === "collect") return [...config.universe.collected];
   if (step === "proof")
-    return [
-      ...config.coverage.reports,
-      ...(config.coverage.contexts === undefined ? [] : [config.coverage.contexts]),
-      ...config.results.junit,
-    ];
+    return [...config.coverage.reports, ...(config.coverage.contexts ?? []), ...config.results.junit];
   if (step === "properties") return [...config.properties.results];
   return [];
 }
@@ -284,9 +280,20 @@ export async function runCommandStep(
   const started = Date.now();
   const stderr = stderrTail();
   let exitCode: number;
+  const timeout = o.config.commands.timeout;
   try {
-    exitCode = await o.ports.commands.run(command, { env, output: o.log.output, errors: stderr.push, cwd });
+    exitCode = await o.ports.commands.run(command, {
+      env,
+      output: o.log.output,
+      errors: stderr.push,
+      cwd,
+      timeoutSeconds: timeout,
+    });
   } catch (error) {
+    if (CommandTimedOut.isInstance(error)) {
+      const tail = stderr.lines();
+      throw timedOutError(o.config, step, command, error, tail.length > 0 ? stderrNote(tail) : undefined);
+    }
     throw new GateError({
       code: "usage",
       file: o.config.file,
@@ -323,6 +330,25 @@ export async function runCommandStep(
     );
   }
   return exitCode;
+}
+
+/**
+ * A step stopped at its time limit: exit 2 naming it and the limit. Nothing it wrote is read (it may be
+ * half written), and its processes are gone (the runner waits for them).
+ */
+function timedOutError(
+  config: Pick<GateConfig, "file">,
+  step: string,
+  command: string,
+  error: CommandTimedOut,
+  failure?: string,
+): GateError {
+  return new GateError({
+    code: "command_timeout",
+    file: config.file,
+    message: `[commands] ${step} (\`${command}\`) was still running after its timeout of ${error.seconds} s and was stopped with every process it started (${error.signal === "SIGKILL" ? "SIGTERM, then SIGKILL" : "SIGTERM"})${failure ? `; ${failure}` : ""}`,
+    fix: "find the test that hangs (the step's output is above in the log: pytest -v names each test as it starts), or raise [commands] timeout in proofgate.toml (seconds; 0: no limit) or pass --timeout SECONDS",
+  });
 }
 
 /**

@@ -20,7 +20,7 @@ function configured(dir: string): string[] {
   return [
     ...c.universe.collected,
     ...c.coverage.reports,
-    ...(c.coverage.contexts ? [c.coverage.contexts] : []),
+    ...(c.coverage.contexts ?? []),
     ...c.results.junit,
     ...c.properties.results,
   ];
