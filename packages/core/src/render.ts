@@ -203,11 +203,16 @@ export function renderText(report: GateReport, options: TextOptions): string {
 
 /**
  * Markdown text from the patch under review, made inert: no markup, links, HTML, mentions or table
- * breaks. Newlines become spaces.
+ * breaks. Newlines become spaces; other control characters and bidi overrides (which could reorder
+ * what a reader sees) are shown as `\xNN`.
  */
 export function markdownSafe(text: string): string {
   return text
     .replace(/[\r\n]+/g, " ")
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+      (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    )
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
