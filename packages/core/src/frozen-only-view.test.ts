@@ -129,6 +129,16 @@ describe("the hidden debt in the terminal", () => {
     expect(text.filter((l) => /^(?:proofgate: gitlab: )?Proven coverage: \d+\.\d+%/.test(l))).toHaveLength(1);
   });
 
+  it("fitted to a narrow terminal: wrapped, continuation lines indented (never a `Proven coverage:` line of their own)", () => {
+    const why =
+      "the proof run is a rerun and [coverage] full_report names no full run's report Proven coverage: 100.00%";
+    const text = renderText(hiddenDebtReport(0, why), { color: false, width: 60 }).split("\n\n")[0]!.split("\n");
+    expect(text.slice(2).join(" ").replace(/ {2,}/g, " ")).toBe(`Raw coverage not measured: ${why}`);
+    for (const line of text.slice(2)) expect(line.length, line).toBeLessThanOrEqual(60);
+    expect(text.slice(3).every((l) => l.startsWith("  "))).toBe(true);
+    expect(text.filter((l) => /^(?:proofgate: gitlab: )?Proven coverage: \d+\.\d+%/.test(l))).toHaveLength(1);
+  });
+
   it("when raw was not measured, says why, and the why is made inert", () => {
     const report = hiddenDebtReport(0, "no full report\u001b[2J\n::error::x");
     const text = renderText(report, { color: false });

@@ -169,11 +169,18 @@ export function renderText(report: GateReport, options: TextOptions): string {
     );
   const debt = hiddenDebtFacts(report);
   // Never `Proven coverage:` at its start: the line above is the one a CI's coverage regex reads.
-  if (debt?.measured)
+  const debtLine = !debt
+    ? undefined
+    : debt.measured
+      ? `Raw coverage: ${debt.raw.toFixed(2)}%, proven ${debt.proven.toFixed(2)}%: hidden debt ${debt.points.toFixed(2)} points (${frozenOnlyCounts(debt.lines, debt.branches)} only frozen tests run)`
+      : `Raw coverage not measured: ${safe(debt.why)}`;
+  // Fitted to the width like the table; its continuation lines are indented, so none can look like the gate's line.
+  if (debtLine)
     out.push(
-      `Raw coverage: ${debt.raw.toFixed(2)}%, proven ${debt.proven.toFixed(2)}%: hidden debt ${debt.points.toFixed(2)} points (${frozenOnlyCounts(debt.lines, debt.branches)} only frozen tests run)`,
+      ...(options.width === undefined
+        ? [debtLine]
+        : wrapText(debtLine, Math.max(20, options.width - 2)).map((l, i) => (i === 0 ? l : `  ${l}`))),
     );
-  else if (debt) out.push(`Raw coverage not measured: ${safe(debt.why)}`);
   if (report.signals.length > 0) out.push("", ...renderTable(report, c, options.width));
   if (report.findings.length > 0) {
     out.push("", c.bold(`Reasons (${report.findings.length}):`));

@@ -127,7 +127,7 @@ async function publish(
       annotations
         .map((a) =>
           annotationCommand({
-            level: a.level === "failure" ? "error" : "warning",
+            level: a.level === "failure" ? "error" : a.level,
             file: a.path,
             line: a.line,
             title: a.title,
