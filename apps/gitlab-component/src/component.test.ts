@@ -124,7 +124,10 @@ describe("the catalog project's tree", () => {
     expect(job.variables).toEqual({ GIT_DEPTH: "0" });
     expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
     expect(job.artifacts.when).toBe("always");
-    expect(job.artifacts.reports.coverage_report).toEqual({ coverage_format: "cobertura", path: "coverage.xml" });
+    expect(job.artifacts.reports.coverage_report).toEqual({
+      coverage_format: "cobertura",
+      path: "proofgate-report/proven-coverage.xml",
+    });
     expect(() => interpolate({})).toThrow("input image is required");
   });
 });
@@ -233,7 +236,14 @@ describe("the job's script, in a merge request pipeline", () => {
       ...job.artifacts.paths,
     ])
       expect(existsSync(join(repo.dir, path)), path).toBe(true);
-    expect(readFileSync(join(repo.dir, reports.coverage_report.path), "utf8")).toBe(COBERTURA);
+    // The MR diff's line coverage is the gate's proven lines, with the proof run's numbers.
+    const proven = readFileSync(join(repo.dir, reports.coverage_report.path), "utf8");
+    expect(proven).toContain(`<source>${repo.dir}</source>`);
+    // No test is frozen here, so the proven lines are the proof run's, file by file.
+    const counts = (xml: string) => /lines-valid="\d+" lines-covered="\d+" line-rate="[\d.]+"/.exec(xml)?.[0];
+    expect(counts(proven)).toBe(counts(COBERTURA));
+    const filenames = (xml: string) => [...xml.matchAll(/filename="([^"]+)"/g)].map((m) => m[1]).sort();
+    expect(filenames(proven)).toEqual(filenames(COBERTURA));
     expect(readFileSync(join(repo.dir, reports.dotenv), "utf8")).toMatch(/^PROOFGATE_DECISION=MERGE$/m);
   });
 });

@@ -102,6 +102,70 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
     ]);
   });
 
+  it("the hidden debt: raw, proven and the points under the heading, the frozen-only ranges collapsed, capped and inert", async () => {
+    const agent = stubAgent();
+    const hostile = "`x` <img src=x onerror=alert(1)> @admin [l](http://evil)\n::error::pwned \u202eevil";
+    const ranges = Array.from({ length: 60 }, (_, i) => ({
+      start: 3 * i + 1,
+      end: 3 * i + 1 + (i % 3),
+      lines: (i % 3) + 1,
+      tests: [`tests/test_${hostile}.py::t`, "tests/test_a.py::test_slow"],
+    }));
+    const lines = ranges.reduce((n, r) => n + r.lines, 0);
+    const v = view({
+      coverage: {
+        source: "contexts",
+        files: [".coverage"],
+        format: "coveragepy-contexts",
+        shardsExpected: null,
+        provenCoveragePercent: 61.234,
+        numStatements: 1000,
+        coveredLines: 612,
+        numBranches: 0,
+        coveredBranches: 0,
+        lineRate: 0.612,
+        branchRate: 1,
+        raw: { percent: 73.5, numStatements: 1000, coveredLines: 735, numBranches: 0, coveredBranches: 0 },
+        rawNotMeasured: null,
+        hiddenPoints: 73.5 - 61.234,
+        frozenOnly: {
+          lines,
+          branches: 0,
+          attributed: true,
+          files: [{ path: `src/${hostile}.py`, lines, branches: 0, ranges, branchList: [] }],
+        },
+      },
+      ledger: {
+        file: "freeze.toml",
+        maxActiveLeases: 1,
+        budgetOmitted: false,
+        rejectIfExpired: true,
+        rejectIfAgentAddsLease: true,
+        active: [{ nodeid: "tests/test_a.py::test_slow", owner: "dana", expires: "2027-01-31", line: 2 }],
+        expired: [],
+        unknown: [],
+      },
+    });
+    const outcome = await publishToBuildkite(
+      report(v),
+      tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }),
+    );
+    expect(outcome.failures).toEqual([]);
+    const body = agent.calls()[0]!.stdin!;
+    expect(body).toContain(
+      `**Raw coverage** 73.50% · **proven** 61.23% · **hidden debt** 12.27 points · ${lines} lines and 0 branches only frozen tests run`,
+    );
+    expect(body).toContain(
+      `<details><summary>Lines only frozen tests run (${lines} lines and 0 branches in 1 file)</summary>`,
+    );
+    expect(body.match(/^ {2}- lines? \d+/gm)).toHaveLength(50);
+    expect(body).toContain("10 more ranges in report.json");
+    expect(body).toContain("tests/test\\_a.py::test\\_slow (lease: dana, expires 2027-01-31)");
+    // Inert: no HTML, link, mention, line of its own or bidi override from the patch's names.
+    expect(body).not.toMatch(/<img|@admin|\]\(http|^\s*::|\u202e/m);
+    expect(body).toContain("\\x202eevil");
+  });
+
   it("a named gate (check --name api) annotates under its own context and sets its own meta-data keys", async () => {
     const agent = stubAgent();
     const t = { ...tools({ ...AGENT_ENV, PATH: agent.bin, STUB_AGENT_LOG: agent.log }), name: "api" };

@@ -319,6 +319,7 @@ export function buildReport(
       lineRate: coverage.lineRate,
       branchRate: coverage.branchRate,
       ...hiddenDebt(coverage),
+      ...(coverage.map ? { lines: coverage.map } : {}),
     },
     ledger: {
       file: ledger.file,

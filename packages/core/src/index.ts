@@ -110,7 +110,27 @@ export { reportJson, reportObject } from "./report-json.js";
 export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./fit-text.js";
 export { FULL_SHA, isFullSha, shortRevision } from "./revisions.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
-export { renderText, renderMarkdown, terminalSafe, markdownSafe, palette, type Palette } from "./render.js";
+export {
+  renderText,
+  renderMarkdown,
+  markdownFrozenOnly,
+  MARKDOWN_FROZEN_RANGES,
+  terminalSafe,
+  markdownSafe,
+  palette,
+  type Palette,
+} from "./render.js";
+export {
+  frozenOnlyRanges,
+  rangesByPriority,
+  frozenOnlyCounts,
+  frozenTestText,
+  hiddenDebtFacts,
+  leaseLookup,
+  lineSpan,
+  type FrozenOnlyRangeView,
+  type FrozenTestView,
+} from "./frozen-only-view.js";
 export {
   PROVIDERS,
   localPlatform,

@@ -1,5 +1,6 @@
 import type { GateReport } from "./report.js";
 import { formatIssue } from "./errors.js";
+import { frozenOnlyCounts, frozenOnlyRanges, frozenTestText, hiddenDebtFacts, lineSpan } from "./frozen-only-view.js";
 import { shortRevision } from "./revisions.js";
 import type { SignalResult } from "./signals.js";
 
@@ -166,6 +167,20 @@ export function renderText(report: GateReport, options: TextOptions): string {
     out.push(
       `Proven coverage: ${report.provenCoveragePercent.toFixed(2)}%${report.minProvenCoveragePercent !== null ? ` (floor ${report.minProvenCoveragePercent}%)` : ""}`,
     );
+  const debt = hiddenDebtFacts(report);
+  // Never `Proven coverage:` at its start: the line above is the one a CI's coverage regex reads.
+  const debtLine = !debt
+    ? undefined
+    : debt.measured
+      ? `Raw coverage: ${debt.raw.toFixed(2)}%, proven ${debt.proven.toFixed(2)}%: hidden debt ${debt.points.toFixed(2)} points (${frozenOnlyCounts(debt.lines, debt.branches)} only frozen tests run)`
+      : `Raw coverage not measured: ${safe(debt.why)}`;
+  // Fitted to the width like the table; its continuation lines are indented, so none can look like the gate's line.
+  if (debtLine)
+    out.push(
+      ...(options.width === undefined
+        ? [debtLine]
+        : wrapText(debtLine, Math.max(20, options.width - 2)).map((l, i) => (i === 0 ? l : `  ${l}`))),
+    );
   if (report.signals.length > 0) out.push("", ...renderTable(report, c, options.width));
   if (report.findings.length > 0) {
     out.push("", c.bold(`Reasons (${report.findings.length}):`));
@@ -195,11 +210,16 @@ export function renderText(report: GateReport, options: TextOptions): string {
 
 /**
  * Markdown text from the patch under review, made inert: no markup, links, HTML, mentions or table
- * breaks. Newlines become spaces.
+ * breaks. Newlines become spaces; other control characters and bidi overrides (which could reorder
+ * what a reader sees) are shown as `\xNN`.
  */
 export function markdownSafe(text: string): string {
   return text
     .replace(/[\r\n]+/g, " ")
+    .replace(
+      /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+      (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+    )
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;")
@@ -210,6 +230,65 @@ export function markdownSafe(text: string): string {
 /** Text in a Markdown code span: a backtick or newline in it cannot end the span. */
 function codeSpan(text: string): string {
   return `\`${text.replace(/[`\r\n]/g, "?")}\``;
+}
+
+/** How many frozen-only ranges the Markdown lists; report.json has them all. */
+export const MARKDOWN_FROZEN_RANGES = 50;
+/** How many frozen tests each listed range names. */
+const TESTS_PER_RANGE = 5;
+
+/** The hidden debt's line of the Markdown rendering; undefined without a coverage section. */
+function markdownDebtLine(report: GateReport): string | undefined {
+  const debt = hiddenDebtFacts(report);
+  if (!debt) return undefined;
+  if (!debt.measured) return `**Raw coverage** not measured: ${markdownSafe(debt.why)}`;
+  return `**Raw coverage** ${debt.raw.toFixed(2)}% · **proven** ${debt.proven.toFixed(2)}% · **hidden debt** ${debt.points.toFixed(2)} points · ${frozenOnlyCounts(debt.lines, debt.branches)} only frozen tests run`;
+}
+
+/**
+ * The frozen-only lines, collapsed: files worst first, each with its ranges and the frozen tests (and
+ * their leases) behind each, at most `cap` ranges. Empty when there are none.
+ */
+export function markdownFrozenOnly(report: GateReport, cap = MARKDOWN_FROZEN_RANGES): string[] {
+  const section = report.coverage?.frozenOnly;
+  const ranges = frozenOnlyRanges(report);
+  if (!section || (ranges.length === 0 && section.branches === 0)) return [];
+  const md = markdownSafe;
+  const out = [
+    `<details><summary>Lines only frozen tests run (${frozenOnlyCounts(section.lines, section.branches)} in ${section.files.length} file${section.files.length === 1 ? "" : "s"})</summary>`,
+    "",
+  ];
+  if (!section.attributed)
+    out.push("The tests behind each line are not known: the full run's report has no per-test data (rerun mode).", "");
+  let shown = 0;
+  for (const file of section.files) {
+    if (shown >= cap) break;
+    const branches = file.branches > 0 ? `, ${file.branches} branch${file.branches === 1 ? "" : "es"}` : "";
+    out.push(`- ${md(file.path)}: ${file.lines} line${file.lines === 1 ? "" : "s"}${branches}`);
+    for (const r of ranges.filter((x) => x.path === file.path)) {
+      if (shown >= cap) break;
+      shown++;
+      const tests =
+        r.tests === null
+          ? ""
+          : r.tests.length === 0
+            ? ": no frozen test recorded"
+            : `: ${r.tests
+                .slice(0, TESTS_PER_RANGE)
+                .map((t) => frozenTestText(t, md))
+                .join(
+                  ", ",
+                )}${r.tests.length > TESTS_PER_RANGE ? `, and ${r.tests.length - TESTS_PER_RANGE} more` : ""}`;
+      out.push(`  - ${lineSpan(r)}${r.patch ? " (in the patch)" : ""}${tests}`);
+    }
+  }
+  if (ranges.length > shown)
+    out.push(
+      "",
+      `${ranges.length - shown} more range${ranges.length - shown === 1 ? "" : "s"} in report.json (\`coverage.frozen_only\`).`,
+    );
+  out.push("", "</details>");
+  return out;
 }
 
 const RESULT_MARK: Record<SignalResult, string> = {
@@ -232,6 +311,8 @@ export function renderMarkdown(report: GateReport, options: { title?: string; do
     report.todayUtc ? `judged ${report.todayUtc} (UTC)` : "",
   ].filter(Boolean);
   if (facts.length) out.push("", facts.join(" · "));
+  const debt = markdownDebtLine(report);
+  if (debt) out.push("", debt);
   if (report.signals.length > 0) {
     out.push("", "| Signal | Result | Value | Policy |", "|---|---|---|---|");
     for (const s of report.signals)
@@ -250,6 +331,8 @@ export function renderMarkdown(report: GateReport, options: { title?: string; do
     out.push("", `#### The gate could not evaluate (${report.errors.length})`, "");
     for (const e of report.errors) out.push(`- ${md(formatIssue(e))}`);
   }
+  const frozenOnly = markdownFrozenOnly(report);
+  if (frozenOnly.length > 0) out.push("", ...frozenOnly);
   if (report.warnings.length > 0) {
     out.push("", `<details><summary>Warnings (${report.warnings.length})</summary>`, "");
     for (const w of report.warnings) out.push(`- ${md(formatIssue(w))}`);

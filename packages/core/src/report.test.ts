@@ -285,8 +285,10 @@ describe("renderings", () => {
     expect(lines[0]).toBe(`proofgate: REJECT  ${"b".repeat(12)}..${"a".repeat(12)}  (2026-12-02 UTC)`);
     expect(lines[1]).toBe("Proven coverage: 50.00% (floor 70%)");
     expect(lines[1]).toMatch(/Proven coverage: \d+\.\d+%/); // GitLab's coverage regex (ci-snippets)
-    expect(lines[3]).toMatch(/^Signal +Result +Value +Policy$/);
-    expect(lines.slice(4, 4 + SIGNALS.length).map((l) => l.split(/ {2,}/)[0])).toEqual(SIGNALS.map((s) => s.label));
+    // The raw figure's line never starts `Proven coverage:`: the regex above reads only the gate's line.
+    expect(lines[2]).toBe("Raw coverage not measured: no full run's data");
+    expect(lines[4]).toMatch(/^Signal +Result +Value +Policy$/);
+    expect(lines.slice(5, 5 + SIGNALS.length).map((l) => l.split(/ {2,}/)[0])).toEqual(SIGNALS.map((s) => s.label));
     expect(text).toContain(
       `  agent_added_lease  freeze.toml:10 (commit ${"a".repeat(12)} by agent[bot] <1+agent[bot]@users.noreply.github.com>)`,
     );

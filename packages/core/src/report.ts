@@ -151,6 +151,11 @@ export interface CoverageSection {
   hiddenPoints: number | null;
   /** The lines and branches only frozen tests run; null when raw was not measured. */
   frozenOnly: FrozenOnlySection | null;
+  /**
+   * The run line by line (proven, and raw when measured), when the data is line-based: what the
+   * platforms' line views read (GitLab's Cobertura of the proven lines). Not in report.json.
+   */
+  lines?: CoverageMap | undefined;
 }
 
 /** The evidence accounting: every collected test in one class. */

@@ -60,19 +60,28 @@ export function checkRunTitle(report: PublishableReport): string {
 /**
  * The check run for `report` on `headSha`: success on MERGE, failure otherwise (REJECT or could not
  * evaluate). The summary is the Markdown report, the text the JSON report; both trimmed with a note.
- * Annotations with a path go out 50 per request.
+ * Annotations with a path go out 50 per request, in the order given (the reasons before any notice).
  */
 export function renderCheckRun(
   report: PublishableReport,
   annotations: readonly GateAnnotation[],
-  at: { headSha: string; detailsUrl?: string | undefined; now: Date; name?: string | undefined },
+  at: {
+    headSha: string;
+    detailsUrl?: string | undefined;
+    now: Date;
+    name?: string | undefined;
+    /** A line of proofgate's own after the summary (annotations left out); kept whole when the summary is trimmed. */
+    note?: string | undefined;
+  },
 ): CheckRunPlan {
   const title = checkRunTitle(report);
-  const summary = fitText(report.markdown, {
-    limit: CHECK_OUTPUT_LIMIT,
-    unit: "bytes",
-    note: "\n\n> **proofgate:** the summary was trimmed to fit the check run; the job summary and report.md hold the whole report.\n",
-  }).text;
+  const tail = at.note ? `\n> **proofgate:** ${at.note}\n` : "";
+  const summary =
+    fitText(report.markdown, {
+      limit: CHECK_OUTPUT_LIMIT - Buffer.byteLength(tail, "utf8"),
+      unit: "bytes",
+      note: "\n\n> **proofgate:** the summary was trimmed to fit the check run; the job summary and report.md hold the whole report.\n",
+    }).text + tail;
   const jsonNote = "\n(trimmed: the whole report is report.json in the out dir)\n";
   // The JSON is cut before it is fenced, so the closing fence always survives.
   const json = fitText(report.json, { limit: CHECK_OUTPUT_LIMIT - 64, unit: "bytes", note: jsonNote }).text;
@@ -82,7 +91,7 @@ export function renderCheckRun(
     .map((a): CheckAnnotation => ({
       path: a.path,
       start_line: a.line ?? 1,
-      end_line: a.line ?? 1,
+      end_line: a.endLine ?? a.line ?? 1,
       annotation_level: a.level,
       title: a.title,
       message: fitText(a.message, { limit: 60_000, unit: "bytes", note: " ..." }).text,

@@ -10,7 +10,15 @@ export {
   type GithubClientOptions,
   type GithubClientTiming,
 } from "./client.js";
-export { reportAnnotations, type GateAnnotation } from "./annotations.js";
+export {
+  reportAnnotations,
+  checkRunAnnotations,
+  frozenOnlyAnnotation,
+  FROZEN_ONLY_NOTICES,
+  CHECK_RUN_ANNOTATIONS,
+  type GateAnnotation,
+  type CheckRunAnnotations,
+} from "./annotations.js";
 export {
   annotationCommand,
   escapeData,

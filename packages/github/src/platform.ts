@@ -9,7 +9,7 @@ import type {
   PublishTools,
   VerifyTools,
 } from "@proofgate/core";
-import { reportAnnotations } from "./annotations.js";
+import { checkRunAnnotations, reportAnnotations } from "./annotations.js";
 import { publishCheckRun, renderCheckRun } from "./check-run.js";
 import {
   createGithubClient,
@@ -127,7 +127,7 @@ async function publish(
       annotations
         .map((a) =>
           annotationCommand({
-            level: a.level === "failure" ? "error" : "warning",
+            level: a.level === "failure" ? "error" : a.level,
             file: a.path,
             line: a.line,
             title: a.title,
@@ -178,14 +178,21 @@ async function publish(
     );
   } else {
     try {
-      const plan = renderCheckRun(report, annotations, {
+      // The reasons' annotations, then one notice per frozen-only range within the cap.
+      const checks = checkRunAnnotations(report.gate);
+      const plan = renderCheckRun(report, checks.annotations, {
         headSha: context.head,
         detailsUrl: context.buildUrl,
         now: (options.now ?? (() => new Date()))(),
         name: tools.name,
+        note: checks.note,
       });
       const check = await publishCheckRun(client, repo, plan);
       published.push(`check run ${check.url}`);
+      if (checks.frozenOnly.ranges > 0)
+        tools.log(
+          `note: ${checks.frozenOnly.annotated} of ${checks.frozenOnly.ranges} frozen-only ranges annotated on the check run (at most ${checks.frozenOnly.cap})`,
+        );
     } catch (error) {
       if (isForbidden(error)) {
         readOnly = true;

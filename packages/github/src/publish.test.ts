@@ -14,7 +14,8 @@ import {
   startFakeGithub,
   type FakeGithub,
 } from "./__fixtures__/openapi-server.js";
-import { expiredLease, reportWith } from "./__fixtures__/reports.js";
+import { expiredLease, frozenOnlyReport, reportWith } from "./__fixtures__/reports.js";
+import { CHECK_RUN_ANNOTATIONS, FROZEN_ONLY_NOTICES } from "./annotations.js";
 
 const HEAD = "2".repeat(40);
 const payload = readFileSync(new URL("./__fixtures__/events/pull_request.json", import.meta.url), "utf8");
@@ -137,6 +138,75 @@ describe("publishing to GitHub, against GitHub's OpenAPI description", () => {
     const [run] = [...fake.checkRuns.values()];
     expect(run!.annotations).toHaveLength(120);
     expect(outcome.published).toContain("120 workflow annotations");
+  });
+
+  it("frozen-only ranges: one notice each after the failures, at most 50 per request, capped with the summary saying how many were left out", async () => {
+    const failures = [1, 2, 3].map((i) => expiredLease(`tests/test_${i}.py::test_x`, "bob", i));
+    const report = frozenOnlyReport(260, failures);
+    const { outcome, logs, stdout } = await publish(report, env(), { comment: false });
+    expect(fake.violations).toEqual([]);
+    expect(outcome.failures).toEqual([]);
+    const bodies = fake.requests.map(
+      (r) => r.body as { output: { summary: string; annotations?: Record<string, unknown>[] } },
+    );
+    const sizes = bodies.map((b) => (b.output.annotations ?? []).length);
+    expect(sizes).toEqual([50, 50, 50, 50, 3]);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(50);
+    const [run] = [...fake.checkRuns.values()];
+    const sent = run!.annotations as {
+      path: string;
+      start_line: number;
+      end_line: number;
+      annotation_level: string;
+      title: string;
+      message: string;
+    }[];
+    expect(sent).toHaveLength(3 + FROZEN_ONLY_NOTICES);
+    expect(sent.slice(0, 3).map((a) => a.annotation_level)).toEqual(["failure", "failure", "failure"]);
+    const notices = sent.slice(3);
+    expect(new Set(notices.map((a) => a.annotation_level))).toEqual(new Set(["notice"]));
+    // The most lines first: every 7-line range (37 of them) before any shorter one.
+    const spans = notices.map((a) => a.end_line - a.start_line + 1);
+    expect(spans).toEqual([...spans].sort((a, b) => b - a));
+    expect(spans.filter((n) => n === 7)).toHaveLength(37);
+    expect(notices[0]).toMatchObject({
+      title: expect.stringMatching(/^proofgate: only frozen tests run lines \d+-\d+$/),
+    });
+    expect(notices[0]!.message).toContain("7 lines (lines ");
+    expect(notices[0]!.message).toContain("- tests/test_api.py::test_login (lease: alice ");
+    // Patch text stays inert: one line per test, no escape or workflow command of its own.
+    for (const a of notices) {
+      expect(a.message).not.toMatch(/\n\s*::|##\[/);
+      expect(a.message.split("\n")).toHaveLength(4);
+    }
+    const note = `60 of 260 frozen-only ranges are not annotated (at most ${FROZEN_ONLY_NOTICES} notices per check run`;
+    for (const b of bodies) expect(b.output.summary).toContain(note);
+    // The workflow commands carry the reasons only: the runner shows 10 per level.
+    expect(stdout.match(/^::/gm)).toHaveLength(3);
+    expect(logs).toContain(
+      `note: ${FROZEN_ONLY_NOTICES} of 260 frozen-only ranges annotated on the check run (at most ${FROZEN_ONLY_NOTICES})`,
+    );
+  });
+
+  it("frozen-only notices never push a failure out of the run's total", async () => {
+    const failures = Array.from({ length: CHECK_RUN_ANNOTATIONS - 20 }, (_, i) =>
+      expiredLease(`tests/test_${i}.py::test_x`, "bob", i + 1),
+    );
+    await publish(frozenOnlyReport(40, failures), env(), { comment: false });
+    expect(fake.violations).toEqual([]);
+    const [run] = [...fake.checkRuns.values()];
+    const levels = (run!.annotations as { annotation_level: string }[]).map((a) => a.annotation_level);
+    expect(levels.filter((l) => l === "failure")).toHaveLength(CHECK_RUN_ANNOTATIONS - 20);
+    expect(levels.filter((l) => l === "notice")).toHaveLength(20);
+    expect(levels).toHaveLength(CHECK_RUN_ANNOTATIONS);
+    expect(
+      fake.requests.every(
+        (r) => ((r.body as { output: { annotations?: unknown[] } }).output.annotations ?? []).length <= 50,
+      ),
+    ).toBe(true);
+    expect((fake.requests[0]!.body as { output: { summary: string } }).output.summary).toContain(
+      "20 of 40 frozen-only ranges are not annotated",
+    );
   });
 
   it("trims a 200 kB report to the check run's 65535 characters and the comment's 65536", async () => {

@@ -3,6 +3,7 @@
 // whole history and wires the reports that publish() writes.
 import { REPORT_DIR, isRelease, proofgateCommand, type CiSnippet } from "@proofgate/core";
 import { CODE_QUALITY_FILE } from "./code-quality.js";
+import { PROVEN_COBERTURA_FILE } from "./cobertura.js";
 import { DOTENV_FILE } from "./dotenv-report.js";
 import { JUNIT_FILE } from "./junit-report.js";
 
@@ -16,14 +17,15 @@ export const REPORT_FILES = Object.freeze({
   junit: `${REPORT_DIR}/${JUNIT_FILE}`,
   codeQuality: `${REPORT_DIR}/${CODE_QUALITY_FILE}`,
   dotenv: `${REPORT_DIR}/${DOTENV_FILE}`,
+  cobertura: `${REPORT_DIR}/${PROVEN_COBERTURA_FILE}`,
 });
 
 /**
- * The Cobertura XML that the MR diff's line coverage reads (`artifacts:reports:coverage_report`). The gate
- * does not write it: the proof run does (pytest-cov `--cov-report=xml:coverage.xml`, or `coverage xml`),
- * so the diff shows the lines the proof run covered, frozen tests left out.
+ * The Cobertura XML that the MR diff's line coverage reads (`artifacts:reports:coverage_report`): the gate
+ * writes the proven lines there (a line is covered when a test that is not frozen ran it), in either
+ * coverage mode.
  */
-export const COBERTURA_FILE = "coverage.xml";
+export const COBERTURA_FILE = REPORT_FILES.cobertura;
 
 /**
  * The regex for GitLab's `coverage:` keyword; the gate prints `Proven coverage: NN.NN%`. Anchored to the
@@ -59,7 +61,7 @@ const JOB = (run: string) => `proofgate:
       junit: ${REPORT_FILES.junit}
       codequality: ${REPORT_FILES.codeQuality}
       dotenv: ${REPORT_FILES.dotenv}
-      # Line coverage in the MR diff: the proof run's Cobertura XML (make [commands] proof write it).
+      # Line coverage in the MR diff: the proven lines, frozen tests left out (proofgate writes it).
       coverage_report:
         coverage_format: cobertura
         path: ${COBERTURA_FILE}

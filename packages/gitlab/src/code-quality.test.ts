@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { codeQualityIssues, codeQualityReport, POLICY_FILE } from "./code-quality.js";
+import {
+  codeQualityIssues,
+  codeQualityReport,
+  frozenOnlyIssues,
+  FROZEN_ONLY_CHECK,
+  FROZEN_ONLY_ENTRIES,
+  POLICY_FILE,
+  type CodeQualityIssue,
+} from "./code-quality.js";
+import { frozenOnlyReport } from "./__fixtures__/frozen-only.js";
 import { errorReportFixture, mergeReport, rejectReport } from "./__fixtures__/reports.js";
 
 const SEVERITIES = ["info", "minor", "major", "critical", "blocker"];
@@ -71,5 +80,93 @@ describe("codeQualityReport", () => {
       severity: "blocker",
       location: { path: "freeze.toml", lines: { begin: 3 } },
     });
+  });
+});
+
+describe("frozen-only entries", () => {
+  const HOSTILE_TEST = "tests/test_x.py::t[<img src=x> @all\n**b** \u001b[2J \u202eevil `c`]";
+  const spec = (path: string, frozen: number[][], tests: string[] = [HOSTILE_TEST, "tests/test_a.py::test_slow"]) => {
+    const statements = Array.from({ length: 40 }, (_, i) => i + 1);
+    const only = new Set(frozen.flatMap(([a, b]) => Array.from({ length: b! - a! + 1 }, (_, i) => a! + i)));
+    return {
+      path,
+      statements,
+      proven: statements.filter((l) => !only.has(l)),
+      raw: statements,
+      tests: Object.fromEntries([...only].map((l) => [String(l), tests])),
+    };
+  };
+
+  it("one info entry per range, after the reasons, with begin and end lines, the tests and their leases", () => {
+    const report = frozenOnlyReport([
+      spec("src/a.py", [
+        [3, 5],
+        [10, 10],
+      ]),
+      spec("src/b.py", [[20, 27]]),
+    ]);
+    const issues = JSON.parse(codeQualityReport(report.gate)) as CodeQualityIssue[];
+    expect(issues.map((i) => [i.check_name, i.severity, i.location])).toEqual([
+      [FROZEN_ONLY_CHECK, "info", { path: "src/b.py", lines: { begin: 20, end: 27 } }],
+      [FROZEN_ONLY_CHECK, "info", { path: "src/a.py", lines: { begin: 3, end: 5 } }],
+      [FROZEN_ONLY_CHECK, "info", { path: "src/a.py", lines: { begin: 10, end: 10 } }],
+    ]);
+    const d = issues[1]!.description;
+    expect(d).toMatch(
+      /^frozen_only: 3 lines \(lines 3-5\) run only under frozen tests, so proven coverage does not count them\. Frozen tests: /,
+    );
+    expect(d).toContain("tests/test_a.py::test_slow (lease: carol, expires 2026-04-01)");
+    // Patch text on one plain line: no control, bidi or line-break character.
+    expect(d).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
+    for (const i of issues) expect(SEVERITIES).toContain(i.severity);
+    // A REJECT's reasons keep their place before the entries.
+    const rejecting = { ...rejectReport().gate, coverage: report.gate.coverage, ledger: report.gate.ledger };
+    const both = JSON.parse(codeQualityReport(rejecting)) as CodeQualityIssue[];
+    expect(both.map((i) => i.severity)).toEqual(["blocker", "blocker", "blocker", "info", "info", "info"]);
+  });
+
+  it("fingerprints: the same range keeps its own on a later run, two ranges never share one", () => {
+    const one = frozenOnlyIssues(
+      frozenOnlyReport([
+        spec("src/a.py", [
+          [3, 5],
+          [10, 12],
+        ]),
+      ]).gate,
+    );
+    const again = frozenOnlyIssues(
+      frozenOnlyReport([
+        spec(
+          "src/a.py",
+          [
+            [3, 5],
+            [10, 12],
+          ],
+          ["other::t"],
+        ),
+      ]).gate,
+    );
+    expect(one.map((i) => i.fingerprint)).toEqual(again.map((i) => i.fingerprint));
+    expect(new Set(one.map((i) => i.fingerprint)).size).toBe(2);
+    for (const i of one) expect(i.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it(`at most ${FROZEN_ONLY_ENTRIES}: the patch's ranges first, then the most lines`, () => {
+    const ranges = Array.from({ length: 13 }, (_, i) => [3 * i + 1, 3 * i + 1 + (i % 2)]);
+    const report = frozenOnlyReport([spec("src/a.py", ranges)]);
+    report.gate.coverage!.frozenOnly!.files[0]!.ranges[12]!.patch = true;
+    const issues = frozenOnlyIssues(report.gate, 4);
+    expect(issues.map((i) => i.location.lines)).toEqual([
+      { begin: 37, end: 37 },
+      { begin: 4, end: 5 },
+      { begin: 10, end: 11 },
+      { begin: 16, end: 17 },
+    ]);
+    expect(frozenOnlyIssues(report.gate)).toHaveLength(13);
+  });
+
+  it("the rerun mode says the tests are not known", () => {
+    const [issue] = frozenOnlyIssues(frozenOnlyReport([spec("src/a.py", [[3, 5]])], false).gate);
+    expect(issue!.description).toContain("does not say which frozen tests run them (rerun mode)");
   });
 });

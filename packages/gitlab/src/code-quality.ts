@@ -2,7 +2,15 @@
 // (a JSON array of issues with description, check_name, fingerprint, severity, location.path and
 // location.lines.begin).
 import { createHash } from "node:crypto";
-import { formatIssue, normalizeRepoPath, type GateReport } from "@proofgate/core";
+import {
+  formatIssue,
+  frozenOnlyRanges,
+  frozenTestText,
+  lineSpan,
+  normalizeRepoPath,
+  rangesByPriority,
+  type GateReport,
+} from "@proofgate/core";
 
 /** The file name, in the out dir, that `artifacts:reports:codequality` reads. */
 export const CODE_QUALITY_FILE = "codequality.json";
@@ -16,7 +24,7 @@ export interface CodeQualityIssue {
   check_name: string;
   fingerprint: string;
   severity: "info" | "minor" | "major" | "critical" | "blocker";
-  location: { path: string; lines: { begin: number } };
+  location: { path: string; lines: { begin: number; end?: number } };
 }
 
 const MAX_DESCRIPTION = 1000;
@@ -69,7 +77,55 @@ export function codeQualityIssues(view: GateReport): CodeQualityIssue[] {
   });
 }
 
-/** The Code Quality report's text: a JSON array (empty when the gate found nothing). */
+/** At most this many frozen-only entries in the Code Quality report: the patch's ranges first, then the largest. */
+export const FROZEN_ONLY_ENTRIES = 200;
+/** The check name of a frozen-only entry. */
+export const FROZEN_ONLY_CHECK = "proofgate/frozen_only";
+/** How many frozen tests one entry names. */
+const TESTS_PER_ENTRY = 5;
+
+/**
+ * One `info` entry per frozen-only range (at most `cap`): lines only frozen tests run, which proven
+ * coverage does not count. Informational: they never make the answer REJECT by themselves. The
+ * fingerprint is the range's place, so the same range on a later run is the same entry.
+ */
+export function frozenOnlyIssues(view: GateReport, cap = FROZEN_ONLY_ENTRIES): CodeQualityIssue[] {
+  const out: CodeQualityIssue[] = [];
+  for (const r of rangesByPriority(frozenOnlyRanges(view))) {
+    if (out.length >= cap) break;
+    const path = normalizeRepoPath(r.path);
+    if (!path || !Number.isSafeInteger(r.start) || r.start < 1) continue;
+    const end = Number.isSafeInteger(r.end) && r.end >= r.start ? r.end : r.start;
+    const tests =
+      r.tests === null
+        ? " The full run's report does not say which frozen tests run them (rerun mode)."
+        : r.tests.length === 0
+          ? ""
+          : ` Frozen tests: ${r.tests
+              .slice(0, TESTS_PER_ENTRY)
+              .map((t) => frozenTestText(t, (s) => s))
+              .join("; ")}${r.tests.length > TESTS_PER_ENTRY ? `; and ${r.tests.length - TESTS_PER_ENTRY} more` : ""}.`;
+    const description = plainLine(
+      `frozen_only: ${r.lines} line${r.lines === 1 ? "" : "s"} (${lineSpan({ start: r.start, end })}) run only under frozen tests, so proven coverage does not count ${r.lines === 1 ? "it" : "them"}.${tests}`,
+    );
+    const fingerprint = createHash("sha256")
+      .update(JSON.stringify([FROZEN_ONLY_CHECK, path, r.start, end]))
+      .digest("hex");
+    out.push({
+      description,
+      check_name: FROZEN_ONLY_CHECK,
+      fingerprint,
+      severity: "info",
+      location: { path, lines: { begin: r.start, end } },
+    });
+  }
+  return out;
+}
+
+/**
+ * The Code Quality report's text: a JSON array of the reasons (blockers), then the frozen-only ranges
+ * (info); empty when there are neither.
+ */
 export function codeQualityReport(view: GateReport): string {
-  return `${JSON.stringify(codeQualityIssues(view), null, 2)}\n`;
+  return `${JSON.stringify([...codeQualityIssues(view), ...frozenOnlyIssues(view)], null, 2)}\n`;
 }

@@ -55,7 +55,7 @@ describe.each(Object.entries(JOBS))("the %s job", (_name, job) => {
     expect(job.rules).toEqual([{ if: '$CI_PIPELINE_SOURCE == "merge_request_event"' }]);
   });
 
-  it("wires the reports publish() writes, the proof run's Cobertura XML, and the report folder, whatever the decision", () => {
+  it("wires the reports publish() writes (the proven lines' Cobertura XML among them) and the report folder, whatever the decision", () => {
     expect(job.artifacts.when).toBe("always");
     expect(job.artifacts.paths).toEqual(["proofgate-report/"]);
     expect(job.artifacts.reports).toEqual({

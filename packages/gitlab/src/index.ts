@@ -1,5 +1,5 @@
 // proofgate on GitLab: the context of merge request and branch pipelines, the commit status, one MR
-// note, the Code Quality, JUnit and dotenv reports, and the proven coverage line.
+// note, the Code Quality, JUnit, dotenv and proven Cobertura reports, and the proven coverage line.
 export {
   gitlabPlatform,
   createGitlabPlatform,
@@ -17,10 +17,14 @@ export { detectGitlab, gitlabContext, gitlabPipeline, type GitlabPipeline } from
 export {
   codeQualityIssues,
   codeQualityReport,
+  frozenOnlyIssues,
+  FROZEN_ONLY_ENTRIES,
+  FROZEN_ONLY_CHECK,
   CODE_QUALITY_FILE,
   POLICY_FILE,
   type CodeQualityIssue,
 } from "./code-quality.js";
+export { provenCobertura, xmlText, PROVEN_COBERTURA_FILE } from "./cobertura.js";
 export { junitReport, JUNIT_FILE, JUNIT_CLASSNAME } from "./junit-report.js";
 export { dotenvReport, dotenvVariables, DOTENV_FILE, DOTENV_MAX_BYTES } from "./dotenv-report.js";
 export {

@@ -11,6 +11,8 @@ import {
   noteMarker,
   statusDescription,
 } from "./platform.js";
+import { FROZEN_ONLY_ENTRIES } from "./code-quality.js";
+import { frozenOnlyReport } from "./__fixtures__/frozen-only.js";
 import { startGitlabServer, type GitlabServer, type Handler } from "./__fixtures__/gitlab-server.js";
 import { errorReportFixture, HEAD, HOSTILE, MERGE_COMMIT, mergeReport, rejectReport } from "./__fixtures__/reports.js";
 
@@ -77,7 +79,12 @@ describe("gitlabPlatform.publish", () => {
     const { t, artifacts, log, stdout } = tools(env);
     const outcome = await platform.publish(report, platform.context(env), t);
     expect(outcome.failures).toEqual([]);
-    expect(Object.keys(artifacts).sort()).toEqual(["codequality.json", "junit.xml", "proofgate.env"]);
+    expect(Object.keys(artifacts).sort()).toEqual([
+      "codequality.json",
+      "junit.xml",
+      "proofgate.env",
+      "proven-coverage.xml",
+    ]);
     expect(log).toContain("Proven coverage: 65.20%");
     expect(stdout).toEqual([]);
     const [status, user, list, create] = server.seen;
@@ -104,6 +111,7 @@ describe("gitlabPlatform.publish", () => {
       "proofgate-report/codequality.json",
       "proofgate-report/junit.xml",
       "proofgate-report/proofgate.env",
+      "proofgate-report/proven-coverage.xml",
       `commit status proofgate: failed on ${HEAD.slice(0, 12)}`,
       "MR !7 note 900 created",
     ]);
@@ -207,7 +215,7 @@ describe("gitlabPlatform.publish", () => {
     expect(outcome.failures[0]).toMatch(
       /^CI_JOB_TOKEN can post neither commit statuses nor MR notes: set PROOFGATE_GITLAB_TOKEN/,
     );
-    expect(Object.keys(artifacts)).toHaveLength(3);
+    expect(Object.keys(artifacts)).toHaveLength(4);
     expect(server.seen).toEqual([]);
   });
 
@@ -234,7 +242,7 @@ describe("gitlabPlatform.publish", () => {
       `commit status proofgate on ${HEAD.slice(0, 12)}: POST /gitlab/api/v4/projects/42/statuses/${HEAD}: HTTP 401 (401 nope)`,
       "MR !7 note: GET /gitlab/api/v4/user: HTTP 500 (500 nope)",
     ]);
-    expect(Object.keys(artifacts)).toHaveLength(3);
+    expect(Object.keys(artifacts)).toHaveLength(4);
   });
 
   it("an artifact that cannot be written is a failure; the rest still happens", async () => {
@@ -251,6 +259,7 @@ describe("gitlabPlatform.publish", () => {
       "writing codequality.json: EACCES",
       "writing junit.xml: EACCES",
       "writing proofgate.env: EACCES",
+      "writing proven-coverage.xml: EACCES",
     ]);
     expect(server.seen).toHaveLength(1);
     // A MERGE whose reports did not reach the out dir is not posted as success (the job cannot end clean).
@@ -266,6 +275,51 @@ describe("gitlabPlatform.publish", () => {
     expect(outcome.failures).toEqual([
       "cannot reach the GitLab API without CI_API_V4_URL, CI_PROJECT_ID: run proofgate check inside a GitLab CI job",
     ]);
+  });
+});
+
+describe("the hidden debt on GitLab", () => {
+  it("260 frozen-only ranges: 200 info entries in Code Quality, the proven Cobertura, the collapsed list in the MR note", async () => {
+    server = await startGitlabServer([
+      ok(fixture("commit-status.json"), 201),
+      ok(fixture("current-user.json")),
+      ok([]),
+      ok({ ...fixture("mr-note.json"), id: 901 }, 201),
+    ]);
+    const env = mrEnv(server.apiUrl, { CI_PROJECT_DIR: "/builds/g/p" });
+    // 260 one-line ranges (every other line) in one file whose name is hostile, run by a hostile test.
+    const statements = Array.from({ length: 520 }, (_, i) => i + 1);
+    const path = `src/${HOSTILE.replace(/[\n\u001b\u202e]/g, "")}.py`;
+    const report = frozenOnlyReport([
+      {
+        path,
+        statements,
+        proven: statements.filter((l) => l % 2 === 0),
+        raw: statements,
+        tests: Object.fromEntries(statements.map((l) => [String(l), [HOSTILE, "tests/test_a.py::test_slow"]])),
+      },
+    ]);
+    const { t, artifacts } = tools(env);
+    const outcome = await platform.publish(report, platform.context(env), t);
+    expect(outcome.failures).toEqual([]);
+    const issues = JSON.parse(artifacts["codequality.json"]!) as { severity: string; check_name: string }[];
+    expect(issues).toHaveLength(FROZEN_ONLY_ENTRIES);
+    expect(new Set(issues.map((i) => `${i.severity} ${i.check_name}`))).toEqual(
+      new Set(["info proofgate/frozen_only"]),
+    );
+    const xml = artifacts["proven-coverage.xml"]!;
+    expect(xml).toContain("<source>/builds/g/p</source>");
+    expect(xml).toContain('lines-valid="520" lines-covered="260" line-rate="0.5000"');
+    // The note: the facts, then the ranges collapsed, capped, inert.
+    const body = (server.seen[3]!.body as { body: string }).body;
+    expect(body).toContain("· **hidden debt** ");
+    expect(body).toContain(
+      "<details><summary>Lines only frozen tests run (260 lines and 0 branches in 1 file)</summary>",
+    );
+    expect(body.match(/^ {2}- line \d+: /gm)).toHaveLength(50);
+    expect(body).toContain("210 more ranges in report.json");
+    expect(body).toContain("tests/test\\_a.py::test\\_slow (lease: carol, expires 2026-04-01)");
+    expect(body).not.toMatch(/<img|@all|\u001b|\u202e/);
   });
 });
 

@@ -13,6 +13,7 @@ import {
 } from "@proofgate/core";
 import { createGitlabApi, type CommitSignatureAnswer, type GitlabApi, type GitlabApiSettings } from "./api.js";
 import { CODE_QUALITY_FILE, codeQualityReport } from "./code-quality.js";
+import { PROVEN_COBERTURA_FILE, provenCobertura } from "./cobertura.js";
 import { detectGitlab, gitlabContext, gitlabPipeline } from "./context.js";
 import { DOTENV_FILE, dotenvReport } from "./dotenv-report.js";
 import { JUNIT_FILE, junitReport } from "./junit-report.js";
@@ -161,7 +162,7 @@ async function verifiedCommits(
 }
 
 /**
- * proofgate on GitLab. Publishing writes the Code Quality, JUnit and dotenv reports into the out
+ * proofgate on GitLab. Publishing writes the Code Quality, JUnit, dotenv and proven Cobertura reports into the out
  * dir, logs the coverage line, then posts the commit status on the head and the one MR note. Every
  * step that fails is one line in `failures`; none changes the decision or the exit code.
  */
@@ -172,7 +173,7 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
     detect: detectGitlab,
     context: (env) => gitlabContext(env),
     shallowHistoryFix: "GitLab CI: set the variable `GIT_DEPTH: 0`",
-    artifacts: [CODE_QUALITY_FILE, JUNIT_FILE, DOTENV_FILE],
+    artifacts: [CODE_QUALITY_FILE, JUNIT_FILE, DOTENV_FILE, PROVEN_COBERTURA_FILE],
     verifiedCommits: (_context, shas, tools) => verifiedCommits(shas, tools, options),
     publish: async (report: PublishableReport, context: CiContext, tools: PublishTools): Promise<PublishOutcome> => {
       const outcome: PublishOutcome = { published: [], failures: [] };
@@ -181,6 +182,13 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       );
       await step(outcome, `writing ${JUNIT_FILE}`, () => tools.writeArtifact(JUNIT_FILE, junitReport(report.gate)));
       await step(outcome, `writing ${DOTENV_FILE}`, () => tools.writeArtifact(DOTENV_FILE, dotenvReport(report)));
+      // The MR diff's line coverage: the proven lines, frozen tests left out (an empty report without line data).
+      await step(outcome, `writing ${PROVEN_COBERTURA_FILE}`, () =>
+        tools.writeArtifact(
+          PROVEN_COBERTURA_FILE,
+          provenCobertura(report.gate, { sourceRoot: tools.env.CI_PROJECT_DIR || undefined }),
+        ),
+      );
       // To stderr, which GitLab's job log holds too: stdout carries the report in --format json or markdown.
       tools.log(coverageLine(report));
 

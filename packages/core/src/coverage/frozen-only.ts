@@ -231,6 +231,11 @@ export interface FrozenOnlyRange {
   lines: number;
   /** The frozen tests that run any of it, sorted; null when the data cannot say (rerun). */
   tests: string[] | null;
+  /**
+   * Whether the patch touched a line of it: the renderers show those first. Undefined while the report
+   * does not know (no patch coverage yet); never serialised.
+   */
+  patch?: boolean | undefined;
 }
 
 /** A branch only frozen tests take. */
