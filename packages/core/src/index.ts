@@ -362,3 +362,4 @@ export {
   type ExclusionMatch,
 } from "./measurement.js";
 export { importedModules, importGraph, moduleNames } from "./python-imports.js";
+export { parseGitDiff, unquoteGitPath, type DiffFile, type ParsedDiff } from "./git-diff.js";
