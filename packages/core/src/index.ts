@@ -195,6 +195,13 @@ export {
   type FrozenOnlyFile,
   type FrozenOnlyRange,
 } from "./coverage/frozen-only.js";
+export {
+  patchCoverage,
+  lineRanges,
+  type ChangedFileLines,
+  type PatchCoverage,
+  type PatchFileCoverage,
+} from "./coverage/patch-coverage.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
 export {
   parseFixturesLock,
