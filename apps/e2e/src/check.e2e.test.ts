@@ -210,6 +210,7 @@ describe("proofgate check --run: MERGE", () => {
       "Test evidence",
       "Test runner",
       "Measurement",
+      "Patch coverage",
       "Protected paths",
       "Human signatures",
       "History",
