@@ -58,7 +58,8 @@ function hiddenDebt(
 function patchSection(facts: GateFacts): Pick<CoverageSection, "patch" | "patchNotMeasured"> {
   const p = facts.patchCoverage;
   if ("notMeasured" in p) return { patch: null, patchNotMeasured: p.notMeasured };
-  const { unaligned: _unaligned, ...figure } = p;
+  const { coverable, covered, percent, notApplicable, raw, changedFiles, measuredFiles, files } = p;
+  const figure = { coverable, covered, percent, notApplicable, raw, changedFiles, measuredFiles, files };
   return { patch: { ...figure, minPatchProven: facts.minPatchProven ?? null }, patchNotMeasured: null };
 }
 
