@@ -417,11 +417,20 @@ async function evaluateCheck(
   }
 }
 
-/** The lines base..head added, per file (git's diff of the two trees, renames paired); a diff misread is exit 2. */
+/**
+ * The lines base..head added, per file (git's diff of the two trees, renames paired); a diff misread is
+ * exit 2. A CI's test merge of the head is measured as it would land, so its lines are the merge's own
+ * against the target side: numbered as in the files the proof run measured.
+ */
 function patchLines(ports: GatePorts, base: string, head: string): { files: DiffFile[] } {
+  const { git } = ports;
+  const current = git.resolveCommit("HEAD");
+  const parents = current !== undefined && current !== head ? git.commitParents(current) : [];
+  const target = parents.includes(head) ? parents.find((p) => p !== head) : undefined;
+  const [from, to] = target !== undefined && current !== undefined ? [target, current] : [base, head];
   const { files, errors } = parseGitDiff(
-    ports.git.rangeDiff(base, head),
-    `git diff --unified=0 -M ${base.slice(0, 12)} ${head.slice(0, 12)}`,
+    git.rangeDiff(from, to),
+    `git diff --unified=0 -M ${from.slice(0, 12)} ${to.slice(0, 12)}`,
   );
   if (errors.length > 0) throw new GateError(errors);
   return { files };
