@@ -201,6 +201,7 @@ export const PROPERTIES = `${PY} -m pytest -p no:cacheprovider -q tests/properti
 export const config = (
   o: {
     minProven?: number;
+    minPatchProven?: number;
     shards?: number;
     proof?: string;
     collect?: string;
@@ -210,7 +211,7 @@ export const config = (
 ): string => `[coverage]
 reports = ["proven_coverage.json"]
 min_proven = ${o.minProven ?? 80}
-${o.shards === undefined ? "" : `shards = ${o.shards}\n`}
+${o.minPatchProven === undefined ? "" : `min_patch_proven = ${o.minPatchProven}\n`}${o.shards === undefined ? "" : `shards = ${o.shards}\n`}
 [results]
 junit = ["results.xml"]
 max_unledgered_skips = 0

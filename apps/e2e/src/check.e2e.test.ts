@@ -136,6 +136,8 @@ describe("proofgate check --run: MERGE", () => {
       "test_evidence:pass",
       "test_runner:pass",
       "measurement:pass",
+      // No [coverage] min_patch_proven at the base: the figure is shown, the row is off.
+      "patch_coverage:off",
       "protected_paths:pass",
       "human_signatures:off",
       "history:pass",
@@ -208,6 +210,7 @@ describe("proofgate check --run: MERGE", () => {
       "Test evidence",
       "Test runner",
       "Measurement",
+      "Patch coverage",
       "Protected paths",
       "Human signatures",
       "History",
@@ -280,6 +283,7 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual([
       "fixture_digests:off",
       "property_hold:off",
+      "patch_coverage:off",
       "human_signatures:off",
       // Without --run (and no [universe] base_collected) the base's universe is not collected: said, not hidden.
       "removed_tests:not_measured",
@@ -289,6 +293,8 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.signals.filter((s) => s.result === "off").map((s) => s.value)).toEqual([
       `off: [fixtures] enabled = false in proofgate.toml at ${short(p.base)}`,
       `off: [properties] enabled = false in proofgate.toml at ${short(p.base)}`,
+      // describe(), every line of it run by test_describe.
+      expect.stringMatching(/^100\.00% \((\d+) of \1 changed statements proven; 1 file\)$/),
       'off: [agents] human_signatures = "off"',
     ]);
   });
@@ -458,6 +464,31 @@ const SCENARIOS: Scenario[] = [
     reasons: ["proven_coverage"],
     findings: () => [F("proven_coverage", "proven_coverage.json")],
     also: (_p, r) => expect(r.report.proven_coverage_percent!).toBeLessThan(80),
+  },
+  {
+    name: "patch_unproven: min_patch_proven = 100, and the agent changes a line only the frozen test runs",
+    build: () =>
+      project({
+        base: { "proofgate.toml": config({ minPatchProven: 100 }) },
+        patch: [
+          agentCommit("Bigger label\n", {
+            "pkg/calc.py": withMerge(CALC).replace('return "big"  # only the frozen test', 'return "large"'),
+          }),
+        ],
+      }),
+    run: true,
+    reasons: ["patch_unproven"],
+    findings: () => [F("patch_unproven", "pkg/calc.py", 17)],
+    also: (_p, r) => {
+      const patch = r.report.coverage!.patch as {
+        percent: number;
+        files: { uncovered: number[]; frozen_only: number[] | null }[];
+      };
+      expect(patch.percent).toBeLessThan(100);
+      // Rerun mode without a full report: the frozen-only lines are unknown, not empty.
+      expect(patch.files).toEqual([expect.objectContaining({ uncovered: [17], frozen_only: null })]);
+      expect(r.report.details[0]!.message).toContain("pkg/calc.py line 17 changed and not proven");
+    },
   },
   {
     name: "coverage_missing: the proof run measured a package with no statements",
@@ -892,7 +923,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(34);
+    expect(codes.length).toBe(35);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

@@ -164,6 +164,8 @@ def test_describe():
       "pass",
       "pass",
       "pass",
+      // Patch coverage: no [coverage] min_patch_proven in the template, only commented.
+      "off",
       "pass",
       "off",
       "pass",
@@ -275,6 +277,8 @@ def test_ring():
       "pass",
       "pass",
       "pass",
+      // Patch coverage: no [coverage] min_patch_proven in the template, only commented.
+      "off",
       "pass",
       "off",
       "pass",
@@ -352,6 +356,8 @@ def test_longest():
       "pass",
       "pass",
       "pass",
+      // Patch coverage: no [coverage] min_patch_proven in the template, only commented.
+      "off",
       "pass",
       "off",
       "pass",

@@ -240,6 +240,49 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(r.report.proven_coverage_percent).toBe(75);
   });
 
+  it("proven patch coverage: the lines git's diff adds, numbered as measured, also in a CI's test merge", async () => {
+    const { repo, base } = project(`${OFF}\n[coverage]\nmin_patch_proven = 100\n`, {
+      "src.py": "a = 1\nb = 2\nc = 3\n",
+    });
+    // coverage.py JSON of src.py: `run` lines executed, every other statement missing.
+    const report = (statements: number, run: number[]) => {
+      const missing = Array.from({ length: statements }, (_, i) => i + 1).filter((l) => !run.includes(l));
+      const file = {
+        executed_lines: run,
+        missing_lines: missing,
+        excluded_lines: [],
+        summary: {
+          covered_lines: run.length,
+          num_statements: statements,
+          percent_covered: (100 * run.length) / statements,
+          missing_lines: missing.length,
+          excluded_lines: 0,
+        },
+      };
+      return `${JSON.stringify({ meta: { format: 2 }, files: { "src.py": file }, totals: file.summary })}\n`;
+    };
+    const good = repo.commit("c changes", {
+      "src.py": "a = 1\nb = 2\nc = 30\n",
+      "proven_coverage.json": report(3, [1, 2, 3]),
+    });
+    let r = await check(repo, ["--base", base]);
+    expect(r.report.reasons).toEqual([]);
+    expect((r.report.coverage as { patch: unknown }).patch).toMatchObject({ coverable: 1, covered: 1, percent: 100 });
+    // The target branch moved on: two lines above. The test merge is measured; the patch's line is line 5 there.
+    repo.git(["checkout", "-q", "-b", "target", base]);
+    repo.commit("meanwhile on the target branch", { "src.py": "x = 0\ny = 0\na = 1\nb = 2\nc = 3\n" });
+    repo.git(["merge", "-q", "--no-ff", "-m", "test merge", good]);
+    writeFileSync(join(repo.dir, "proven_coverage.json"), report(5, [1, 2, 3, 4]));
+    r = await check(repo, ["--base", base, "--head", good]);
+    expect(r.code).toBe(1);
+    expect(r.report.reasons).toEqual(["patch_unproven"]);
+    expect((r.report.coverage as { patch: unknown }).patch).toMatchObject({
+      coverable: 1,
+      covered: 0,
+      files: [{ path: "src.py", uncovered: [5], frozen_only: null }],
+    });
+  });
+
   it("a report that cannot be written turns a MERGE into exit 2, and what is printed says so", async () => {
     const { repo, base } = project();
     const r = await check(repo, ["--base", base, "--out-dir", "freeze.toml/report"]);

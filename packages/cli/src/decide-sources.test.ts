@@ -466,6 +466,9 @@ describe("decide: the JSON report's coverage, accounting and inputs", () => {
       raw_not_measured: "the proof run is a rerun and [coverage] full_report names no full run's report",
       hidden_debt_points: null,
       frozen_only: null,
+      // decide reads no git diff: no patch figure.
+      patch: null,
+      patch_not_measured: "judged by `proofgate check` only (`decide` reads no git diff)",
     });
     expect(r.report.accounting).toEqual({
       result_files: [r1, r2],

@@ -54,6 +54,15 @@ function hiddenDebt(
   };
 }
 
+/** The patch's figure as the report lists it, or why it was not measured. */
+function patchSection(facts: GateFacts): Pick<CoverageSection, "patch" | "patchNotMeasured"> {
+  const p = facts.patchCoverage;
+  if ("notMeasured" in p) return { patch: null, patchNotMeasured: p.notMeasured };
+  const { coverable, covered, percent, notApplicable, raw, changedFiles, measuredFiles, files } = p;
+  const figure = { coverable, covered, percent, notApplicable, raw, changedFiles, measuredFiles, files };
+  return { patch: { ...figure, minPatchProven: facts.minPatchProven ?? null }, patchNotMeasured: null };
+}
+
 const pct = (n: number): string => `${n.toFixed(2)}%`;
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
@@ -143,6 +152,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
           notMeasured: true,
         },
     measurement: measurementMeasure(facts, trailer("gateChange", "Gate-Change")),
+    patch_coverage: patchMeasure(facts),
     protected_paths:
       judged && protectedTouches
         ? {
@@ -180,6 +190,25 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: facts.policySource ?? "the command line's flags",
       policy: "the base revision's proofgate.toml: a patch cannot change its own judge",
     },
+  };
+}
+
+/** The patch coverage row: the figure (or n/a, or why not measured) and the floor, off when none is set. */
+function patchMeasure({ patchCoverage: p, minPatchProven: floor }: GateFacts): SignalMeasure {
+  const policy =
+    floor === undefined
+      ? "no floor ([coverage] min_patch_proven unset)"
+      : `>= ${floor}% of the changed statements proven; n/a passes`;
+  const off = floor === undefined;
+  // Not measured wins over off: `decide` has no figure at all, whatever the floor.
+  if ("notMeasured" in p) return { value: `not measured: ${p.notMeasured}`, policy, notMeasured: true };
+  if (p.percent === null) return { value: `n/a: ${p.notApplicable}`, policy, off };
+  const frozen = p.files.reduce((n, f) => n + (f.frozenOnly?.length ?? 0), 0);
+  const raw = p.raw?.percent != null ? `; raw ${pct(p.raw.percent)}` : "";
+  return {
+    value: `${pct(p.percent)} (${p.covered} of ${plural(p.coverable, "changed statement")} proven${frozen > 0 ? `, ${frozen} only frozen tests run` : ""}${raw}; ${plural(p.files.length, "file")})`,
+    policy,
+    off,
   };
 }
 
@@ -320,6 +349,7 @@ export function buildReport(
       branchRate: coverage.branchRate,
       ...hiddenDebt(coverage),
       ...(coverage.map ? { lines: coverage.map } : {}),
+      ...patchSection(facts),
     },
     ledger: {
       file: ledger.file,

@@ -33,6 +33,8 @@ export interface GateConfig {
     /** Rerun mode: a full run's report (every test, frozen included), for the raw figure. */
     fullReport?: string | undefined;
     minProven: number;
+    /** The floor for proven patch coverage (`patch_unproven`); unset: shown, not enforced. */
+    minPatchProven?: number | undefined;
   };
   /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
@@ -156,7 +158,14 @@ type Kind = "string" | "strings" | "paths" | "int" | "percent" | "bool";
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings", base_collected: "strings" },
-  coverage: { reports: "strings", shards: "int", contexts: "paths", full_report: "string", min_proven: "percent" },
+  coverage: {
+    reports: "strings",
+    shards: "int",
+    contexts: "paths",
+    full_report: "string",
+    min_proven: "percent",
+    min_patch_proven: "percent",
+  },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings", judge_tests: "bool" },
@@ -309,6 +318,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       contexts: paths(v("coverage", "contexts")),
       fullReport: v("coverage", "full_report") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
+      minPatchProven: v("coverage", "min_patch_proven") as number | undefined,
     },
     results: {
       junit: list("results", "junit", d.results.junit),

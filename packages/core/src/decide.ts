@@ -15,6 +15,7 @@ import { judgePropertyIds, type PropertyIdEvidence } from "./property-tests.js";
 import type { Universe } from "./universe.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
 import { testsNotRun } from "./proof-run/judges.js";
+import { patchCoverage, type ChangedFileLines, type PatchCoverage } from "./coverage/patch-coverage.js";
 
 /** Everything `decide` judges. The caller reads files, git and the clock; this stays pure. */
 export interface DecideInput {
@@ -29,6 +30,13 @@ export interface DecideInput {
   leases?: JudgedLeases | undefined;
   coverage: ProvenCoverage;
   minProven: number;
+  /**
+   * The lines base..head added or changed, per file (`check`: git's diff, parsed by `parseGitDiff`), or why
+   * there are none to judge (a truncated history). Undefined: not measured (`decide` reads no diff).
+   */
+  patchLines?: { files: readonly ChangedFileLines[] } | { notMeasured: string } | undefined;
+  /** `[coverage] min_patch_proven`: proven patch coverage below it is `patch_unproven`. Undefined: not enforced. */
+  minPatchProven?: number | undefined;
   /** What the patch did: from git, or the article's manual counts. */
   patch: PatchSource;
   /** The property suite: its results, a failure count, or off. */
@@ -60,6 +68,27 @@ export interface DecideInput {
   commands?: readonly CommandOutcome[] | undefined;
   inputs: InputDigest[];
   warnings?: readonly GateIssue[] | undefined;
+}
+
+/** Proven patch coverage over the line map, or why it cannot be measured. */
+function patchFacts(input: DecideInput): PatchCoverage | { notMeasured: string } {
+  const lines = input.patchLines;
+  if (lines === undefined) return { notMeasured: "judged by `proofgate check` only (`decide` reads no git diff)" };
+  if ("notMeasured" in lines) return lines;
+  const map = input.coverage.map;
+  if (!map) return { notMeasured: `the coverage data (${input.coverage.format}) does not key statements by line` };
+  return patchCoverage(lines.files, map);
+}
+
+/** A changed file the run measured under another path only: its lines are not counted, and the reader is told. */
+function unalignedWarnings(patch: PatchCoverage | { notMeasured: string }): GateIssue[] {
+  if ("notMeasured" in patch) return [];
+  return patch.unaligned.map((u) => ({
+    code: "coverage_invalid" as const,
+    file: u.path,
+    message: `changed, but the coverage report measured it as ${u.measured}: its lines are not in the patch coverage`,
+    fix: "write the coverage report from the repository root, with paths relative to it (coverage.py's [run] relative_files, or the --cov path as the repository names it)",
+  }));
 }
 
 /** Applies every rule and builds the report. The first failing signal is enough; all are listed. */
@@ -131,7 +160,12 @@ export function decide(input: DecideInput): GateReport {
           : 0,
     testChanges,
     propertyIds,
+    patchCoverage: patchFacts(input),
+    minPatchProven: input.minPatchProven,
   };
   const findings = RULES.flatMap((rule) => rule(facts));
-  return buildReport(facts, findings, input.inputs, input.warnings ?? []);
+  return buildReport(facts, findings, input.inputs, [
+    ...(input.warnings ?? []),
+    ...unalignedWarnings(facts.patchCoverage),
+  ]);
 }

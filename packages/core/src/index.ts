@@ -217,6 +217,13 @@ export {
   type FrozenOnlyFile,
   type FrozenOnlyRange,
 } from "./coverage/frozen-only.js";
+export {
+  patchCoverage,
+  lineRanges,
+  type ChangedFileLines,
+  type PatchCoverage,
+  type PatchFileCoverage,
+} from "./coverage/patch-coverage.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
 export {
   parseFixturesLock,
@@ -386,3 +393,4 @@ export {
   type ExclusionMatch,
 } from "./measurement.js";
 export { importedModules, importGraph, moduleNames } from "./python-imports.js";
+export { parseGitDiff, unquoteGitPath, type DiffFile, type ParsedDiff } from "./git-diff.js";

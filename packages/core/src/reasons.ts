@@ -30,6 +30,7 @@ export const RULE_REASONS = [
   "shipped_code_replaced",
   "coverage_exclusions_added",
   "unmeasured_source",
+  "patch_unproven",
   "protected_path",
   "unverified_human_trailer",
   "shallow_history",

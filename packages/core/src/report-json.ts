@@ -83,6 +83,28 @@ export function reportObject(r: GateReport): Record<string, unknown> {
           branch_list: f.branchList.map((b) => ({ line: b.line, branch: b.branch, tests: b.tests })),
         })),
       },
+      patch: r.coverage.patch && {
+        coverable: r.coverage.patch.coverable,
+        covered: r.coverage.patch.covered,
+        percent: float(r.coverage.patch.percent),
+        not_applicable: r.coverage.patch.notApplicable,
+        raw: r.coverage.patch.raw && {
+          covered: r.coverage.patch.raw.covered,
+          percent: float(r.coverage.patch.raw.percent),
+        },
+        min_patch_proven: float(r.coverage.patch.minPatchProven),
+        changed_files: r.coverage.patch.changedFiles,
+        measured_files: r.coverage.patch.measuredFiles,
+        files: r.coverage.patch.files.map((f) => ({
+          path: f.path,
+          old_path: f.oldPath ?? null,
+          coverable: f.coverable,
+          covered: f.covered,
+          uncovered: f.uncovered,
+          frozen_only: f.frozenOnly,
+        })),
+      },
+      patch_not_measured: r.coverage.patchNotMeasured,
     },
     ledger: r.ledger && {
       file: r.ledger.file,

@@ -16,6 +16,8 @@ import type { GateReport, PropertyEvidence, ProvenCoverage } from "./report.js";
 import { reportJson } from "./report-json.js";
 import { markdownSafe, renderMarkdown, renderText, terminalSafe, wrapText } from "./render.js";
 import { SIGNALS } from "./signals.js";
+import { buildCoverageMap } from "./coverage/frozen-only.js";
+import type { CoverageData, FileCoverage } from "./coverage-model.js";
 
 const schema = JSON.parse(readFileSync(new URL("../schema/report.schema.json", import.meta.url), "utf8")) as object;
 const validate = new Ajv2020({
@@ -393,5 +395,131 @@ describe("the platform contract", () => {
     );
     expect(outcome).toEqual({ published: ["out/report.txt"], failures: [] });
     expect(written["report.txt"]).toBe(renderText(gate, { color: false }));
+  });
+});
+
+describe("proven patch coverage", () => {
+  const file = (path: string, statements: number[], covered: number[]): FileCoverage => ({
+    path,
+    statements: new Set(statements.map(String)),
+    coveredStatements: new Set(covered.map(String)),
+    branches: new Set(),
+    coveredBranches: new Set(),
+  });
+  const data = (files: FileCoverage[]): CoverageData => ({
+    format: "coveragepy-json",
+    sources: ["proven_coverage.json"],
+    files: new Map(files.map((f) => [f.path, f])),
+    hasBranches: false,
+  });
+  // src/pkg/a.py: statements 1-6; the proof run ran 1-3, the full run 1-5.
+  const map = buildCoverageMap(
+    data([file("src/pkg/a.py", [1, 2, 3, 4, 5, 6], [1, 2, 3])]),
+    data([file("src/pkg/a.py", [1, 2, 3, 4, 5, 6], [1, 2, 3, 4, 5])]),
+  ).map!;
+  const withMap = { ...coverage(80), map };
+  const changed = (added: number[]) => ({ files: [{ path: "src/pkg/a.py", oldPath: "pkg_a.py", added }] });
+  const row = (report: GateReport) => report.signals.find((s) => s.id === "patch_coverage")!;
+
+  it("below the floor: patch_unproven names the file, the unproven lines and the frozen-only ones", () => {
+    const report = decide(input({ coverage: withMap, patchLines: changed([2, 4, 5, 6]), minPatchProven: 50 }));
+    expect(report.reasons).toEqual(["patch_unproven"]);
+    expect(report.findings).toEqual([
+      {
+        reason: "patch_unproven",
+        message:
+          "proven patch coverage 25.00% (1 of 4 changed statements) is below the floor of 50%: src/pkg/a.py lines 4-6 changed and not proven (only frozen tests run 4-5)",
+        file: "src/pkg/a.py",
+        line: 4,
+        fix: "cover the changed lines with tests that are not frozen: a frozen test's coverage proves nothing while its lease runs",
+      },
+    ]);
+    expect(row(report)).toMatchObject({
+      result: "fail",
+      value: "25.00% (1 of 4 changed statements proven, 2 only frozen tests run; raw 75.00%; 1 file)",
+      policy: ">= 50% of the changed statements proven; n/a passes",
+    });
+    expectValid(report);
+    const json = asWritten(report) as { coverage: { patch: unknown; patch_not_measured: unknown } };
+    expect(json.coverage.patch).toEqual({
+      coverable: 4,
+      covered: 1,
+      percent: 25,
+      not_applicable: null,
+      raw: { covered: 3, percent: 75 },
+      min_patch_proven: 50,
+      changed_files: 1,
+      measured_files: 1,
+      files: [
+        {
+          path: "src/pkg/a.py",
+          old_path: "pkg_a.py",
+          coverable: 4,
+          covered: 1,
+          uncovered: [4, 5, 6],
+          frozen_only: [4, 5],
+        },
+      ],
+    });
+    expect(json.coverage.patch_not_measured).toBeNull();
+    expect(reportJson(report)).toContain('"percent": 25.0,');
+  });
+
+  it("at or above the floor it passes; with no floor the figure is shown and the row is off", () => {
+    expect(decide(input({ coverage: withMap, patchLines: changed([1, 2]), minPatchProven: 100 })).decision).toBe(
+      "MERGE",
+    );
+    const off = decide(input({ coverage: withMap, patchLines: changed([4]) }));
+    expect(off.decision).toBe("MERGE");
+    expect(row(off)).toMatchObject({
+      result: "off",
+      value: expect.stringMatching(/^0\.00% \(0 of 1 changed statement proven/),
+    });
+    expectValid(off);
+  });
+
+  it("a patch that changes no statement is n/a: null, never 0% or 100%, and it never rejects", () => {
+    const report = decide(
+      input({ coverage: withMap, patchLines: { files: [{ path: "README.md", added: [1] }] }, minPatchProven: 100 }),
+    );
+    expect(report.decision).toBe("MERGE");
+    expect(row(report)).toMatchObject({ result: "pass", value: "n/a: the changed file is not measured source" });
+    expect(report.coverage!.patch).toMatchObject({
+      percent: null,
+      coverable: 0,
+      notApplicable: "the changed file is not measured source",
+    });
+    expectValid(report);
+    expect(reportJson(report)).toContain('"percent": null,');
+  });
+
+  it("decide has no patch figure: not_measured, whatever the floor; data without lines says so", () => {
+    const report = decide(input({ coverage: withMap, minPatchProven: 90 }));
+    expect(row(report)).toMatchObject({ result: "not_measured" });
+    expect(report.coverage).toMatchObject({ patch: null, patchNotMeasured: expect.stringContaining("decide") });
+    expectValid(report);
+    const istanbul = decide(
+      input({ coverage: { ...coverage(80), format: "istanbul-final" }, patchLines: changed([1]) }),
+    );
+    expect(istanbul.coverage!.patchNotMeasured).toBe(
+      "the coverage data (istanbul-final) does not key statements by line",
+    );
+  });
+
+  it("a changed file measured under another path only is a warning naming both, either way round", () => {
+    for (const path of ["pkg/a.py", "x/src/pkg/a.py"]) {
+      const report = decide(input({ coverage: withMap, patchLines: { files: [{ path, added: [1] }] } }));
+      expect(report.warnings).toEqual([
+        expect.objectContaining({
+          code: "coverage_invalid",
+          file: path,
+          message: expect.stringContaining("src/pkg/a.py"),
+        }),
+      ]);
+      expect(report.coverage!.patch).toMatchObject({ coverable: 0, measuredFiles: 0 });
+    }
+    // A file of the same name in another folder is not a misaligned path.
+    const other = decide(input({ coverage: withMap, patchLines: { files: [{ path: "tools/a.py", added: [1] }] } }));
+    expect(other.warnings).toEqual([]);
   });
 });

@@ -2,6 +2,7 @@
 // report-json.ts serialises once, at the edge. Types only, so every module can import them without a cycle.
 import type { CoverageSummary } from "./coverage-model.js";
 import type { CoverageMap, FrozenOnlyFile } from "./coverage/frozen-only.js";
+import type { PatchCoverage } from "./coverage/patch-coverage.js";
 import type { IsoDate } from "./dates.js";
 import type { GateIssue } from "./errors.js";
 import type { Decision, ReasonCode } from "./reasons.js";
@@ -88,6 +89,15 @@ export interface FrozenOnlySection {
   files: FrozenOnlyFile[];
 }
 
+/**
+ * Proven patch coverage (`check`): the statements base..head added or changed in measured files, and the
+ * share an unfrozen test ran. `percent` is null when nothing is coverable (`notApplicable` says why).
+ */
+export type PatchCoverageSection = Omit<PatchCoverage, "unaligned"> & {
+  /** `[coverage] min_patch_proven`; null: not enforced. */
+  minPatchProven: number | null;
+};
+
 /** A step of `check --run`. */
 export type CommandStep = "collect" | "proof" | "properties";
 
@@ -156,6 +166,9 @@ export interface CoverageSection {
    * platforms' line views read (GitLab's Cobertura of the proven lines). Not in report.json.
    */
   lines?: CoverageMap | undefined;
+  /** Proven patch coverage; null when not measured (`decide`, no line map, a truncated history), with `patchNotMeasured` saying why. */
+  patch: PatchCoverageSection | null;
+  patchNotMeasured: string | null;
 }
 
 /** The evidence accounting: every collected test in one class. */

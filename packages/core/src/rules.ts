@@ -6,6 +6,7 @@ import type { UnknownLease } from "./deselect.js";
 import type { Lease, Ledger } from "./ledger.js";
 import { leaseTooLongFindings } from "./lease-length.js";
 import type { MeasurementJudgement } from "./measurement.js";
+import { lineRanges, type PatchCoverage } from "./coverage/patch-coverage.js";
 import type { PatchJudgement } from "./patch.js";
 import type { ReasonCode } from "./reasons.js";
 import { describeNarrowed, type TestChangeJudgement } from "./test-changes.js";
@@ -69,6 +70,10 @@ export interface GateFacts {
   testChanges?: TestChangeJudgement | undefined;
   /** The base's property tests against the head's property run (`check --run`; undefined otherwise). */
   propertyIds?: PropertyIdJudgement | undefined;
+  /** Proven patch coverage over base..head (`check`), or why it was not measured. */
+  patchCoverage: PatchCoverage | { notMeasured: string };
+  /** `[coverage] min_patch_proven`; undefined: the figure is shown, not enforced. */
+  minPatchProven?: number | undefined;
 }
 
 /** One rule: the findings of its reason (none when the signal passes). */
@@ -283,6 +288,26 @@ export const RULES: readonly Rule[] = [
   },
   function unmeasuredSource({ measurement }) {
     return typeof measurement === "object" ? measurement.unmeasured : [];
+  },
+  function patchUnproven({ patchCoverage: patch, minPatchProven: floor }) {
+    // n/a (no changed statement) never rejects; nor does a figure that was not measured.
+    if (floor === undefined || "notMeasured" in patch || patch.percent === null || patch.percent >= floor) return [];
+    const figure = `proven patch coverage ${patch.percent.toFixed(2)}% (${patch.covered} of ${patch.coverable} changed statements) is below the floor of ${floor}%`;
+    return patch.files
+      .filter((f) => f.uncovered.length > 0)
+      .map((f): Finding => {
+        const frozen = f.frozenOnly ?? [];
+        return {
+          reason: "patch_unproven",
+          message: `${figure}: ${f.path} ${f.uncovered.length === 1 ? "line" : "lines"} ${lineRanges(f.uncovered)} changed and not proven${frozen.length > 0 ? ` (only frozen tests run ${lineRanges(frozen)})` : ""}`,
+          file: f.path,
+          line: f.uncovered[0],
+          fix:
+            frozen.length > 0
+              ? "cover the changed lines with tests that are not frozen: a frozen test's coverage proves nothing while its lease runs"
+              : "cover the changed lines with tests that are not frozen",
+        };
+      });
   },
   function protectedPath({ patch, measurement }) {
     return [...patch.protectedPaths, ...(typeof measurement === "object" ? measurement.protectedSettings : [])];

@@ -41,6 +41,7 @@ export const SIGNALS = [
     reasons: ["runner_tampering", "run_wrote_repository", "shipped_code_replaced"],
   },
   { id: "measurement", label: "Measurement", reasons: ["coverage_exclusions_added", "unmeasured_source"] },
+  { id: "patch_coverage", label: "Patch coverage", reasons: ["patch_unproven"] },
   { id: "protected_paths", label: "Protected paths", reasons: ["protected_path"] },
   { id: "human_signatures", label: "Human signatures", reasons: ["unverified_human_trailer"] },
   { id: "history", label: "History", reasons: ["shallow_history"] },

@@ -3,6 +3,7 @@
 // core's decide() for the answer. Any input it cannot read or trust throws a GateError (exit 2).
 import {
   decide,
+  parseGitDiff,
   evidencePaths,
   isTestFile,
   mergeOwnChanges,
@@ -14,6 +15,7 @@ import {
   type CommandOutcome,
   type CommitPaths,
   type DecideInput,
+  type DiffFile,
   type Env,
   type GateConfig,
   type GateIssue,
@@ -359,6 +361,10 @@ async function evaluateCheck(
         results: config.results.junit,
         maxUnledgeredSkips: config.results.maxUnledgeredSkips,
         minProven: config.coverage.minProven,
+        minPatchProven: config.coverage.minPatchProven,
+        patchLines: shallow
+          ? { notMeasured: "the history does not reach the base" }
+          : patchLines(ports, loaded.patch.base, loaded.patch.head),
         maxLeaseDays: config.ledger.maxLeaseDays,
         properties: config.properties.enabled
           ? { kind: "results", paths: config.properties.results }
@@ -415,6 +421,25 @@ async function evaluateCheck(
   } finally {
     if (checkout !== undefined) ports.git.removeWorktree(checkout);
   }
+}
+
+/**
+ * The lines base..head added, per file (git's diff of the two trees, renames paired); a diff misread is
+ * exit 2. A CI's test merge of the head is measured as it would land, so its lines are the merge's own
+ * against the target side: numbered as in the files the proof run measured.
+ */
+function patchLines(ports: GatePorts, base: string, head: string): { files: DiffFile[] } {
+  const { git } = ports;
+  const current = git.resolveCommit("HEAD");
+  const parents = current !== undefined && current !== head ? git.commitParents(current) : [];
+  const target = parents.includes(head) ? parents.find((p) => p !== head) : undefined;
+  const [from, to] = target !== undefined && current !== undefined ? [target, current] : [base, head];
+  const { files, errors } = parseGitDiff(
+    git.rangeDiff(from, to),
+    `git diff --unified=0 -M ${from.slice(0, 12)} ${to.slice(0, 12)}`,
+  );
+  if (errors.length > 0) throw new GateError(errors);
+  return { files };
 }
 
 /** Every commit of the range with the paths it answers for. */
@@ -598,6 +623,10 @@ interface JudgeSources {
   results: string[];
   maxUnledgeredSkips: number | undefined;
   minProven: number;
+  /** `[coverage] min_patch_proven` of the base's config (`check`). */
+  minPatchProven?: number | undefined;
+  /** The lines base..head added (`check`), or why not read; undefined: not measured (`decide`). */
+  patchLines?: DecideInput["patchLines"];
   /** `[ledger] max_lease_days` of the base's config, when one was read. */
   maxLeaseDays?: number | undefined;
   properties:
@@ -719,6 +748,8 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     leases,
     coverage: coverage.coverage,
     minProven: s.minProven,
+    minPatchProven: s.minPatchProven,
+    patchLines: s.patchLines,
     maxLeaseDays: s.maxLeaseDays,
     evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,
     patch: s.patch,

@@ -46,6 +46,11 @@ export interface GitPort {
    * runs, and no file of the machine's or the work tree's is the judge.
    */
   signatureChecks(shas: readonly string[], allowedSigners: string): SignatureCheck[];
+  /**
+   * `git diff --no-color --unified=0 -M base head`: the patch as one diff of the two trees, renames
+   * paired, names C-quoted where git quotes them (core.quotePath on); core's `parseGitDiff` reads it.
+   */
+  rangeDiff(base: string, head: string): string;
   /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
   addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
   /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */

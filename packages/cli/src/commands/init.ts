@@ -124,6 +124,10 @@ ${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = $
 ${d.coverage.fullReport === undefined ? '# full_report = "full_coverage.json"' : `full_report = ${tomlString(d.coverage.fullReport)}`}
 # The floor, in percent: proven coverage below it is \`proven_coverage\`.
 min_proven = ${tomlNumber(d.coverage.minProven)}
+# The floor for proven patch coverage, in percent: of the statements the patch adds or changes,
+# the share unfrozen tests run (\`patch_unproven\`). A patch that changes no statement is n/a, and
+# passes. Unset: the figure is shown, not enforced.
+${d.coverage.minPatchProven === undefined ? "# min_patch_proven = 80" : `min_patch_proven = ${tomlNumber(d.coverage.minPatchProven)}`}
 
 [results]
 # JUnit XML of the proof run (shards allowed): every collected test must be proven, frozen, skipped

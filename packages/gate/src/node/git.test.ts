@@ -1,14 +1,15 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer } from "@proofgate/core";
+import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer, parseGitDiff } from "@proofgate/core";
 import {
   blameRange,
   changedPaths,
   listCommits,
   listFilesAt,
   nodeGit,
+  rangeDiff,
   readFileAt,
   resolveRange,
   runGit,
@@ -563,5 +564,56 @@ describe("nodeGit remembers what a commit holds, never what a ref points at", ()
     repo.commit("three\n", { "c.txt": "c\n" });
     expect(git.listFilesAt("HEAD", "").map((e) => e.path)).toEqual(["a.txt", "b.txt", "c.txt"]);
     expect(git.blame({ base, head: "HEAD" }, "a.txt")).not.toBe(git.blame({ base, head: "HEAD" }, "a.txt"));
+  });
+});
+
+describe("rangeDiff: the patch's lines as git diffs the two trees", () => {
+  it("reads renames, quoted and non-ASCII names, binary files and mode changes, whatever the user's diff settings", () => {
+    const repo = track(scratchRepo());
+    const body = Array.from({ length: 12 }, (_, i) => `x${i} = ${i}`).join("\n") + "\n";
+    const base = repo.commit("base", {
+      "src/pkg/old mod.py": body,
+      'src/pkg/q"uote.py': "a = 1\n",
+      "src/pkg/ünï.py": "a = 1\n",
+      "src/pkg/gone.py": "a = 1\n",
+      "data.bin": new Uint8Array([0, 1, 2]),
+      "run.sh": "echo\n",
+    });
+    chmodSync(join(repo.dir, "run.sh"), 0o755);
+    const head = repo.commit("head", {
+      "src/pkg/old mod.py": null,
+      "src/pkg/new mod.py": body.replace("x3 = 3", "x3 = 33") + "x12 = 12\n",
+      'src/pkg/q"uote.py': "a = 1\nb = 2\n",
+      "src/pkg/ünï.py": "a = 2\n",
+      "src/pkg/gone.py": null,
+      "data.bin": new Uint8Array([0, 1, 3]),
+    });
+    // Settings that would change the text: no prefixes, other prefixes, a relative root, no renames.
+    for (const [key, value] of [
+      ["diff.noprefix", "true"],
+      ["diff.mnemonicPrefix", "true"],
+      ["diff.relative", "true"],
+      ["diff.renames", "false"],
+      ["core.quotePath", "false"],
+      ["color.diff", "always"],
+    ])
+      repo.git(["config", key!, value!]);
+    const { files, errors } = parseGitDiff(rangeDiff(base, head, at(join(repo.dir, "src"))));
+    expect(errors).toEqual([]);
+    expect(files.map((f) => [f.path, f.oldPath, f.status, f.binary, f.modeChanged, f.added])).toEqual([
+      ["data.bin", undefined, "modified", true, false, []],
+      ["run.sh", undefined, "modified", false, true, []],
+      ["src/pkg/gone.py", undefined, "deleted", false, false, []],
+      ["src/pkg/new mod.py", "src/pkg/old mod.py", "renamed", false, false, [4, 13]],
+      ['src/pkg/q"uote.py', undefined, "modified", false, false, [2]],
+      ["src/pkg/ünï.py", undefined, "modified", false, false, [1]],
+    ]);
+    expect(nodeGit(at(repo.dir)).rangeDiff(base, head)).toBe(rangeDiff(base, head, at(repo.dir)));
+  });
+
+  it("refuses a revision that reads as an option", () => {
+    const repo = track(scratchRepo());
+    const base = repo.commit("base", { "a.py": "a\n" });
+    expect(() => rangeDiff("--output=/tmp/x", base, at(repo.dir))).toThrow(GateError);
   });
 });

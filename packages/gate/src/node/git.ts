@@ -977,12 +977,44 @@ export function nodeGit(repo: GitRepo): GitPort {
     treeOf: (rev) => treeOf(rev, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha) => added(sha, ""),
+    rangeDiff: (base, head) => rangeDiff(base, head, repo),
     blame: (range, path) =>
       FULL_SHA.test(range.base) ? blamed(range.head, `${range.base}\0${path}`) : blameRange(range, path, repo),
     addWorktree: (rev) => addWorktree(rev, repo),
     removeWorktree: (dir) => removeWorktree(dir, repo),
     listWorktrees: () => worktreePaths(gitExec(["worktree", "list", "--porcelain"], repo).stdout.toString("utf8")),
   };
+}
+
+/**
+ * The diff of two commits' trees, hunks without context, renames paired (`-M`): the lines base..head
+ * added, for patch coverage. Every setting that changes the text is pinned on the command line (prefixes,
+ * no external diff or textconv, no `diff.relative`), and core.quotePath is on, so each name outside ASCII
+ * comes as octal bytes the reader checks for UTF-8.
+ */
+export function rangeDiff(base: string, head: string, repo: GitRepo): string {
+  refusesOption("base", base);
+  refusesOption("head", head);
+  return runGit(
+    [
+      "-c",
+      "core.quotepath=on",
+      "diff",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--no-relative",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      "--unified=0",
+      "-M",
+      "--end-of-options",
+      base,
+      head,
+      "--",
+    ],
+    repo,
+  );
 }
 
 /** A path as `git diff` prints it: verbatim, or C-quoted (`"a\tb"`, octal bytes) when it holds special characters. */

@@ -18,6 +18,7 @@ function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<S
     test_evidence: pass("120 proven", "0 failed, 0 missing"),
     test_runner: pass("proof run: 121 tests recorded", "a signed run record of this run"),
     measurement: pass("config .coveragerc: 0 loosenings", "Gate-Change: human"),
+    patch_coverage: pass("100.00% (4 of 4 changed statements proven; 2 files)", ">= 80% of the changed statements proven; n/a passes"),
     protected_paths: pass("none touched", "Gate-Change: human"),
     human_signatures: { value: "not required", policy: "[agents] human_signatures", off: true },
     history: pass("3 commits", "reaches base"),
