@@ -195,6 +195,14 @@ export {
   type FrozenOnlyFile,
   type FrozenOnlyRange,
 } from "./coverage/frozen-only.js";
+export {
+  byCost,
+  leaseCosts,
+  RERUN_COST_WHY,
+  type LeaseCost,
+  type LeaseCostFile,
+  type LeaseCosts,
+} from "./coverage/lease-cost.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
 export {
   parseFixturesLock,
