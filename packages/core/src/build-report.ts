@@ -13,6 +13,7 @@ import {
   type ReportLease,
 } from "./report.js";
 import { frozenOnlyFiles } from "./coverage/frozen-only.js";
+import { leaseCosts, type LeaseCosts } from "./coverage/lease-cost.js";
 import type { GateFacts } from "./rules.js";
 import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
 import type { PatchPolicy } from "./patch.js";
@@ -268,12 +269,20 @@ function removedTestsMeasure(
   };
 }
 
-const reportLease = (lease: Lease): ReportLease => ({
+const reportLease = (lease: Lease, costs?: LeaseCosts): ReportLease => ({
   nodeid: lease.nodeid,
   owner: lease.owner,
   expires: lease.expires,
   line: lease.line ?? null,
+  ...(costs ? { cost: costs.byTest.get(lease.nodeid) } : {}),
 });
+
+/** The active leases' costs: from the single run's contexts, else not measured and why. */
+function activeCosts(coverage: ProvenCoverage, active: readonly Lease[]): LeaseCosts {
+  const ids = active.map((l) => l.nodeid);
+  const costs = leaseCosts(coverage.map, [...new Set([...ids, ...(coverage.dropped ?? [])])], coverage.frozenNotRun);
+  return { ...costs, byTest: new Map(ids.map((id) => [id, costs.byTest.get(id)!])) };
+}
 
 /** The report of an evaluated gate: the decision the findings give, the table, and every section. */
 export function buildReport(
@@ -286,6 +295,7 @@ export function buildReport(
   const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
   const { coverage, ledger, active, expired, unknown, accounting, patch, properties, universe } = facts;
   const range = patch.evidence;
+  const costs = activeCosts(coverage, active);
   return {
     todayUtc: facts.today,
     collectedTests: universe.ids.length,
@@ -324,9 +334,11 @@ export function buildReport(
       budgetOmitted: ledger.budgetOmitted,
       rejectIfExpired: ledger.rejectIfExpired,
       rejectIfAgentAddsLease: ledger.rejectIfAgentAddsLease,
-      active: active.map(reportLease),
-      expired: expired.map(reportLease),
+      active: active.map((l) => reportLease(l, costs)),
+      expired: expired.map((l) => reportLease(l)),
       unknown: unknown.map((u) => ({ ...reportLease(u.lease), closeIds: u.close.map((c) => c.id) })),
+      costPool: costs.pool,
+      costNotMeasured: costs.notMeasured ?? null,
     },
     accounting: accounting
       ? {

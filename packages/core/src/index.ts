@@ -106,7 +106,7 @@ export {
 } from "./report.js";
 export { RULES, type Rule, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
 export { buildReport, errorReport } from "./build-report.js";
-export { reportJson, reportObject } from "./report-json.js";
+export { leaseCostObject, reportJson, reportObject } from "./report-json.js";
 export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./fit-text.js";
 export { FULL_SHA, isFullSha, shortRevision } from "./revisions.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";

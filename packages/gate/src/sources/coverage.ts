@@ -258,6 +258,8 @@ async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts):
       ...proven.summary,
       upper: proven.upper,
       map: built.map,
+      dropped: [...sources.frozen],
+      frozenNotRun: proven.frozenNotRun,
     },
     files: [dataFile, report],
     warnings: proven.warnings,
