@@ -455,14 +455,27 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           )
           .command(
             "list",
-            "A table of every lease: nodeid, owner, expires, days left, state",
+            "A table of every lease: nodeid, owner, expires, days left, state; with a --cov-context=test run, what each costs (the lines only its test runs), dearest first",
             (z) =>
-              todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test")).option(
-                "format",
-                { choices: ["text", "json"], default: "text" },
-              ),
+              todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test"))
+                .option("contexts", {
+                  type: "string",
+                  describe:
+                    "coverage.py's .coverage data file of a `pytest --cov-context=test` run (default: [coverage] contexts of proofgate.toml, when the file is there)",
+                  requiresArg: true,
+                })
+                .option("report", {
+                  type: "string",
+                  describe: "with --contexts, the same run's `coverage json`",
+                  requiresArg: true,
+                })
+                .option("format", { choices: ["text", "json"], default: "text" })
+                .example(
+                  "proofgate ledger list --contexts .coverage --report full.json",
+                  "what each lease costs: pytest --cov-context=test --cov-branch, then coverage json -o full.json",
+                ),
             async (a) => {
-              code = (await import("./commands/ledger.js")).runLedgerList(a, io);
+              code = await (await import("./commands/ledger.js")).runLedgerList(a, io);
             },
           )
           .command(
