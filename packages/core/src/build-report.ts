@@ -13,6 +13,7 @@ import {
   type ReportLease,
 } from "./report.js";
 import { frozenOnlyFiles } from "./coverage/frozen-only.js";
+import { coverageDrop } from "./coverage-drop.js";
 import { leaseCosts, type LeaseCosts } from "./coverage/lease-cost.js";
 import type { GateFacts } from "./rules.js";
 import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
@@ -98,6 +99,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: `${pct(coverage.percent)} (lines ${pct(coverage.lineRate * 100)}${coverage.branches > 0 ? `, branches ${pct(coverage.branchRate * 100)}` : ""}; ${coverageHow})`,
       policy: `>= ${facts.minProven}%`,
     },
+    coverage_drop: coverageDropMeasure(facts),
     freeze_budget: {
       value: `${active.length} active, ${expired.length} expired${unknown.length ? `, ${unknown.length} unknown` : ""}`,
       policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test${facts.maxLeaseDays !== undefined ? `, runs <= ${plural(facts.maxLeaseDays, "day")}` : ""}`,
@@ -179,6 +181,19 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: facts.policySource ?? "the command line's flags",
       policy: "the base revision's proofgate.toml: a patch cannot change its own judge",
     },
+  };
+}
+
+/** The coverage drop row: off without `[coverage] max_drop`; not measured without the base's figure. */
+function coverageDropMeasure({ coverageDrop: drop, coverage }: GateFacts): SignalMeasure {
+  if (!drop) return { value: "off: [coverage] max_drop is not set", policy: "drop <= [coverage] max_drop", off: true };
+  const policy = `drop <= ${drop.maxDrop} points below the base's proven coverage`;
+  if (drop.kind === "not_measured")
+    return { value: `not measured: ${drop.why}. Fix: ${drop.fix}`, policy, notMeasured: true };
+  const points = coverageDrop(drop.basePercent, coverage.percent);
+  return {
+    value: `${pct(drop.basePercent)} at the base, ${pct(coverage.percent)} now: ${points >= 0 ? `down ${points.toFixed(2)}` : `up ${(-points).toFixed(2)}`} points (base: ${drop.file})`,
+    policy,
   };
 }
 
@@ -327,6 +342,8 @@ export function buildReport(
       lineRate: coverage.lineRate,
       branchRate: coverage.branchRate,
       ...hiddenDebt(coverage),
+      maxDropPoints: facts.coverageDrop?.maxDrop ?? null,
+      baseProvenCoveragePercent: facts.coverageDrop?.kind === "measured" ? facts.coverageDrop.basePercent : null,
     },
     ledger: {
       file: ledger.file,

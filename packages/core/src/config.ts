@@ -29,6 +29,10 @@ export interface GateConfig {
     /** Rerun mode: a full run's report (every test, frozen included), for the raw figure. */
     fullReport?: string | undefined;
     minProven: number;
+    /** Percentage points proven coverage may fall below the base's proven figure; undefined: off. */
+    maxDrop?: number | undefined;
+    /** The base pipeline's gate report (a CI artifact, never a committed file): the base's proven figure. */
+    baseReport?: string | undefined;
   };
   /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
@@ -141,7 +145,15 @@ type Kind = "string" | "strings" | "int" | "percent" | "bool";
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
   universe: { collected: "strings", base_collected: "strings" },
-  coverage: { reports: "strings", shards: "int", contexts: "string", full_report: "string", min_proven: "percent" },
+  coverage: {
+    reports: "strings",
+    shards: "int",
+    contexts: "string",
+    full_report: "string",
+    min_proven: "percent",
+    max_drop: "percent",
+    base_report: "string",
+  },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
   properties: { enabled: "bool", seeds: "strings", results: "strings", tests: "strings", judge_tests: "bool" },
@@ -285,6 +297,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       contexts: v("coverage", "contexts") as string | undefined,
       fullReport: v("coverage", "full_report") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
+      maxDrop: v("coverage", "max_drop") as number | undefined,
+      baseReport: v("coverage", "base_report") as string | undefined,
     },
     results: {
       junit: list("results", "junit", d.results.junit),

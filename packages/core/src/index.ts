@@ -41,6 +41,12 @@ export {
 export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
 export { decide, type DecideInput } from "./decide.js";
 export {
+  coverageDrop,
+  coverageDroppedFindings,
+  parseBaseCoverageReport,
+  type CoverageDropEvidence,
+} from "./coverage-drop.js";
+export {
   judgeTestChanges,
   skipsAtHead,
   goneSinceBase,

@@ -86,6 +86,8 @@ export function reportObject(r: GateReport): Record<string, unknown> {
       },
       raw_not_measured: r.coverage.rawNotMeasured,
       hidden_debt_points: float(r.coverage.hiddenPoints),
+      max_drop_points: float(r.coverage.maxDropPoints),
+      base_proven_coverage_percent: float(r.coverage.baseProvenCoveragePercent),
       frozen_only: r.coverage.frozenOnly && {
         lines: r.coverage.frozenOnly.lines,
         branches: r.coverage.frozenOnly.branches,

@@ -37,6 +37,7 @@ export type InputRole =
   | "allowed_signers"
   | "base_universe"
   | "base_results"
+  | "base_coverage"
   | "base_properties";
 
 /** A digest of one input file, so a report says exactly what it judged. */
@@ -160,6 +161,10 @@ export interface CoverageSection {
   hiddenPoints: number | null;
   /** The lines and branches only frozen tests run; null when raw was not measured. */
   frozenOnly: FrozenOnlySection | null;
+  /** `[coverage] max_drop`; null when off. */
+  maxDropPoints: number | null;
+  /** The base's proven figure the drop is measured against; null when off or not measured. */
+  baseProvenCoveragePercent: number | null;
 }
 
 /** The evidence accounting: every collected test in one class. */

@@ -12,6 +12,7 @@ import {
   unexpectedChanges,
   GateError,
   type CommandOutcome,
+  type CoverageDropEvidence,
   type CommitPaths,
   type DecideInput,
   type Env,
@@ -58,6 +59,7 @@ import {
   loadBaseUniverse,
   type BasePropertyIdsRead,
   type BaseUniverseRead,
+  loadBaseCoverage,
 } from "./sources/base-tests.js";
 
 /** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
@@ -292,6 +294,8 @@ async function evaluateCheck(
     const baseProperties: BasePropertyIdsRead | undefined = shallow
       ? undefined
       : await loadBasePropertyIds(baseOptions);
+    // The base's proven figure ([coverage] max_drop): read before any step runs, so a bad one stops early.
+    const baseCoverage = loadBaseCoverage(baseOptions);
     const commands: CommandOutcome[] = [];
     let records: CommandsRun["records"] = {};
     if (request.run && shallow) {
@@ -353,6 +357,7 @@ async function evaluateCheck(
         results: config.results.junit,
         maxUnledgeredSkips: config.results.maxUnledgeredSkips,
         minProven: config.coverage.minProven,
+        coverageDrop: baseCoverage,
         maxLeaseDays: config.ledger.maxLeaseDays,
         properties: config.properties.enabled
           ? { kind: "results", paths: config.properties.results }
@@ -592,6 +597,8 @@ interface JudgeSources {
   results: string[];
   maxUnledgeredSkips: number | undefined;
   minProven: number;
+  /** `[coverage] max_drop` (`check`) with the base's figure and the file it came from; undefined: off. */
+  coverageDrop?: { evidence: CoverageDropEvidence; inputs: InputDigest[] } | undefined;
   /** `[ledger] max_lease_days` of the base's config, when one was read. */
   maxLeaseDays?: number | undefined;
   properties:
@@ -660,7 +667,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const changes = s.testChanges
     ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })
     : undefined;
-  inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []));
+  inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []), ...(s.coverageDrop?.inputs ?? []));
 
   const read = [
     ...ledger.warnings,
@@ -713,6 +720,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     leases,
     coverage: coverage.coverage,
     minProven: s.minProven,
+    coverageDrop: s.coverageDrop?.evidence,
     maxLeaseDays: s.maxLeaseDays,
     evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,
     patch: s.patch,
