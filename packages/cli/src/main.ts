@@ -353,6 +353,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               describe:
                 "append the files `check --run` writes to .gitignore (only the lines git does not ignore yet); --no-gitignore only lists them",
             })
+            .option("min-proven", {
+              type: "string",
+              requiresArg: true,
+              describe: "the floor to write as [coverage] min_proven, instead of measuring one",
+            })
+            .option("measure", {
+              type: "boolean",
+              default: true,
+              describe:
+                "run the proof command once and write its coverage, rounded down, as min_proven; --no-measure keeps 70 with a note to raise it",
+            })
             .example("proofgate init", "the files for this layout, and the CI job for the CI found")
             .example(
               "proofgate init --no-gitignore --python .venv/bin/python",
