@@ -348,6 +348,7 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
       leases: ledgerText ? (parseLedger(ledgerText, plan.config.ledger.path).ledger?.leases.length ?? 1) : 0,
       env,
       run: options.tryCommand,
+      say: io.stdout,
     });
     plan.config.coverage.minProven = floor.minProven;
     plan.notes.floor = floor.notes;

@@ -46,6 +46,8 @@ export function measureFloor(
     leases: number;
     env: Env;
     run?: CommandTryRunner | undefined;
+    /** Says that the suite is about to run (it may take a while). */
+    say?: ((line: string) => void) | undefined;
   },
 ): InitFloor {
   const fallback = config.coverage.minProven;
@@ -70,6 +72,7 @@ export function measureFloor(
     ".coverage",
   ];
   const written = outputs.filter((p) => !existsSync(at(p)));
+  options.say?.(`measuring the floor: running [commands] proof once (\`${proof}\`; --no-measure skips it)\n`);
   let text: string | undefined;
   let exitCode: number;
   try {
