@@ -129,6 +129,7 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.errors).toEqual([]);
     expect(r.report.signals.map((s) => `${s.id}:${s.result}`)).toEqual([
       "proven_coverage:pass",
+      "coverage_drop:off",
       "freeze_budget:pass",
       "lease_authorship:pass",
       "fixture_digests:pass",
@@ -203,6 +204,7 @@ describe("proofgate check --run: MERGE", () => {
     const rows = r.stdout.split("\n").filter((l) => /^\S.*\s(pass|fail|off|not_measured)\s/.test(l));
     expect(rows.map((l) => l.split(/\s{2,}/)[0])).toEqual([
       "Proven coverage",
+      "Coverage drop",
       "Freeze budget",
       "Lease authorship",
       "Fixture digests",
@@ -281,6 +283,7 @@ describe("proofgate check --run: MERGE", () => {
     expect(r.report.reasons, explain(r)).toEqual([]);
     expect(r.status).toBe(0);
     expect(r.report.signals.filter((s) => s.result !== "pass").map((s) => `${s.id}:${s.result}`)).toEqual([
+      "coverage_drop:off",
       "fixture_digests:off",
       "property_hold:off",
       "patch_coverage:off",
@@ -291,6 +294,7 @@ describe("proofgate check --run: MERGE", () => {
     // Said once, in the rows (not as a warning on every run).
     expect(r.report.warnings).toEqual([]);
     expect(r.report.signals.filter((s) => s.result === "off").map((s) => s.value)).toEqual([
+      "off: [coverage] max_drop is not set",
       `off: [fixtures] enabled = false in proofgate.toml at ${short(p.base)}`,
       `off: [properties] enabled = false in proofgate.toml at ${short(p.base)}`,
       // describe(), every line of it run by test_describe.
@@ -539,6 +543,38 @@ const SCENARIOS: Scenario[] = [
     run: true,
     reasons: ["shard_missing"],
     findings: () => [F("shard_missing", null)],
+  },
+  {
+    name: "coverage_dropped: [coverage] max_drop = 1, and the base pipeline's report (a CI artifact) says 99.5%",
+    build: () => {
+      const p = reused({
+        base: {
+          "proofgate.toml": config().replace(
+            "min_proven = 80\n",
+            'min_proven = 80\nmax_drop = 1\nbase_report = "base-report.json"\n',
+          ),
+        },
+      });
+      // What the base pipeline's gate wrote for the base commit, downloaded beside the checkout.
+      writeFileSync(
+        join(p.dir, "base-report.json"),
+        JSON.stringify({ decision: "MERGE", proven_coverage_percent: 99.5, head: p.base }),
+      );
+      return p;
+    },
+    run: false,
+    reasons: ["coverage_dropped"],
+    findings: () => [F("coverage_dropped", "base-report.json")],
+    also: (_p, r) => {
+      expect(r.report.signals.find((s) => s.id === "coverage_drop")).toMatchObject({
+        result: "fail",
+        value: expect.stringMatching(/^99\.50% at the base, \d+\.\d\d% now: down \d+\.\d\d points/),
+      });
+      expect(r.report.coverage).toMatchObject({ max_drop_points: 1, base_proven_coverage_percent: 99.5 });
+      expect(r.report.inputs).toContainEqual(
+        expect.objectContaining({ role: "base_coverage", path: "base-report.json" }),
+      );
+    },
   },
   {
     name: "fixtures_unlocked: the agent changes a golden file, not the lock",
@@ -923,7 +959,7 @@ const SCENARIOS: Scenario[] = [
 describe("proofgate check: each reason code", () => {
   it("the scenarios below and the fail-closed matrix reach every reason code of @proofgate/core", () => {
     const codes = [...REASON_CODES];
-    expect(codes.length).toBe(35);
+    expect(codes.length).toBe(36);
     const reached = new Set([
       ...SCENARIOS.flatMap((s) => s.reasons),
       ...FAIL_CASES.flatMap((c) => c.reasons ?? (c.errorFiles ? ["input_error"] : [])),

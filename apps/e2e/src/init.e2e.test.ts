@@ -157,6 +157,7 @@ def test_describe():
     },
     rows: [
       "pass",
+      "off", // coverage drop: init leaves max_drop commented out
       "pass",
       "pass",
       "pass",
@@ -270,6 +271,7 @@ def test_ring():
     },
     rows: [
       "pass",
+      "off", // coverage drop: init leaves max_drop commented out
       "pass",
       "pass",
       "off",
@@ -349,6 +351,7 @@ def test_longest():
     },
     rows: [
       "pass",
+      "off", // coverage drop: init leaves max_drop commented out
       "pass",
       "pass",
       "off",
@@ -401,7 +404,15 @@ describe("proofgate init, then check --run twice, unedited", () => {
       "  python: `python` (Python 3.11.2, pytest 7.2.1, pytest-cov 4.0.0, coverage 6.5.0): `coverage json` writes the JSON report (pytest-cov before 4.1 has none)\n",
     );
     expect(init.stdout).not.toContain("warning:");
+    // The floor is the project's own: the proof run init ran once, rounded down (the check below at the
+    // base runs the same suite on the same code).
+    const measured = /\n {2}floor: min_proven = (\d+): the proof run, run once by init, covered (\d+\.\d\d)%\n/.exec(
+      init.stdout,
+    );
+    expect(measured, init.stdout).not.toBeNull();
+    expect(Number(measured![1])).toBe(Math.floor(Number(measured![2])));
     const toml = readFileSync(join(dir, "proofgate.toml"), "utf8");
+    expect(toml).toContain(`\nmin_proven = ${measured![1]}.0\n`);
     expect(toml).toContain(`\ncollect = ${JSON.stringify(c.commands.collect)}\n`);
     expect(toml).toContain(`\nproof = ${JSON.stringify(c.commands.proof)}\n`);
     if (c.commands.properties) expect(toml).toContain(`\nproperties = ${JSON.stringify(c.commands.properties)}\n`);
@@ -438,6 +449,7 @@ describe("proofgate init, then check --run twice, unedited", () => {
         JSON.parse(readFileSync(join(dir, "proven_coverage.json"), "utf8")) as { totals: { percent_covered: number } }
       ).totals;
       expect(r.report.proven_coverage_percent).toBe(totals.percent_covered);
+      expect(r.report.min_proven_coverage_percent).toBe(Number(measured![1]));
       // Everything the run left is ignored (Python's caches among it): the next run finds the work tree clean.
       expect(git(dir, ["status", "--porcelain", "--untracked-files=all"]), `run ${run}`).toBe("");
       expect(git(dir, ["status", "--porcelain", "--ignored"])).toMatch(/^!! (.*\/)?__pycache__\/$/m);

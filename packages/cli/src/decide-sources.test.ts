@@ -465,6 +465,9 @@ describe("decide: the JSON report's coverage, accounting and inputs", () => {
       raw: null,
       raw_not_measured: "the proof run is a rerun and [coverage] full_report names no full run's report",
       hidden_debt_points: null,
+      // decide has no [coverage] max_drop: off.
+      max_drop_points: null,
+      base_proven_coverage_percent: null,
       frozen_only: null,
       // decide reads no git diff: no patch figure.
       patch: null,

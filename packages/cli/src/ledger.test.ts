@@ -1,6 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import initSqlJs from "sql.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run, type CliIo } from "./main.js";
 
@@ -25,13 +27,17 @@ function file(name: string, text: string): string {
 }
 
 async function gate(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return gateIn(dir, argv);
+}
+
+async function gateIn(cwd: string, argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = "";
   let stderr = "";
   const io: CliIo = {
     stdout: (t) => (stdout += t),
     stderr: (t) => (stderr += t),
     now: () => NOW,
-    cwd: dir,
+    cwd,
     env: process.env,
   };
   const code = await run(argv, io);
@@ -204,7 +210,10 @@ describe("ledger list", () => {
     const freeze = file("freeze.toml", ledgerText(ALL));
     const r = await gate(["ledger", "list", "--freeze", freeze]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toBe("");
+    // No contexts run: no cost column, and it says why.
+    expect(r.stderr).toBe(
+      "proofgate: note: no cost: the rerun does not record which test ran which line (pass --contexts .coverage --report full.json from a `pytest --cov-context=test` run, or set [coverage] contexts)\n",
+    );
     expect(r.stdout).toBe(
       [
         "NODEID                              OWNER  EXPIRES     DAYS LEFT  STATE",
@@ -262,6 +271,8 @@ describe("ledger list", () => {
           line: 10,
         },
       ],
+      cost_pool: null,
+      cost_not_measured: expect.stringMatching(/^no cost: the rerun does not record/),
     });
   });
 
@@ -378,5 +389,117 @@ describe("ledger expiring", () => {
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toMatch(/^proofgate: error: --within ".*" is not a number of days/);
+  });
+});
+
+// What each lease costs, from a real coverage.py 6.5 `--cov-context=test --cov-branch` run: core's
+// contexts fixtures (rows of its .coverage, written back into SQLite here, and its `coverage json`).
+describe("ledger list with a single run's contexts", () => {
+  const fixture = (name: string): string =>
+    readFileSync(new URL(`../../core/src/__fixtures__/contexts/${name}`, import.meta.url), "utf8");
+  const A = "tests/test_m.py::test_a";
+  const B = "tests/test_m.py::test_b";
+  const C = "tests/test_m.py::test_c";
+
+  async function dataFile(): Promise<string> {
+    const rows = JSON.parse(fixture("cov65-branch-rows.json")) as {
+      hasArcs: boolean;
+      contexts: { id: number; name: string }[];
+      files: { id: number; path: string }[];
+      lineBits: { fileId: number; contextId: number; numbits: string }[];
+      arcs: [number, number, number, number][];
+    };
+    const SQL = await initSqlJs({
+      locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm"),
+    });
+    const db = new SQL.Database();
+    db.run(`
+      CREATE TABLE coverage_schema (version integer);
+      CREATE TABLE meta (key text, value text, unique (key));
+      CREATE TABLE file (id integer primary key, path text, unique (path));
+      CREATE TABLE context (id integer primary key, context text, unique (context));
+      CREATE TABLE line_bits (file_id integer, context_id integer, numbits blob, unique (file_id, context_id));
+      CREATE TABLE arc (file_id integer, context_id integer, fromno integer, tono integer, unique (file_id, context_id, fromno, tono));
+      CREATE TABLE tracer (file_id integer primary key, tracer text);
+      INSERT INTO coverage_schema VALUES (7);
+      INSERT INTO meta VALUES ('version', '6.5.0');
+      INSERT INTO meta VALUES ('has_arcs', '${rows.hasArcs ? 1 : 0}');`);
+    for (const c of rows.contexts) db.run("INSERT INTO context VALUES (?, ?)", [c.id, c.name]);
+    for (const f of rows.files) db.run("INSERT INTO file VALUES (?, ?)", [f.id, f.path]);
+    for (const l of rows.lineBits)
+      db.run("INSERT INTO line_bits VALUES (?, ?, ?)", [l.fileId, l.contextId, Buffer.from(l.numbits, "hex")]);
+    for (const a of rows.arcs) db.run("INSERT INTO arc VALUES (?, ?, ?, ?)", a);
+    const path = join(dir, `${serial++}.coverage`);
+    writeFileSync(path, db.export());
+    db.close();
+    return path;
+  }
+
+  it("shows what only each lease's test runs and its share of the pool, dearest first", async () => {
+    const freeze = file(
+      "freeze.toml",
+      ledgerText([
+        { nodeid: C, owner: "carol", expires: "2026-12-31" },
+        { nodeid: A, owner: "alice", expires: "2026-12-31" },
+        { nodeid: B, owner: "bob", expires: "2026-12-31" },
+        { nodeid: "tests/test_m.py::test_old", owner: "olga", expires: "2026-11-01" },
+      ]),
+    );
+    const contexts = await dataFile();
+    const report = file("full.json", fixture("cov65-branch-full.json"));
+    const args = ["ledger", "list", "--freeze", freeze, "--contexts", contexts, "--report", report];
+    const json = await gate([...args, "--format", "json"]);
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout) as {
+      leases: { nodeid: string; cost: { status: string; lines?: number; branches?: number } | null }[];
+      cost_pool: { lines: number; branches: number };
+      cost_not_measured: null;
+    };
+    // Each single-test entry of the fixture's expected file is coverage.py's own count without that test:
+    // with the other two frozen too, a lease's cost is still what leaving out only its test loses.
+    const expected = JSON.parse(fixture("cov65-branch-expected.json")) as {
+      frozen: string[];
+      totals: { covered_lines: number; covered_branches: number };
+    }[];
+    const all = expected.find((e) => e.frozen.length === 0)!.totals;
+    const without = (id: string) => expected.find((e) => e.frozen.length === 1 && e.frozen[0] === id)!.totals;
+    for (const id of [A, B, C]) {
+      const lease = out.leases.find((l) => l.nodeid === id)!;
+      expect(lease.cost).toMatchObject({
+        status: "measured",
+        lines: all.covered_lines - without(id).covered_lines,
+        branches: all.covered_branches - without(id).covered_branches,
+      });
+    }
+    // Dearest first (b: 9 lines, a: 5, c: 3); the expired lease's test is not frozen, so it has no cost.
+    expect(out.leases.map((l) => l.nodeid)).toEqual([B, A, C, "tests/test_m.py::test_old"]);
+    expect(out.leases[3]!.cost).toBeNull();
+    expect(out.cost_not_measured).toBeNull();
+    expect(out.cost_pool.lines).toBeGreaterThanOrEqual(0);
+
+    const text = await gate(args);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split("\n");
+    expect(lines[0]).toMatch(/^NODEID +OWNER +EXPIRES +DAYS LEFT +STATE +ONLY IT RUNS +SHARED$/);
+    expect(lines[1]).toMatch(/^tests\/test_m\.py::test_b .* active +9 lines, 5 branches +/);
+    expect(lines[4]).toMatch(/^tests\/test_m\.py::test_old .* expired +- +-$/);
+    expect(text.stdout).toContain("what a run without only that test loses");
+  });
+
+  it("reads [coverage] contexts from proofgate.toml, and refuses --report alone", async () => {
+    const sub = mkdtempSync(join(dir, "project-"));
+    copyFileSync(await dataFile(), join(sub, ".coverage"));
+    writeFileSync(join(sub, "full.json"), fixture("cov65-branch-full.json"));
+    writeFileSync(join(sub, "freeze.toml"), ledgerText([{ nodeid: A, owner: "alice", expires: "2026-12-31" }]));
+    writeFileSync(join(sub, "proofgate.toml"), '[coverage]\ncontexts = ".coverage"\nreports = ["full.json"]\n');
+    const r = await gateIn(sub, ["ledger", "list", "--format", "json"]);
+    expect(r.code).toBe(0);
+    expect((JSON.parse(r.stdout) as { leases: { cost: unknown }[] }).leases[0]!.cost).toMatchObject({
+      status: "measured",
+      lines: 5,
+    });
+    const alone = await gateIn(sub, ["ledger", "list", "--report", "full.json"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toMatch(/--report without --contexts/);
   });
 });

@@ -370,6 +370,17 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               describe:
                 "append the files `check --run` writes to .gitignore (only the lines git does not ignore yet); --no-gitignore only lists them",
             })
+            .option("min-proven", {
+              type: "string",
+              requiresArg: true,
+              describe: "the floor to write as [coverage] min_proven, instead of measuring one",
+            })
+            .option("measure", {
+              type: "boolean",
+              default: true,
+              describe:
+                "run the proof command once and write its coverage, rounded down, as min_proven; --no-measure keeps 70 with a note to raise it",
+            })
             .example("proofgate init", "the files for this layout, and the CI job for the CI found")
             .example(
               "proofgate init --no-gitignore --python .venv/bin/python",
@@ -472,14 +483,27 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
           )
           .command(
             "list",
-            "A table of every lease: nodeid, owner, expires, days left, state",
+            "A table of every lease: nodeid, owner, expires, days left, state; with a --cov-context=test run, what each costs (the lines only its test runs), dearest first",
             (z) =>
-              todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test")).option(
-                "format",
-                { choices: ["text", "json"], default: "text" },
-              ),
+              todayOption(collectedOption(ledgerOption(z), "mark leases that name no collected test"))
+                .option("contexts", {
+                  type: "string",
+                  describe:
+                    "coverage.py's .coverage data file of a `pytest --cov-context=test` run (default: [coverage] contexts of proofgate.toml, when the file is there)",
+                  requiresArg: true,
+                })
+                .option("report", {
+                  type: "string",
+                  describe: "with --contexts, the same run's `coverage json`",
+                  requiresArg: true,
+                })
+                .option("format", { choices: ["text", "json"], default: "text" })
+                .example(
+                  "proofgate ledger list --contexts .coverage --report full.json",
+                  "what each lease costs: pytest --cov-context=test --cov-branch, then coverage json -o full.json",
+                ),
             async (a) => {
-              code = (await import("./commands/ledger.js")).runLedgerList(a, io);
+              code = await (await import("./commands/ledger.js")).runLedgerList(a, io);
             },
           )
           .command(

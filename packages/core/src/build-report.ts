@@ -13,6 +13,8 @@ import {
   type ReportLease,
 } from "./report.js";
 import { frozenOnlyFiles } from "./coverage/frozen-only.js";
+import { coverageDrop } from "./coverage-drop.js";
+import { leaseCosts, type LeaseCosts } from "./coverage/lease-cost.js";
 import type { GateFacts } from "./rules.js";
 import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
 import type { PatchPolicy } from "./patch.js";
@@ -108,6 +110,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
       value: `${pct(coverage.percent)} (lines ${pct(coverage.lineRate * 100)}${coverage.branches > 0 ? `, branches ${pct(coverage.branchRate * 100)}` : ""}; ${coverageHow})`,
       policy: `>= ${facts.minProven}%`,
     },
+    coverage_drop: coverageDropMeasure(facts),
     freeze_budget: {
       value: `${active.length} active, ${expired.length} expired${unknown.length ? `, ${unknown.length} unknown` : ""}`,
       policy: `active <= ${ledger.maxActiveLeases}${ledger.rejectIfExpired ? ", none expired" : ""}, each names a collected test${facts.maxLeaseDays !== undefined ? `, runs <= ${plural(facts.maxLeaseDays, "day")}` : ""}`,
@@ -212,6 +215,19 @@ function patchMeasure({ patchCoverage: p, minPatchProven: floor }: GateFacts): S
   };
 }
 
+/** The coverage drop row: off without `[coverage] max_drop`; not measured without the base's figure. */
+function coverageDropMeasure({ coverageDrop: drop, coverage }: GateFacts): SignalMeasure {
+  if (!drop) return { value: "off: [coverage] max_drop is not set", policy: "drop <= [coverage] max_drop", off: true };
+  const policy = `drop <= ${drop.maxDrop} points below the base's proven coverage`;
+  if (drop.kind === "not_measured")
+    return { value: `not measured: ${drop.why}. Fix: ${drop.fix}`, policy, notMeasured: true };
+  const points = coverageDrop(drop.basePercent, coverage.percent);
+  return {
+    value: `${pct(drop.basePercent)} at the base, ${pct(coverage.percent)} now: ${points >= 0 ? `down ${points.toFixed(2)}` : `up ${(-points).toFixed(2)}`} points (base: ${drop.file})`,
+    policy,
+  };
+}
+
 /** The human signatures row: off unless required; else how many human-trailer commits verified, and by what. */
 function signatureMeasure({ patch }: GateFacts): SignalMeasure {
   const policy = patch.policy;
@@ -299,12 +315,20 @@ function removedTestsMeasure(
   };
 }
 
-const reportLease = (lease: Lease): ReportLease => ({
+const reportLease = (lease: Lease, costs?: LeaseCosts): ReportLease => ({
   nodeid: lease.nodeid,
   owner: lease.owner,
   expires: lease.expires,
   line: lease.line ?? null,
+  ...(costs ? { cost: costs.byTest.get(lease.nodeid) } : {}),
 });
+
+/** The active leases' costs: from the single run's contexts, else not measured and why. */
+function activeCosts(coverage: ProvenCoverage, active: readonly Lease[]): LeaseCosts {
+  const ids = active.map((l) => l.nodeid);
+  const costs = leaseCosts(coverage.map, [...new Set([...ids, ...(coverage.dropped ?? [])])], coverage.frozenNotRun);
+  return { ...costs, byTest: new Map(ids.map((id) => [id, costs.byTest.get(id)!])) };
+}
 
 /** The report of an evaluated gate: the decision the findings give, the table, and every section. */
 export function buildReport(
@@ -317,6 +341,7 @@ export function buildReport(
   const decision: Decision = reasons.length === 0 ? "MERGE" : "REJECT";
   const { coverage, ledger, active, expired, unknown, accounting, patch, properties, universe } = facts;
   const range = patch.evidence;
+  const costs = activeCosts(coverage, active);
   return {
     todayUtc: facts.today,
     collectedTests: universe.ids.length,
@@ -350,6 +375,8 @@ export function buildReport(
       ...hiddenDebt(coverage),
       ...(coverage.map ? { lines: coverage.map } : {}),
       ...patchSection(facts),
+      maxDropPoints: facts.coverageDrop?.maxDrop ?? null,
+      baseProvenCoveragePercent: facts.coverageDrop?.kind === "measured" ? facts.coverageDrop.basePercent : null,
     },
     ledger: {
       file: ledger.file,
@@ -357,9 +384,11 @@ export function buildReport(
       budgetOmitted: ledger.budgetOmitted,
       rejectIfExpired: ledger.rejectIfExpired,
       rejectIfAgentAddsLease: ledger.rejectIfAgentAddsLease,
-      active: active.map(reportLease),
-      expired: expired.map(reportLease),
+      active: active.map((l) => reportLease(l, costs)),
+      expired: expired.map((l) => reportLease(l)),
       unknown: unknown.map((u) => ({ ...reportLease(u.lease), closeIds: u.close.map((c) => c.id) })),
+      costPool: costs.pool,
+      costNotMeasured: costs.notMeasured ?? null,
     },
     accounting: accounting
       ? {

@@ -35,6 +35,10 @@ export interface GateConfig {
     minProven: number;
     /** The floor for proven patch coverage (`patch_unproven`); unset: shown, not enforced. */
     minPatchProven?: number | undefined;
+    /** Percentage points proven coverage may fall below the base's proven figure; undefined: off. */
+    maxDrop?: number | undefined;
+    /** The base pipeline's gate report (a CI artifact, never a committed file): the base's proven figure. */
+    baseReport?: string | undefined;
   };
   /** `baseJunit`: the base's results for the tests skipped at head; `maxNewSkips`: unapproved new skips allowed. */
   results: { junit: string[]; maxUnledgeredSkips?: number | undefined; baseJunit: string[]; maxNewSkips: number };
@@ -165,6 +169,8 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     full_report: "string",
     min_proven: "percent",
     min_patch_proven: "percent",
+    max_drop: "percent",
+    base_report: "string",
   },
   results: { junit: "strings", max_unledgered_skips: "int", base_junit: "strings", max_new_skips: "int" },
   fixtures: { enabled: "bool", paths: "strings", lock: "string", allow_symlinks: "bool", allow_special_names: "bool" },
@@ -319,6 +325,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       fullReport: v("coverage", "full_report") as string | undefined,
       minProven: (v("coverage", "min_proven") as number | undefined) ?? d.coverage.minProven,
       minPatchProven: v("coverage", "min_patch_proven") as number | undefined,
+      maxDrop: v("coverage", "max_drop") as number | undefined,
+      baseReport: v("coverage", "base_report") as string | undefined,
     },
     results: {
       junit: list("results", "junit", d.results.junit),

@@ -1,6 +1,7 @@
 // decide(): the facts are derived once (leases classified, unknown leases found, evidence accounted, the
 // patch judged), every rule runs on them, and the report is built from what fired.
 import { buildReport } from "./build-report.js";
+import type { CoverageDropEvidence } from "./coverage-drop.js";
 import type { IsoDate } from "./dates.js";
 import { findUnknownLeases, type JudgedLeases } from "./deselect.js";
 import type { GateIssue } from "./errors.js";
@@ -37,6 +38,8 @@ export interface DecideInput {
   patchLines?: { files: readonly ChangedFileLines[] } | { notMeasured: string } | undefined;
   /** `[coverage] min_patch_proven`: proven patch coverage below it is `patch_unproven`. Undefined: not enforced. */
   minPatchProven?: number | undefined;
+  /** `[coverage] max_drop` (`check`) and the base's proven figure, or why there is none; undefined: off. */
+  coverageDrop?: CoverageDropEvidence | undefined;
   /** What the patch did: from git, or the article's manual counts. */
   patch: PatchSource;
   /** The property suite: its results, a failure count, or off. */
@@ -138,6 +141,7 @@ export function decide(input: DecideInput): GateReport {
     universe: input.universe,
     coverage: input.coverage,
     minProven: input.minProven,
+    coverageDrop: input.coverageDrop,
     evidence: input.evidence,
     properties: input.properties,
     fixturesOff,

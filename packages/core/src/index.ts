@@ -41,6 +41,12 @@ export {
 export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
 export { decide, type DecideInput } from "./decide.js";
 export {
+  coverageDrop,
+  coverageDroppedFindings,
+  parseBaseCoverageReport,
+  type CoverageDropEvidence,
+} from "./coverage-drop.js";
+export {
   judgeTestChanges,
   skipsAtHead,
   goneSinceBase,
@@ -106,7 +112,7 @@ export {
 } from "./report.js";
 export { RULES, type Rule, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
 export { buildReport, errorReport } from "./build-report.js";
-export { reportJson, reportObject } from "./report-json.js";
+export { leaseCostObject, reportJson, reportObject } from "./report-json.js";
 export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./fit-text.js";
 export { FULL_SHA, isFullSha, shortRevision } from "./revisions.js";
 export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
@@ -224,6 +230,14 @@ export {
   type PatchCoverage,
   type PatchFileCoverage,
 } from "./coverage/patch-coverage.js";
+export {
+  byCost,
+  leaseCosts,
+  RERUN_COST_WHY,
+  type LeaseCost,
+  type LeaseCostFile,
+  type LeaseCosts,
+} from "./coverage/lease-cost.js";
 export { type CoverageReadOptions, type ReadCoverageOptions } from "./coverage/read-options.js";
 export {
   parseFixturesLock,

@@ -13,6 +13,7 @@ export const RULE_REASONS = [
   "proven_coverage",
   "coverage_missing",
   "shard_missing",
+  "coverage_dropped",
   "fixtures_unlocked",
   "fixture_digest",
   "unlocked_fixture_read",

@@ -2,10 +2,25 @@
 // prints as floats written as Python would (`70.0`). Everything before this point is typed.
 import { formatIssue, type GateIssue } from "./errors.js";
 import { PyFloat, toPythonJson } from "./python-json.js";
+import type { LeaseCost } from "./coverage/lease-cost.js";
 import type { Finding, GateReport, ReportLease } from "./report.js";
 
 const float = (n: number | null): PyFloat | null => (n === null ? null : new PyFloat(n));
 const lease = (l: ReportLease) => ({ nodeid: l.nodeid, owner: l.owner, expires: l.expires, line: l.line });
+
+/** A lease's cost: the lines and branches only its test runs, or why that is not measured. */
+export function leaseCostObject(c: LeaseCost | undefined) {
+  if (!c) return { status: "not_measured", why: "not computed" };
+  if (c.status === "not_measured") return { status: c.status, why: c.why };
+  return {
+    status: c.status,
+    lines: c.lines,
+    branches: c.branches,
+    shared_lines: c.sharedLines,
+    shared_branches: c.sharedBranches,
+    files: c.files.map((f) => ({ path: f.path, lines: f.lines, branches: f.branches })),
+  };
+}
 
 function finding(f: Finding) {
   return {
@@ -71,6 +86,8 @@ export function reportObject(r: GateReport): Record<string, unknown> {
       },
       raw_not_measured: r.coverage.rawNotMeasured,
       hidden_debt_points: float(r.coverage.hiddenPoints),
+      max_drop_points: float(r.coverage.maxDropPoints),
+      base_proven_coverage_percent: float(r.coverage.baseProvenCoveragePercent),
       frozen_only: r.coverage.frozenOnly && {
         lines: r.coverage.frozenOnly.lines,
         branches: r.coverage.frozenOnly.branches,
@@ -112,9 +129,11 @@ export function reportObject(r: GateReport): Record<string, unknown> {
       budget_omitted: r.ledger.budgetOmitted,
       reject_if_expired: r.ledger.rejectIfExpired,
       reject_if_agent_adds_lease: r.ledger.rejectIfAgentAddsLease,
-      active: r.ledger.active.map(lease),
+      active: r.ledger.active.map((l) => ({ ...lease(l), cost: leaseCostObject(l.cost) })),
       expired: r.ledger.expired.map(lease),
       unknown: r.ledger.unknown.map((u) => ({ ...lease(u), close_ids: u.closeIds })),
+      cost_pool: r.ledger.costPool && { lines: r.ledger.costPool.lines, branches: r.ledger.costPool.branches },
+      cost_not_measured: r.ledger.costNotMeasured,
     },
     accounting:
       r.accounting &&

@@ -117,6 +117,64 @@ const fromGit = (patch: PatchEvidence): PatchSource => ({ kind: "git", patch, po
 const suite = (evidence: PropertyEvidence) => ({ kind: "results" as const, evidence });
 
 describe("the report JSON against its schema", () => {
+  it("each active lease's cost: measured from a single run's contexts, not measured in the rerun", () => {
+    const f = {
+      path: "pkg/m.py",
+      statements: [1, 2, 3, 4],
+      proven: new Set([1]),
+      raw: new Set([1, 2, 3]),
+      branches: new Map<number, string[]>(),
+      provenBranches: new Set<string>(),
+      rawBranches: new Set<string>(),
+      frozenTests: new Map([
+        ["2", ["t.py::test_a"]],
+        ["3", ["t.py::test_a", "t.py::test_x"]],
+      ]),
+    };
+    const s = {
+      percent: 50,
+      statements: 4,
+      coveredLines: 2,
+      branches: 0,
+      coveredBranches: 0,
+      lineRate: 0.5,
+      branchRate: 1,
+    };
+    const single: ProvenCoverage = {
+      ...coverage(25),
+      source: "contexts",
+      map: { files: new Map([[f.path, f]]), raw: s, proven: s, attributed: true },
+      dropped: ["t.py::test_a", "t.py::test_x"],
+    };
+    const report = decide(input({ coverage: single, minProven: 0 }));
+    expectValid(report);
+    const ledger = asWritten(report).ledger as {
+      active: { cost: unknown }[];
+      cost_pool: unknown;
+      cost_not_measured: unknown;
+    };
+    expect(ledger.active[0]!.cost).toEqual({
+      status: "measured",
+      lines: 1,
+      branches: 0,
+      shared_lines: 1,
+      shared_branches: 0,
+      files: [{ path: "pkg/m.py", lines: [2], branches: [] }],
+    });
+    expect(ledger.cost_pool).toEqual({ lines: 1, branches: 0 });
+    expect(ledger.cost_not_measured).toBeNull();
+    const rerun = decide(input());
+    expectValid(rerun);
+    const r = asWritten(rerun).ledger as {
+      active: { cost: { status: string } }[];
+      cost_pool: unknown;
+      cost_not_measured: string;
+    };
+    expect(r.active[0]!.cost.status).toBe("not_measured");
+    expect(r.cost_pool).toBeNull();
+    expect(r.cost_not_measured).toMatch(/rerun/);
+  });
+
   it("a MERGE report is valid, every row of the table present in order", () => {
     const report = decide(input());
     expect(report.decision).toBe("MERGE");

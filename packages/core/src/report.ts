@@ -3,6 +3,7 @@
 import type { CoverageSummary } from "./coverage-model.js";
 import type { CoverageMap, FrozenOnlyFile } from "./coverage/frozen-only.js";
 import type { PatchCoverage } from "./coverage/patch-coverage.js";
+import type { LeaseCost } from "./coverage/lease-cost.js";
 import type { IsoDate } from "./dates.js";
 import type { GateIssue } from "./errors.js";
 import type { Decision, ReasonCode } from "./reasons.js";
@@ -37,6 +38,7 @@ export type InputRole =
   | "allowed_signers"
   | "base_universe"
   | "base_results"
+  | "base_coverage"
   | "base_properties";
 
 /** A digest of one input file, so a report says exactly what it judged. */
@@ -69,6 +71,10 @@ export type ProvenCoverage = CoverageSummary & {
   map?: CoverageMap | undefined;
   /** Why the raw figure was not measured (rerun without `[coverage] full_report`, a format without lines). */
   rawNotMeasured?: string | undefined;
+  /** Single run: every nodeid whose contexts were dropped (the active leases, and tests that could not fail). */
+  dropped?: readonly string[] | undefined;
+  /** Single run: dropped nodeids with no context in the data file. */
+  frozenNotRun?: readonly string[] | undefined;
 };
 
 /** The raw figure: every test counted, frozen ones included (what a plain coverage badge shows). */
@@ -126,6 +132,8 @@ export interface ReportLease {
   owner: string;
   expires: IsoDate;
   line: number | null;
+  /** Active leases: what the lease costs (the lines only its test runs); see coverage/lease-cost.ts. */
+  cost?: LeaseCost | undefined;
 }
 
 /** The ledger as judged: its policy and the leases by class. */
@@ -139,6 +147,10 @@ export interface LedgerSection {
   expired: ReportLease[];
   /** Active leases that name no collected test, with the collected ids close to theirs. */
   unknown: (ReportLease & { closeIds: string[] })[];
+  /** The frozen-only lines and branches no single frozen test runs alone; null when costs are not measured. */
+  costPool: { lines: number; branches: number } | null;
+  /** Why the leases' costs are not measured (the rerun); null when they are. */
+  costNotMeasured: string | null;
 }
 
 /** Proven coverage with its counts and where it came from. */
@@ -169,6 +181,10 @@ export interface CoverageSection {
   /** Proven patch coverage; null when not measured (`decide`, no line map, a truncated history), with `patchNotMeasured` saying why. */
   patch: PatchCoverageSection | null;
   patchNotMeasured: string | null;
+  /** `[coverage] max_drop`; null when off. */
+  maxDropPoints: number | null;
+  /** The base's proven figure the drop is measured against; null when off or not measured. */
+  baseProvenCoveragePercent: number | null;
 }
 
 /** The evidence accounting: every collected test in one class. */

@@ -1,5 +1,6 @@
 // The decision rules: one small function per reason code, in the article's order, then proofgate's own.
 // Each reads the facts decide() gathered once and returns its findings; none reads another's result.
+import { coverageDroppedFindings, type CoverageDropEvidence } from "./coverage-drop.js";
 import type { IsoDate } from "./dates.js";
 import { missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
 import type { UnknownLease } from "./deselect.js";
@@ -47,6 +48,8 @@ export interface GateFacts {
   universe: Universe;
   coverage: ProvenCoverage;
   minProven: number;
+  /** `[coverage] max_drop` and the base's proven figure; undefined: off. */
+  coverageDrop?: CoverageDropEvidence | undefined;
   evidence: ProofResults | undefined;
   properties: PropertySource;
   fixturesOff: boolean;
@@ -177,6 +180,9 @@ export const RULES: readonly Rule[] = [
             : "upload every parallel job's report as an artifact and pass each with --report",
       },
     ];
+  },
+  function coverageDropped({ coverageDrop, coverage }) {
+    return coverageDroppedFindings(coverageDrop, coverage.percent);
   },
   function fixturesUnlocked({ patch }) {
     return patch.unlocked;

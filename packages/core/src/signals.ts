@@ -10,6 +10,7 @@ export const SIGNALS = [
     label: "Proven coverage",
     reasons: ["proven_coverage", "coverage_missing", "shard_missing"],
   },
+  { id: "coverage_drop", label: "Coverage drop", reasons: ["coverage_dropped"] },
   {
     id: "freeze_budget",
     label: "Freeze budget",

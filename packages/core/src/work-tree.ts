@@ -15,6 +15,7 @@ export function evidencePaths(config: GateConfig): string[] {
     ...config.coverage.reports,
     ...(config.coverage.contexts ?? []),
     ...(config.coverage.fullReport === undefined ? [] : [config.coverage.fullReport]),
+    ...(config.coverage.baseReport === undefined ? [] : [config.coverage.baseReport]),
     ...config.results.junit,
     ...config.properties.results,
     ...config.evidence.stamps,

@@ -13,6 +13,7 @@ import {
   unexpectedChanges,
   GateError,
   type CommandOutcome,
+  type CoverageDropEvidence,
   type CommitPaths,
   type DecideInput,
   type DiffFile,
@@ -60,6 +61,7 @@ import {
   loadBaseUniverse,
   type BasePropertyIdsRead,
   type BaseUniverseRead,
+  loadBaseCoverage,
 } from "./sources/base-tests.js";
 
 /** The clock the gate judges by: the machine's, or a date given for a preview (then never MERGE). */
@@ -300,6 +302,8 @@ async function evaluateCheck(
     const baseProperties: BasePropertyIdsRead | undefined = shallow
       ? undefined
       : await loadBasePropertyIds(baseOptions);
+    // The base's proven figure ([coverage] max_drop): read before any step runs, so a bad one stops early.
+    const baseCoverage = loadBaseCoverage(baseOptions);
     const commands: CommandOutcome[] = [];
     let records: CommandsRun["records"] = {};
     if (request.run && shallow) {
@@ -365,6 +369,7 @@ async function evaluateCheck(
         patchLines: shallow
           ? { notMeasured: "the history does not reach the base" }
           : patchLines(ports, loaded.patch.base, loaded.patch.head),
+        coverageDrop: baseCoverage,
         maxLeaseDays: config.ledger.maxLeaseDays,
         properties: config.properties.enabled
           ? { kind: "results", paths: config.properties.results }
@@ -627,6 +632,8 @@ interface JudgeSources {
   minPatchProven?: number | undefined;
   /** The lines base..head added (`check`), or why not read; undefined: not measured (`decide`). */
   patchLines?: DecideInput["patchLines"];
+  /** `[coverage] max_drop` (`check`) with the base's figure and the file it came from; undefined: off. */
+  coverageDrop?: { evidence: CoverageDropEvidence; inputs: InputDigest[] } | undefined;
   /** `[ledger] max_lease_days` of the base's config, when one was read. */
   maxLeaseDays?: number | undefined;
   properties:
@@ -695,7 +702,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const changes = s.testChanges
     ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })
     : undefined;
-  inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []));
+  inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []), ...(s.coverageDrop?.inputs ?? []));
 
   const read = [
     ...ledger.warnings,
@@ -750,6 +757,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     minProven: s.minProven,
     minPatchProven: s.minPatchProven,
     patchLines: s.patchLines,
+    coverageDrop: s.coverageDrop?.evidence,
     maxLeaseDays: s.maxLeaseDays,
     evidence: results ? { results: results.value, maxUnledgeredSkips: s.maxUnledgeredSkips } : undefined,
     patch: s.patch,

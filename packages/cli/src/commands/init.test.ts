@@ -202,6 +202,7 @@ describe("proofgate init: the files", () => {
         "  golden files: none found, so [fixtures] enabled = false\n" +
         "  seeds: none found, so [properties] enabled = false\n" +
         "  python: `python` (Python 3.11.2, pytest 7.2.1, pytest-cov 4.0.0, coverage 6.5.0): `coverage json` writes the JSON report (pytest-cov before 4.1 has none)\n" +
+        "  floor: min_proven = 70: not measured ([commands] proof wrote no proven_coverage.json); raise it to the project's proven coverage\n" +
         "wrote freeze.toml",
     );
     const parsed = parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS);
@@ -608,13 +609,16 @@ describe("proofgate init: the collect command, run once", () => {
       probe,
       tryCommand: (command, { cwd, env }) => {
         calls.push({ command, addopts: env.PYTEST_ADDOPTS, cwd });
-        write(repo, "collected.txt", "tests/test_a.py::test_x\n\n1 test collected in 0.01s\n");
+        if (command.includes("--collect-only"))
+          write(repo, "collected.txt", "tests/test_a.py::test_x\n\n1 test collected in 0.01s\n");
         write(repo, ".coverage", "data");
         return { exitCode: 0, stdout: "", stderr: "" };
       },
     });
     expect(code).toBe(0);
-    expect(calls).toEqual([
+    // The proof command first (init's floor, below), then the collect command.
+    expect(calls[0]!.command).toMatch(/^python -m pytest .*--cov=pkg /);
+    expect(calls.slice(1)).toEqual([
       {
         command: "python -m pytest --collect-only -q tests > collected.txt",
         addopts: "--cov=pkg --cov-branch --cov-report=",
@@ -693,5 +697,101 @@ describe("proofgate init: the collect command, run once", () => {
     expect(r.out).toContain(
       "warning: coverage.py's source in .coveragerc [run] lists tests: test code is not source, so the proof run does not measure it (--cov=pkg)",
     );
+  });
+});
+
+describe("proofgate init: the floor fits the project", () => {
+  const coverageJson = (covered: number, statements: number): string =>
+    JSON.stringify({
+      meta: { version: "6.5.0", branch_coverage: false },
+      files: {
+        "pkg/__init__.py": {
+          executed_lines: [],
+          summary: { covered_lines: covered, num_statements: statements },
+        },
+      },
+      totals: {
+        covered_lines: covered,
+        num_statements: statements,
+        percent_covered: (100 * covered) / statements,
+        missing_lines: statements - covered,
+        excluded_lines: 0,
+      },
+    });
+  const floorOf = (): number =>
+    parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS).config!.coverage.minProven;
+
+  /** A runner whose proof command writes a coverage.py JSON report of `covered` of `statements`. */
+  function measuring(covered: number, statements: number, exitCode = 0): CommandTryRunner {
+    return (command) => {
+      if (!command.includes("--cov=")) return tried;
+      write(repo, "proven_coverage.json", coverageJson(covered, statements));
+      write(repo, "results.xml", "<testsuite/>");
+      return { exitCode, stdout: "", stderr: "" };
+    };
+  }
+
+  beforeEach(() => {
+    write(repo, "pkg/__init__.py", "");
+    write(repo, "tests/test_a.py", "");
+  });
+
+  it("writes the proof run's coverage, rounded down, and removes what the run wrote", async () => {
+    const io = memoryIo();
+    expect(await runInit({}, io, { env: {}, hash: HASH, probe, tryCommand: measuring(8746, 10000) })).toBe(0);
+    expect(floorOf()).toBe(87);
+    expect(read("proofgate.toml")).toContain(
+      "# Measured by `proofgate init`: the proof run covered 87.46%, rounded down.",
+    );
+    expect(io.out).toContain("  floor: min_proven = 87: the proof run, run once by init, covered 87.46%\n");
+    expect(existsSync(join(repo, "proven_coverage.json"))).toBe(false);
+    expect(existsSync(join(repo, "results.xml"))).toBe(false);
+  });
+
+  it("a project at 100% gets 100; at 59.99% it gets 59, not the 70 it would fail", async () => {
+    await runInit({}, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: measuring(40, 40) });
+    expect(floorOf()).toBe(100);
+    rmSync(join(repo, "proofgate.toml"));
+    await runInit({}, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: measuring(5999, 10000) });
+    expect(floorOf()).toBe(59);
+  });
+
+  it("--min-proven names the floor and runs nothing for it", async () => {
+    const calls: string[] = [];
+    const run: CommandTryRunner = (command) => {
+      calls.push(command);
+      return tried;
+    };
+    await runInit({ minProven: "65.5" }, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: run });
+    expect(floorOf()).toBe(65.5);
+    expect(read("proofgate.toml")).toContain("# Set by `proofgate init --min-proven`.\nmin_proven = 65.5\n");
+    expect(calls.filter((c) => c.includes("--cov="))).toEqual([]);
+    await expect(
+      runInit({ minProven: "170" }, memoryIo(twin), { env: {}, hash: HASH, probe, tryCommand: run }),
+    ).rejects.toMatchObject({
+      issues: [{ code: "usage", message: expect.stringContaining("--min-proven") }],
+    });
+  });
+
+  it("keeps 70 with a note to raise it when it cannot measure: --no-measure, a failing run, leases in the ledger", async () => {
+    await runInit({ measure: false }, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: measuring(90, 100) });
+    expect(floorOf()).toBe(70);
+    expect(read("proofgate.toml")).toContain(
+      "# Not measured (init --no-measure): 70 is a placeholder. Raise it to the project's proven coverage,",
+    );
+    rmSync(join(repo, "proofgate.toml"));
+    const io = memoryIo();
+    await runInit({}, io, { env: {}, hash: HASH, probe, tryCommand: measuring(90, 100, 1) });
+    expect(floorOf()).toBe(70);
+    expect(io.out).toContain("not measured ([commands] proof exited with 1 when init ran it)");
+    rmSync(join(repo, "proofgate.toml"));
+    write(
+      repo,
+      "freeze.toml",
+      'version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "tests/test_a.py::test_x"\nowner = "o"\nreason = "r"\nexpires = "2099-01-01"\n',
+    );
+    await runInit({}, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: measuring(90, 100) });
+    expect(floorOf()).toBe(70);
+    expect(read("proofgate.toml")).toContain("the ledger has 1 lease(s)");
   });
 });

@@ -1,10 +1,11 @@
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import {
   DEFAULT_AGENT_PATTERNS,
   REPORT_DIR,
   defaultConfig,
   GateError,
+  parseLedger,
   utcDateOf,
   type GateConfig,
   type GateIssue,
@@ -13,7 +14,7 @@ import {
   type Provider,
 } from "@proofgate/core";
 import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
-import { optionalFlag, stringFlag } from "../flags.js";
+import { optionalFlag, percentFlag, stringFlag } from "../flags.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import type { CliIo } from "../io.js";
 import { fixtureLockText, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
@@ -23,6 +24,7 @@ import { planInit, type TemplateNotes } from "../layout/init-config.js";
 import { diskTree } from "../layout/layout-tree.js";
 import { choosePython, type PythonTools } from "../layout/python-tools.js";
 import { tryCollectOnce, type CommandTryRunner } from "../layout/try-collect.js";
+import { measureFloor, type InitFloor } from "../layout/measure-floor.js";
 import { availablePlatforms } from "./check.js";
 
 /** Options of `proofgate init`, as yargs hands them over. */
@@ -33,6 +35,10 @@ export interface InitArgs {
   python?: unknown;
   /** Add the files `check --run` writes to .gitignore (the default; false: only list them). */
   gitignore?: unknown;
+  /** The floor to write instead of measuring one. */
+  minProven?: unknown;
+  /** Run the proof command once to measure the floor (the default; false: keep 70, with a note). */
+  measure?: unknown;
 }
 
 /** What `runInit` takes besides the flags; tests inject both. */
@@ -123,11 +129,16 @@ ${d.coverage.contexts === undefined ? '# contexts = ".coverage"' : `contexts = $
 # beside the proven one and the lines only frozen tests run. Unset: raw is not measured.
 ${d.coverage.fullReport === undefined ? '# full_report = "full_coverage.json"' : `full_report = ${tomlString(d.coverage.fullReport)}`}
 # The floor, in percent: proven coverage below it is \`proven_coverage\`.
-min_proven = ${tomlNumber(d.coverage.minProven)}
+${noteLines(notes.floor)}min_proven = ${tomlNumber(d.coverage.minProven)}
 # The floor for proven patch coverage, in percent: of the statements the patch adds or changes,
 # the share unfrozen tests run (\`patch_unproven\`). A patch that changes no statement is n/a, and
 # passes. Unset: the figure is shown, not enforced.
 ${d.coverage.minPatchProven === undefined ? "# min_patch_proven = 80" : `min_patch_proven = ${tomlNumber(d.coverage.minPatchProven)}`}
+# How many percentage points proven coverage may fall below the base's (\`coverage_dropped\`), read from
+# the base pipeline's own report.json: a CI artifact downloaded here, never a committed file. Unset: off;
+# max_drop without base_report: not measured.
+${d.coverage.maxDrop === undefined ? "# max_drop = 0.5" : `max_drop = ${tomlNumber(d.coverage.maxDrop)}`}
+${d.coverage.baseReport === undefined ? '# base_report = "base-report/report.json"' : `base_report = ${tomlString(d.coverage.baseReport)}`}
 
 [results]
 # JUnit XML of the proof run (shards allowed): every collected test must be proven, frozen, skipped
@@ -337,10 +348,26 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   const tools = probe(optionalFlag("python", args.python));
   const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS, CONFIG_FILE);
   const plan = planInit(layout, tools, defaults);
+  // The floor fits the project: measured by one proof run (before the config exists, so only for a new one).
+  let floor: InitFloor | undefined;
+  if (!existsSync(at(CONFIG_FILE))) {
+    const ledgerText = existsSync(at(plan.config.ledger.path)) ? readFileSync(at(plan.config.ledger.path), "utf8") : "";
+    floor = measureFloor(root, plan.config, {
+      given: args.minProven === undefined ? undefined : percentFlag("min-proven", args.minProven, 0),
+      measure: args.measure !== false,
+      leases: ledgerText ? (parseLedger(ledgerText, plan.config.ledger.path).ledger?.leases.length ?? 1) : 0,
+      env,
+      run: options.tryCommand,
+      say: io.stdout,
+    });
+    plan.config.coverage.minProven = floor.minProven;
+    plan.notes.floor = floor.notes;
+  }
   if (writeNew(at(CONFIG_FILE), configTemplate(plan.config, plan.notes))) {
     wrote++;
     io.stdout(`wrote ${CONFIG_FILE}: the policy, and the commands for this layout:\n`);
     for (const line of plan.findings) io.stdout(`  ${line}\n`);
+    if (floor) io.stdout(`  floor: ${floor.said}\n`);
     for (const line of plan.warnings) io.stdout(`  warning: ${line}\n`);
   } else {
     io.stdout(`kept ${CONFIG_FILE} (exists)\n`);

@@ -7,7 +7,7 @@ import type { Layout } from "./detect-layout.js";
 import { atLeast, type PythonTools } from "./python-tools.js";
 
 /** Comment lines for a table of the written config, saying why its values are what they are. */
-export type TemplateNotes = Partial<Record<"coverage" | "fixtures" | "properties" | "commands", string[]>> & {
+export type TemplateNotes = Partial<Record<"coverage" | "floor" | "fixtures" | "properties" | "commands", string[]>> & {
   /** `[properties]` written with every key commented out: unset, the gate decides from the seeds present. */
   seedsUnset?: boolean;
 };

@@ -470,6 +470,85 @@ describe("the base's evidence is CI's, never the patch's", () => {
   });
 });
 
+describe("[coverage] max_drop: the base pipeline's proven figure", () => {
+  // The proof script's proven coverage is 80%.
+  const DROP = (extra = ""): string => CONFIG(`\n[coverage]\nmax_drop = 2\n${extra}`);
+  const IGNORE =
+    "collected.txt\nresults.xml\nproven_coverage.json\nonly-ran.txt\nproofgate-report/\nbase-report.json\n";
+  const baseReport = (percent: number | null, head: string): string =>
+    JSON.stringify({ decision: "MERGE", proven_coverage_percent: percent, head });
+
+  it("within max_drop: pass; beyond it: coverage_dropped naming both figures and the file", async () => {
+    const { repo, base } = project({
+      "proofgate.toml": DROP('base_report = "base-report.json"\n'),
+      ".gitignore": IGNORE,
+    });
+    repo.commit("touch", { "tests/test_a.py": "def test_one(): pass\ndef test_two(): pass\n# x\n" }, { author: AGENT });
+    writeFileSync(join(repo.dir, "base-report.json"), baseReport(81.5, base));
+    const within = await gate(repo, base);
+    expect(within.report.reasons).toEqual([]);
+    expect(row(within.report, "coverage_drop")).toMatchObject({
+      result: "pass",
+      value: "81.50% at the base, 80.00% now: down 1.50 points (base: base-report.json)",
+      policy: "drop <= 2 points below the base's proven coverage",
+    });
+    expect(within.report.inputs).toContainEqual(
+      expect.objectContaining({ role: "base_coverage", path: "base-report.json" }),
+    );
+    writeFileSync(join(repo.dir, "base-report.json"), baseReport(82.01, base));
+    const beyond = await gate(repo, base, { run: false });
+    expect(beyond.report.reasons).toEqual(["coverage_dropped"]);
+    expect(beyond.report.findings[0]).toMatchObject({
+      file: "base-report.json",
+      message: "proven coverage fell 2.01 points, from 82.01% at the base to 80.00%: more than [coverage] max_drop = 2",
+    });
+  });
+
+  it("no base_report: not_measured, saying how; a missing, stale or figureless report is exit 2", async () => {
+    const unset = project({ "proofgate.toml": DROP(), ".gitignore": IGNORE });
+    const { report } = await gate(unset.repo, unset.base);
+    expect(report.reasons).toEqual([]);
+    expect(row(report, "coverage_drop")).toMatchObject({
+      result: "not_measured",
+      value: expect.stringMatching(
+        /^not measured: no proven figure of the base \(\[coverage\] base_report is not set\)\. Fix: /,
+      ),
+    });
+
+    const { repo, base } = project({
+      "proofgate.toml": DROP('base_report = "base-report.json"\n'),
+      ".gitignore": IGNORE,
+    });
+    const missing = await gateError(gate(repo, base));
+    expect(missing.issues[0]).toMatchObject({ code: "file_missing", file: "base-report.json" });
+    expect(missing.message).toContain("[coverage] base_report");
+    const other = "c".repeat(40);
+    writeFileSync(join(repo.dir, "base-report.json"), baseReport(90, other));
+    const stale = await gateError(gate(repo, base, { run: false }));
+    expect(stale.issues[0]).toMatchObject({
+      code: "coverage_invalid",
+      file: "base-report.json",
+      message: expect.stringContaining(`is the report of commit ${other.slice(0, 12)}, not of the base`),
+    });
+    writeFileSync(join(repo.dir, "base-report.json"), baseReport(null, base));
+    const none = await gateError(gate(repo, base, { run: false }));
+    expect(none.issues[0]!.message).toContain("could not evaluate");
+  });
+
+  it("a base_report the head commit tracks is refused (exit 2): the patch would be naming the base's figure", async () => {
+    const { repo, base } = project({ "proofgate.toml": DROP('base_report = "base-figure.json"\n') });
+    const head = repo.commit("figure", { "base-figure.json": baseReport(10, "") }, { author: AGENT });
+    const error = await gateError(gate(repo, base));
+    expect(error.issues).toEqual([
+      expect.objectContaining({
+        code: "usage",
+        file: "base-figure.json",
+        message: `[coverage] base_report names a file the head commit ${head.slice(0, 12)} tracks: the patch would be telling the gate what the base had`,
+      }),
+    ]);
+  });
+});
+
 /**
  * The property suite as a Node script: `props.txt` is its ids. With the base run's plugin on PYTHONPATH
  * (`-p proofgate_property_ids`), it appends them to the file the plugin names, as the plugin would.

@@ -11,6 +11,7 @@ import {
   baseImportIssues,
   basePythonPath,
   parseBaseImports,
+  parseBaseCoverageReport,
   renderBaseImportsPlugin,
   commandFiles,
   goneSinceBase,
@@ -26,6 +27,7 @@ import {
   shortRevision,
   skipsAtHead,
   type BaseSkips,
+  type CoverageDropEvidence,
   type Env,
   type GateConfig,
   type GateIssue,
@@ -406,4 +408,43 @@ export function collectionFilesAt(ports: GatePorts, base: string, collect: strin
   if (candidates.length === 0) return [];
   const files = new Set(ports.git.listFilesAt(base, "").map((e) => e.path));
   return candidates.filter((p) => files.has(p));
+}
+
+/** The base's proven figure for `[coverage] max_drop`, with the file it came from. */
+export interface BaseCoverageRead {
+  evidence: CoverageDropEvidence;
+  inputs: InputDigest[];
+}
+
+/**
+ * The base's proven coverage (`[coverage] max_drop`): read from `[coverage] base_report`, the report the
+ * base pipeline's own gate wrote (a CI artifact; a file the head commit tracks is refused, as the patch
+ * would be telling the gate the base's figure). `check --run` does not make it: the base run it makes
+ * runs only the tests skipped at head, never the base's whole proof. Unset: not measured, and the row
+ * says how to turn it on. Off (undefined) without `max_drop`. A report that is missing, malformed or of
+ * another commit is a GateError.
+ */
+export function loadBaseCoverage(o: BaseTestsOptions): BaseCoverageRead | undefined {
+  const { config, ports } = o;
+  const maxDrop = config.coverage.maxDrop;
+  if (maxDrop === undefined) return undefined;
+  const path = config.coverage.baseReport;
+  if (path === undefined)
+    return {
+      evidence: {
+        kind: "not_measured",
+        maxDrop,
+        why: "no proven figure of the base ([coverage] base_report is not set)",
+        fix: "keep the base pipeline's report.json as a CI artifact and set [coverage] base_report to where this job downloads it",
+      },
+      inputs: [],
+    };
+  refuseCommitted(o, [path], "[coverage] base_report");
+  const file = ports.files.readText(path, "the base pipeline's proofgate report", "[coverage] base_report");
+  const parsed = parseBaseCoverageReport(file.text, file.path, o.base);
+  if (parsed.percent === undefined) throw new GateError(parsed.errors);
+  return {
+    evidence: { kind: "measured", maxDrop, basePercent: parsed.percent, file: file.path },
+    inputs: [{ role: "base_coverage", path: file.path, sha256: file.sha256 }],
+  };
 }

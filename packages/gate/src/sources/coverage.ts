@@ -292,6 +292,8 @@ async function loadFromContexts(sources: CoverageSources, ports: CoveragePorts):
       shardsExpected: sources.shards,
       dataFiles: contexts,
       map: built.map,
+      dropped: [...sources.frozen],
+      frozenNotRun: proven.frozenNotRun,
     },
     files: [...dataFiles, ...reports],
     warnings: proven.warnings,

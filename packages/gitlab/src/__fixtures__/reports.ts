@@ -11,6 +11,7 @@ const pass = (value: string, policy: string): SignalMeasure => ({ value, policy 
 function measures(over: Partial<Record<SignalId, SignalMeasure>> = {}): Record<SignalId, SignalMeasure> {
   return {
     proven_coverage: pass("82.35% (lines 85.00%)", ">= 70%"),
+    coverage_drop: { value: "off: [coverage] max_drop is not set", policy: "drop <= [coverage] max_drop", off: true },
     freeze_budget: pass("1 active of 2", "<= 2"),
     lease_authorship: pass("no lease added", "human trailer"),
     fixture_digests: { value: "fixtures off", policy: "[fixtures] enabled", off: true },

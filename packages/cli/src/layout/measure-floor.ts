@@ -1,0 +1,106 @@
+// `init`'s floor: `[coverage] min_proven` set to the project's own proven coverage, rounded down, so the
+// gate starts where the project is (a fixed 70 is a wall for a project at 60 and no floor for one at 95).
+// It runs the proof command it is about to write once, with no test frozen (a new ledger has no lease),
+// and reads the coverage report that command writes. `--min-proven` names the floor instead; when the
+// command cannot run or writes no report, the floor stays 70, and the config says to raise it.
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { isAbsolute, join } from "node:path";
+import { parseCoveragePyJson, type Env, type GateConfig } from "@proofgate/core";
+import { shellTry, type CommandTryRunner } from "./try-collect.js";
+
+/** The floor init writes, the comment above it, and what init says about it. */
+export interface InitFloor {
+  minProven: number;
+  /** Comment lines written above `min_proven`. */
+  notes: string[];
+  /** One line for the terminal. */
+  said: string;
+}
+
+/** The floor a measured percentage gives: rounded down to a whole percent, so the measuring run passes it. */
+export function floorOf(percent: number): number {
+  return Math.floor(percent + 1e-9);
+}
+
+const KEEP_70 = (why: string, fallback: number): InitFloor => ({
+  minProven: fallback,
+  notes: [
+    `Not measured (${why}): ${fallback} is a placeholder. Raise it to the project's proven coverage,`,
+    "rounded down: `proofgate check --run` prints it as `Proven coverage:`.",
+  ],
+  said: `min_proven = ${fallback}: not measured (${why}); raise it to the project's proven coverage`,
+});
+
+/**
+ * Measures the floor: `given` (--min-proven) wins; else, when `measure` and the config has a proof
+ * command, runs it once in `root` and reads its first coverage report (coverage.py JSON). What the run
+ * wrote that was not there before is removed. Anything that stops the measurement keeps the config's
+ * floor, with a note saying so: never a guess.
+ */
+export function measureFloor(
+  root: string,
+  config: GateConfig,
+  options: {
+    given?: number | undefined;
+    measure: boolean;
+    leases: number;
+    env: Env;
+    run?: CommandTryRunner | undefined;
+    /** Says that the suite is about to run (it may take a while). */
+    say?: ((line: string) => void) | undefined;
+  },
+): InitFloor {
+  const fallback = config.coverage.minProven;
+  if (options.given !== undefined)
+    return {
+      minProven: options.given,
+      notes: ["Set by `proofgate init --min-proven`."],
+      said: `min_proven = ${options.given} (--min-proven)`,
+    };
+  const proof = config.commands.proof;
+  if (!options.measure) return KEEP_70("init --no-measure", fallback);
+  if (proof === undefined) return KEEP_70("no proof command for this layout", fallback);
+  // With leases the run would count the frozen tests: that is raw coverage, not proven.
+  if (options.leases > 0)
+    return KEEP_70(`the ledger has ${options.leases} lease(s), which one run cannot leave out`, fallback);
+  const report = config.coverage.reports[0]!;
+  const at = (p: string): string => (isAbsolute(p) ? p : join(root, p));
+  const outputs = [
+    ...config.coverage.reports,
+    ...config.results.junit,
+    ...(config.coverage.contexts ?? []),
+    ".coverage",
+  ];
+  const written = outputs.filter((p) => !existsSync(at(p)));
+  options.say?.(`measuring the floor: running [commands] proof once (\`${proof}\`; --no-measure skips it)\n`);
+  let text: string | undefined;
+  let exitCode: number;
+  try {
+    exitCode = (options.run ?? shellTry)(proof, {
+      cwd: root,
+      env: { ...options.env, PYTHONDONTWRITEBYTECODE: "1" },
+    }).exitCode;
+    try {
+      text = readFileSync(at(report), "utf8");
+    } catch {
+      text = undefined;
+    }
+  } finally {
+    for (const p of written) rmSync(at(p), { force: true });
+  }
+  if (exitCode !== 0) return KEEP_70(`[commands] proof exited with ${exitCode} when init ran it`, fallback);
+  if (text === undefined) return KEEP_70(`[commands] proof wrote no ${report}`, fallback);
+  const parsed = parseCoveragePyJson(text, report);
+  if (!parsed.totals) return KEEP_70(`${report} is not a coverage.py JSON report init can read`, fallback);
+  if (parsed.totals.statements === 0) return KEEP_70(`${report} measured no statements`, fallback);
+  const percent = parsed.totals.percent;
+  const minProven = floorOf(percent);
+  return {
+    minProven,
+    notes: [
+      `Measured by \`proofgate init\`: the proof run covered ${percent.toFixed(2)}%, rounded down. Raise it as`,
+      "coverage grows; lowering it needs a human commit.",
+    ],
+    said: `min_proven = ${minProven}: the proof run, run once by init, covered ${percent.toFixed(2)}%`,
+  };
+}
