@@ -109,6 +109,13 @@ describe.skipIf(!HAVE_CHROMIUM)(`the view of a real check run (${HAVE_CHROMIUM ?
     const said = await panel.innerText();
     expect(said).toContain(`pkg/calc.py:${await line.getAttribute("data-l")} runs only under frozen tests`);
     expect(said).toContain(`${FROZEN} — lease: owner ada, expires 2099-12-31`);
+    // `if n > 1000:` runs under every test, but only the frozen one takes its branch to `return "big"`.
+    const test = page.locator('table.src tr:has(td.c:text-matches("if n > 1000:"))');
+    await expect(test.getAttribute("class")).resolves.toBe("proven fbranch");
+    await test.hover();
+    const branch = await panel.innerText();
+    expect(branch).toMatch(/Branches only frozen tests take: \d+>\d+$/m);
+    expect(branch).toContain(`${FROZEN} — lease: owner ada, expires 2099-12-31`);
     // A proven line is green, and hovering it does not change the panel.
     const provenLine = page.locator('table.src tr:has(td.c:text-matches("return \\"small\\""))');
     await expect(provenLine.getAttribute("class")).resolves.toBe("proven");
@@ -138,10 +145,14 @@ function hostileInput(): { report: GateReport; map: CoverageMap } {
     statements: [1, 2, 3],
     proven: new Set([1]),
     raw: new Set([1, 2]),
-    branches: new Map(),
-    provenBranches: new Set(),
-    rawBranches: new Set(),
-    frozenTests: new Map([["2", [TEST]]]),
+    // Line 1 is proven, but its branch to line 2 only the frozen test takes.
+    branches: new Map([[1, ["1>2", "1>3"]]]),
+    provenBranches: new Set(["1>3"]),
+    rawBranches: new Set(["1>2", "1>3"]),
+    frozenTests: new Map([
+      ["2", [TEST]],
+      ["1>2", [TEST]],
+    ]),
   };
   const summary = {
     statements: 3,
@@ -211,7 +222,8 @@ describe.skipIf(!HAVE_CHROMIUM)(`hostile names and the patch column (${HAVE_CHRO
       "Frozen-only lines",
       "Patch",
     ]);
-    expect(await cells(page, "table.files tbody tr")).toEqual([PATH, "3", "66.67%", "33.33%", "1", "0.00%"]);
+    // 3 statements and 2 arcs: raw 2 lines and 2 arcs (80%), proven 1 line and 1 arc (40%).
+    expect(await cells(page, "table.files tbody tr")).toEqual([PATH, "3", "80.00%", "40.00%", "1", "0.00%"]);
     expect((await cells(page, "table.files tfoot tr")).at(-1)).toBe("50.00%");
 
     const lines = page.locator("table.src tbody tr");
@@ -226,6 +238,16 @@ describe.skipIf(!HAVE_CHROMIUM)(`hostile names and the patch column (${HAVE_CHRO
     const said = await page.locator("#pg-lease").innerText();
     expect(said).toContain(`${PATH}:2 runs only under frozen tests`);
     expect(said).toContain(`${TEST} — lease: owner ${OWNER}, expires 2099-12-31`);
+
+    // The proven line with a frozen-only branch: green, its number amber, the branch and the lease named.
+    expect(await lines.nth(0).getAttribute("class")).toBe("proven fbranch");
+    expect(await background(lines.nth(0).locator("td.c"))).toBe("rgb(218, 251, 225)");
+    expect(await background(lines.nth(0).locator("td.n"))).toBe("rgb(255, 241, 194)");
+    await lines.nth(0).hover();
+    const branch = await page.locator("#pg-lease").innerText();
+    expect(branch).toContain(`${PATH}:1 is proven, not all its branches`);
+    expect(branch).toContain("Branches only frozen tests take: 1>2");
+    expect(branch).toContain(`${TEST} — lease: owner ${OWNER}, expires 2099-12-31`);
     expect(await page.locator("img").count()).toBe(0);
     expect(problems).toEqual([]);
   });

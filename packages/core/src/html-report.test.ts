@@ -183,6 +183,39 @@ describe("renderHtmlReport's patch column", () => {
   });
 });
 
+describe("renderHtmlReport's frozen-only branches", () => {
+  it("marks a proven line with a branch only frozen tests take, and names the branch and its tests", () => {
+    const { report, sources } = fixture();
+    const f: FileLines = {
+      ...fileLines(HOSTILE_PATH, { statements: [1, 2, 3], proven: [1, 2], raw: [1, 2] }),
+      branches: new Map([[1, ["1>2", "1>3"]]]),
+      provenBranches: new Set(["1>3"]),
+      rawBranches: new Set(["1>2", "1>3"]),
+      frozenTests: new Map([["1>2", [HOSTILE_TEST]]]),
+    };
+    const summary = {
+      statements: 3,
+      coveredLines: 2,
+      branches: 2,
+      coveredBranches: 1,
+      percent: 60,
+      lineRate: 1,
+      branchRate: 1,
+    };
+    const map: CoverageMap = { files: new Map([[f.path, f]]), proven: summary, raw: summary, attributed: true };
+    const html = renderHtmlReport({ report, map, sources });
+    expect(html).toMatch(
+      /<tr id="f0-L1" data-l="1" class="proven fbranch" tabindex="0" title="a branch here only frozen tests take">/,
+    );
+    expect(html).toMatch(/<tr id="f0-L2" data-l="2" class="proven">/);
+    const data = JSON.parse(scripts(html)[0]!.text) as { lines: unknown; branches: unknown };
+    expect(data.branches).toEqual({ "0": { "1": ["1>2"] } });
+    expect(data.lines).toEqual({ "0": { "1": [0] } });
+    // Per file, of 3 statements and 2 arcs: raw 2 lines and 2 arcs, proven 2 lines and 1 arc.
+    expect(html).toContain("<td>3</td><td>80.00%</td><td>60.00%</td><td>0</td>");
+  });
+});
+
 describe("renderHtmlReport without a line map", () => {
   it("renders the decision and the errors, escaped", () => {
     const report = errorReport(undefined, [

@@ -146,10 +146,12 @@ tr.proven td.c{background:#dafbe1}
 tr.frozen td.c{background:#fff1c2;cursor:pointer}
 tr.frozen:focus td.c,tr.frozen.on td.c{outline:2px solid #bf8700}
 tr.missed td.c{background:#ffebe9}
+tr.fbranch td.n{background:#fff1c2;color:#1b1f24;font-weight:bold;cursor:pointer}
+tr.fbranch:focus td.n,tr.fbranch.on td.n{outline:2px solid #bf8700}
 tr.patch td.m{background:#ddf4ff}
 .legend span{display:inline-block;padding:0 .5em;margin-right:.5em}
 .legend .proven{background:#dafbe1}.legend .frozen{background:#fff1c2}.legend .missed{background:#ffebe9}
-.legend .patch{background:#ddf4ff}
+.legend .patch{background:#ddf4ff}.legend .fbranch{background:#fff1c2;font-weight:bold}
 #pg-lease{position:fixed;right:1em;bottom:1em;max-width:40em;background:#fff;border:1px solid #bf8700;
 padding:.5em 1em;box-shadow:0 2px 8px #0003;font-size:13px}
 #pg-lease h3{font-size:1em;margin:.2em 0}
@@ -166,13 +168,14 @@ function add(parent,tag,text){var el=document.createElement(tag);if(text!==undef
 function show(row){
 if(on)on.classList.remove("on");on=row;row.classList.add("on");
 var f=row.closest("table[data-f]").getAttribute("data-f");var line=row.getAttribute("data-l");
-var tests=(data.lines[f]||{})[line];
+var tests=(data.lines[f]||{})[line];var arcs=(data.branches[f]||{})[line];
 while(panel.firstChild)panel.removeChild(panel.firstChild);
-add(panel,"h3",data.files[f]+":"+line+" runs only under frozen tests");
+add(panel,"h3",data.files[f]+":"+line+(row.classList.contains("frozen")?" runs only under frozen tests":" is proven, not all its branches"));
+if(arcs)add(panel,"p","Branches only frozen tests take: "+arcs.join(", "));
 if(!tests){add(panel,"p",data.unattributed);}
 else{var ul=add(panel,"ul");tests.forEach(function(t){var li=add(ul,"li");add(li,"code",data.tests[t].nodeid);add(li,"span"," \\u2014 "+data.tests[t].note);});}
 panel.hidden=false;}
-function pick(e){var row=e.target.closest&&e.target.closest("tr.frozen");if(row)show(row);}
+function pick(e){var row=e.target.closest&&e.target.closest("tr.frozen,tr.fbranch");if(row)show(row);}
 document.addEventListener("mouseover",pick);document.addEventListener("click",pick);document.addEventListener("focusin",pick);
 document.addEventListener("keydown",function(e){if(e.key==="Escape")panel.hidden=true;});
 function opened(){var id=location.hash.slice(1);var el=id&&document.getElementById(id);if(el&&el.tagName==="DETAILS")el.open=true;}
@@ -198,12 +201,24 @@ function lineClass(f: FileLines, line: number, statements: Set<number>): string 
   return "missed";
 }
 
+/** The branches leaving `line` that only frozen tests take (raw, not proven). */
+function frozenBranches(f: FileLines, line: number): string[] {
+  if (!f.rawBranches) return [];
+  return (f.branches.get(line) ?? []).filter((k) => f.rawBranches!.has(k) && !f.provenBranches.has(k));
+}
+
+/** What the page's script says about a file's lines: the frozen tests behind them, the frozen-only branches. */
+interface LineNotes {
+  tests: Record<string, number[]>;
+  branches: Record<string, string[]>;
+}
+
 function sourceSection(
   row: FileRow,
   source: HtmlSource | undefined,
   open: boolean,
   tests: (nodeid: string) => number,
-  lineTests: Record<string, number[]>,
+  notes: LineNotes,
 ): string {
   const f = row.file;
   const head = `<summary><h2>${escapeHtml(f.path)}</h2> <span class="note">proven ${pct(row.proven)}, raw ${pct(row.raw)}</span></summary>`;
@@ -215,12 +230,17 @@ function sourceSection(
   const patchLines = new Set(row.patch?.lines ?? []);
   const rows = splitLines(source.text).map((text, i) => {
     const n = i + 1;
-    const cls = [lineClass(f, n, statements), patchLines.has(n) ? "patch" : ""].filter(Boolean).join(" ");
+    const kind = lineClass(f, n, statements);
+    const arcs = statements.has(n) ? frozenBranches(f, n) : [];
+    const cls = [kind, arcs.length > 0 ? "fbranch" : "", patchLines.has(n) ? "patch" : ""].filter(Boolean).join(" ");
     let attrs = cls ? ` class="${cls}"` : "";
-    if (cls.startsWith("frozen")) {
-      attrs += ` tabindex="0" title="only frozen tests run this line"`;
-      const ids = f.frozenTests?.get(String(n));
-      if (ids) lineTests[String(n)] = ids.map(tests);
+    if (kind === "frozen" || arcs.length > 0) {
+      const title = kind === "frozen" ? "only frozen tests run this line" : "a branch here only frozen tests take";
+      attrs += ` tabindex="0" title="${title}"`;
+      if (arcs.length > 0) notes.branches[String(n)] = arcs;
+      const keys = [...(kind === "frozen" ? [String(n)] : []), ...arcs];
+      const known = keys.map((k) => f.frozenTests?.get(k)).filter((ids) => ids !== undefined);
+      if (known.length > 0) notes.tests[String(n)] = [...new Set(known.flat())].sort().map(tests);
     }
     const mark = patchLines.has(n) ? "+" : "";
     return `<tr id="${id}-L${n}" data-l="${n}"${attrs}><td class="n">${n}</td><td class="m">${mark}</td><td class="c">${escapeHtml(text)}</td></tr>`;
@@ -276,12 +296,14 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     return i;
   };
   const lines: Record<string, Record<string, number[]>> = {};
+  const branches: Record<string, Record<string, string[]>> = {};
   let totalLines = 0;
   for (const s of sources.values()) if ("text" in s) totalLines += splitLines(s.text).length;
   const sections = rows.map((row) => {
-    const lineTests: Record<string, number[]> = {};
-    const html = sourceSection(row, sources.get(row.file.path), totalLines <= OPEN_LINES, indexOf, lineTests);
-    if (Object.keys(lineTests).length > 0) lines[String(row.index)] = lineTests;
+    const notes: LineNotes = { tests: {}, branches: {} };
+    const html = sourceSection(row, sources.get(row.file.path), totalLines <= OPEN_LINES, indexOf, notes);
+    if (Object.keys(notes.tests).length > 0) lines[String(row.index)] = notes.tests;
+    if (Object.keys(notes.branches).length > 0) branches[String(row.index)] = notes.branches;
     return html;
   });
 
@@ -297,12 +319,13 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     ? `<table class="files"><thead>${head}</thead><tbody>${body}</tbody><tfoot>${foot}</tfoot></table>`
     : `<p class="note">No line map: ${report.errors.length > 0 ? "the gate could not evaluate" : "the coverage data does not key coverage by line"}.</p>`;
   const legend = map
-    ? `<p class="legend"><span class="proven">proven</span><span class="frozen">only frozen tests run it</span><span class="missed">not proven</span>${patch ? `<span class="patch">+ changed by the patch</span>` : ""}</p>`
+    ? `<p class="legend"><span class="proven">proven</span><span class="frozen">only frozen tests run it</span><span class="missed">not proven</span><span class="fbranch">line number in amber: a branch only frozen tests take</span>${patch ? `<span class="patch">+ changed by the patch</span>` : ""}</p>`
     : "";
   const data = {
     files: rows.map((r) => r.file.path),
     tests,
     lines,
+    branches,
     unattributed:
       "The full run covers this line and the proof run does not; the rerun mode cannot say which frozen test ran it.",
   };
