@@ -1,6 +1,7 @@
 import type { CoverageMap, FileLines } from "@proofgate/core";
 import { describe, expect, it } from "vitest";
-import { readViewSources } from "./views.js";
+import { errorReport } from "@proofgate/core";
+import { readViewSources, renderViews } from "./views.js";
 
 const file = (path: string): FileLines => ({
   path,
@@ -79,5 +80,21 @@ describe("readViewSources", () => {
     const t = tree({ "a.py": "a" });
     expect(readViewSources(t.files, undefined).size).toBe(0);
     expect(t.read).toEqual([]);
+  });
+});
+
+describe("renderViews", () => {
+  it("for a gate that could not evaluate: the page shows the errors, not a map; the badge says unknown", () => {
+    const t = tree({ "a.py": "a = 1\n" });
+    const report = errorReport("2026-12-05", [
+      { code: "file_unreadable", file: "cov.json", message: "cannot read it" },
+    ]);
+    const views = new Map(renderViews(report, mapOf("a.py"), t.files));
+    expect([...views.keys()]).toEqual(["index.html", "badge.json", "badge.svg"]);
+    expect(views.get("index.html")).toContain("No line map: the gate could not evaluate.");
+    expect(views.get("index.html")).toContain("<code>cov.json</code>: cannot read it");
+    expect(t.read).toEqual([]);
+    expect(JSON.parse(views.get("badge.json")!)).toMatchObject({ message: "unknown", color: "lightgrey" });
+    expect(views.get("badge.svg")).toContain("<title>proven coverage: unknown</title>");
   });
 });

@@ -44,7 +44,10 @@ export function readViewSources(
   return out;
 }
 
-/** The files of the views, by name: index.html, badge.json and badge.svg. */
+/**
+ * The files of the views, by name: index.html, badge.json and badge.svg. `patch` adds the page's patch
+ * column and line marks: pass it once the report carries patch coverage (the changed lines per file).
+ */
 export function renderViews(
   report: GateReport,
   map: CoverageMap | undefined,
