@@ -15,7 +15,7 @@ import type { FilePort } from "./ports.js";
 
 /** A source larger than this is left out of the page, with a note. */
 export const MAX_VIEW_SOURCE_BYTES = 1024 * 1024;
-/** The page's sources together (the page is about four times larger): past this, the rest are left out, with a note. */
+/** The page's sources together (the page is three to five times their size): past this, the rest are left out, with a note. */
 export const MAX_VIEW_TOTAL_BYTES = 8 * 1024 * 1024;
 
 /** The head's text of each file of the map, read from the work tree; too large or unreadable ones with why. */
