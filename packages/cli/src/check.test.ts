@@ -104,6 +104,41 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     ]);
   });
 
+  it("writes the HTML view and the badge beside report.json: the per-file table, each file's lines, shields.io's JSON and the SVG", async () => {
+    const lines = JSON.stringify({
+      meta: { format: 3 },
+      files: {
+        "src.py": {
+          executed_lines: [1, 2, 3],
+          missing_lines: [4],
+          excluded_lines: [],
+          summary: { covered_lines: 3, num_statements: 4, percent_covered: 75.0 },
+        },
+      },
+      totals: { covered_lines: 3, num_statements: 4, percent_covered: 75.0 },
+    });
+    const { repo, base } = project(`${OFF}\n[coverage]\nmin_proven = 70\n`, { "proven_coverage.json": lines });
+    repo.commit("a human change", { "src.py": "a = 1\nb = 2\nc = 3\nd = '<script>'\n" });
+    const r = await check(repo, ["--base", base]);
+    expect(r.code, r.err).toBe(0);
+    const dir = join(repo.dir, "proofgate-report");
+    expect(r.err).toContain("proofgate-report/index.html, proofgate-report/badge.json, proofgate-report/badge.svg");
+    expect(JSON.parse(readFileSync(join(dir, "badge.json"), "utf8"))).toEqual({
+      schemaVersion: 1,
+      label: "proven coverage",
+      message: "75.0%",
+      color: "yellowgreen",
+    });
+    expect(readFileSync(join(dir, "badge.svg"), "utf8")).toContain("<title>proven coverage: 75.0%</title>");
+    const html = readFileSync(join(dir, "index.html"), "utf8");
+    expect(html).toContain(
+      '<tr><td><a href="#f0">src.py</a></td><td>4</td><td>n/a</td><td>75.00%</td><td>n/a</td></tr>',
+    );
+    expect(html).toContain(
+      '<tr id="f0-L4" data-l="4" class="missed"><td class="n">4</td><td class="m"></td><td class="c">d = &#39;&lt;script&gt;&#39;</td></tr>',
+    );
+  });
+
   it("the policy is the base's: a patch that lowers min_proven in proofgate.toml is still judged by the base's floor", async () => {
     const { repo, base } = project(`${OFF}\n[coverage]\nmin_proven = 90\n`);
     repo.commit("lower the floor", { "proofgate.toml": `${OFF}\n[coverage]\nmin_proven = 10\n` }, { author: AGENT });

@@ -88,7 +88,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       )
       .command(
         "check",
-        "Run the whole gate from proofgate.toml: every signal, the decision table, report.json and report.md in the out dir, and the platform's native report",
+        "Run the whole gate from proofgate.toml: every signal, the decision table, report.json, report.md, index.html and the badge in the out dir, and the platform's native report",
         (y) =>
           todayOption(y)
             .option("base", {
@@ -105,7 +105,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("out-dir", {
               type: "string",
               default: "proofgate-report",
-              describe: "where report.json, report.md and the platform's artifacts are written",
+              describe:
+                "where report.json, report.md, index.html, badge.json, badge.svg and the platform's artifacts are written",
               requiresArg: true,
             })
             .option("format", {

@@ -408,3 +408,12 @@ export {
 } from "./measurement.js";
 export { importedModules, importGraph, moduleNames } from "./python-imports.js";
 export { parseGitDiff, unquoteGitPath, type DiffFile, type ParsedDiff } from "./git-diff.js";
+export {
+  renderHtmlReport,
+  HTML_REPORT_CSP,
+  type HtmlReportInput,
+  type HtmlSource,
+  type PatchView,
+} from "./html-report.js";
+export { escapeHtml, scriptJson, scriptHashSource } from "./html-escape.js";
+export { badgeOf, badgeJson, badgeSvg, BADGE_COLORS, BADGE_LABEL, type Badge } from "./badge.js";

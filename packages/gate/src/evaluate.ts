@@ -15,6 +15,7 @@ import {
   type CommandOutcome,
   type CoverageDropEvidence,
   type CommitPaths,
+  type CoverageMap,
   type DecideInput,
   type DiffFile,
   type Env,
@@ -120,6 +121,8 @@ export interface GateTrace {
   inputs: InputDigest[];
   base?: string | undefined;
   head?: string | undefined;
+  /** The coverage's line map, for the HTML view (the report keeps only its totals and frozen-only lines). */
+  coverageMap?: CoverageMap | undefined;
 }
 
 /**
@@ -683,6 +686,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
   const notProven = record ? testsNotProven(record) : [];
   const frozen = [...leases.active.map((l) => l.nodeid), ...notProven];
   const coverage = await loadProvenCoverage({ ...s.coverage, frozen }, ports);
+  trace.coverageMap = coverage.coverage.map;
   for (const f of coverage.files) {
     const role = s.coverageRoles === "by-source" && s.coverage.contexts?.includes(f.path) ? "contexts" : "coverage";
     inputs.push({ role, path: f.path, sha256: f.sha256 });

@@ -62,3 +62,4 @@ export {
 } from "./sources/base-tests.js";
 export { asText } from "./input-text.js";
 export { recordEvidence, readStamps, requireBoundEvidence, type RecordOptions } from "./sources/evidence-binding.js";
+export { renderViews, readViewSources, MAX_VIEW_SOURCE_BYTES, MAX_VIEW_TOTAL_BYTES } from "./views.js";

@@ -24,6 +24,7 @@ import { evaluateGate, type GateClock, type GateTrace } from "./evaluate.js";
 import type { GateLog } from "./log.js";
 import type { GatePorts } from "./ports.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
+import { renderViews } from "./views.js";
 
 /** How to run the gate in a CI job (or locally). */
 export interface RunGateOptions {
@@ -183,6 +184,17 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
     json = reportJson(report);
     markdown = renderMarkdown(report);
     exitCode = 2;
+  }
+  if (writeFailures.length === 0) {
+    // The views (index.html, the badge) are for people: one that cannot be rendered or written is a
+    // warning in the log, never a change to the decision report.json already holds.
+    try {
+      for (const [name, text] of renderViews(report, trace.coverageMap, o.ports.files)) writeArtifact(name, text);
+    } catch (error) {
+      o.log.warn(
+        `cannot write the report's HTML view or badge: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 
   const publishable: PublishableReport = { gate: report, json, markdown, exitCode };

@@ -88,8 +88,9 @@ function shown(cwd: string, path: string): string {
 
 /**
  * `proofgate check`: every signal in one run, from the base revision's proofgate.toml. Writes report.json,
- * report.md and the platform's artifacts into the out dir, prints the report in `--format`, and returns 0
- * MERGE, 1 REJECT or 2 when the gate could not evaluate (the report is still written, with the errors).
+ * report.md, index.html, badge.json, badge.svg and the platform's artifacts into the out dir, prints the
+ * report in `--format`, and returns 0 MERGE, 1 REJECT or 2 when the gate could not evaluate (the report is
+ * still written, with the errors).
  */
 export async function runCheck(
   args: CheckArgs,
