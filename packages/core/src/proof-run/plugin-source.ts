@@ -366,7 +366,7 @@ class _Run:
     def snapshot_hooks(self):
         """Hook implementations by plugins inside the repository, and whether ours still hold the ends."""
         pm = self.config.pluginmanager
-        ours = {id(p) for p in (self.recorder, self.inner, self.outer) if p is not None}
+        ours = {id(p) for p in (self.recorder, self.inner, self.outer, self.controller) if p is not None}
         for plugin in pm.get_plugins():
             if id(plugin) in ours or plugin is _THIS:
                 continue
