@@ -60,7 +60,7 @@ async function both(
   single: boolean,
   o: { base?: Record<string, FileChange>; patch?: PatchCommit[] } = {},
 ): Promise<[CheckRun, CheckRun, string, string]> {
-  const plain = makeCheckProject({ base: { ...o.base, "proofgate.toml": toml({ single }) }, patch: o.patch });
+  const plain = makeCheckProject({ base: { ...o.base, "proofgate.toml": toml({ single }) }, patch: o.patch ?? [] });
   const copy = copyProject(plain);
   const [a, b] = await Promise.all([
     check(plain.dir, ["--run"], { E2E_XDIST: "" }),
