@@ -158,6 +158,23 @@ describe("verifyDistributedRun", () => {
     expect(message).toContain("worker gw1 went down: Traceback: worker crashed");
   });
 
+  it("a worker that reordered its tests (pytest-randomly) ran what it said", () => {
+    const main = controller((p) => {
+      for (const w of (p.xdist as { workers: Json[] }).workers) w.scheduled = [...scheduled].reverse();
+    });
+    const { record } = run(main, both);
+    expect(record!.xdist).toMatchObject({ relay: [] });
+  });
+
+  it("a worker that deselected otherwise than the others is relay_mismatch", () => {
+    const gw1 = part("gw1", tests.slice(half), (p) => (p.deselected = { proofgate: [], other: [] }));
+    const main = controller((p) => {
+      (p.xdist as { workers: Json[] }).workers[1]!.scheduled = RECORDED.collected;
+    });
+    const { record } = run(main, { ...both, gw1 });
+    expect(record!.xdist).toMatchObject({ relay: ["worker gw1 deselected other tests than worker gw0"] });
+  });
+
   it("a test reported by two workers is relay_mismatch", () => {
     const { record } = run(controller(), { gw0: both.gw0, gw1: part("gw1", tests) });
     const relay = record!.xdist?.role === "controller" ? record!.xdist.relay : [];

@@ -74,6 +74,13 @@ export function verifyDistributedRun(
   return { record: mergeWorkerRecords(record, parts), errors: [] };
 }
 
+/** The same ids, in any order (a plugin may reorder the items, as pytest-randomly does in every worker). */
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  const x = [...a].sort();
+  const y = [...b].sort();
+  return x.length === y.length && x.every((id, i) => id === y[i]);
+}
+
 /** One logged view of a phase: its outcome, and whether it was an xfail. */
 const loggedKey = (p: RunPhase): string | undefined =>
   p.logged === undefined ? undefined : `${p.logged}${p.loggedXfail === undefined ? "" : " (xfail)"}`;
@@ -111,12 +118,23 @@ export function mergeWorkerRecords(
     const left = new Set([...part.deselected.proofgate, ...part.deselected.other]);
     const kept = part.collected.filter((id) => !left.has(id));
     if (w.scheduled === null) relay.push(`worker ${w.id} never told the controller which tests it collected`);
-    else if (w.scheduled.length !== kept.length || w.scheduled.some((id, i) => id !== kept[i]))
+    else if (!sameIds(w.scheduled, kept))
       relay.push(
         `worker ${w.id} told the controller it would run ${w.scheduled.length} test(s), but its record collected ${part.collected.length} and deselected ${left.size}`,
       );
     if (w.error !== null) relay.push(`worker ${w.id} went down: ${w.error}`);
     else if (!w.down) relay.push(`worker ${w.id} never reported the end of its session to the controller`);
+  }
+
+  // Every worker collects the whole suite and deselects the same leases (xdist refuses workers that
+  // collected differently): one that deselected otherwise ran tests another left out.
+  const [first, ...rest] = parts;
+  for (const p of first ? rest : []) {
+    const a = first!.record;
+    const b = p.record;
+    if (!sameIds(a.collected, b.collected)) relay.push(`worker ${p.id} collected other tests than worker ${first!.id}`);
+    if (!sameIds(a.deselected.proofgate, b.deselected.proofgate) || !sameIds(a.deselected.other, b.deselected.other))
+      relay.push(`worker ${p.id} deselected other tests than worker ${first!.id}`);
   }
 
   // Each test as its worker recorded it; the same test from two workers is not a run xdist makes.
