@@ -8,6 +8,8 @@ export type RunFindingCode =
   | "hook_order_lost"
   /** A module loaded from the work tree under the name of a module found elsewhere (runtime). */
   | "module_shadowed"
+  /** pytest-xdist's controller and its workers' records disagree (what was run, what was logged). */
+  | "relay_mismatch"
   /** pytest's exit status was 0 although a test failed or collection failed. */
   | "exit_status_masked"
   /** A plugin in the repository implements a hook that shapes results. */

@@ -28,7 +28,10 @@ export {
   type RunFile,
   type RunHook,
   type RunReplacement,
+  type RunXdist,
+  type RunXdistWorker,
 } from "./record.js";
+export { verifyDistributedRun, mergeWorkerRecords, workerRecordFile, workerRecordDir } from "./workers.js";
 export { listSome, type RunFinding, type RunFindingCode, type RunFindingLine } from "./findings.js";
 export {
   judgeRunIntegrity,

@@ -60,8 +60,9 @@ export interface RunIntegrityOptions {
  * The runner's integrity in one record: reports changed in the test's favour between what the test
  * raised, what pytest made and what was logged (`outcome_tampered`); pytest or pluggy internals replaced
  * (`internals_patched`); the plugin's views pushed off the ends of a hook chain (`hook_order_lost`);
- * modules loaded from the work tree under another module's name (`module_shadowed`); and an exit status
- * of 0 after a failure (`exit_status_masked`).
+ * modules loaded from the work tree under another module's name (`module_shadowed`); an exit status
+ * of 0 after a failure (`exit_status_masked`); and, under pytest-xdist, a controller whose view differs
+ * from its workers' records (`relay_mismatch`).
  */
 export function judgeRunIntegrity(record: RunRecord, options: RunIntegrityOptions = {}): RunFinding[] {
   const out: RunFinding[] = [];
@@ -109,6 +110,14 @@ export function judgeRunIntegrity(record: RunRecord, options: RunIntegrityOption
       code: "hook_order_lost",
       message: `a plugin registered during the run placed itself around the gate's views of ${listSome(lost)}: what it did to the reports was not seen`,
       fix: "do not register pytest plugins from test code or fixtures; declare them in conftest.py",
+    });
+  }
+  const relay = record.xdist?.role === "controller" ? (record.xdist.relay ?? []) : [];
+  if (relay.length > 0) {
+    out.push({
+      code: "relay_mismatch",
+      message: `pytest-xdist's controller and its workers' records disagree: ${relay.slice(0, 5).join("; ")}${relay.length > 5 ? `; and ${relay.length - 5} more` : ""}`,
+      fix: `${TAMPER_FIX}; under pytest-xdist, in the controller or in a worker`,
     });
   }
   const judged = options.judgeShadow ?? (() => true);

@@ -119,6 +119,10 @@ class _Run:
         self.guard = {}
         self.guard_seen = {}
         self.hypothesis = {}
+        # pytest-xdist: the worker's id in a worker (its record is a part of the controller's), and the
+        # controller's view of its workers in the controller (docs/proof-run-record.md#pytest-xdist).
+        self.worker = None
+        self.controller = None
         self.exclude = tuple(_norm(p) for p in PROOFGATE_EXCLUDE) + (
             os.path.dirname(_norm(record)),
             os.path.dirname(_norm(__file__)),
@@ -190,6 +194,23 @@ class _Run:
         self.recorder = _Recorder(self)
         pm = config.pluginmanager
         pm.register(self.recorder, "proofgate-run-recorder")
+        if self.worker is not None:
+            # The controller handed this run's key to the worker with its input (not in the environment);
+            # taken out of it before any test can read config.workerinput.
+            workerinput = getattr(config, "workerinput", None)
+            key = workerinput.pop(_WORKER_KEY, None) if isinstance(workerinput, dict) else None
+            try:
+                self.key = bytes.fromhex(key) if isinstance(key, str) else None
+            except ValueError:
+                self.key = None
+        elif _distributed(config):
+            self.controller = _Controller(self)
+            pm.register(self.controller, "proofgate-run-controller")
+            # The workers start after configure and load this plugin through PYTEST_ADDOPTS; they learn the
+            # run (not its key) from these, and take them out of their environment as this process did.
+            os.environ["PROOFGATE_RUN_NONCE"] = self.nonce
+            os.environ["PROOFGATE_RUN_RECORD"] = self.record
+            os.environ["PROOFGATE_RUN_ROOT"] = self.root
         # The manager's own call path and the hook callers of the guarded hooks: rebinding either
         # bypasses every hook implementation, the plugin's views included.
         state = vars(pm)
@@ -345,7 +366,7 @@ class _Run:
     def snapshot_hooks(self):
         """Hook implementations by plugins inside the repository, and whether ours still hold the ends."""
         pm = self.config.pluginmanager
-        ours = {id(p) for p in (self.recorder, self.inner, self.outer) if p is not None}
+        ours = {id(p) for p in (self.recorder, self.inner, self.outer, self.controller) if p is not None}
         for plugin in pm.get_plugins():
             if id(plugin) in ours or plugin is _THIS:
                 continue
@@ -433,7 +454,7 @@ class _Run:
             )
         except Exception:
             plugins = []
-        return {
+        payload = {
             "format": "proofgate-run-record",
             "version": 1,
             "plugin": PROOFGATE_PLUGIN,
@@ -468,10 +489,22 @@ class _Run:
             "modules": _loaded_modules(self),
             "importers": _module_importers(self),
         }
+        if self.worker is not None:
+            payload["xdist"] = {"role": "worker", "worker": self.worker}
+        elif self.controller is not None:
+            payload["xdist"] = {"role": "controller", "workers": self.controller.payload()}
+        return payload
 
     def write(self, session):
+        if self.key is None:
+            sys.stderr.write(
+                "proofgate: worker {} got no run key from the pytest-xdist controller: it writes no run record\n".format(self.worker)
+            )
+            return
         self.writing = True
         try:
+            if self.worker is not None:
+                os.makedirs(os.path.dirname(self.record), exist_ok=True)
             self.check_internals(None)
             self.snapshot_hooks()
             payload = self.payload(session)
@@ -562,6 +595,66 @@ class _Recorder:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session):
         self.run.guard_hooks()
+
+
+class _Controller:
+    """pytest-xdist's controller: which workers it started, the tests it gave each, and how each ended.
+    Its workers collect and run the tests and write their own records; this one logs their reports."""
+
+    def __init__(self, run):
+        self.run = run
+        self.workers = {}
+
+    def node(self, node):
+        wid = str(getattr(node, "workerinput", {}).get("workerid", "?"))
+        entry = self.workers.get(wid)
+        if entry is None:
+            entry = self.workers[wid] = {"id": wid, "ready": False, "scheduled": None, "down": False, "error": None}
+        return entry
+
+    def payload(self):
+        return [self.workers[w] for w in sorted(self.workers)]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node):
+        node.workerinput[_WORKER_KEY] = self.run.key.hex()
+        self.node(node)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodeready(self, node):
+        self.node(node)["ready"] = True
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node, ids):
+        self.node(node)["scheduled"] = [str(i) for i in ids]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node, error):
+        entry = self.node(node)
+        entry["down"] = True
+        if error is not None:
+            entry["error"] = str(error)[:500]
+
+    @pytest.hookimpl(hookwrapper=True, tryfirst=True)
+    def pytest_runtestloop(self, session):
+        # The controller collects nothing (no pytest_collection_finish): the views go on before the
+        # workers' reports are logged here.
+        if self.run.inner is None:
+            self.run.guard_hooks()
+        yield
+
+
+def _distributed(config):
+    """Whether this process is pytest-xdist's controller of a distributed run."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return False
+    try:
+        return config.getoption("dist") != "no" and not config.getoption("collectonly")
+    except (ValueError, AttributeError):
+        return False
+
+
+_WORKER_KEY = "proofgate_run_key"
 
 
 class _Inner:
@@ -739,6 +832,15 @@ def _start():
     given = [name for name, value in _RUN_ENV.items() if value and name != "PROOFGATE_RUN_ROOT"]
     if not given:
         return None
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and given == ["PROOFGATE_RUN_NONCE", "PROOFGATE_RUN_RECORD"]:
+        # A pytest-xdist worker: the controller set the run's nonce, record and root for it, and hands it
+        # the key with the worker's input. Its record is a part: <record>.workers/<worker id>.json.
+        if not worker.replace("_", "").replace("-", "").isalnum() or len(worker) > 64:
+            raise pytest.UsageError("proofgate: PYTEST_XDIST_WORKER {!r} is not a worker id".format(worker))
+        run = _Run(nonce, None, _norm(os.path.join(record + ".workers", worker + ".json")), _norm(root or os.getcwd()))
+        run.worker = worker
+        return run
     if len(given) != 3:
         raise pytest.UsageError(
             "proofgate: the proof run's environment is incomplete: {} set without {}. "

@@ -126,6 +126,26 @@ export interface RunReplacement {
   error?: string | undefined;
 }
 
+/** A pytest-xdist worker as the controller saw it: started, the tests it was given, how it went down. */
+export interface RunXdistWorker {
+  /** xdist's worker id (`gw0`): its record part is workerRecordFile(record, id). */
+  id: string;
+  ready: boolean;
+  /** The ids the worker told the controller it would run (after its deselection); null if it never did. */
+  scheduled: string[] | null;
+  down: boolean;
+  /** Why the worker went down, when it crashed or could not start. */
+  error: string | null;
+}
+
+/**
+ * A run under pytest-xdist (docs/proof-run-record.md#pytest-xdist): the controller's record names its
+ * workers; each worker's record is a part, naming itself. A merged record (mergeWorkerRecords) keeps the
+ * controller's, with `relay` what its view and the workers' records disagree on.
+ */
+export type RunXdist =
+  { role: "worker"; worker: string } | { role: "controller"; workers: RunXdistWorker[]; relay?: string[] | undefined };
+
 /** A verified record of one pytest session (docs/proof-run-record.md). */
 export interface RunRecord {
   /** Where the record was read from. */
@@ -175,6 +195,8 @@ export interface RunRecord {
    * null when that was outside the repository (pytest, a library) or there was none (docs/proof-run-record.md).
    */
   importers?: Record<string, string | null> | undefined;
+  /** Present when the run was distributed by pytest-xdist (absent from plain runs and older records). */
+  xdist?: RunXdist | undefined;
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -462,11 +484,33 @@ function readRecord(p: Json, file: string): RunRecord | string {
       hypothesis: hypothesisSettings(p.hypothesis),
       modules: p.modules === undefined ? undefined : strings(p, "modules", "record"),
       importers: p.importers === undefined ? undefined : readImporters(obj(p.importers, "record.importers")),
+      xdist: p.xdist === undefined ? undefined : readXdist(obj(p.xdist, "xdist")),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
     throw error;
   }
+}
+
+function readXdist(x: Json): RunXdist {
+  const role = oneOf(str(x, "role", "xdist"), ["worker", "controller"] as const, "xdist.role");
+  if (role === "worker") return { role, worker: str(x, "worker", "xdist") };
+  return {
+    role,
+    workers: arr(x, "workers", "xdist").map((v, i) => {
+      const at = `xdist.workers[${i}]`;
+      const w = obj(v, at);
+      const error = w.error;
+      if (error !== null && typeof error !== "string") throw new ShapeError(`${at}.error is not a string or null`);
+      return {
+        id: str(w, "id", at),
+        ready: bool(w, "ready", at),
+        scheduled: w.scheduled === null ? null : strings(w, "scheduled", at),
+        down: bool(w, "down", at),
+        error,
+      };
+    }),
+  };
 }
 
 const REPLACED_KINDS = ["function", "class", "value", "code", "module", "error"] as const;

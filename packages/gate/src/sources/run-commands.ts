@@ -8,7 +8,9 @@ import {
   proofPluginModuleName,
   proofRunEnvironment,
   renderProofPlugin,
+  verifyDistributedRun,
   verifyRunRecord,
+  workerRecordDir,
   type RunRecordResult,
   type RunWritePolicy,
   type StepWrites,
@@ -176,6 +178,7 @@ function pluginStep(
   const moduleName = proofPluginModuleName(nonce);
   const file = join(o.outDir, `${name}-record.json`);
   ports.files.removeTree(file);
+  ports.files.removeTree(workerRecordDir(file));
   const plugin = renderProofPlugin(
     { today: o.today, active },
     { ledgerFile: config.ledger.path, mounts, exclude: [absolute(o.outDir)] },
@@ -235,15 +238,18 @@ function seedsSetup(o: RunCommandsOptions): StepSetup & { files: string[] } {
   return { ...setup, env: { PROOFGATE_SEEDS_DIR: abs, ...setup.env }, files: seeds };
 }
 
-/** The record a step wrote, verified against its nonce and key; no file is judged like a bad one. */
+/**
+ * The record a step wrote, verified against its nonce and key; no file is judged like a bad one. Under
+ * pytest-xdist, with every worker's part verified and merged in (verifyDistributedRun).
+ */
 function readRecord(o: RunCommandsOptions, record: { file: string; nonce: string; key: string }): RecordedStep {
   const { files } = o.ports;
-  const text = files.exists(record.file)
-    ? files.readText(record.file, "the run record", "[commands] record").text
-    : undefined;
+  const read = (file: string): string | undefined =>
+    files.exists(file) ? files.readText(file, "the run record", "[commands] record").text : undefined;
+  const expected = { nonce: record.nonce, key: record.key, file: record.file };
   return {
     file: record.file,
-    result: verifyRunRecord(text, { nonce: record.nonce, key: record.key, file: record.file }),
+    result: verifyDistributedRun(verifyRunRecord(read(record.file), expected), read, expected),
   };
 }
 
