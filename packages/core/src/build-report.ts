@@ -27,6 +27,7 @@ import type { TestChangeJudgement } from "./test-changes.js";
 /** The raw figure beside the proven one, and what only frozen tests run. */
 function hiddenDebt(
   coverage: ProvenCoverage,
+  patch: GateFacts["patchCoverage"],
 ): Pick<CoverageSection, "raw" | "rawNotMeasured" | "hiddenPoints" | "frozenOnly"> {
   const raw = coverage.map?.raw;
   if (!coverage.map || !raw)
@@ -37,6 +38,14 @@ function hiddenDebt(
       frozenOnly: null,
     };
   const files = frozenOnlyFiles(coverage.map);
+  // The ranges the patch touched: the renderers that cap their lists show these first.
+  if (!("notMeasured" in patch)) {
+    const changed = new Map(patch.files.map((f) => [f.path, f.lines]));
+    for (const f of files) {
+      const lines = changed.get(f.path);
+      if (lines) for (const r of f.ranges) r.patch = lines.some((l) => l >= r.start && l <= r.end);
+    }
+  }
   return {
     raw: {
       percent: raw.percent,
@@ -372,7 +381,7 @@ export function buildReport(
       coveredBranches: coverage.coveredBranches,
       lineRate: coverage.lineRate,
       branchRate: coverage.branchRate,
-      ...hiddenDebt(coverage),
+      ...hiddenDebt(coverage, facts.patchCoverage),
       ...(coverage.map ? { lines: coverage.map } : {}),
       ...patchSection(facts),
       maxDropPoints: facts.coverageDrop?.maxDrop ?? null,

@@ -56,9 +56,23 @@ export function renderViews(
 ): [name: string, text: string][] {
   // A report of a gate that could not evaluate shows its errors, not a map of what it read before failing.
   const shown = report.errors.length === 0 ? map : undefined;
+  const p = report.coverage?.patch;
+  const view: PatchView | undefined =
+    patch ??
+    (p
+      ? {
+          percent: p.percent,
+          files: new Map(
+            p.files.map((f) => [
+              f.path,
+              { lines: f.lines, percent: f.coverable === 0 ? null : (f.covered / f.coverable) * 100 },
+            ]),
+          ),
+        }
+      : undefined);
   const badge = badgeOf(report);
   return [
-    ["index.html", renderHtmlReport({ report, map: shown, sources: readViewSources(files, shown), patch })],
+    ["index.html", renderHtmlReport({ report, map: shown, sources: readViewSources(files, shown), patch: view })],
     ["badge.json", badgeJson(badge)],
     ["badge.svg", badgeSvg(badge)],
   ];

@@ -25,6 +25,8 @@ export interface PatchFileCoverage {
   coverable: number;
   /** Of those, the ones an unfrozen test ran. */
   covered: number;
+  /** The changed statements, increasing: what the views mark. Not in report.json (`coverable` counts them). */
+  lines: number[];
   /** Changed statements no unfrozen test ran, increasing (the frozen-only ones among them). */
   uncovered: number[];
   /** Changed statements only frozen tests run (a subset of `uncovered`); null when raw was not measured. */
@@ -98,6 +100,7 @@ export function patchCoverage(changes: readonly ChangedFileLines[], map: Coverag
       oldPath: change.oldPath,
       coverable: lines.length,
       covered: lines.length - uncovered.length,
+      lines,
       uncovered,
       frozenOnly: f.raw ? uncovered.filter((l) => f.raw!.has(l)) : null,
     });
