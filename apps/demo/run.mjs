@@ -44,6 +44,8 @@ const ARTIFACTS = ["collected.txt", "proven_coverage.json", "proof-results.xml",
 const RAW = "raw_coverage.json";
 const RECORDED = join(here, "recorded");
 const PY = "/usr/bin/python3";
+/** The whole suite's coverage, frozen tests included: what a badge would show (live only: starts Python). */
+const RAW_RUN = `${PY} -m pytest -q -p no:cacheprovider --cov=invoicing --cov-branch --cov-report= && ${PY} -m coverage json -q -o ${RAW}`;
 
 if (!existsSync(cli)) {
   console.error(`demo: ${cli} is missing: build first (pnpm build), or run \`pnpm demo\`, which builds`);
@@ -140,10 +142,13 @@ function showLog(base) {
  * files the command wrote to the commit checked out (docs/config.md#evidence); here the command copies them.
  */
 function stageArtifacts() {
-  for (const name of [...ARTIFACTS, "proofgate-evidence.json"]) rmSync(join(work, name), { force: true });
-  if (live) return;
-  const copy = `cp ${ARTIFACTS.map((name) => JSON.stringify(join(RECORDED, name))).join(" ")} .`;
-  const r = proofgate(["record", "--", copy]);
+  for (const name of [...ARTIFACTS, RAW, "proofgate-evidence.json"]) rmSync(join(work, name), { force: true });
+  // Live, the whole suite's run ([coverage] full_report) is a CI test job's: recorded here, then
+  // `check --run` makes the proof run itself. Recorded: every artifact is copied in.
+  const command = live
+    ? RAW_RUN
+    : `cp ${[...ARTIFACTS, RAW].map((name) => JSON.stringify(join(RECORDED, name))).join(" ")} .`;
+  const r = proofgate(["record", "--", command]);
   if (r.code !== 0) {
     process.stdout.write(r.out + r.err);
     console.error(red("demo: `proofgate record` could not bind the recorded artifacts"));
@@ -230,6 +235,7 @@ try {
   const sameTree = git(["rev-parse", "made-right^{tree}"]) === git(["rev-parse", "agent-patch^{tree}"]);
   expect("both heads have the same files", sameTree);
   r = check(base);
+  const merged = r.report;
   expect("MERGE (exit 0)", r.code === 0 && r.report.decision === "MERGE" && r.report.reasons.length === 0);
   const proven = r.report.proven_coverage_percent;
   const floor = r.report.min_proven_coverage_percent;
@@ -237,7 +243,6 @@ try {
   if (recordAt) {
     const to = resolve(recordAt);
     mkdirSync(to, { recursive: true });
-    rawCoverage();
     // JUnit's hostname attribute is the recording machine's name: not evidence, and not for the repository.
     for (const name of [...ARTIFACTS, RAW])
       writeFileSync(
@@ -260,29 +265,37 @@ try {
     r.code === 0 && r.err.includes("test_invoice_total_currency_round_half"),
   );
 
-  if (live && !recordAt) rawCoverage();
-  const raw = JSON.parse(readFileSync(live ? join(work, RAW) : join(RECORDED, RAW), "utf8")).totals.percent_covered;
+  const raw = JSON.parse(readFileSync(join(work, RAW), "utf8")).totals.percent_covered;
   console.log(`\nA coverage badge from the whole suite, frozen tests included, would show ${raw.toFixed(2)}%.`);
   console.log(`Proven coverage, from the tests that are not frozen: ${proven.toFixed(2)}% (min_proven: ${floor}%).`);
   expect("proven coverage is below the whole suite's", typeof proven === "number" && proven < raw);
+  const cov = merged.coverage;
+  expect(
+    "the report puts the same raw figure beside proven, and the hidden debt in points",
+    cov.raw?.percent_covered === raw && Math.abs(cov.hidden_debt_points - (raw - proven)) < 1e-9,
+  );
+  const only = cov.frozen_only;
+  console.log(`\nWhat the frozen tests hide: ${only.lines} lines and ${only.branches} branches only they run:`);
+  for (const f of only.files)
+    for (const x of f.ranges) console.log(`  ${f.path}:${x.start === x.end ? x.start : `${x.start}-${x.end}`}`);
+  expect("the frozen-only lines are listed per file", only.lines > 0 && only.files.length > 0);
+  const patch = cov.patch;
+  console.log(
+    `Proven patch coverage: ${patch.percent === null ? `n/a (${patch.not_applicable})` : `${patch.percent.toFixed(2)}% (${patch.covered} of ${patch.coverable} changed statements)`}`,
+  );
+  expect("the patch has a proven patch coverage figure", patch !== null && patch.coverable > 0);
+  const html = join(work, "proofgate-report/index.html");
+  console.log(`The HTML view (proofgate-report/index.html, with badge.json and badge.svg) shows it line by line.`);
+  expect(
+    "the HTML view and the badge are written beside report.json",
+    existsSync(html) && existsSync(join(work, "proofgate-report/badge.svg")),
+  );
 } catch (error) {
   console.error(red(`demo: ${error instanceof Error ? error.stack : String(error)}`));
   exit = 2;
 } finally {
   if (keep) console.log(`\nkept the repository: ${work}`);
   else removeTree(work);
-}
-
-/** The whole suite's coverage, frozen tests included: what a badge would show (live only: starts Python). */
-function rawCoverage() {
-  for (const args of [
-    ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--cov=invoicing", "--cov-branch", "--cov-report="],
-    ["-m", "coverage", "json", "-q", "-o", RAW],
-  ]) {
-    const r = spawnSync(PY, args, { cwd: work, encoding: "utf8" });
-    if (r.status !== 0)
-      throw new Error(`the whole-suite coverage run failed: ${PY} ${args.join(" ")}\n${r.stdout}${r.stderr}`);
-  }
 }
 
 /** Removes the repository, including the read-only seed folders that `check --run` writes. */

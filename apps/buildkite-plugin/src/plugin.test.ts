@@ -240,7 +240,13 @@ describe("hooks/command in a pull request build", () => {
       ["artifact", "upload", "proofgate-report/**/*"],
     ]);
     expect(b.calls[1]!.stdin).toMatch(/^### proofgate: ✅ MERGE/);
-    expect(readdirSync(join(b.uploads, "proofgate-report")).sort()).toEqual(["report.json", "report.md"]);
+    expect(readdirSync(join(b.uploads, "proofgate-report")).sort()).toEqual([
+      "badge.json",
+      "badge.svg",
+      "index.html",
+      "report.json",
+      "report.md",
+    ]);
   });
 
   it("a REJECT exits 1 and still uploads the report; the default name keeps the context proofgate", async () => {
@@ -261,7 +267,14 @@ describe("hooks/command in a pull request build", () => {
       writeFileSync(join(checkout, "proofgate-report", "pytest", "proofgate_run_0123.py"), "# the run's plugin\n");
     });
     expect(b.code, b.log).toBe(0);
-    expect(readdirSync(join(b.uploads, "proofgate-report")).sort()).toEqual(["pytest", "report.json", "report.md"]);
+    expect(readdirSync(join(b.uploads, "proofgate-report")).sort()).toEqual([
+      "badge.json",
+      "badge.svg",
+      "index.html",
+      "pytest",
+      "report.json",
+      "report.md",
+    ]);
     expect(readdirSync(join(b.uploads, "proofgate-report", "pytest"))).toEqual(["proofgate_run_0123.py"]);
   });
 

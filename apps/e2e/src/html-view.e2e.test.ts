@@ -192,6 +192,8 @@ function hostileInput(): { report: GateReport; map: CoverageMap } {
       active: [{ nodeid: TEST, owner: OWNER, expires: "2099-12-31", line: 3 }],
       expired: [],
       unknown: [],
+      costPool: null,
+      costNotMeasured: "the rerun does not record which test ran which line",
     },
   } satisfies GateReport;
   return { report, map: { files: new Map([[PATH, file]]), proven: summary, raw: summary, attributed: true } };

@@ -264,13 +264,13 @@ describe("the action, run from the release tree", () => {
     const written = readdirSync(join(repo.dir, "gate-out")).sort();
     const readme = readFileSync(join(action, "README.md"), "utf8");
     const row = readme.split("\n").find((line) => line.startsWith("| `out-dir` |"))!;
-    expect([...row.matchAll(/`(report\.\w+)`/g)].map((m) => m[1]).sort()).toEqual(written);
+    expect([...row.matchAll(/`((?:report|badge|index)\.\w+)`/g)].map((m) => m[1]).sort()).toEqual(written);
     const meta = parse(readFileSync(join(action, "action.yml"), "utf8")) as {
       inputs: Record<string, { description: string }>;
     };
-    expect([...meta.inputs["out-dir"]!.description.matchAll(/(report\.\w+)/g)].map((m) => m[1]).sort()).toEqual(
-      written,
-    );
+    expect(
+      [...meta.inputs["out-dir"]!.description.matchAll(/((?:report|badge|index)\.\w+)/g)].map((m) => m[1]).sort(),
+    ).toEqual(written);
   });
 
   it("a bad boolean input is exit 2 with the input named", async () => {

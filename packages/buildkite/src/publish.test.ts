@@ -134,6 +134,10 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
           attributed: true,
           files: [{ path: `src/${hostile}.py`, lines, branches: 0, ranges, branchList: [] }],
         },
+        patch: null,
+        patchNotMeasured: "decide reads no git diff",
+        maxDropPoints: null,
+        baseProvenCoveragePercent: null,
       },
       ledger: {
         file: "freeze.toml",
@@ -144,6 +148,8 @@ describe("publish through buildkite-agent", { timeout: 30_000 }, () => {
         active: [{ nodeid: "tests/test_a.py::test_slow", owner: "dana", expires: "2027-01-31", line: 2 }],
         expired: [],
         unknown: [],
+        costPool: null,
+        costNotMeasured: "the rerun does not record which test ran which line",
       },
     });
     const outcome = await publishToBuildkite(

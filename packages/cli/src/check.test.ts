@@ -131,11 +131,12 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     });
     expect(readFileSync(join(dir, "badge.svg"), "utf8")).toContain("<title>proven coverage: 75.0%</title>");
     const html = readFileSync(join(dir, "index.html"), "utf8");
+    // The patch added src.py: its four statements are the patch's, three of them proven.
     expect(html).toContain(
-      '<tr><td><a href="#f0">src.py</a></td><td>4</td><td>n/a</td><td>75.00%</td><td>n/a</td></tr>',
+      '<tr><td><a href="#f0">src.py</a></td><td>4</td><td>n/a</td><td>75.00%</td><td>n/a</td><td>75.00%</td></tr>',
     );
     expect(html).toContain(
-      '<tr id="f0-L4" data-l="4" class="missed"><td class="n">4</td><td class="m"></td><td class="c">d = &#39;&lt;script&gt;&#39;</td></tr>',
+      '<tr id="f0-L4" data-l="4" class="missed patch"><td class="n">4</td><td class="m">+</td><td class="c">d = &#39;&lt;script&gt;&#39;</td></tr>',
     );
   });
 

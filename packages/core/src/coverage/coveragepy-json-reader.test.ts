@@ -222,3 +222,20 @@ describe("readCoveragePyJson: bad input", () => {
     expect(errorsOf(JSON.stringify(moreArcs))[0]).toMatch(/lists 8\/11 branches but its summary says 8\/10/);
   });
 });
+
+describe("arcs coverage.py executed but did not predict", () => {
+  it("a generator's arc to its own line is listed as executed and not counted: read like coverage.py's totals", () => {
+    // Real coverage.py 6.5 output (the demo's proof run): render.py lists [16, 16] among its executed
+    // branches, which its summary does not count (4 of 6 branches covered).
+    const text = recorded("coveragepy-6.5-self-arc.json");
+    const data = readOk(text);
+    const render = data.files.get("src/invoicing/render.py")!;
+    expect(hasSets(render)).toBe(true);
+    if (!hasSets(render)) return;
+    expect(render.branches.size).toBe(6);
+    expect(render.coveredBranches.size).toBe(4);
+    expect(render.branches.has("16>16")).toBe(false);
+    const totals = (JSON.parse(text) as { totals: { percent_covered: number } }).totals;
+    expect(summarizeCoverage(data).percent).toBeCloseTo(totals.percent_covered, 10);
+  });
+});

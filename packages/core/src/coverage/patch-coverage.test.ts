@@ -54,10 +54,19 @@ describe("patchCoverage", () => {
           oldPath: undefined,
           coverable: 4,
           covered: 1,
+          lines: [2, 4, 5, 6],
           uncovered: [4, 5, 6],
           frozenOnly: [4, 5],
         },
-        { path: "src/pkg/b.py", oldPath: "src/pkg/old_b.py", coverable: 1, covered: 1, uncovered: [], frozenOnly: [] },
+        {
+          path: "src/pkg/b.py",
+          oldPath: "src/pkg/old_b.py",
+          coverable: 1,
+          covered: 1,
+          lines: [2],
+          uncovered: [],
+          frozenOnly: [],
+        },
       ],
       unaligned: [],
     });
@@ -127,7 +136,15 @@ describe("patchCoverage", () => {
     expect(diff.errors).toEqual([]);
     const result = patchCoverage(diff.files, map(proven, raw));
     expect(result.files).toEqual([
-      { path: "src/pkg/b.py", oldPath: "src/pkg/old_b.py", coverable: 1, covered: 1, uncovered: [], frozenOnly: [] },
+      {
+        path: "src/pkg/b.py",
+        oldPath: "src/pkg/old_b.py",
+        coverable: 1,
+        covered: 1,
+        lines: [2],
+        uncovered: [],
+        frozenOnly: [],
+      },
     ]);
     expect(result.percent).toBe(100);
   });

@@ -208,7 +208,7 @@ describe("loadProvenCoverage: [coverage] full_report (rerun mode)", () => {
 
   it("contexts and full_report together are a usage error (the raw figure comes from the contexts)", async () => {
     const issues = await errorOf(
-      load({ reports: ["full.json"], contexts: ".coverage", fullReport: write("full.json", coveragePyJson(FULL)) }),
+      load({ reports: ["full.json"], contexts: [".coverage"], fullReport: write("full.json", coveragePyJson(FULL)) }),
     );
     expect(issues).toEqual([expect.objectContaining({ code: "usage" })]);
     expect(issues[0]!.message).toContain("full_report");

@@ -88,6 +88,10 @@ export function frozenOnlyReport(
       rawNotMeasured: null,
       hiddenPoints: total / 100,
       frozenOnly: { lines: total, branches: 0, attributed, files },
+      patch: null,
+      patchNotMeasured: "decide reads no git diff",
+      maxDropPoints: null,
+      baseProvenCoveragePercent: null,
     },
     ledger: {
       file: "freeze.toml",
@@ -98,6 +102,8 @@ export function frozenOnlyReport(
       active: [{ nodeid: "tests/test_api.py::test_login", owner: `alice ${HOSTILE}`, expires: "2026-04-01", line: 3 }],
       expired: [],
       unknown: [],
+      costPool: null,
+      costNotMeasured: "the rerun does not record which test ran which line",
     },
   });
 }

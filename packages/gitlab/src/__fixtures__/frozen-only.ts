@@ -77,6 +77,10 @@ export function frozenOnlyReport(specs: FileSpec[], attributed = true): Publisha
         files,
       },
       lines: map,
+      patch: null,
+      patchNotMeasured: "decide reads no git diff",
+      maxDropPoints: null,
+      baseProvenCoveragePercent: null,
     },
     ledger: {
       file: "freeze.toml",
@@ -87,6 +91,8 @@ export function frozenOnlyReport(specs: FileSpec[], attributed = true): Publisha
       active: [{ nodeid: "tests/test_a.py::test_slow", owner: "carol", expires: "2026-04-01" as const, line: 3 }],
       expired: [],
       unknown: [],
+      costPool: null,
+      costNotMeasured: "the rerun does not record which test ran which line",
     },
   };
   return { ...base, gate, markdown: renderMarkdown(gate) };
