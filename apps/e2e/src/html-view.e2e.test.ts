@@ -76,30 +76,47 @@ describe.skipIf(!HAVE_CHROMIUM)(`the view of a real check run (${HAVE_CHROMIUM ?
     const coverage = r.report.coverage as {
       raw: { percent_covered: number };
       frozen_only: { lines: number; files: { path: string; lines: number }[] };
+      patch: { percent: number | null; files: { path: string; coverable: number; covered: number }[] } | null;
     };
     expect(coverage.frozen_only.files.map((f) => [f.path, f.lines])).toEqual([["pkg/calc.py", 1]]);
 
     const { page, problems } = await open(join(p.dir, "proofgate-report", "index.html"));
     await expect(page.title()).resolves.toBe("proofgate: MERGE");
-    // No patch figure in this report: no patch column.
+    // The range's patch changed pkg/calc.py: the patch column shows its figure.
+    expect(coverage.patch).not.toBeNull();
+    const figure = (n: number | null): string => (n === null ? "n/a" : `${n.toFixed(2)}%`);
+    const calcPatch = coverage.patch!.files.find((f) => f.path === "pkg/calc.py");
+    const calcPct = calcPatch ? figure((calcPatch.covered / calcPatch.coverable) * 100) : "";
     expect(await cells(page, "table.files thead tr")).toEqual([
       "File",
       "Statements",
       "Raw",
       "Proven",
       "Frozen-only lines",
+      "Patch",
     ]);
     // pkg/__init__.py has no statement: pkg/calc.py's figures are the report's totals.
     const row = await cells(page, 'table.files tbody tr:has(a:text-is("pkg/calc.py"))');
     const proven = `${r.report.proven_coverage_percent!.toFixed(2)}%`;
     const raw = `${coverage.raw.percent_covered.toFixed(2)}%`;
-    expect(row).toEqual(["pkg/calc.py", expect.stringMatching(/^\d+$/), raw, proven, "1"]);
+    expect(row.slice(0, 5)).toEqual(["pkg/calc.py", expect.stringMatching(/^\d+$/), raw, proven, "1"]);
+    if (calcPatch) expect(row[5]).toBe(calcPct);
     expect(raw).not.toBe(proven);
-    expect((await cells(page, "table.files tfoot tr")).slice(2)).toEqual([raw, proven, "1"]);
+    expect((await cells(page, "table.files tfoot tr")).slice(2)).toEqual([
+      raw,
+      proven,
+      "1",
+      figure(coverage.patch!.percent),
+    ]);
 
     await page.locator('a:text-is("pkg/calc.py")').click();
     const line = page.locator('table.src tr:has(td.c:text-matches("return \\"big\\""))');
-    await expect(line.getAttribute("class")).resolves.toBe("frozen");
+    await expect(line.getAttribute("class")).resolves.toMatch(/^frozen( patch)?$/);
+    // A line the patch changed carries the + mark, and only such a line.
+    for (const l of [line]) {
+      const patched = ((await l.getAttribute("class")) ?? "").split(" ").includes("patch");
+      expect(await l.locator("td.m").innerText()).toBe(patched ? "+" : "");
+    }
     const colour = await background(line.locator("td.c"));
     expect(colour).toBe("rgb(255, 241, 194)");
     const panel = page.locator("#pg-lease");
@@ -111,14 +128,14 @@ describe.skipIf(!HAVE_CHROMIUM)(`the view of a real check run (${HAVE_CHROMIUM ?
     expect(said).toContain(`${FROZEN} — lease: owner ada, expires 2099-12-31`);
     // `if n > 1000:` runs under every test, but only the frozen one takes its branch to `return "big"`.
     const test = page.locator('table.src tr:has(td.c:text-matches("if n > 1000:"))');
-    await expect(test.getAttribute("class")).resolves.toBe("proven fbranch");
+    await expect(test.getAttribute("class")).resolves.toMatch(/^proven fbranch( patch)?$/);
     await test.hover();
     const branch = await panel.innerText();
     expect(branch).toMatch(/Branches only frozen tests take: \d+>\d+$/m);
     expect(branch).toContain(`${FROZEN} — lease: owner ada, expires 2099-12-31`);
     // A proven line is green, and hovering it does not change the panel.
     const provenLine = page.locator('table.src tr:has(td.c:text-matches("return \\"small\\""))');
-    await expect(provenLine.getAttribute("class")).resolves.toBe("proven");
+    await expect(provenLine.getAttribute("class")).resolves.toMatch(/^proven( patch)?$/);
     expect(await background(provenLine.locator("td.c"))).toBe("rgb(218, 251, 225)");
     expect(problems).toEqual([]);
 
