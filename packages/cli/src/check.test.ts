@@ -206,6 +206,21 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(r.out).toContain("proven_coverage.json: the coverage report does not exist");
   });
 
+  it("a --base that names nothing in the clone: the history is the cause, said first, before what it kept from being read", async () => {
+    // Found on a real project (a clone whose default branch is master, judged with --base main): the
+    // report said only that collected.txt did not exist.
+    const { repo } = project();
+    repo.commit("drop the collection", { "collected.txt": null });
+    const r = await check(repo, ["--base", "trunk"]);
+    expect(r.code).toBe(2);
+    const errors = r.report.errors as { code: string; message: string }[];
+    expect(errors[0]).toMatchObject({ code: "shallow_history" });
+    expect(errors[0]!.message).toContain("the base trunk is not in this clone");
+    expect(errors[0]!.message).toContain("so the evidence could not be judged");
+    expect(errors.slice(1)).toEqual([expect.objectContaining({ code: "file_missing", file: "collected.txt" })]);
+    expect(r.out.indexOf("the base trunk is not in this clone")).toBeLessThan(r.out.indexOf("collected.txt"));
+  });
+
   it("a report from an earlier run is replaced, never left saying MERGE", async () => {
     const { repo, base } = project();
     expect((await check(repo, ["--base", base])).code).toBe(0);

@@ -426,6 +426,22 @@ async function evaluateCheck(
       log,
       trace,
     );
+  } catch (error) {
+    // Without the base, what the work tree lacks is a consequence: the history is the cause, said first.
+    const cut = loaded.patch.shallow;
+    if (cut && GateError.isInstance(error))
+      throw new GateError(
+        [
+          {
+            code: "shallow_history",
+            message: `${cut.message}; so the evidence could not be judged${request.run ? " (--run ran no command: they are the base's)" : ""}`,
+            fix: cut.fix,
+          },
+          ...error.issues,
+        ],
+        { cause: error },
+      );
+    throw error;
   } finally {
     if (checkout !== undefined) ports.git.removeWorktree(checkout);
   }

@@ -37,6 +37,20 @@ describe("runnerPartsOfProject: where the project is part of its own test runner
     ]);
   });
 
+  it("tomli's own repository: the runner's only on a Python before 3.11, where pytest loads tomli", () => {
+    const paths = ["src/tomli/__init__.py", "src/tomli/_parser.py", "tests/test_data.py"];
+    const on = (version: string) => withRecord({ python: { ...RECORDED.python, version } });
+    expect(runnerPartsOfProject({ paths, records: [on("3.11.2")] })).toEqual([]);
+    expect(runnerPartsOfProject({ paths, records: [on("3.13.0")] })).toEqual([]);
+    expect(runnerPartsOfProject({ paths, records: [on("3.10.14")] })).toEqual(["src/tomli/ is the runner's `tomli`"]);
+    // A proof run on 3.11 and a property run on 3.10: the older one decides.
+    expect(runnerPartsOfProject({ paths, records: [on("3.11.2"), on("3.10.14")] })).toHaveLength(1);
+    // No record (check without --run): the Python is unknown, so it is still said.
+    expect(runnerPartsOfProject({ paths, records: [] })).toEqual(["src/tomli/ is the runner's `tomli`"]);
+    // Only the backports: pluggy is pytest's on every Python.
+    expect(runnerPartsOfProject({ paths: ["src/pluggy/__init__.py"], records: [on("3.12.1")] })).toHaveLength(1);
+  });
+
   it("a pytest plugin of the repository that pytest loaded (an entry point), and a runner module the run imported", () => {
     const record = withRecord({
       hooks: [hook("src/pytest_randomly/__init__.py"), hook("conftest.py")],

@@ -15,6 +15,16 @@ export interface RunnerIntegrityInput {
   records: readonly RunRecord[];
 }
 
+const BACKPORTS_BEFORE_311 = ["tomli", "exceptiongroup"];
+
+/** A `major.minor[.micro...]` version of 3.11 or later; anything else (unreadable) is not. */
+function atLeast311(version: string): boolean {
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return false;
+  const major = Number(m[1]);
+  return major > 3 || (major === 3 && Number(m[2]) >= 11);
+}
+
 // Test support folders: a plugin there is test code (like a conftest.py), not the measured package.
 const TEST_FOLDER = /(?:^|\/)(?:tests?|testing)\//;
 
@@ -26,6 +36,11 @@ const TEST_FOLDER = /(?:^|\/)(?:tests?|testing)\//;
  */
 export function runnerPartsOfProject(input: RunnerIntegrityInput): string[] {
   const runner = new Set(RUNNER_MODULES);
+  // pytest and hypothesis need these backports only before Python 3.11 (their metadata's markers): a run
+  // whose every record shows 3.11 or later did not load them, so a project that is tomli (hukkin/tomli)
+  // is not part of that run's runner.
+  if (input.records.length > 0 && input.records.every((r) => atLeast311(r.python.version)))
+    for (const module of BACKPORTS_BEFORE_311) runner.delete(module);
   const roots = importRoots(input.paths, input.options);
   const parts = new Map<string, string>();
   for (const path of [...input.paths].sort()) {
