@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer, parseGitDiff } from "@proofgate/core";
+import { scanRunnerTampering } from "@proofgate/core/proof-run";
 import {
   blameRange,
   changedPaths,
@@ -544,6 +545,32 @@ describe("nodeGit remembers what a commit holds, never what a ref points at", ()
     // A SHA's answer comes from memory: the same object, not a second `git show`.
     expect(git.addedLines(first)).toBe(git.addedLines(first));
     expect(git.readFileAt(first, "missing.txt")).toBeUndefined();
+  });
+
+  it("a commit's added lines by the hunks' counts: an added `++ x` (`+++ x` in the diff) is a line, not a file header", () => {
+    // Before, the line was read as a header naming a file `x`, and what followed it was filed under that
+    // name: out of sight of the runner-tampering scan, which reads .py files only.
+    const repo = track(scratchRepo());
+    repo.commit("base\n", { "tests/test_a.py": "def test_a():\n    assert True\n" });
+    const sha = repo.commit("agent\n", {
+      "tests/test_a.py": "x = 1\n++ x\nimport _pytest.runner\ndef test_a():\n    assert True\n+++ x\n--- y\n",
+      "notes.txt": "+++ b/elsewhere.py\n",
+    });
+    const git = nodeGit(at(repo.dir));
+    expect(git.addedLines(sha)).toEqual([
+      { path: "notes.txt", lines: [{ line: 1, text: "+++ b/elsewhere.py" }] },
+      {
+        path: "tests/test_a.py",
+        lines: [
+          { line: 1, text: "x = 1" },
+          { line: 2, text: "++ x" },
+          { line: 3, text: "import _pytest.runner" },
+          { line: 6, text: "+++ x" },
+          { line: 7, text: "--- y" },
+        ],
+      },
+    ]);
+    expect(scanRunnerTampering(git.addedLines(sha)).map((f) => f.paths)).toEqual([["tests/test_a.py"]]);
   });
 
   it("lists a commit's files and blames a range of SHAs once; by ref afresh", () => {

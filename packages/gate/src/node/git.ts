@@ -1064,16 +1064,40 @@ export function addedLines(sha: string, repo: GitRepo): { path: string; lines: {
   const files: { path: string; lines: { line: number; text: string }[] }[] = [];
   let current: { path: string; lines: { line: number; text: string }[] } | undefined;
   let next = 0;
+  // Inside a hunk, its counts say how many old and new lines are still to come: an added line that reads
+  // `++ x` (`+++ x` in the diff) is a line of the file, never a header that would move what follows it to
+  // another file (out of sight of the scans that read only .py files).
+  let oldLeft = 0;
+  let newLeft = 0;
   for (const raw of out.split("\n")) {
+    if (oldLeft > 0 || newLeft > 0) {
+      if (raw.startsWith("+")) {
+        newLeft--;
+        current?.lines.push({ line: next++, text: raw.slice(1) });
+      } else if (raw.startsWith("-")) oldLeft--;
+      else if (raw.startsWith(" ")) {
+        oldLeft--;
+        newLeft--;
+        next++;
+      }
+      // `\ No newline at end of file` counts for neither side.
+      continue;
+    }
     if (raw.startsWith("+++ ")) {
       const name = raw.slice(4);
       current = name === "/dev/null" ? undefined : { path: diffPath(name).replace(/^b\//, ""), lines: [] };
       if (current) files.push(current);
     } else if (raw.startsWith("@@ ")) {
-      const m = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(raw);
-      next = m ? Number(m[1]) : 0;
-    } else if (current && raw.startsWith("+")) {
-      current.lines.push({ line: next++, text: raw.slice(1) });
+      const m = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(raw);
+      if (!m)
+        throw new GateError({
+          code: "git_failed",
+          message: `git show ${sha} printed a hunk header the gate cannot read: ${JSON.stringify(raw.slice(0, 80))}`,
+          fix: "check the git on PATH (2.x) and its diff settings",
+        });
+      oldLeft = m[1] === undefined ? 1 : Number(m[1]);
+      next = Number(m[2]);
+      newLeft = m[3] === undefined ? 1 : Number(m[3]);
     }
   }
   return files.filter((f) => f.lines.length > 0);
