@@ -22,6 +22,7 @@ const read = (name) => {
 
 const proof = read("proofgate_proof_plugin.py");
 const deselect = read("proofgate_deselect_plugin.py");
+const propertyIds = read("proofgate_property_ids_plugin.py");
 
 /** The part of pytest_collection_modifyitems both plugins share: from its first line to `if frozen:`. */
 function splitFrozen(name, text) {
@@ -38,11 +39,15 @@ if (splitFrozen("proofgate_proof_plugin.py", proof) !== split)
       "the body of pytest_collection_modifyitems up to `if frozen:` must be the same in both",
   );
 
-/** The settings reader, the proof plugin's last function: the property-ids plugin carries it too. */
+/** The settings reader, the proof plugin's last function: the property-ids plugin ends with it too. */
 const reader = "\n\ndef _proofgate_hypothesis_settings(item):\n";
 const at = proof.indexOf(reader);
 if (at === -1 || proof.indexOf("\ndef ", at + reader.length) !== -1 || proof.indexOf("\nclass ", at) !== -1)
   throw new Error("proofgate_proof_plugin.py: _proofgate_hypothesis_settings must be its last definition");
+if (!propertyIds.endsWith(proof.slice(at)))
+  throw new Error(
+    "proofgate_property_ids_plugin.py must end with the proof plugin's _proofgate_hypothesis_settings, as it is there",
+  );
 
 const constant = (doc, name, text) => `/** ${doc} */\nexport const ${name} =\n  ${JSON.stringify(text)};\n`;
 const source = [
@@ -57,6 +62,11 @@ const source = [
     "proofgate_deselect_plugin.py: `proofgate deselect --format plugin`, with its slots (renderDeselectPlugin).",
     "DESELECT_PLUGIN_PY",
     deselect,
+  ),
+  constant(
+    "proofgate_property_ids_plugin.py: the base's property run, with its slots (renderPropertyIdsPlugin).",
+    "PROPERTY_IDS_PLUGIN_PY",
+    propertyIds,
   ),
   constant(
     "The Hypothesis settings reader, proofgate_proof_plugin.py's last function (two blank lines before it).",

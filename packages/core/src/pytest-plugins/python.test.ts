@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { DESELECT_PLUGIN_PY, HYPOTHESIS_SETTINGS_PY, PROOF_PLUGIN_PY } from "./generated.js";
+import { DESELECT_PLUGIN_PY, HYPOTHESIS_SETTINGS_PY, PROOF_PLUGIN_PY, PROPERTY_IDS_PLUGIN_PY } from "./generated.js";
 import { fillPythonSlots } from "./slots.js";
 
 // The plugins' Python lives in the .py files of this folder (docs/architecture.md, "The pytest plugins").
@@ -24,7 +24,9 @@ describe("generated.ts", () => {
     expect(run.status).toBe(0);
     expect(PROOF_PLUGIN_PY).toBe(readFileSync(join(HERE, "proofgate_proof_plugin.py"), "utf8"));
     expect(DESELECT_PLUGIN_PY).toBe(readFileSync(join(HERE, "proofgate_deselect_plugin.py"), "utf8"));
+    expect(PROPERTY_IDS_PLUGIN_PY).toBe(readFileSync(join(HERE, "proofgate_property_ids_plugin.py"), "utf8"));
     expect(PROOF_PLUGIN_PY.endsWith(HYPOTHESIS_SETTINGS_PY)).toBe(true);
+    expect(PROPERTY_IDS_PLUGIN_PY.endsWith(HYPOTHESIS_SETTINGS_PY)).toBe(true);
     expect(HYPOTHESIS_SETTINGS_PY.startsWith("\ndef _proofgate_hypothesis_settings(item):\n")).toBe(true);
   });
 });
@@ -91,12 +93,13 @@ describe("the plugins' own pytest suite (src/pytest-plugins/tests, Debian's pyth
       errors: 0,
       skipped: 0,
     });
-    expect(count("tests")).toBeGreaterThanOrEqual(9);
+    expect(count("tests")).toBeGreaterThanOrEqual(10);
     for (const name of [
       "test_signature_fails_on_a_changed_byte_or_another_key",
       "test_a_failure_flipped_by_a_conftest_hook_is_caught",
       "test_hook_order_views_at_the_ends_of_the_chains",
       "test_deselects_exactly_the_leased_ids",
+      "test_writes_the_ids_and_settings_and_runs_nothing",
     ])
       expect(xml).toContain(`name="${name}"`);
   });
