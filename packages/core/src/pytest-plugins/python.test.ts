@@ -75,6 +75,7 @@ describe("fillPythonSlots", () => {
 });
 
 describe("the plugins' own pytest suite (src/pytest-plugins/tests, Debian's python3 and pytest)", () => {
+  // A dozen pytest processes: on 2 cores shared with the other suites, they get more than the usual minute.
   it("passes: hook order, the record's signature, a failure flipped by a conftest, deselection", () => {
     const dir = mkdtempSync(join(tmpdir(), "proofgate-pytest-plugins-"));
     temps.push(dir);
@@ -102,5 +103,5 @@ describe("the plugins' own pytest suite (src/pytest-plugins/tests, Debian's pyth
       "test_writes_the_ids_and_settings_and_runs_nothing",
     ])
       expect(xml).toContain(`name="${name}"`);
-  });
+  }, 300_000);
 });
