@@ -11,7 +11,7 @@ import {
   type PropertySettingsById,
 } from "./property-settings.js";
 import { renderPropertyIdsPlugin } from "./property-tests.js";
-import { PROOF_PLUGIN_TEMPLATE } from "./proof-run/plugin-source.js";
+import { PROOF_PLUGIN_PY as PROOF_PLUGIN_TEMPLATE } from "./pytest-plugins/generated.js";
 
 const commit = commitFactory("e");
 

@@ -11,44 +11,12 @@ import { changeAttributor, type FileRename } from "./test-changes.js";
 
 /**
  * Python: `_proofgate_hypothesis_settings(item)`, the settings a collected item runs with, or None when
- * it is no Hypothesis test. A `@given` test carries its settings object (fixed when it was decorated,
- * `settings.default` merged in then; `_hypothesis_internal_use_settings` is what `wrapped_test` reads at
- * each call); a rule-based state machine's TestCase runs with its class's `settings`. Never raises.
+ * it is no Hypothesis test (the last function of pytest-plugins/proofgate_proof_plugin.py). A `@given`
+ * test carries its settings object (fixed when it was decorated, `settings.default` merged in then;
+ * `_hypothesis_internal_use_settings` is what `wrapped_test` reads at each call); a rule-based state
+ * machine's TestCase runs with its class's `settings`. Never raises.
  */
-export const HYPOTHESIS_SETTINGS_PY = String.raw`
-def _proofgate_hypothesis_settings(item):
-    try:
-        obj = getattr(item, "obj", None)
-        if obj is None or getattr(obj, "is_hypothesis_test", False) is not True:
-            return None
-        import hypothesis
-        import hypothesis.core
-
-        kind = hypothesis.settings
-        used = getattr(obj, "_hypothesis_internal_use_settings", None)
-        if not isinstance(used, kind):
-            used = getattr(getattr(item, "cls", None), "settings", None)
-        if not isinstance(used, kind):
-            return {"error": "no Hypothesis settings object on the test or its TestCase class"}
-        deadline = used.deadline
-        # The raw value: reading .database of an unset one would make the default database's folder.
-        database = vars(used).get("database", used)
-        database = used.database if database is used else database
-        return {
-            "max_examples": int(used.max_examples),
-            "deadline_us": None if deadline is None else int(deadline.total_seconds() * 1000000),
-            "phases": sorted(str(p.name) for p in used.phases),
-            "derandomize": bool(used.derandomize),
-            "database": database is not None,
-            "suppress_health_check": sorted(str(h.name) for h in used.suppress_health_check),
-            "stateful_step_count": int(used.stateful_step_count),
-            "seeded": getattr(obj, "_hypothesis_internal_use_seed", None) is not None
-            or getattr(hypothesis.core, "global_force_seed", None) is not None,
-            "profile": str(getattr(kind, "_current_profile", None) or "default"),
-        }
-    except Exception as error:
-        return {"error": repr(error)[:200]}
-`;
+export { HYPOTHESIS_SETTINGS_PY } from "./pytest-plugins/generated.js";
 
 /** One property test's effective Hypothesis settings, as the plugins record them. */
 export interface PropertySettings {

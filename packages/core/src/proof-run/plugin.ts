@@ -1,6 +1,7 @@
-import { SPLIT_FROZEN_PY, pythonString } from "../deselect.js";
+import { pythonString } from "../deselect.js";
 import type { Lease } from "../ledger.js";
-import { PROOF_PLUGIN_TEMPLATE } from "./plugin-source.js";
+import { PROOF_PLUGIN_PY } from "../pytest-plugins/generated.js";
+import { fillPythonSlots } from "../pytest-plugins/slots.js";
 
 /** The plugin's version, written into every record; a record of another version is refused. */
 export const PROOF_PLUGIN_VERSION = "1";
@@ -46,7 +47,7 @@ export interface ProofPluginOptions {
 }
 
 /**
- * The proof run's pytest plugin (Python source, pytest 7.2 through 9): it deselects exactly the active
+ * The proof run's pytest plugin (src/pytest-plugins/proofgate_proof_plugin.py, pytest 7.2 through 9): it deselects exactly the active
  * leases' ids like renderDeselectPlugin (a DeselectionPlan fits), and when the PROOF_RUN_ENV variables
  * are set it writes a signed run record at session end (docs/proof-run-record.md). Without them it only
  * deselects.
@@ -55,25 +56,21 @@ export function renderProofPlugin(
   plan: { today: string; active: ReadonlyArray<Pick<Lease, "nodeid">> },
   options: ProofPluginOptions,
 ): string {
-  const list = (items: readonly string[]): string => items.map((item) => `    ${item},\n`).join("");
-  const slots: Record<string, string> = {
-    __PROOFGATE_TODAY__: plan.today,
-    __PROOFGATE_SPLIT_FROZEN__: SPLIT_FROZEN_PY.trimEnd(),
-    __PROOFGATE_PLUGIN_VERSION__: pythonString(PROOF_PLUGIN_VERSION),
-    __PROOFGATE_LEDGER__: pythonString(options.ledgerFile),
-    __PROOFGATE_FROZEN__: list(plan.active.map((lease) => pythonString(lease.nodeid))),
-    __PROOFGATE_MOUNTS__: list(
-      (options.mounts ?? []).map(
-        (m) => `(${pythonString(m.dir)}, ${pythonString(m.prefix)}, ${pythonString(m.label)})`,
-      ),
-    ),
-    __PROOFGATE_EXCLUDE__: list((options.exclude ?? []).map(pythonString)),
-  };
-  return PROOF_PLUGIN_TEMPLATE.replace(/__PROOFGATE_[A-Z_]+?__/g, (slot) => {
-    const value = slots[slot];
-    if (value === undefined) throw new Error(`renderProofPlugin: no value for ${slot}`);
-    return value;
-  });
+  return fillPythonSlots(
+    PROOF_PLUGIN_PY,
+    {
+      text: { TODAY: plan.today },
+      values: { PLUGIN_VERSION: pythonString(PROOF_PLUGIN_VERSION), LEDGER: pythonString(options.ledgerFile) },
+      lists: {
+        FROZEN: plan.active.map((lease) => pythonString(lease.nodeid)),
+        MOUNTS: (options.mounts ?? []).map(
+          (m) => `(${pythonString(m.dir)}, ${pythonString(m.prefix)}, ${pythonString(m.label)})`,
+        ),
+        EXCLUDE: (options.exclude ?? []).map(pythonString),
+      },
+    },
+    "renderProofPlugin",
+  );
 }
 
 /**
