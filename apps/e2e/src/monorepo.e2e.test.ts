@@ -186,6 +186,14 @@ describe("two packages, two gates on one pull request", () => {
     expect(b.report.commits).toBe(1);
     expect(b.report.active_leases).toBe(1);
     expect(b.report.collected_tests).toBe(9);
+    // The patch's lines, from git's diff of the package's part, named as coverage.py names b's files.
+    const patch = (
+      b.report.coverage as {
+        patch: { changed_files: number; files: { path: string; coverable: number; covered: number }[] } | null;
+      }
+    ).patch;
+    expect(patch?.files.map((f) => f.path)).toEqual(["pkg/calc.py"]);
+    expect(patch?.files[0]).toMatchObject({ coverable: 4, covered: 4 });
 
     // Two check runs and two PR comments, by name: neither gate replaced the other's.
     expect(fake.violations).toEqual([]);
