@@ -166,6 +166,7 @@ describe("two packages, two gates on one pull request", () => {
     expect(a.report.decision).toBe("REJECT");
     expect(a.report.reasons).toEqual(["agent_added_lease", "agent_loosened_policy"]);
     expect(a.report.root).toBe("pkgs/a");
+    expect(a.stdout).toMatch(/^proofgate: REJECT .*  package pkgs\/a$/m);
     // b's commit is not a's: a's range holds its own commit only, and the finding names it.
     expect(a.report.commits).toBe(1);
     const finding = a.report.details.find((d) => d.reason === "agent_added_lease")!;
@@ -217,6 +218,9 @@ describe("two packages, two gates on one pull request", () => {
       [7, "<!-- proofgate:report:proofgate/pkgs/b"],
     ]);
     expect(fake.comments[0]!.body).toMatch(/REJECT/);
+    // Each comment says which package it judged (its paths are relative to it).
+    expect(fake.comments[0]!.body).toContain("package `pkgs/a`");
+    expect(fake.comments[1]!.body).toContain("package `pkgs/b`");
     expect(fake.comments[1]!.body).toMatch(/MERGE/);
 
     // A second run of a's gate updates a's check run and comment, not b's.
@@ -226,23 +230,35 @@ describe("two packages, two gates on one pull request", () => {
     expect(fake.comments[1]!.body).toMatch(/MERGE/);
   }, 600_000);
 
-  it("a commit to the shared CI files counts for both packages: each gate rejects it (protected_path)", async () => {
+  it("a commit to the shared CI files counts for both packages; an agent's conftest.py in b is b's alone", async () => {
     git(dir, ["checkout", "-q", "-b", "ci", base]);
     const ci = commit(dir, "ci: skip the gate\n", {
       ".github/workflows/ci.yml": WORKFLOW.replace("run: true", "run: false"),
     });
+    // A protected path of b's (`**/conftest.py`): a gate of the whole repository would reject a for it too.
+    const conftest = commit(dir, "b: a conftest\n", { "pkgs/b/tests/conftest.py": "# b's fixtures\n" });
     // An unrelated human commit at the root: neither package's.
     commit(dir, "docs\n", { "README.md": "Two packages.\n" }, HUMAN);
-    for (const pkg of ["pkgs/a", "pkgs/b"]) {
+    const expected: Record<string, { commits: number; touched: [string, string][] }> = {
+      "pkgs/a": { commits: 1, touched: [[ci, "../../.github/workflows/ci.yml"]] },
+      "pkgs/b": {
+        commits: 2,
+        touched: [
+          [ci, "../../.github/workflows/ci.yml"],
+          [conftest, "tests/conftest.py"],
+        ],
+      },
+    };
+    for (const [pkg, want] of Object.entries(expected)) {
       const r = await gate(dir, ["--run", "--root", pkg]);
       expect(r.report.errors, r.stderr).toEqual([]);
       expect(r.status, r.stdout).toBe(1);
       expect(r.report.reasons).toEqual(["protected_path"]);
-      expect(r.report.commits).toBe(1);
-      const f = r.report.details.find((d) => d.reason === "protected_path")!;
-      expect(f).toMatchObject({ commit: ci, file: "../../.github/workflows/ci.yml" });
-      // The text names the folder the gate judged.
       expect(r.report.root).toBe(pkg);
+      expect(r.report.commits).toBe(want.commits);
+      expect(r.report.details.filter((d) => d.reason === "protected_path").map((d) => [d.commit, d.file])).toEqual(
+        want.touched,
+      );
     }
   }, 600_000);
 
