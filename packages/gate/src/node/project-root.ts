@@ -2,8 +2,8 @@
 // root is the CI's input (a flag in the workflow, a protected file), never a file of the patch: so it must be
 // a real folder of this repository, reached through no symlink, in no nested repository.
 import { spawnSync } from "node:child_process";
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { existsSync, lstatSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
 import { GateError, type Env } from "@proofgate/core";
 
 /** Where the gate works: the project folder, and the repository root when the folder is a package inside it. */
@@ -55,13 +55,14 @@ export function resolveProjectRoot(cwd: string, given: string | undefined, env: 
   const root = relative(top, real);
   if (root.startsWith("..") || isAbsolute(root))
     throw usage(`${flag} is outside the git repository at ${top} (it is ${real})`);
-  // The lexical path and the real one differ only through a symlink: a link in the checkout is the patch's.
-  const lexical = resolve(realpathSync(cwd), given);
-  if (lexical !== real)
-    throw usage(
-      `${flag} passes through a symlink (it resolves to ${real})`,
-      "pass the package's real folder: a symlink in the checkout is the patch's to point elsewhere",
-    );
+  // No folder between the repository's root and the package may be a symlink: a link in the checkout is the
+  // patch's to point elsewhere. (A link above the repository, such as a temp folder's, is the machine's.)
+  for (let dir = abs; realpathSync(dir) !== top && dirname(dir) !== dir; dir = dirname(dir))
+    if (lstatSync(dir).isSymbolicLink())
+      throw usage(
+        `${flag} passes through a symlink (${dir} is a link; the folder is ${real})`,
+        "pass the package's real folder: a symlink in the checkout is the patch's to point elsewhere",
+      );
   const parts = root === "" ? [] : root.split(sep);
   if (parts.includes(".git")) throw usage(`${flag} is inside the repository's .git folder`);
   if (toplevel(real, env) !== top)
