@@ -29,12 +29,25 @@ const flag = (name) => {
 };
 
 const outDir = input("out-dir") || "proofgate-report";
-const args = ["check", "--platform", "github", "--out-dir", outDir, "--format", input("format") || "text"];
+// The gate runs in working-directory, and that folder is the project (--root .): the checkout's root, or
+// a package's folder of a monorepo, whose paths the CLI maps to the repository's (check --root).
+const args = [
+  "check",
+  "--platform",
+  "github",
+  "--root",
+  ".",
+  "--out-dir",
+  outDir,
+  "--format",
+  input("format") || "text",
+];
 if (flag("run")) args.push("--run");
 if (input("comment") !== "" && !flag("comment")) args.push("--no-comment");
 if (input("base")) args.push("--base", input("base"));
 if (input("head")) args.push("--head", input("head"));
-// The CLI checks the name (exit 2 with the fix for one no platform can carry).
+// The CLI checks the name (exit 2 with the fix for one no platform can carry); none: proofgate, or
+// proofgate/<folder> for a package.
 if (input("name")) args.push("--name", input("name"));
 
 const cwd = resolve(process.env.GITHUB_WORKSPACE ?? ".", input("working-directory") || ".");

@@ -99,6 +99,7 @@ describe("the plugin repository's tree", () => {
     expect(Object.keys(yml.configuration.properties)).toEqual([
       "version",
       "name",
+      "working-directory",
       "shards",
       "download",
       "out-dir",
@@ -276,6 +277,19 @@ describe("hooks/command in a pull request build", () => {
       "report.md",
     ]);
     expect(readdirSync(join(b.uploads, "proofgate-report", "pytest"))).toEqual(["proofgate_run_0123.py"]);
+  });
+
+  it("passes working-directory as --root: the package's folder is the project", async () => {
+    const b = await runHook({
+      BUILDKITE_PLUGIN_PROOFGATE_WORKING_DIRECTORY: ".",
+      BUILDKITE_PLUGIN_PROOFGATE_DOWNLOAD: "coverage.xml",
+    });
+    expect(b.code, b.log).toBe(0);
+    expect(b.log).toContain("+++ :lock: proofgate check --out-dir proofgate-report --root .");
+    const refused = await runHook({ BUILDKITE_PLUGIN_PROOFGATE_WORKING_DIRECTORY: "--help" });
+    expect(refused.code).toBe(2);
+    expect(refused.log).toBe("proofgate plugin: working-directory must not start with -\n");
+    expect(refused.calls).toEqual([]);
   });
 
   it("refuses a version that is not a release, before it runs anything", async () => {

@@ -235,6 +235,42 @@ describe("the action, run from the release tree", () => {
     expect(fake.requests.filter((q) => q.operationId === "issues/update-comment")).toHaveLength(1);
   });
 
+  it("two packages of a monorepo by working-directory: each gate judges its folder, under proofgate/<folder>", async () => {
+    const pkg = (coverageOf: number) => ({
+      "proofgate.toml": OFF,
+      "freeze.toml": "version = 1\n",
+      "collected.txt": COLLECTED,
+      "proven_coverage.json": coverage(coverageOf),
+      ".gitignore": "proofgate-report/\n",
+    });
+    const prefixed = (dir: string, files: Record<string, string>) =>
+      Object.fromEntries(Object.entries(files).map(([path, text]) => [`${dir}/${path}`, text]));
+    base = repo.commit("two packages", { ...prefixed("pkgs/api", pkg(80)), ...prefixed("pkgs/web", pkg(50)) });
+    head = repo.commit("a human change in api", { "pkgs/api/notes.txt": "x = 1\n" });
+    fake.commits.add(head);
+    for (const dir of ["pkgs/api", "pkgs/web"]) stampEvidence(join(repo.dir, dir));
+    const api = await runAction({ "working-directory": "pkgs/api" });
+    const web = await runAction({ "working-directory": "pkgs/web" });
+    expect(api.code, api.stdout + api.stderr).toBe(0);
+    expect(web.code, web.stdout + web.stderr).toBe(1);
+    expect(fake.violations).toEqual([]);
+    expect([...fake.checkRuns.values()].map((c) => [c.body.name, c.body.conclusion])).toEqual([
+      ["proofgate/pkgs/api", "success"],
+      ["proofgate/pkgs/web", "failure"],
+    ]);
+    expect(fake.comments.map((c) => c.body.split("\n")[0])).toEqual([
+      "<!-- proofgate:report:proofgate/pkgs/api (edited in place by every run; do not copy this line) -->",
+      "<!-- proofgate:report:proofgate/pkgs/web (edited in place by every run; do not copy this line) -->",
+    ]);
+    // Each report is in its folder's out dir, and names the folder its paths are relative to.
+    expect(api.outputs.report).toBe(join(repo.dir, "pkgs/api", "proofgate-report", "report.json"));
+    expect(JSON.parse(readFileSync(web.outputs.report!, "utf8"))).toMatchObject({
+      decision: "REJECT",
+      reasons: ["proven_coverage"],
+      root: "pkgs/web",
+    });
+  });
+
   it("a name no platform can carry is exit 2 before any request: the error in the report, the outputs REJECT", async () => {
     const r = await runAction({ name: "a b" });
     expect(r.code).toBe(2);

@@ -115,6 +115,30 @@ describe("the catalog project's tree", () => {
     expect(new RegExp(inputs.name!.regex!).test("api/unit")).toBe(true);
     expect(new RegExp(inputs.name!.regex!).test("a b")).toBe(false);
     expect(new RegExp(inputs.version!.regex!).test("latest")).toBe(false);
+    // No name: the CLI's (proofgate, or proofgate/<folder> for a package); a package's folder is plain.
+    expect(new RegExp(inputs.name!.regex!).test("")).toBe(true);
+    expect(inputs["working-directory"]!.default).toBe(".");
+    const folder = new RegExp(inputs["working-directory"]!.regex!);
+    expect(["pkgs/api", "."].map((f) => folder.test(f))).toEqual([true, true]);
+    expect(["-x", "a b", '"; rm -rf /', "$(id)"].map((f) => folder.test(f))).toEqual([false, false, false, false]);
+  });
+
+  it("passes working-directory as --root, and --name only when one is given", () => {
+    const run = (given: Record<string, string>) =>
+      spawnSync(
+        "bash",
+        [
+          "-c",
+          `${interpolate({ image: "i", install: "true", ...given })
+            .job.script.slice(1, -1)
+            .join("\n")}\nprintf '%s\\n' "$@"`,
+        ],
+        {
+          encoding: "utf8",
+        },
+      ).stdout;
+    expect(run({})).toBe("--root\n.\n");
+    expect(run({ "working-directory": "pkgs/api", name: "api" })).toBe("--root\npkgs/api\n--name\napi\n");
   });
 
   it("interpolates to a job that keeps the whole history, runs on merge requests and wires every report", () => {

@@ -495,6 +495,51 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     }
   });
 
+  it("--root names the gate proofgate/<folder> unless named; a folder that is no name asks for --name", async () => {
+    const pkg = {
+      "proofgate.toml": OFF,
+      "freeze.toml": LEDGER,
+      "collected.txt": COLLECTED,
+      "proven_coverage.json": COVERAGE(80),
+      ".gitignore": "proofgate-report/\n",
+    };
+    const { repo, base } = project(OFF, {
+      ...Object.fromEntries(Object.entries(pkg).map(([p, t]) => [`svc/api/${p}`, t])),
+      ...Object.fromEntries(Object.entries(pkg).map(([p, t]) => [`my pkg/${p}`, t])),
+    });
+    const names: (string | undefined)[] = [];
+    const recording = {
+      ...localPlatform,
+      provider: "github" as const,
+      detect: () => true,
+      context: () => ({ provider: "github" as const }),
+      publish: async (_r: unknown, _c: unknown, tools: { name?: string | undefined }) => (
+        names.push(tools.name),
+        { published: [], failures: [] }
+      ),
+    };
+    for (const dir of ["svc/api", "my pkg"]) stampEvidence(join(repo.dir, dir));
+    let err = "";
+    const io = (env: Record<string, string>): CliIo => ({
+      stdout: () => {},
+      stderr: (t) => (err += t),
+      now: () => NOW,
+      cwd: repo.dir,
+      env,
+      isTTY: false,
+    });
+    expect(await runCheck({ format: "json", base, root: "svc/api" }, io({}), [recording])).toBe(0);
+    expect(await runCheck({ format: "json", base, root: "svc/api" }, io({ PROOFGATE_NAME: "web" }), [recording])).toBe(
+      0,
+    );
+    expect(await runCheck({ format: "json", base, root: "svc/api", name: "api" }, io({}), [recording])).toBe(0);
+    expect(await runCheck({ format: "json", base, root: "my pkg", name: "mine" }, io({}), [recording])).toBe(0);
+    expect(names).toEqual(["proofgate/svc/api", "web", "api", "mine"]);
+    expect(await runCheck({ format: "json", base, root: "my pkg" }, io({}), [recording])).toBe(2);
+    expect(err).toContain('the name from --root "proofgate/my pkg" is not a gate name');
+    expect(err).toContain("name the gate with --name");
+  });
+
   it("a name no platform can carry is exit 2: the report is that usage error, naming the flag and the fix", async () => {
     const { repo, base } = project();
     for (const [args, env, source, name] of [

@@ -128,7 +128,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             .option("name", {
               type: "string",
               describe:
-                "the gate's name: its check run, status, comment and annotation, so two gates on one change keep theirs (default: PROOFGATE_NAME, else proofgate)",
+                "the gate's name: its check run, status, comment and annotation, so two gates on one change keep theirs (default: PROOFGATE_NAME, else proofgate, or proofgate/<root> with --root)",
+              requiresArg: true,
+            })
+            .option("root", {
+              type: "string",
+              describe:
+                "gate the package in this folder of the repository (a monorepo): its proofgate.toml, ledger, lock, evidence and [commands] are the folder's, its paths relative to it; commits that touch neither it nor the shared CI files are not its",
               requiresArg: true,
             })
             .option("run", {
@@ -148,6 +154,10 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",
             )
             .example("proofgate check --run", "one CI step: collect, run the proof and the property suite, then judge")
+            .example(
+              "proofgate check --run --root pkgs/api --out-dir report-api",
+              "gate one package of a monorepo (published as proofgate/pkgs/api)",
+            )
             .example(
               "proofgate check --base origin/main --format json > verdict.json",
               "the JSON report on stdout, for a merge queue",

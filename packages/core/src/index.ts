@@ -417,3 +417,4 @@ export {
 } from "./html-report.js";
 export { escapeHtml, scriptJson, scriptHashSource } from "./html-escape.js";
 export { badgeOf, badgeJson, badgeSvg, BADGE_COLORS, BADGE_LABEL, type Badge } from "./badge.js";
+export { repoPathOf } from "./repo-path.js";

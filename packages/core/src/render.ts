@@ -161,7 +161,9 @@ export function renderText(report: GateReport, options: TextOptions): string {
   const verdict = report.decision === "MERGE" ? c.bold(c.green("MERGE")) : c.bold(c.red("REJECT"));
   const range =
     report.base || report.head ? `  ${shortSha(report.base)}..${report.head ? shortSha(report.head) : "HEAD"}` : "";
-  out.push(`proofgate: ${verdict}${range}${report.todayUtc ? `  (${report.todayUtc} UTC)` : ""}`);
+  // A package's gate (`check --root`) names its folder: the paths below are relative to it.
+  const root = report.root ? `  package ${safe(report.root)}` : "";
+  out.push(`proofgate: ${verdict}${range}${report.todayUtc ? `  (${report.todayUtc} UTC)` : ""}${root}`);
   // One line in a fixed form, for CI coverage parsers (GitLab's `coverage:` regex).
   if (report.provenCoveragePercent !== null)
     out.push(
@@ -305,6 +307,7 @@ export function renderMarkdown(report: GateReport, options: { title?: string; do
   const title = options.title ?? "proofgate";
   out.push(`### ${title}: ${report.decision === "MERGE" ? "✅ MERGE" : "❌ REJECT"}`);
   const facts = [
+    report.root ? `package ${codeSpan(report.root)}` : "",
     report.base || report.head
       ? `range ${codeSpan(`${shortSha(report.base)}..${report.head ? shortSha(report.head) : "HEAD"}`)}`
       : "",

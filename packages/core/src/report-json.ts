@@ -65,6 +65,7 @@ export function reportObject(r: GateReport): Record<string, unknown> {
     base: r.base,
     head: r.head,
     commits: r.commits,
+    root: r.root || undefined,
     coverage: r.coverage && {
       source: r.coverage.source,
       files: r.coverage.files,

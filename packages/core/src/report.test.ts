@@ -219,6 +219,15 @@ describe("the report JSON against its schema", () => {
     expect(validate({ ...asWritten(report), errors: [] })).toBe(false);
   });
 
+  it("a package's report (check --root) names its folder; the schema takes a folder, not an empty one", () => {
+    const report = { ...decide(input()), root: "pkgs/api" };
+    expectValid(report);
+    expect(asWritten(report)).toMatchObject({ root: "pkgs/api" });
+    expect(asWritten(decide(input()))).not.toHaveProperty("root");
+    expect(validate({ ...asWritten(report), root: "" })).toBe(false);
+    expect(validate({ ...asWritten(report), root: 7 })).toBe(false);
+  });
+
   it.each([
     ["MERGE with a reason", (j: Record<string, unknown>) => ({ ...j, reasons: ["proven_coverage"] })],
     ["REJECT without a reason", (j: Record<string, unknown>) => ({ ...j, decision: "REJECT" })],

@@ -236,6 +236,11 @@ export interface GateReport {
   head: string | null;
   /** Commits in base..head; null when no range was judged. */
   commits?: number | null | undefined;
+  /**
+   * A package's gate (`check --root`): its folder, repository-relative. The report's paths (findings, coverage
+   * files, frozen-only ranges) are relative to it; platforms prefix it where they point at a file.
+   */
+  root?: string | undefined;
   coverage?: CoverageSection | undefined;
   ledger?: LedgerSection | undefined;
   accounting?: AccountingSection | null | undefined;

@@ -41,6 +41,7 @@ import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js"
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
 import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
+import { pathScope } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
@@ -94,6 +95,8 @@ export interface CheckRequest {
   run?: { env: Env; timeout?: number | undefined } | undefined;
   /** The platform's verification of commits' signatures, where it has one (`[agents] human_signatures`). */
   platformVerifier?: PlatformVerifier | undefined;
+  /** A package's folder in the repository (`check --root`, repository-relative): its gate protects the shared CI files too. */
+  root?: string | undefined;
 }
 
 /** `decide`: the article's inputs, named one by one. */
@@ -237,6 +240,7 @@ async function evaluateCheck(
     shallowFix: request.shallowFix,
     unlocked: unlockedFixtures(ports, found),
     platformVerifier: request.platformVerifier,
+    sharedProtected: request.root ? pathScope(request.root).sharedPatterns : undefined,
   });
   trace.base = loaded.patch.base;
   trace.head = loaded.patch.head;

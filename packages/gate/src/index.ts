@@ -63,3 +63,4 @@ export {
 export { asText } from "./input-text.js";
 export { recordEvidence, readStamps, requireBoundEvidence, type RecordOptions } from "./sources/evidence-binding.js";
 export { renderViews, readViewSources, MAX_VIEW_SOURCE_BYTES, MAX_VIEW_TOTAL_BYTES } from "./views.js";
+export { scopeGit, pathScope, SHARED_CI_PATHS, type PathScope } from "./scoped-git.js";

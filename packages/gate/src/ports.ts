@@ -49,8 +49,9 @@ export interface GitPort {
   /**
    * `git diff --no-color --unified=0 -M base head`: the patch as one diff of the two trees, renames
    * paired, names C-quoted where git quotes them (core.quotePath on); core's `parseGitDiff` reads it.
+   * With `relative` (a repository-relative folder): only the files in it, named relative to it.
    */
-  rangeDiff(base: string, head: string): string;
+  rangeDiff(base: string, head: string, relative?: string): string;
   /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
   addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
   /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */

@@ -51,6 +51,11 @@ export interface RunGateOptions {
   comment: boolean;
   /** The gate's name on the platform (`check --name`): its check run, status, comment marker, context. */
   name?: string | undefined;
+  /**
+   * The package's folder in the repository (`check --root`, repository-relative; "" or absent: the root).
+   * The report's paths are the package's; the report names the folder, and platforms prefix it.
+   */
+  root?: string | undefined;
   /** Where the CI reads commands from (GitHub's workflow commands): stdout, or stderr when stdout carries the report. */
   commandStream: (text: string) => void;
   log: GateLog;
@@ -143,6 +148,7 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
         outDir: o.outDir,
         run: o.run ? { env: o.env, timeout: o.timeout } : undefined,
         platformVerifier: platformVerifier(platform, context, o),
+        root: o.root || undefined,
       },
       o.ports,
       o.log,
@@ -154,6 +160,7 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
       head: trace.head ?? context.head ?? o.flags.head,
     });
   }
+  if (o.root) report.root = o.root;
   let exitCode: 0 | 1 | 2 = report.errors.length > 0 ? 2 : report.decision === "MERGE" ? 0 : 1;
 
   const written: string[] = [];
@@ -181,6 +188,7 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
       base: report.base ?? context.base,
       head: report.head ?? context.head,
     });
+    if (o.root) report.root = o.root;
     json = reportJson(report);
     markdown = renderMarkdown(report);
     exitCode = 2;

@@ -65,3 +65,23 @@ describe("frozen-only notices", () => {
     );
   });
 });
+
+describe("a package's report (check --root)", () => {
+  it("points every annotation at the repository's path: the package's folder in front, shared CI files resolved", () => {
+    const report = frozenOnlyReport(1);
+    report.gate.root = "pkgs/a";
+    report.gate.findings = [
+      expiredLease("tests/test_a.py::test_x", "ada", 7),
+      { ...expiredLease("x", "ada", 2), reason: "protected_path", file: "../../.github/workflows/ci.yml" },
+      { ...expiredLease("y", "ada", 1), file: "../../../outside" },
+    ];
+    const { annotations } = checkRunAnnotations(report.gate);
+    expect(annotations.map((a) => [a.path, a.line])).toEqual([
+      ["pkgs/a/freeze.toml", 7],
+      [".github/workflows/ci.yml", 2],
+      [undefined, 1],
+      // Joined and normalised as a path (its `//` is one folder separator).
+      [`pkgs/a/src/${HOSTILE.replace(/\n/g, "").replace("//", "/")}.py`, 1],
+    ]);
+  });
+});

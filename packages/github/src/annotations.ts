@@ -5,6 +5,7 @@ import {
   lineSpan,
   rangesByPriority,
   type FrozenOnlyRangeView,
+  repoPathOf,
   type GateReport,
 } from "@proofgate/core";
 import { inertText } from "./workflow-commands.js";
@@ -23,9 +24,13 @@ export interface GateAnnotation {
   message: string;
 }
 
-/** A repository-relative path, or undefined for one that points outside (absolute, `..`). */
-function repoPath(file: string | undefined): string | undefined {
+/**
+ * A repository-relative path, or undefined for one that points outside (absolute, `..`). A package's report
+ * (`check --root`) names its files relative to the package: `root` is joined in front.
+ */
+function repoPath(file: string | undefined, root?: string | undefined): string | undefined {
   if (!file) return undefined;
+  if (root) return repoPathOf(root, file);
   const path = file.replace(/^\.\/+/, "");
   if (path === "" || path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.split(/[\\/]/).includes(".."))
     return undefined;
@@ -48,7 +53,7 @@ export function reportAnnotations(view: GateReport): GateAnnotation[] {
       : "";
     out.push({
       level: "failure",
-      path: repoPath(f.file),
+      path: repoPath(f.file, view.root),
       line: lineOf(f.line),
       title: `proofgate: ${f.reason}`,
       message: `${inertText(f.message)}${by}\nfix: ${inertText(f.fix)}`,
@@ -57,7 +62,7 @@ export function reportAnnotations(view: GateReport): GateAnnotation[] {
   for (const e of view.errors) {
     out.push({
       level: "failure",
-      path: repoPath(e.file),
+      path: repoPath(e.file, view.root),
       line: lineOf(e.line),
       title: `proofgate could not evaluate (${e.code})`,
       message: inertText(formatIssue({ ...e, file: undefined })),
@@ -79,8 +84,8 @@ export const CHECK_RUN_ANNOTATIONS = 1000;
 const TESTS_PER_NOTICE = 10;
 
 /** One frozen-only range as a notice: where, how many lines, and the frozen tests (with leases) behind it. */
-export function frozenOnlyAnnotation(range: FrozenOnlyRangeView): GateAnnotation | undefined {
-  const path = repoPath(range.path);
+export function frozenOnlyAnnotation(range: FrozenOnlyRangeView, root?: string): GateAnnotation | undefined {
+  const path = repoPath(range.path, root);
   const start = lineOf(range.start);
   if (!path || !start) return undefined;
   const end = lineOf(range.end) ?? start;
@@ -128,7 +133,7 @@ export function checkRunAnnotations(
   const pinned = reasons.filter((a) => a.path !== undefined).length;
   const room = Math.max(0, Math.min(cap, (options.total ?? CHECK_RUN_ANNOTATIONS) - pinned));
   const notices = rangesByPriority(frozenOnlyRanges(view))
-    .map(frozenOnlyAnnotation)
+    .map((range) => frozenOnlyAnnotation(range, view.root))
     .filter((a): a is GateAnnotation => a !== undefined);
   const kept = notices.slice(0, room);
   const left = notices.length - kept.length;

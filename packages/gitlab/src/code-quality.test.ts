@@ -97,6 +97,27 @@ describe("frozen-only entries", () => {
     };
   };
 
+  it("names each issue's file as the repository does: the package's folder in front, its config for a file-less one", () => {
+    const report = rejectReport().gate;
+    report.root = "pkgs/a";
+    report.findings = [
+      { ...report.findings[0]!, file: "freeze.toml", line: 4 },
+      { ...report.findings[0]!, file: "../../.gitlab-ci.yml", line: 1 },
+      { ...report.findings[0]!, file: undefined, line: undefined },
+    ];
+    report.errors = [];
+    expect(codeQualityIssues(report).map((i) => i.location)).toEqual([
+      { path: "pkgs/a/freeze.toml", lines: { begin: 4 } },
+      { path: ".gitlab-ci.yml", lines: { begin: 1 } },
+      { path: `pkgs/a/${POLICY_FILE}`, lines: { begin: 1 } },
+    ]);
+    const frozen = frozenOnlyReport([spec("src/a.py", [[3, 5]])]).gate;
+    frozen.root = "pkgs/a";
+    expect(frozenOnlyIssues(frozen).map((i) => i.location)).toEqual([
+      { path: "pkgs/a/src/a.py", lines: { begin: 3, end: 5 } },
+    ]);
+  });
+
   it("one info entry per range, after the reasons, with begin and end lines, the tests and their leases", () => {
     const report = frozenOnlyReport([
       spec("src/a.py", [

@@ -9,6 +9,7 @@ import {
   lineSpan,
   normalizeRepoPath,
   rangesByPriority,
+  repoPathOf,
   type GateReport,
 } from "@proofgate/core";
 
@@ -38,6 +39,11 @@ export function plainLine(text: string, max = MAX_DESCRIPTION): string {
   return flat.length > max ? `${flat.slice(0, max - 3)}...` : flat;
 }
 
+/** A report's path as the repository names it: a package's report (`check --root`) names its files relative to the package. */
+function inRepo(view: GateReport, path: string): string | undefined {
+  return view.root ? repoPathOf(view.root, path) : normalizeRepoPath(path);
+}
+
 /**
  * One issue per reason the gate found, and one per error when it could not evaluate. Every issue is a
  * blocker: each alone makes the answer REJECT. The fingerprint is a digest of what the problem is and
@@ -63,7 +69,7 @@ export function codeQualityIssues(view: GateReport): CodeQualityIssue[] {
   ];
   const seen = new Map<string, number>();
   return raw.map((r) => {
-    const path = (r.file ? normalizeRepoPath(r.file) : undefined) ?? POLICY_FILE;
+    const path = (r.file ? inRepo(view, r.file) : undefined) ?? inRepo(view, POLICY_FILE) ?? POLICY_FILE;
     const begin = typeof r.line === "number" && Number.isSafeInteger(r.line) && r.line >= 1 ? r.line : 1;
     const where = r.file && path !== r.file ? ` (at ${r.file})` : "";
     const description = plainLine(`${r.check.slice("proofgate/".length)}: ${r.text}${where}`);
@@ -93,7 +99,7 @@ export function frozenOnlyIssues(view: GateReport, cap = FROZEN_ONLY_ENTRIES): C
   const out: CodeQualityIssue[] = [];
   for (const r of rangesByPriority(frozenOnlyRanges(view))) {
     if (out.length >= cap) break;
-    const path = normalizeRepoPath(r.path);
+    const path = inRepo(view, r.path);
     if (!path || !Number.isSafeInteger(r.start) || r.start < 1) continue;
     const end = Number.isSafeInteger(r.end) && r.end >= r.start ? r.end : r.start;
     const tests =

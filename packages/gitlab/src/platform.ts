@@ -186,7 +186,11 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
       await step(outcome, `writing ${PROVEN_COBERTURA_FILE}`, () =>
         tools.writeArtifact(
           PROVEN_COBERTURA_FILE,
-          provenCobertura(report.gate, { sourceRoot: tools.env.CI_PROJECT_DIR || undefined }),
+          provenCobertura(report.gate, {
+            sourceRoot: tools.env.CI_PROJECT_DIR
+              ? `${tools.env.CI_PROJECT_DIR}${report.gate.root ? `/${report.gate.root}` : ""}`
+              : report.gate.root,
+          }),
         ),
       );
       // To stderr, which GitLab's job log holds too: stdout carries the report in --format json or markdown.

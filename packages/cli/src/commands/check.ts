@@ -15,7 +15,7 @@ import { buildkitePlatform } from "@proofgate/buildkite";
 import { githubPlatform } from "@proofgate/github";
 import { gitlabPlatform } from "@proofgate/gitlab";
 import { issuesOf, runGate } from "@proofgate/gate";
-import { nodePorts } from "@proofgate/gate/node";
+import { nodePorts, resolveProjectRoot, type ProjectRoot } from "@proofgate/gate/node";
 import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
@@ -36,6 +36,7 @@ export interface CheckArgs {
   timeout?: unknown;
   today?: unknown;
   name?: unknown;
+  root?: unknown;
 }
 
 /** The platforms this build can publish to, local last. */
@@ -64,12 +65,20 @@ function choice<T extends string>(name: string, value: unknown, choices: readonl
   return text as T;
 }
 
-/** The gate's name: `--name`, else PROOFGATE_NAME, else the default; a name no platform can carry is a usage error. */
-function gateName(value: unknown, env: Env): string {
+/**
+ * The gate's name: `--name`, else PROOFGATE_NAME, else the default (`proofgate/<root>` for a package's gate,
+ * so two packages on one change publish apart); a name no platform can carry is a usage error.
+ */
+function gateName(value: unknown, env: Env, root: string): string {
   const given = optionalFlag("name", value);
-  const name = given ?? (env.PROOFGATE_NAME?.trim() || DEFAULT_GATE_NAME);
-  const issue = gateNameIssue(name, given !== undefined ? "--name" : "PROOFGATE_NAME");
-  if (issue) throw new GateError(issue);
+  const fromEnv = env.PROOFGATE_NAME?.trim() || undefined;
+  const name = given ?? fromEnv ?? (root ? `${DEFAULT_GATE_NAME}/${root}` : DEFAULT_GATE_NAME);
+  const source = given !== undefined ? "--name" : fromEnv !== undefined ? "PROOFGATE_NAME" : "the name from --root";
+  const issue = gateNameIssue(name, source);
+  if (issue)
+    throw new GateError(
+      (given ?? fromEnv) ? issue : { ...issue, fix: "name the gate with --name, e.g. --name proofgate-api" },
+    );
   return name;
 }
 
@@ -111,12 +120,18 @@ export async function runCheck(
   const base = flag(failures, () => optionalFlag("base", args.base), undefined);
   const head = flag(failures, () => optionalFlag("head", args.head), undefined);
   const today = flag(failures, () => optionalFlag("today", args.today), undefined);
+  // A package of a monorepo (--root): a folder that is not one of this repository's is exit 2, and the
+  // gate reads nothing of it (the ports stay in the working folder, the report says why).
+  const project = flag(failures, () => resolveProjectRoot(io.cwd, optionalFlag("root", args.root), io.env), {
+    dir: io.cwd,
+    root: "",
+  } as ProjectRoot);
   // A name that cannot be used is reported like any bad flag (exit 2); the report goes out under the default.
-  const name = flag(failures, () => gateName(args.name, io.env), DEFAULT_GATE_NAME);
+  const name = flag(failures, () => gateName(args.name, io.env, project.root), DEFAULT_GATE_NAME);
   // The text table lists the warnings itself; with JSON or Markdown on stdout they go to stderr.
   const log = cliLog(io, { warnings: format !== "text" });
   const run = await runGate({
-    ports: nodePorts({ root: io.cwd, env: io.env }),
+    ports: nodePorts({ root: project.dir, gitRoot: project.gitRoot, env: io.env }),
     platforms,
     platform,
     env: io.env,
@@ -128,6 +143,7 @@ export async function runCheck(
     timeout: flag(failures, () => timeoutFlag(args.timeout, MAX_COMMAND_TIMEOUT), undefined),
     comment: args.comment !== false,
     name,
+    root: project.root || undefined,
     // Workflow commands go to stdout, unless stdout carries the report itself (--format json or markdown):
     // then to stderr, which GitHub's runner reads commands from too, so a merge queue gets clean JSON.
     commandStream: format === "text" ? io.stdout : io.stderr,

@@ -12,6 +12,7 @@ import {
   readdirSync,
   readFileSync,
   readSync,
+  realpathSync,
   renameSync,
   rmSync,
   statSync,
@@ -19,7 +20,7 @@ import {
   writeFileSync,
   writevSync,
 } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
 // Core by module, not through its index: `proofgate lock` loads this without the rest of core.
 import { GateError } from "@proofgate/core/errors";
 import type { FilePort } from "../ports.js";
@@ -71,6 +72,34 @@ export function readInputBytes(path: string, what: string, flag: string): DiskBy
       digest ??= createHash("sha256").update(bytes).digest("hex");
       return digest;
     },
+  };
+}
+
+/** `resolve`, refusing a relative path whose file (or nearest existing folder) resolves outside `root`. */
+function confined(root: string, toAbsolute: (path: string) => string): (path: string) => string {
+  let realRoot: string | undefined;
+  return (path) => {
+    const abs = toAbsolute(path);
+    if (isAbsolute(path)) return abs;
+    realRoot ??= realpathSync(root);
+    let probe = abs;
+    for (;;) {
+      try {
+        probe = realpathSync(probe);
+        break;
+      } catch {
+        const up = dirname(probe);
+        if (up === probe) return abs;
+        probe = up;
+      }
+    }
+    if (probe === realRoot || probe.startsWith(`${realRoot}${sep}`)) return abs;
+    throw new GateError({
+      code: "file_unreadable",
+      file: path,
+      message: `resolves to ${probe}, outside the package folder ${root} (a symlink or ..)`,
+      fix: "keep the package's inputs inside its folder, as regular files (check --root names the folder)",
+    });
   };
 }
 
@@ -235,8 +264,11 @@ function removeTree(dir: string): void {
  * The file port on this machine's file system: relative paths are read from `root` (the repository),
  * and named in messages as given.
  */
-export function nodeFiles(root: string): FilePort {
-  const at = (path: string): string => (isAbsolute(path) ? path : resolve(root, path));
+export function nodeFiles(root: string, options: { confine?: boolean } = {}): FilePort {
+  const resolved = (path: string): string => (isAbsolute(path) ? path : resolve(root, path));
+  // A package's gate (`check --root`): an input named relative to the package must be in it, symlinks
+  // resolved, or a patch could point the package's evidence at another package's (or anything on disk).
+  const at = options.confine ? confined(root, resolved) : resolved;
   // Read from the resolved path; named, in the value and in any error, as the caller gave it.
   const renamed = (error: unknown, abs: string, path: string): unknown =>
     GateError.isInstance(error) && abs !== path

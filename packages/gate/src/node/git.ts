@@ -977,7 +977,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     treeOf: (rev) => treeOf(rev, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha) => added(sha, ""),
-    rangeDiff: (base, head) => rangeDiff(base, head, repo),
+    rangeDiff: (base, head, relative) => rangeDiff(base, head, repo, relative),
     blame: (range, path) =>
       FULL_SHA.test(range.base) ? blamed(range.head, `${range.base}\0${path}`) : blameRange(range, path, repo),
     addWorktree: (rev) => addWorktree(rev, repo),
@@ -992,9 +992,11 @@ export function nodeGit(repo: GitRepo): GitPort {
  * no external diff or textconv, no `diff.relative`), and core.quotePath is on, so each name outside ASCII
  * comes as octal bytes the reader checks for UTF-8.
  */
-export function rangeDiff(base: string, head: string, repo: GitRepo): string {
+export function rangeDiff(base: string, head: string, repo: GitRepo, relative?: string): string {
   refusesOption("base", base);
   refusesOption("head", head);
+  // A package's part (`check --root`): only its files, named as the package names them.
+  const dir = relative?.replace(/^\.\/+/, "").replace(/\/+$/, "");
   return runGit(
     [
       "-c",
@@ -1003,7 +1005,7 @@ export function rangeDiff(base: string, head: string, repo: GitRepo): string {
       "--no-color",
       "--no-ext-diff",
       "--no-textconv",
-      "--no-relative",
+      dir ? `--relative=${dir}/` : "--no-relative",
       "--src-prefix=a/",
       "--dst-prefix=b/",
       "--unified=0",

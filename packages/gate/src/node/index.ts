@@ -8,6 +8,8 @@ import { nodeFiles } from "./files.js";
 import { nodeFixtureHasher, type LockSettings } from "./fixture-lock.js";
 import { nodeGit } from "./git.js";
 import { nodeSeedWriter } from "./seeds.js";
+import { relative, sep } from "node:path";
+import { scopeGit } from "../scoped-git.js";
 
 export { nodeGit, type GitRepo } from "./git.js";
 export { nodeFiles, readInput, readInputBytes, asText, writeAtomic, writeNew } from "./files.js";
@@ -26,11 +28,18 @@ export {
 export { readCoverageDataFile } from "./coverage-data-file.js";
 export { nodeCommandRunner } from "./command-runner.js";
 export { nodeSeedWriter } from "./seeds.js";
+export { resolveProjectRoot, type ProjectRoot } from "./project-root.js";
 
 /** Where the Node ports work: the repository root and the environment git and the commands get. */
 export interface NodePortsOptions {
+  /** The project's folder: the repository root, or a package's folder in it (`check --root`) with `gitRoot` set. */
   root: string;
   env: Env;
+  /**
+   * The repository's root when `root` is a package folder inside it: git runs there and its paths are mapped
+   * to the package's (scopeGit), and no input read by a relative path may resolve outside `root`.
+   */
+  gitRoot?: string | undefined;
   /** Fixture hashing's threads and worker script (tests point it at a built worker). */
   hash?: LockSettings["hash"];
 }
@@ -38,10 +47,11 @@ export interface NodePortsOptions {
 /** Every port of the gate on this machine, for the repository at `root`. */
 export function nodePorts(options: NodePortsOptions): GatePorts {
   const { root, env } = options;
-  const git = nodeGit({ cwd: root, env });
+  const scope = options.gitRoot === undefined ? "" : relative(options.gitRoot, root).split(sep).join("/");
+  const git = scope === "" ? nodeGit({ cwd: root, env }) : scopeGit(nodeGit({ cwd: options.gitRoot!, env }), scope);
   return {
     git,
-    files: nodeFiles(root),
+    files: nodeFiles(root, { confine: scope !== "" }),
     fixtures: nodeFixtureHasher(root, options.hash),
     coverageData: (path) => readCoverageDataFile(path, root),
     commands: nodeCommandRunner(root),

@@ -78,6 +78,11 @@ export interface PatchRequest {
   unlocked?: (config: GateConfig) => Promise<LockDelta>;
   /** The platform's verification of commits, where it has one (`[agents] human_signatures`). */
   platformVerifier?: PlatformVerifier | undefined;
+  /**
+   * A package's gate (`check --root`): the shared CI files at the repository root, as the package names
+   * them (`../../.github/workflows/**`), protected beside the config's own paths.
+   */
+  sharedProtected?: readonly string[] | undefined;
 }
 
 /**
@@ -151,7 +156,13 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const c = config.commands;
   const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
   // The files the base's commands run are protected with the config's own paths (`[protect] commands`).
-  const patterns = [...new Set([...protectedPaths(config), ...(config.protect.commands ? invoked.paths : [])])];
+  const patterns = [
+    ...new Set([
+      ...protectedPaths(config),
+      ...(config.protect.commands ? invoked.paths : []),
+      ...(request.sharedProtected ?? []),
+    ]),
+  ];
   const specs = [...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
     .map(parseSectionSpec)
     .filter((spec): spec is SectionSpec => spec !== undefined);

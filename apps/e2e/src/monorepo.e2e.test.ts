@@ -1,0 +1,301 @@
+// Issue 23 item 4, a gate per package in a monorepo: two packages (pkgs/a, pkgs/b) in one git repository,
+// each with its own proofgate.toml, freeze.toml, fixtures.lock, golden files, seeds and [commands] (the real
+// pytest 7.2, pytest-cov 4.0 and coverage.py 6.5 of /usr/bin/python3), gated from the repository root with
+// `check --run --root pkgs/a` and `--root pkgs/b` on one pull request, published to GitHub through the real
+// @octokit/rest client against the fake GitHub on 127.0.0.1 (every request checked against GitHub's OpenAPI
+// description). An agent's lease in a rejects a's gate and leaves b's MERGE; b's commits are not a's; a
+// commit to the shared CI files counts for both; the two gates publish under two names; annotations point
+// at repository paths. `--root` refuses a folder that does not exist, is outside the repository, or is
+// reached through a symlink; a symlink out of the package does not carry another package's ledger in.
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  AGENT,
+  HUMAN,
+  MERGE_PATCH,
+  applyFiles,
+  baseFiles,
+  cleanEnv,
+  git,
+  lease,
+  ledger,
+  type CheckReport,
+  type FileChange,
+  type Identity,
+} from "./check-project.js";
+import { PROOFGATE } from "./helpers.js";
+import { TOKENS, startFakeGithub, type FakeGithub } from "../../../packages/github/src/__fixtures__/openapi-server.js";
+
+const WORKFLOW = `name: ci
+on: pull_request
+jobs:
+  gate:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix:
+        package: [pkgs/a, pkgs/b]
+    steps:
+      - uses: actions/checkout@v4
+        with: { fetch-depth: 0 }
+      - uses: proofgate/proofgate@v1
+        with: { run: true, working-directory: \${{ matrix.package }} }
+`;
+
+/** A package's files under `dir` (pkgs/a/...). */
+const under = (dir: string, files: Record<string, FileChange>): Record<string, FileChange> =>
+  Object.fromEntries(Object.entries(files).map(([path, change]) => [`${dir}/${path}`, change]));
+
+function commit(dir: string, message: string, files: Record<string, FileChange>, who: Identity = AGENT): string {
+  applyFiles(dir, files);
+  git(dir, ["add", "-A"]);
+  git(dir, ["commit", "-q", "--allow-empty", "-m", message], who);
+  return git(dir, ["rev-parse", "HEAD"]).trim();
+}
+
+interface Gate {
+  status: number;
+  stdout: string;
+  stderr: string;
+  report: CheckReport & { root?: string };
+}
+
+/** `proofgate check ...args` at the repository root as a GitHub Actions job of pull request 7 would run it. */
+function gate(dir: string, args: readonly string[], pr?: { base: string; head: string; api: string }): Promise<Gate> {
+  const out = join(dir, `report-${Math.random().toString(36).slice(2)}`);
+  const event = join(out, "..", `${out.split("/").at(-1)}.event.json`);
+  const env: Record<string, string> = pr
+    ? {
+        CI: "true",
+        GITHUB_ACTIONS: "true",
+        GITHUB_EVENT_NAME: "pull_request",
+        GITHUB_EVENT_PATH: event,
+        GITHUB_REPOSITORY: "acme/mono",
+        GITHUB_SERVER_URL: "https://github.example",
+        GITHUB_API_URL: pr.api,
+        GITHUB_RUN_ID: "5",
+        GITHUB_SHA: pr.head,
+        GITHUB_WORKSPACE: dir,
+        GITHUB_TOKEN: TOKENS.write,
+      }
+    : {};
+  if (pr)
+    writeFileSync(
+      event,
+      JSON.stringify({
+        action: "synchronize",
+        number: 7,
+        pull_request: {
+          number: 7,
+          user: { login: "patchbot[bot]", type: "Bot" },
+          base: { ref: "main", sha: pr.base, repo: { full_name: "acme/mono" } },
+          head: { ref: "patch", sha: pr.head, repo: { full_name: "acme/mono" } },
+        },
+        repository: { full_name: "acme/mono", default_branch: "main" },
+      }),
+    );
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [PROOFGATE, "check", "--platform", pr ? "github" : "local", "--out-dir", out, "--base", "main", ...args],
+      { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (b: Buffer) => (stdout += b.toString()));
+    child.stderr.on("data", (b: Buffer) => (stderr += b.toString()));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 170_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      rmSync(event, { force: true });
+      try {
+        const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as Gate["report"];
+        rmSync(out, { recursive: true, force: true });
+        resolve({ status: code ?? -1, stdout, stderr, report });
+      } catch {
+        reject(new Error(`no report.json (exit ${code})\n${stdout}\n${stderr}`));
+      }
+    });
+  });
+}
+
+let dir: string;
+let base: string;
+let fake: FakeGithub;
+
+beforeAll(async () => {
+  fake = await startFakeGithub({ owner: "acme", repo: "mono" });
+  dir = mkdtempSync(join(tmpdir(), "proofgate-monorepo-"));
+  git(dir, ["init", "-q", "-b", "main", "."]);
+  base = commit(
+    dir,
+    "Base: two packages",
+    {
+      ".gitignore": "report-*\n",
+      ".github/workflows/ci.yml": WORKFLOW,
+      "README.md": "Two packages, a gate each.\n",
+      ...under("pkgs/a", baseFiles()),
+      ...under("pkgs/b", baseFiles()),
+    },
+    HUMAN,
+  );
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("two packages, two gates on one pull request", () => {
+  it("an agent's lease in pkgs/a rejects a's gate, b's good change MERGEs, each published under its own name", async () => {
+    git(dir, ["checkout", "-q", "-b", "patch", base]);
+    // b's change: a covered function and its test (b's gate MERGEs it); it touches nothing of a.
+    const onlyB = commit(dir, "b: add describe()\n", under("pkgs/b", MERGE_PATCH.files));
+    // a's change: the agent freezes a second test with a lease of its own.
+    const leaseA = commit(dir, "a: freeze test_total\n", {
+      "pkgs/a/freeze.toml": ledger({ max: 2, extra: lease("tests/test_a.py::test_total") }),
+    });
+    fake.commits.add(leaseA);
+    const pr = { base, head: leaseA, api: fake.url };
+
+    const a = await gate(dir, ["--run", "--root", "pkgs/a"], pr);
+    expect(a.report.errors, a.stderr).toEqual([]);
+    expect(a.status, a.stdout).toBe(1);
+    expect(a.report.decision).toBe("REJECT");
+    expect(a.report.reasons).toEqual(["agent_added_lease", "agent_loosened_policy"]);
+    expect(a.report.root).toBe("pkgs/a");
+    expect(a.stdout).toMatch(/^proofgate: REJECT .*  package pkgs\/a$/m);
+    // b's commit is not a's: a's range holds its own commit only, and the finding names it.
+    expect(a.report.commits).toBe(1);
+    const finding = a.report.details.find((d) => d.reason === "agent_added_lease")!;
+    expect(finding).toMatchObject({ commit: leaseA, file: "freeze.toml" });
+    expect(a.report.details.some((d) => d.commit === onlyB)).toBe(false);
+    // a's own run: its collected tests and its frozen ones, measured in pkgs/a.
+    expect(a.report.collected_tests).toBe(8);
+    expect(a.report.active_leases).toBe(2);
+    expect(a.report.coverage).toMatchObject({ files: ["proven_coverage.json"] });
+    // The workflow annotation points at the repository's path of a's ledger.
+    expect(a.stdout).toMatch(/^::error file=pkgs\/a\/freeze\.toml,line=\d+,title=proofgate%3A agent_added_lease::/m);
+
+    const b = await gate(dir, ["--run", "--root", "pkgs/b"], pr);
+    expect(b.report.errors, b.stderr).toEqual([]);
+    expect(b.status, b.stdout).toBe(0);
+    expect(b.report.decision).toBe("MERGE");
+    expect(b.report.root).toBe("pkgs/b");
+    expect(b.report.commits).toBe(1);
+    expect(b.report.active_leases).toBe(1);
+    expect(b.report.collected_tests).toBe(9);
+    // The patch's lines, from git's diff of the package's part, named as coverage.py names b's files.
+    const patch = (
+      b.report.coverage as {
+        patch: { changed_files: number; files: { path: string; coverable: number; covered: number }[] } | null;
+      }
+    ).patch;
+    expect(patch?.files.map((f) => f.path)).toEqual(["pkg/calc.py"]);
+    expect(patch?.files[0]).toMatchObject({ coverable: 4, covered: 4 });
+
+    // Two check runs and two PR comments, by name: neither gate replaced the other's.
+    expect(fake.violations).toEqual([]);
+    const runs = [...fake.checkRuns.values()];
+    expect(runs.map((r) => [r.body.name, r.body.conclusion, r.body.head_sha])).toEqual([
+      ["proofgate/pkgs/a", "failure", leaseA],
+      ["proofgate/pkgs/b", "success", leaseA],
+    ]);
+    // The check run's annotation for a's lease is on pkgs/a/freeze.toml, where GitHub shows a's ledger.
+    const annotations = runs[0]!.annotations as { path: string; annotation_level: string; title: string }[];
+    expect(annotations).toContainEqual(
+      expect.objectContaining({
+        path: "pkgs/a/freeze.toml",
+        annotation_level: "failure",
+        title: "proofgate: agent_added_lease",
+      }),
+    );
+    expect(annotations.every((x) => x.path.startsWith("pkgs/a/"))).toBe(true);
+    expect(fake.comments.map((c) => [c.issue, c.body.split("\n")[0]!.replace(/ \(.*-->$/, "")])).toEqual([
+      [7, "<!-- proofgate:report:proofgate/pkgs/a"],
+      [7, "<!-- proofgate:report:proofgate/pkgs/b"],
+    ]);
+    expect(fake.comments[0]!.body).toMatch(/REJECT/);
+    // Each comment says which package it judged (its paths are relative to it).
+    expect(fake.comments[0]!.body).toContain("package `pkgs/a`");
+    expect(fake.comments[1]!.body).toContain("package `pkgs/b`");
+    expect(fake.comments[1]!.body).toMatch(/MERGE/);
+
+    // A second run of a's gate updates a's check run and comment, not b's.
+    const again = await gate(dir, ["--run", "--root", "pkgs/a"], pr);
+    expect(again.status).toBe(1);
+    expect(fake.comments).toHaveLength(2);
+    expect(fake.comments[1]!.body).toMatch(/MERGE/);
+  }, 600_000);
+
+  it("a commit to the shared CI files counts for both packages; an agent's conftest.py in b is b's alone", async () => {
+    git(dir, ["checkout", "-q", "-b", "ci", base]);
+    const ci = commit(dir, "ci: skip the gate\n", {
+      ".github/workflows/ci.yml": WORKFLOW.replace("run: true", "run: false"),
+    });
+    // A protected path of b's (`**/conftest.py`): a gate of the whole repository would reject a for it too.
+    const conftest = commit(dir, "b: a conftest\n", { "pkgs/b/tests/conftest.py": "# b's fixtures\n" });
+    // An unrelated human commit at the root: neither package's.
+    commit(dir, "docs\n", { "README.md": "Two packages.\n" }, HUMAN);
+    const expected: Record<string, { commits: number; touched: [string, string][] }> = {
+      "pkgs/a": { commits: 1, touched: [[ci, "../../.github/workflows/ci.yml"]] },
+      "pkgs/b": {
+        commits: 2,
+        touched: [
+          [ci, "../../.github/workflows/ci.yml"],
+          [conftest, "tests/conftest.py"],
+        ],
+      },
+    };
+    for (const [pkg, want] of Object.entries(expected)) {
+      const r = await gate(dir, ["--run", "--root", pkg]);
+      expect(r.report.errors, r.stderr).toEqual([]);
+      expect(r.status, r.stdout).toBe(1);
+      expect(r.report.reasons).toEqual(["protected_path"]);
+      expect(r.report.root).toBe(pkg);
+      expect(r.report.commits).toBe(want.commits);
+      expect(r.report.details.filter((d) => d.reason === "protected_path").map((d) => [d.commit, d.file])).toEqual(
+        want.touched,
+      );
+    }
+  }, 600_000);
+
+  it("a symlink out of the package does not carry b's files into a's gate", async () => {
+    git(dir, ["checkout", "-q", "-b", "link", base]);
+    commit(dir, "a: share b's ledger\n", { "pkgs/a/freeze.toml": { symlink: "../b/freeze.toml" } });
+    const r = await gate(dir, ["--root", "pkgs/a"]);
+    expect(r.status, r.stdout).toBe(2);
+    expect(r.report.decision).toBe("REJECT");
+    expect(r.report.errors).toContainEqual(
+      expect.objectContaining({ file: "freeze.toml", message: expect.stringMatching(/outside the package folder/) }),
+    );
+  }, 120_000);
+});
+
+describe("--root refuses a folder the gate cannot stand behind (exit 2, the flag named)", () => {
+  it.each([
+    ["pkgs/c", /--root "pkgs\/c" does not exist/],
+    ["..", /--root "\.\." is outside the git repository/],
+    ["pkgs/a/freeze.toml", /--root "pkgs\/a\/freeze\.toml" is not a folder/],
+    [".git", /inside the repository's \.git folder/],
+    ["alias", /--root "alias" passes through a symlink/],
+  ])("--root %s", async (root, message) => {
+    git(dir, ["checkout", "-q", "main"]);
+    rmSync(join(dir, "alias"), { force: true });
+    symlinkSync("pkgs/b", join(dir, "alias"));
+    try {
+      const r = await gate(dir, ["--root", root]);
+      expect(r.status).toBe(2);
+      expect(r.report.decision).toBe("REJECT");
+      expect(r.report.errors).toEqual([
+        expect.objectContaining({ code: "usage", message: expect.stringMatching(message) }),
+      ]);
+      expect(r.stdout).toMatch(message);
+      expect(r.stdout).toMatch(/--root/);
+    } finally {
+      rmSync(join(dir, "alias"), { force: true });
+    }
+  });
+});
