@@ -286,9 +286,21 @@ async function evaluateCheck(
   // whatever happens. The base is collected first: a base that cannot be collected stops the gate early.
   let checkout: string | undefined;
   const base = loaded.patch.base;
+  const now = ports.now ?? Date.now;
+  const timed = <T>(phase: string, work: () => T): T => {
+    const started = now();
+    try {
+      return work();
+    } finally {
+      log.timing?.(phase, (now() - started) / 1000);
+    }
+  };
   const run =
     request.run && !shallow
-      ? { env: request.run.env, checkout: () => (checkout ??= ports.git.addWorktree(base)) }
+      ? {
+          env: request.run.env,
+          checkout: () => (checkout ??= timed("base worktree", () => ports.git.addWorktree(base))),
+        }
       : undefined;
   // Every step, the base's included, is watched: the run must leave the commit as it found it.
   const watch: RepositoryWatch | undefined = run && {
@@ -299,7 +311,19 @@ async function evaluateCheck(
     },
     steps: [],
   };
-  const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log, watch };
+  // Every step that ran, the base's included, with its time (the report's `commands`); the rules read the head's.
+  const commands: CommandOutcome[] = [];
+  const baseOptions = {
+    ports,
+    config,
+    base,
+    head: loaded.patch.head,
+    run,
+    outDir: request.outDir,
+    log,
+    watch,
+    steps: commands,
+  };
   try {
     const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
     const baseProperties: BasePropertyIdsRead | undefined = shallow
@@ -307,7 +331,6 @@ async function evaluateCheck(
       : await loadBasePropertyIds(baseOptions);
     // The base's proven figure ([coverage] max_drop): read before any step runs, so a bad one stops early.
     const baseCoverage = loadBaseCoverage(baseOptions);
-    const commands: CommandOutcome[] = [];
     let records: CommandsRun["records"] = {};
     if (request.run && shallow) {
       // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
@@ -336,8 +359,8 @@ async function evaluateCheck(
         leases: () => readBook(),
         log,
         watch,
+        steps: commands,
       });
-      commands.push(...ran.outcomes);
       records = ran.records;
       // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
       stampOwnRun(
@@ -427,7 +450,10 @@ async function evaluateCheck(
       trace,
     );
   } finally {
-    if (checkout !== undefined) ports.git.removeWorktree(checkout);
+    if (checkout !== undefined) {
+      const dir = checkout;
+      timed("base worktree removed", () => ports.git.removeWorktree(dir));
+    }
   }
 }
 

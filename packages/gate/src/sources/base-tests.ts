@@ -27,6 +27,7 @@ import {
   shortRevision,
   skipsAtHead,
   type BaseSkips,
+  type CommandOutcome,
   type CoverageDropEvidence,
   type Env,
   type GateConfig,
@@ -62,6 +63,8 @@ export interface BaseTestsOptions {
   log: GateLog;
   /** Watches the repository around each step (`run_wrote_repository`). */
   watch?: RepositoryWatch | undefined;
+  /** Where each step that ran is listed with its time (the report's `commands`). */
+  steps?: CommandOutcome[] | undefined;
 }
 
 /** The base's universe as judged, with the files it came from. */
