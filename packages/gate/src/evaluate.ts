@@ -369,18 +369,21 @@ async function evaluateCheck(
         fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, each through `proofgate record -- '<command>'`, writing the files the defaults name (collected.txt, proven_coverage.json)",
       });
     } else if (request.run) {
-      const ran = await runConfiguredCommands({
-        ports,
-        config,
-        env: request.run.env,
-        base,
-        outDir: request.outDir,
-        today: request.clock.today,
-        leases: () => readBook(),
-        log,
-        watch,
-        steps: commands,
-      });
+      const env = request.run.env;
+      const ran = await baseFirst(baseRun, parallel, () =>
+        runConfiguredCommands({
+          ports,
+          config,
+          env,
+          base,
+          outDir: request.outDir,
+          today: request.clock.today,
+          leases: () => readBook(),
+          log,
+          watch,
+          steps: commands,
+        }),
+      );
       records = ran.records;
       // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
       stampOwnRun(
@@ -487,6 +490,23 @@ async function evaluateCheck(
       const dir = checkout;
       timed("base worktree removed", () => ports.git.removeWorktree(dir));
     }
+  }
+}
+
+/**
+ * The head's steps, run while the base's are: when they fail and the base's failed too, the base's error
+ * is the one reported, as when the base ran first (its output is shown once the head's steps ended).
+ */
+async function baseFirst<T>(base: Promise<unknown>, parallel: boolean, head: () => Promise<T>): Promise<T> {
+  try {
+    return await head();
+  } catch (error) {
+    if (!parallel) throw error;
+    const baseError = await base.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    throw baseError ?? error;
   }
 }
 
