@@ -47,6 +47,7 @@ if ((process.env.PYTEST_ADDOPTS ?? "").includes("-p proofgate_only")) {
   const dir = process.env.PYTHONPATH.split(":").find((d) => existsSync(d + "/proofgate_only.py"));
   const only = new Set([...readFileSync(dir + "/proofgate_only.py", "utf8").matchAll(/^    "(.*)",$/gm)].map((m) => m[1]));
   writeFileSync(process.env.ONLY_RAN_LOG, [...only].join("\\n"));
+  if (process.env.ONLY_ADDOPTS_LOG) writeFileSync(process.env.ONLY_ADDOPTS_LOG, process.env.PYTEST_ADDOPTS);
   ids = ids.filter((id) => only.has(id));
 }
 const esc = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
@@ -123,6 +124,7 @@ async function gate(repo: ScratchRepo, base: string, o: { run?: boolean } = {}):
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_CONFIG_NOSYSTEM: "1",
     ONLY_RAN_LOG: join(repo.dir, "only-ran.txt"),
+    ONLY_ADDOPTS_LOG: join(repo.dir, ".git", "only-addopts.txt"),
   };
   const request: CheckRequest = {
     kind: "check",
@@ -472,6 +474,23 @@ describe("check --run: skips at head against the base's run of those tests", () 
     // The base ran only the test skipped at head.
     expect(readFileSync(join(repo.dir, "only-ran.txt"), "utf8")).toBe(TESTS[1]);
     expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+  });
+
+  it("a proof command with pytest-cov runs on the base with --no-cov: only the outcomes are read", async () => {
+    const { repo, base } = project({
+      "proofgate.toml": CONFIG().replace("proof.mjs", "proof.mjs --cov=src --cov-branch"),
+    });
+    repo.commit("skip", { "skips.txt": `${TESTS[1]}\n`, "tests/test_a.py": "# skip test_two\n" }, { author: AGENT });
+    const { report } = await gate(repo, base);
+    expect(report.reasons).toEqual(["tests_skipped_unledgered"]);
+    expect(readFileSync(join(repo.dir, ".git", "only-addopts.txt"), "utf8")).toMatch(
+      /^-p proofgate_base_imports -p proofgate_only --no-cov$/,
+    );
+    // Without pytest-cov in the command, nothing is added (pytest would not know the flag).
+    const plain = project();
+    plain.repo.commit("skip", { "skips.txt": `${TESTS[1]}\n`, "tests/test_a.py": "# skip\n" }, { author: AGENT });
+    await gate(plain.repo, plain.base);
+    expect(readFileSync(join(plain.repo.dir, ".git", "only-addopts.txt"), "utf8")).not.toContain("--no-cov");
   });
 
   it("a test skipped at base too is no new skip", async () => {
