@@ -486,6 +486,7 @@ async function evaluateCheck(
   } finally {
     // A head step that failed leaves the base's steps running: they end before their worktree goes.
     await pending;
+    held?.flush();
     if (checkout !== undefined) {
       const dir = checkout;
       timed("base worktree removed", () => ports.git.removeWorktree(dir));
