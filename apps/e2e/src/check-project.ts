@@ -397,7 +397,7 @@ export interface CheckReport {
   accounting?: Record<string, unknown> | null;
   coverage?: Record<string, unknown>;
   ledger?: { unknown: { nodeid: string; close_ids: string[] }[]; active: { nodeid: string }[] };
-  commands?: { step: string; exit_code: number }[];
+  commands?: { step: string; exit_code: number; seconds?: number }[];
   inputs: { role: string; path: string; sha256: string }[];
   warnings: string[];
 }

@@ -181,7 +181,13 @@ describe("proofgate check --run: MERGE", () => {
       covered_branches: totals.covered_branches,
     });
     expect(r.report.proven_coverage_percent).toBe(totals.percent_covered);
-    expect(r.report.commands).toEqual([
+    // Every step is timed (the report says where the time went); the base's ran in its worktree, beside them.
+    expect(r.report.commands?.every((c) => typeof c.seconds === "number" && c.seconds >= 0)).toBe(true);
+    expect(r.report.commands?.filter((c) => c.step.startsWith("base "))).toEqual([
+      expect.objectContaining({ step: "base collect", exit_code: 0 }),
+      expect.objectContaining({ step: "base properties", exit_code: 0 }),
+    ]);
+    expect(r.report.commands?.filter((c) => !c.step.startsWith("base "))).toEqual([
       expect.objectContaining({ step: "collect", exit_code: 0 }),
       expect.objectContaining({ step: "proof", exit_code: 0 }),
       expect.objectContaining({ step: "properties", exit_code: 0 }),

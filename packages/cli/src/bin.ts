@@ -13,6 +13,7 @@ const io: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
   now: () => new Date(),
+  elapsed: () => performance.now(),
   cwd: process.cwd(),
   env: process.env,
   isTTY: process.stdout.isTTY === true,

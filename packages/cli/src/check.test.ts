@@ -592,13 +592,29 @@ describe("proofgate check --run", () => {
   it("runs collect then proof, streams their output, hands the proof run the deselection, and judges what they wrote", async () => {
     const proof = `echo proof-ran; cat \\"$PROOFGATE_FROZEN_IDS\\"; echo \\"$PYTEST_ADDOPTS\\"; cp cov80.json proven_coverage.json`;
     const { repo, base } = project(RUN_CONFIG(proof), { "cov80.json": COVERAGE(80) });
-    const r = await check(repo, ["--base", base, "--run"]);
+    const r = await check(repo, ["--base", base, "--run", "--verbose"]);
     expect(r.err).toContain("proof-ran\ntests/test_a.py::test_two\n-p proofgate_frozen\n");
     expect(r.err).toMatch(/▶ collect.*\n(.|\n)*✔ collect \(\d+\.\d s\)/);
     expect(r.code).toBe(0);
+    // Every step, the base's in its worktree included, with its time (commands[].seconds).
+    const timed = { exit_code: 0, seconds: expect.any(Number) };
     expect(r.report.commands).toEqual([
-      { step: "collect", command: expect.stringContaining("printf"), exit_code: 0 },
-      { step: "proof", command: proof.replace(/\\"/g, '"'), exit_code: 0 },
+      { step: "base collect", command: expect.stringContaining("printf"), ...timed },
+      { step: "collect", command: expect.stringContaining("printf"), ...timed },
+      { step: "proof", command: proof.replace(/\\"/g, '"'), ...timed },
+    ]);
+    const commands = r.report.commands as { seconds: number }[];
+    expect(commands.every((c) => c.seconds >= 0)).toBe(true);
+    // --verbose: where the time went, the steps, the base's worktree and the gate's own work, at the end.
+    const times = r.err.split("\n").filter((l) => l.startsWith("proofgate: time: "));
+    expect(times.map((l) => l.replace(/ \d+\.\d\d s$/, ""))).toEqual([
+      "proofgate: time: base worktree",
+      "proofgate: time: base collect",
+      "proofgate: time: collect",
+      "proofgate: time: proof",
+      "proofgate: time: base worktree removed",
+      "proofgate: time: gate (Node, git, reading, deciding, writing)",
+      "proofgate: time: total",
     ]);
     const plugin = readFileSync(join(repo.dir, "proofgate-report", "pytest", "proofgate_frozen.py"), "utf8");
     expect(plugin).toContain('"tests/test_a.py::test_two",');

@@ -7,6 +7,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** The machine's clock. Only the CLI reads it; core is handed `today`. */
   now: () => Date;
+  /** Milliseconds since the process started, on a monotonic clock (`check --verbose`); undefined: from `now`. */
+  elapsed?: (() => number) | undefined;
   cwd: string;
   /** The environment (CI variables, NO_COLOR): the process's, read once at the entry point (bin.ts). */
   env: Readonly<Record<string, string | undefined>>;

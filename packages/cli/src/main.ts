@@ -149,6 +149,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
                 "with --run: seconds each step may run before it is stopped with its child processes (exit 2, command_timeout); 0: no limit. Default: the base's [commands] timeout (1800)",
               requiresArg: true,
             })
+            .option("verbose", {
+              type: "boolean",
+              default: false,
+              describe:
+                "print where the time went on stderr at the end: each step of --run, the base's worktree, and the gate's own work",
+            })
             .example(
               "proofgate check",
               "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",

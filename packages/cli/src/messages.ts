@@ -54,3 +54,55 @@ export function cliLog(io: CliIo, options: { warnings: boolean } = { warnings: t
     output: (text) => io.stderr(text),
   };
 }
+
+/** A time span on the process's clock (ms since it started). */
+interface Span {
+  name: string;
+  from: number;
+  to: number;
+}
+
+/**
+ * `check --verbose`: wraps a log to time each step of `--run` and the gate's own phases on `clock` (ms
+ * since the process started), and `summary()` says where the whole process's time went: the steps, the
+ * phases, and the rest (Node, git, reading the evidence, deciding, writing the report), so that the
+ * parts add up to the total even when steps overlap.
+ */
+export function timedLog(log: GateLog, clock: () => number): { log: GateLog; summary: () => string[] } {
+  const spans: Span[] = [];
+  const open = new Map<string, number[]>();
+  const timed: GateLog = {
+    ...log,
+    stepStarted: (step, command) => {
+      open.set(step, [...(open.get(step) ?? []), clock()]);
+      log.stepStarted(step, command);
+    },
+    stepEnded: (step, exitCode, seconds) => {
+      const from = open.get(step)?.shift();
+      const to = clock();
+      spans.push({ name: step, from: from ?? to - seconds * 1000, to });
+      log.stepEnded(step, exitCode, seconds);
+    },
+    timing: (phase, seconds) => {
+      const to = clock();
+      spans.push({ name: phase, from: to - seconds * 1000, to });
+      log.timing?.(phase, seconds);
+    },
+  };
+  const summary = (): string[] => {
+    const total = clock();
+    const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+    const lines = spans.map((p) => `${p.name} ${s(p.to - p.from)}`);
+    // The union of the spans: what is left is the gate's own work (and Node's start-up).
+    let covered = 0;
+    let end = 0;
+    for (const p of [...spans].sort((a, b) => a.from - b.from)) {
+      const from = Math.max(p.from, end);
+      if (p.to > from) covered += p.to - from;
+      end = Math.max(end, p.to);
+    }
+    lines.push(`gate (Node, git, reading, deciding, writing) ${s(Math.max(0, total - covered))}`, `total ${s(total)}`);
+    return lines.map((l) => `proofgate: time: ${l}\n`);
+  };
+  return { log: timed, summary };
+}

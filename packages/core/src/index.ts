@@ -101,6 +101,7 @@ export {
   type InputRole,
   type ProvenCoverage,
   type CommandOutcome,
+  type BaseCommandStep,
   type CommandStep,
   type PropertyEvidence,
   type ReportLease,

@@ -167,7 +167,12 @@ export function reportObject(r: GateReport): Record<string, unknown> {
           }
         : { enabled: false }),
     fixtures: r.fixtures && { enabled: r.fixtures.enabled },
-    commands: r.commands?.map((c) => ({ step: c.step, command: c.command, exit_code: c.exitCode })),
+    commands: r.commands?.map((c) => ({
+      step: c.step,
+      command: c.command,
+      exit_code: c.exitCode,
+      ...(c.seconds === undefined ? {} : { seconds: Math.round(c.seconds * 1000) / 1000 }),
+    })),
     details: r.findings.map(finding),
     inputs: r.inputs.map((i) => ({ role: i.role, path: i.path, sha256: i.sha256 })),
     warnings: r.warnings.map(formatIssue),

@@ -107,12 +107,17 @@ export type PatchCoverageSection = Omit<PatchCoverage, "unaligned"> & {
 /** A step of `check --run`. */
 export type CommandStep = "collect" | "proof" | "properties";
 
+/** A base command `check --run` ran in the base's worktree (its files are judged, not its exit code). */
+export type BaseCommandStep = "base collect" | "base properties" | "base skips";
+
 /** A command `check --run` ran, and how it ended. */
 export interface CommandOutcome {
-  step: CommandStep;
+  step: CommandStep | BaseCommandStep;
   command: string;
   /** The exit code; a signal's number when it was killed (128 + n, as a shell reports it). */
   exitCode: number;
+  /** How long it ran, spawn to exit, by the gate's clock (seconds); undefined: not timed. */
+  seconds?: number | undefined;
 }
 
 /** The property suite's results, read from the JUnit files `[properties] results` names. */

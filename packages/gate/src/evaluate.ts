@@ -47,6 +47,7 @@ import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWa
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
 import {
   DEFAULT_READ_ALLOW,
+  diffWorkTree,
   findToolShadows,
   runnerIntegrityWarnings,
   scanRunnerTampering,
@@ -55,6 +56,7 @@ import {
   type ChangedSourceFile,
   type RunnerEvidence,
   type ShippedEvidence,
+  type WorkTreeEntry,
 } from "@proofgate/core/proof-run";
 import {
   collectionFilesAt,
@@ -287,12 +289,24 @@ async function evaluateCheck(
   // After the collection (with --run): the universe the proof run is planned on is the one judged.
   const readBook = (): LeaseBook => (book ??= leaseBook(files, ledger, universe, request.clock.today));
   // With --run, the base's own commands run on the base's files, in a worktree removed afterwards
-  // whatever happens. The base is collected first: a base that cannot be collected stops the gate early.
+  // whatever happens (once every base step has ended).
   let checkout: string | undefined;
   const base = loaded.patch.base;
+  const now = ports.now ?? Date.now;
+  const timed = <T>(phase: string, work: () => T): T => {
+    const started = now();
+    try {
+      return work();
+    } finally {
+      log.timing?.(phase, (now() - started) / 1000);
+    }
+  };
   const run =
     request.run && !shallow
-      ? { env: request.run.env, checkout: () => (checkout ??= ports.git.addWorktree(base)) }
+      ? {
+          env: request.run.env,
+          checkout: () => (checkout ??= timed("base worktree", () => ports.git.addWorktree(base))),
+        }
       : undefined;
   // Every step, the base's included, is watched: the run must leave the commit as it found it.
   const watch: RepositoryWatch | undefined = run && {
@@ -303,15 +317,44 @@ async function evaluateCheck(
     },
     steps: [],
   };
-  const baseOptions = { ports, config, base, head: loaded.patch.head, run, outDir: request.outDir, log, watch };
+  // Every step that ran, the base's included, with its time (the report's `commands`); the rules read the head's.
+  const commands: CommandOutcome[] = [];
+  const baseOptions = {
+    ports,
+    config,
+    base,
+    head: loaded.patch.head,
+    run,
+    outDir: request.outDir,
+    log,
+    watch,
+    steps: commands,
+  };
+  // With --run and the head's commands to run, the base's collection runs beside them (its worktree is
+  // outside the repository; its output is held and shown after the head's steps). The phase is watched
+  // whole: what the base's steps left in the repository that no head step's own watch saw is theirs.
+  const parallel = run !== undefined && watch !== undefined && loaded.configSource !== undefined;
+  const held = parallel ? heldLog(log) : undefined;
+  const baseChain = async (): Promise<{
+    tests?: BaseUniverseRead | undefined;
+    properties?: BasePropertyIdsRead | undefined;
+  }> => {
+    if (shallow) return {};
+    const o = held ? { ...baseOptions, log: held.log, watch: undefined } : baseOptions;
+    const tests = await loadBaseUniverse(o);
+    const properties = await loadBasePropertyIds(o);
+    return { tests, properties };
+  };
+  let pending: Promise<unknown> | undefined;
   try {
-    const baseTests: BaseUniverseRead | undefined = shallow ? undefined : await loadBaseUniverse(baseOptions);
-    const baseProperties: BasePropertyIdsRead | undefined = shallow
-      ? undefined
-      : await loadBasePropertyIds(baseOptions);
+    const phaseBefore = parallel ? ports.git.workTreeStatus() : undefined;
+    const watchedBefore = watch?.steps.length ?? 0;
+    const baseRun = baseChain();
+    pending = baseRun.catch(() => undefined);
+    // Without the parallel phase, the base is read first: a base that cannot be collected stops early.
+    let baseRead = parallel ? undefined : await baseRun;
     // The base's proven figure ([coverage] max_drop): read before any step runs, so a bad one stops early.
     const baseCoverage = loadBaseCoverage(baseOptions);
-    const commands: CommandOutcome[] = [];
     let records: CommandsRun["records"] = {};
     if (request.run && shallow) {
       // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
@@ -330,18 +373,21 @@ async function evaluateCheck(
         fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, each through `proofgate record -- '<command>'`, writing the files the defaults name (collected.txt, proven_coverage.json)",
       });
     } else if (request.run) {
-      const ran = await runConfiguredCommands({
-        ports,
-        config,
-        env: request.run.env,
-        base,
-        outDir: request.outDir,
-        today: request.clock.today,
-        leases: () => readBook(),
-        log,
-        watch,
-      });
-      commands.push(...ran.outcomes);
+      const env = request.run.env;
+      const ran = await baseFirst(baseRun, parallel, () =>
+        runConfiguredCommands({
+          ports,
+          config,
+          env,
+          base,
+          outDir: request.outDir,
+          today: request.clock.today,
+          leases: () => readBook(),
+          log,
+          watch,
+          steps: commands,
+        }),
+      );
       records = ran.records;
       // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
       stampOwnRun(
@@ -350,6 +396,17 @@ async function evaluateCheck(
         ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
       );
     }
+    if (parallel) {
+      // The base's steps end before anything is judged; a base that failed stops the gate here (exit 2).
+      try {
+        baseRead = await baseRun;
+      } finally {
+        held?.flush();
+      }
+      if (watch && phaseBefore) watchPhase(ports, watch, phaseBefore, watchedBefore, log);
+    }
+    const baseTests = baseRead?.tests;
+    const baseProperties = baseRead?.properties;
     const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
 
     const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch);
@@ -447,8 +504,70 @@ async function evaluateCheck(
       );
     throw error;
   } finally {
-    if (checkout !== undefined) ports.git.removeWorktree(checkout);
+    // A head step that failed leaves the base's steps running: they end before their worktree goes.
+    await pending;
+    held?.flush();
+    if (checkout !== undefined) {
+      const dir = checkout;
+      timed("base worktree removed", () => ports.git.removeWorktree(dir));
+    }
   }
+}
+
+/**
+ * The head's steps, run while the base's are: when they fail and the base's failed too, the base's error
+ * is the one reported, as when the base ran first (its output is shown once the head's steps ended).
+ */
+async function baseFirst<T>(base: Promise<unknown>, parallel: boolean, head: () => Promise<T>): Promise<T> {
+  try {
+    return await head();
+  } catch (error) {
+    if (!parallel) throw error;
+    const baseError = await base.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    throw baseError ?? error;
+  }
+}
+
+/** A log whose commands' output is held until `flush` (the base's steps, run beside the head's). */
+function heldLog(log: GateLog): { log: GateLog; flush: () => void } {
+  let held: string[] = [];
+  return {
+    log: { ...log, output: (text) => void held.push(text) },
+    flush: () => {
+      for (const text of held) log.output(text);
+      held = [];
+    },
+  };
+}
+
+/**
+ * The base's steps ran beside the head's, unwatched one by one: what the repository holds now that it did
+ * not before the phase, and that no head step's watch (from `watchedBefore` on) already named, is theirs.
+ * Tracked files they changed are put back from the commit, as for every step.
+ */
+function watchPhase(
+  ports: GatePorts,
+  watch: RepositoryWatch,
+  before: readonly WorkTreeEntry[],
+  watchedBefore: number,
+  log: GateLog,
+): void {
+  const seen = new Set(watch.steps.slice(watchedBefore).flatMap((w) => [...w.changed, ...w.added]));
+  const writes = diffWorkTree("base collect", before, ports.git.workTreeStatus(), watch.policy);
+  writes.changed = writes.changed.filter((p) => !seen.has(p));
+  writes.added = writes.added.filter((p) => !seen.has(p));
+  if (writes.changed.length + writes.added.length === 0) return;
+  if (writes.changed.length > 0) {
+    ports.git.restoreTracked(writes.changed);
+    writes.restored = [...writes.changed];
+  }
+  log.warn(
+    `the base's steps (run beside the head's) left ${writes.changed.length + writes.added.length} file(s) in the repository: ${[...writes.changed, ...writes.added].slice(0, 5).join(", ")}`,
+  );
+  watch.steps.push(writes);
 }
 
 /**

@@ -19,6 +19,8 @@ export interface GateLog {
   stepEnded: (step: LogStep, exitCode: number, seconds: number) => void;
   /** A command's output, as it comes. */
   output: (text: string) => void;
+  /** The gate's own work outside the commands, timed (`base worktree`, `base worktree removed`); optional. */
+  timing?: ((phase: string, seconds: number) => void) | undefined;
 }
 
 /** A log that keeps nothing. */

@@ -188,4 +188,9 @@ export interface GatePorts {
   coverageData: CoverageDataReader;
   commands: CommandRunner;
   seeds: SeedWriter;
+  /**
+   * Milliseconds on a monotonic clock: how long each step of `check --run` took (the report's
+   * `commands[].seconds`, `--verbose`). Undefined: Date.now.
+   */
+  now?: (() => number) | undefined;
 }

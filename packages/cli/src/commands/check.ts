@@ -21,7 +21,7 @@ import { relative, resolve } from "node:path";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
 import { optionalFlag, stringFlag, timeoutFlag } from "../flags.js";
 import { colorWanted, resolveToday, terminalWidth, type CliIo } from "../io.js";
-import { cliLog, printIssues } from "../messages.js";
+import { cliLog, printIssues, timedLog } from "../messages.js";
 
 /** Options of `proofgate check`. */
 export interface CheckArgs {
@@ -37,6 +37,7 @@ export interface CheckArgs {
   today?: unknown;
   name?: unknown;
   root?: unknown;
+  verbose?: unknown;
 }
 
 /** The platforms this build can publish to, local last. */
@@ -129,7 +130,12 @@ export async function runCheck(
   // A name that cannot be used is reported like any bad flag (exit 2); the report goes out under the default.
   const name = flag(failures, () => gateName(args.name, io.env, project.root), DEFAULT_GATE_NAME);
   // The text table lists the warnings itself; with JSON or Markdown on stdout they go to stderr.
-  const log = cliLog(io, { warnings: format !== "text" });
+  const plain = cliLog(io, { warnings: format !== "text" });
+  // --verbose: where the time went, on the process's clock (ms since it started).
+  const startedAt = io.now().getTime();
+  const elapsed = io.elapsed ?? (() => io.now().getTime() - startedAt);
+  const timing = args.verbose === true ? timedLog(plain, elapsed) : undefined;
+  const log = timing?.log ?? plain;
   const run = await runGate({
     ports: nodePorts({ root: project.dir, gitRoot: project.gitRoot, env: io.env }),
     platforms,
@@ -163,5 +169,6 @@ export async function runCheck(
   else if (format === "markdown") io.stdout(run.markdown);
   else io.stdout(renderText(run.report, { color: colorWanted(io), width: terminalWidth(io) }));
   if (run.written.length > 0) io.stderr(`proofgate: wrote ${run.written.map((p) => shown(io.cwd, p)).join(", ")}\n`);
+  for (const line of timing?.summary() ?? []) io.stderr(line);
   return run.exitCode;
 }

@@ -56,5 +56,6 @@ export function nodePorts(options: NodePortsOptions): GatePorts {
     coverageData: (path) => readCoverageDataFile(path, root),
     commands: nodeCommandRunner(root),
     seeds: nodeSeedWriter(git, root),
+    now: () => performance.now(),
   };
 }

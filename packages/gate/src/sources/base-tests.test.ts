@@ -3,7 +3,7 @@
 // pytest's shapes (collect-only text, JUnit XML with pytest's classnames) from the tree they run in, and
 // honour the base run's plugin the way pytest would (only the ids it names). Real pytest: apps/e2e.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GateError, type GateReport } from "@proofgate/core";
@@ -38,7 +38,7 @@ writeFileSync("collected.txt", ids.join("\\n") + "\\n\\n" + ids.length + " tests
  * A proof run: every id of tests.txt passes unless skips.txt names it. With the base run's plugin loaded
  * (PYTEST_ADDOPTS "-p proofgate_only", the plugin on PYTHONPATH), only the ids the plugin names run.
  */
-const PROOF_SCRIPT = `import { existsSync, readFileSync, writeFileSync } from "node:fs";
+const PROOF_SCRIPT = `import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 ${HONOUR_BASE_IMPORTS}
 const lines = (f) => (existsSync(f) ? readFileSync(f, "utf8").split("\\n").filter(Boolean) : []);
 let ids = lines("tests.txt");
@@ -47,6 +47,7 @@ if ((process.env.PYTEST_ADDOPTS ?? "").includes("-p proofgate_only")) {
   const dir = process.env.PYTHONPATH.split(":").find((d) => existsSync(d + "/proofgate_only.py"));
   const only = new Set([...readFileSync(dir + "/proofgate_only.py", "utf8").matchAll(/^    "(.*)",$/gm)].map((m) => m[1]));
   writeFileSync(process.env.ONLY_RAN_LOG, [...only].join("\\n"));
+  if (process.env.ONLY_ADDOPTS_LOG) writeFileSync(process.env.ONLY_ADDOPTS_LOG, process.env.PYTEST_ADDOPTS);
   ids = ids.filter((id) => only.has(id));
 }
 const esc = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
@@ -123,6 +124,7 @@ async function gate(repo: ScratchRepo, base: string, o: { run?: boolean } = {}):
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_CONFIG_NOSYSTEM: "1",
     ONLY_RAN_LOG: join(repo.dir, "only-ran.txt"),
+    ONLY_ADDOPTS_LOG: join(repo.dir, ".git", "only-addopts.txt"),
   };
   const request: CheckRequest = {
     kind: "check",
@@ -264,6 +266,140 @@ describe("check --run: the base collected in a git worktree with the base's own 
   });
 });
 
+describe("check --run: the base's collection runs beside the head's collect and proof", () => {
+  /**
+   * A collect script that, in the base's worktree only (/tmp/proofgate-base-<pid>-...), first waits for
+   * `flag` (written by the head's proof as it starts, or the stamp the gate writes once the head's steps
+   * ended), then leaves `stray` in the repository.
+   */
+  const waitingCollect = (flag: string, stray?: string): string => `import { existsSync, writeFileSync } from "node:fs";
+if (/\\/proofgate-base-\\d+-/.test(process.cwd())) {
+  const until = Date.now() + 20000;
+  while (!existsSync(${JSON.stringify(flag)}) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  if (!existsSync(${JSON.stringify(flag)})) process.exit(4);
+  ${stray ? `writeFileSync(${JSON.stringify(stray)}, "left by the base\\n");` : ""}
+}
+await import("./collect-ids.mjs");
+`;
+  const proofWithFlag = (flag: string): string => `import { writeFileSync } from "node:fs";
+writeFileSync(${JSON.stringify(flag)}, "proof started\\n");
+await import("./proof-run.mjs");
+`;
+
+  it("the base's collection is still running when the head's proof starts; its output is shown after, and it is judged", async () => {
+    const repo = scratchRepo("proofgate-base-tests-");
+    repos.push(repo);
+    const flag = join(repo.dir, "..", `${repo.dir.split("/").pop()}-proof-started`);
+    const base = repo.commit("base", {
+      "proofgate.toml": CONFIG(),
+      "freeze.toml": "version = 1\nmax_active_leases = 0\n",
+      "collect.mjs": waitingCollect(flag),
+      "collect-ids.mjs": `${COLLECT_SCRIPT}console.log("base-or-head collect output");\n`,
+      "proof.mjs": proofWithFlag(flag),
+      "proof-run.mjs": PROOF_SCRIPT,
+      "tests.txt": `${TESTS.join("\n")}\n`,
+      ".gitignore": "collected.txt\nresults.xml\nproven_coverage.json\nproofgate-report/\n",
+    });
+    repo.commit("drop a test", { "tests.txt": `${TESTS[0]}\n${TESTS[2]}\n` }, { author: AGENT });
+    const events: string[] = [];
+    const log: GateLog = {
+      ...silentLog,
+      info: (line) => events.push(`info ${line}`),
+      stepStarted: (step) => events.push(`start ${step}`),
+      stepEnded: (step) => events.push(`end ${step}`),
+      output: (text) => events.push(`output ${text.trim()}`),
+    };
+    const env = { PATH: process.env.PATH ?? "", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+    try {
+      const report = await evaluateGate(
+        {
+          kind: "check",
+          clock: { today: "2026-12-02", override: false },
+          base: { revision: base, from: "flag" },
+          shallowFix: "",
+          outDir: "proofgate-report",
+          run: { env },
+        },
+        nodePorts({ root: repo.dir, env }),
+        log,
+      );
+      // The base waited for the head's proof to start: they ran together, and the base was still judged.
+      expect(events.indexOf("start proof")).toBeLessThan(events.indexOf("end base collect"));
+      expect(events.indexOf("start base collect")).toBeLessThan(events.indexOf("end collect"));
+      expect(report.reasons).toEqual(["tests_removed"]);
+      // The head's collect output streams as it comes; the base's is held until the head's steps ended.
+      const outputs = events.flatMap((e, i) => (e === "output base-or-head collect output" ? [i] : []));
+      expect(outputs).toHaveLength(2);
+      expect(outputs[1]).toBeGreaterThan(events.indexOf("end proof"));
+      expect(report.commands?.map((c) => c.step).sort()).toEqual(["base collect", "collect", "proof"]);
+      expect(
+        leftovers(
+          repo,
+          events.map((e) => e.replace(/^info /, "")),
+        ),
+      ).toEqual({ dir: undefined, known: [] });
+    } finally {
+      rmSync(flag, { force: true });
+    }
+  });
+
+  it("what the base's steps left in the repository meanwhile is theirs (run_wrote_repository); a base that fails after the head passed is exit 2", async () => {
+    const repo = scratchRepo("proofgate-base-tests-");
+    repos.push(repo);
+    const flag = join(repo.dir, "..", `${repo.dir.split("/").pop()}-proof-started`);
+    const files = {
+      "proofgate.toml": CONFIG(),
+      "freeze.toml": "version = 1\nmax_active_leases = 0\n",
+      // After the head's steps and their watches: the stamp check --run writes then.
+      "collect.mjs": waitingCollect(join(repo.dir, "proofgate-evidence.json"), join(repo.dir, "stray.txt")),
+      "collect-ids.mjs": COLLECT_SCRIPT,
+      "proof.mjs": proofWithFlag(flag),
+      "proof-run.mjs": PROOF_SCRIPT,
+      "tests.txt": `${TESTS.join("\n")}\n`,
+      ".gitignore": "collected.txt\nresults.xml\nproven_coverage.json\nproofgate-report/\n",
+    };
+    const base = repo.commit("base", files);
+    repo.commit("a change", { "tests.txt": `${TESTS.join("\n")}\n\n` }, { author: AGENT });
+    const env = { PATH: process.env.PATH ?? "", GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+    const request: CheckRequest = {
+      kind: "check",
+      clock: { today: "2026-12-02", override: false },
+      base: { revision: base, from: "flag" },
+      shallowFix: "",
+      outDir: "proofgate-report",
+      run: { env },
+    };
+    try {
+      const report = await evaluateGate(request, nodePorts({ root: repo.dir, env }), silentLog);
+      expect(report.reasons).toContain("run_wrote_repository");
+      expect(report.findings.find((f) => f.reason === "run_wrote_repository")?.message).toContain("stray.txt");
+      expect(report.findings.find((f) => f.reason === "run_wrote_repository")?.message).toContain("base collect");
+      // The base's collection fails once the head's proof has started: exit 2, whatever the head did.
+      rmSync(join(repo.dir, "stray.txt"), { force: true });
+      rmSync(flag, { force: true });
+      const failing = scratchRepo("proofgate-base-tests-");
+      repos.push(failing);
+      const failingBase = failing.commit("base", {
+        ...files,
+        "collect.mjs": `if (/\\/proofgate-base-\\d+-/.test(process.cwd())) process.exit(5);\nawait import("./collect-ids.mjs");\n`,
+      });
+      failing.commit("a change", { "tests.txt": `${TESTS.join("\n")}\n\n` }, { author: AGENT });
+      const error = await gateError(
+        evaluateGate(
+          { ...request, base: { revision: failingBase, from: "flag" } },
+          nodePorts({ root: failing.dir, env }),
+          silentLog,
+        ),
+      );
+      expect(error.issues).toEqual([
+        expect.objectContaining({ code: "universe_invalid", message: expect.stringContaining("exited with 5") }),
+      ]);
+    } finally {
+      rmSync(flag, { force: true });
+    }
+  });
+});
+
 describe("check --run: the base's steps import the base's code (an editable install points at the work tree)", () => {
   /** The collect script, but what it "imported" is reported as the plugin would, or not at all. */
   const collectReporting = (foreign: { module: string; file: string }[] | "no plugin"): string =>
@@ -338,6 +474,23 @@ describe("check --run: skips at head against the base's run of those tests", () 
     // The base ran only the test skipped at head.
     expect(readFileSync(join(repo.dir, "only-ran.txt"), "utf8")).toBe(TESTS[1]);
     expect(leftovers(repo, info)).toEqual({ dir: undefined, known: [] });
+  });
+
+  it("a proof command with pytest-cov runs on the base with --no-cov: only the outcomes are read", async () => {
+    const { repo, base } = project({
+      "proofgate.toml": CONFIG().replace("proof.mjs", "proof.mjs --cov=src --cov-branch"),
+    });
+    repo.commit("skip", { "skips.txt": `${TESTS[1]}\n`, "tests/test_a.py": "# skip test_two\n" }, { author: AGENT });
+    const { report } = await gate(repo, base);
+    expect(report.reasons).toEqual(["tests_skipped_unledgered"]);
+    expect(readFileSync(join(repo.dir, ".git", "only-addopts.txt"), "utf8")).toMatch(
+      /^-p proofgate_base_imports -p proofgate_only --no-cov$/,
+    );
+    // Without pytest-cov in the command, nothing is added (pytest would not know the flag).
+    const plain = project();
+    plain.repo.commit("skip", { "skips.txt": `${TESTS[1]}\n`, "tests/test_a.py": "# skip\n" }, { author: AGENT });
+    await gate(plain.repo, plain.base);
+    expect(readFileSync(join(plain.repo.dir, ".git", "only-addopts.txt"), "utf8")).not.toContain("--no-cov");
   });
 
   it("a test skipped at base too is no new skip", async () => {
@@ -607,7 +760,9 @@ describe("check --run: the base's property test ids, collected by the base's [co
     const { repo, base, seen } = propertyProject();
     repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
     const { report, info, steps } = await gate(repo, base);
-    expect(steps).toEqual(["base collect", "base properties", "collect", "proof", "properties"]);
+    // The base's steps, in their order, run beside the head's (which keep theirs).
+    expect(steps.filter((st) => st.startsWith("base "))).toEqual(["base collect", "base properties"]);
+    expect(steps.filter((st) => !st.startsWith("base "))).toEqual(["collect", "proof", "properties"]);
     const [atBase, atHead] = seen();
     const worktree = info.map((l) => /in a git worktree at (\S+),/.exec(l)?.[1]).find(Boolean)!;
     expect(atBase).toMatchObject({ cwd: worktree, seeds: worktree });

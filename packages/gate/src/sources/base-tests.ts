@@ -27,6 +27,7 @@ import {
   shortRevision,
   skipsAtHead,
   type BaseSkips,
+  type CommandOutcome,
   type CoverageDropEvidence,
   type Env,
   type GateConfig,
@@ -42,6 +43,9 @@ import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
 import { loadUniverse, parseUniverseText } from "./inputs.js";
 import { runCommandStep, type RepositoryWatch } from "./run-commands.js";
+
+/** A pytest-cov flag in a command (`--cov`, `--cov=pkg`): pytest-cov is loaded, so `--no-cov` is known to it. */
+const PYTEST_COV_FLAG = /(^|[\s"'])--cov(=|[\s"']|$)/;
 
 /** The name the base run's plugin is loaded by (`-p proofgate_only`). */
 export const ONLY_PLUGIN_MODULE = "proofgate_only";
@@ -62,6 +66,8 @@ export interface BaseTestsOptions {
   log: GateLog;
   /** Watches the repository around each step (`run_wrote_repository`). */
   watch?: RepositoryWatch | undefined;
+  /** Where each step that ran is listed with its time (the report's `commands`). */
+  steps?: CommandOutcome[] | undefined;
 }
 
 /** The base's universe as judged, with the files it came from. */
@@ -335,10 +341,13 @@ export async function loadBaseSkips(
     const xpassedFile = absolute(join(pluginDir, "xpassed.jsonl"));
     ports.files.removeTree(xpassedFile);
     ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
+    // Only the outcomes are read here: a proof command that measures with pytest-cov is told not to
+    // (`--no-cov`), which spares the coverage tracing and the base's 0 % table in the log.
+    const noCov = PYTEST_COV_FLAG.test(proof) ? "--no-cov" : undefined;
     const env: Env = {
       ...o.run.env,
       PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
-      PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+      PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, noCov, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
     };
     o.log.info(
       `running the base ${at}'s [commands] proof on the ${ids.length} test(s) skipped at head, in its worktree`,

@@ -50,6 +50,8 @@ export interface RunCommandsOptions {
   log: GateLog;
   /** Watches the repository around each step; undefined: not watched. */
   watch?: RepositoryWatch | undefined;
+  /** Every step that ran (the base's too), in the order they ended, with its time: the report's `commands`. */
+  steps?: CommandOutcome[] | undefined;
 }
 
 /** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
@@ -61,9 +63,12 @@ export interface RepositoryWatch {
 
 const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
 
+/** A head step's outcome. */
+export type HeadOutcome = CommandOutcome & { step: CommandStep };
+
 /** What running the commands gave: each step's outcome, and the run records of the pytest steps. */
 export interface CommandsRun {
-  outcomes: CommandOutcome[];
+  outcomes: HeadOutcome[];
   /** The proof and property runs' records, as verified (with `[commands] record`). */
   records: {
     proof?: (RecordedStep & { leased: string[] }) | undefined;
@@ -103,7 +108,7 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
         failure = f;
       },
     );
-    run.outcomes.push({ step: "collect", command: collect, exitCode });
+    run.outcomes.push(lastOutcome(o, "collect", collect, exitCode));
     if (exitCode !== 0) readAfterFailure(o, collect, exitCode, failure);
   }
   if (proof !== undefined) {
@@ -259,8 +264,15 @@ async function runStep(
   command: string,
   env: Env,
   outputs: readonly string[],
-): Promise<CommandOutcome> {
-  return { step, command, exitCode: await runCommandStep(o, step, command, env, outputs) };
+): Promise<HeadOutcome> {
+  const exitCode = await runCommandStep(o, step, command, env, outputs);
+  return lastOutcome(o, step, command, exitCode);
+}
+
+/** The outcome runCommandStep recorded for this step (with its time), or one without a time (no `steps`). */
+function lastOutcome(o: RunCommandsOptions, step: CommandStep, command: string, exitCode: number): HeadOutcome {
+  const timed = o.steps?.findLast((s) => s.step === step && s.command === command);
+  return { step, command, exitCode, seconds: timed?.seconds };
 }
 
 /**
@@ -269,7 +281,7 @@ async function runStep(
  * otherwise a GateError, since a file left from an earlier run is not evidence.
  */
 export async function runCommandStep(
-  o: Pick<RunCommandsOptions, "ports" | "config" | "log" | "watch">,
+  o: Pick<RunCommandsOptions, "ports" | "config" | "log" | "watch" | "steps">,
   step: LogStep,
   command: string,
   env: Env,
@@ -283,7 +295,8 @@ export async function runCommandStep(
   const before = outputs.map((p) => files.stamp(at(p)));
   const tree = o.watch ? o.ports.git.workTreeStatus() : undefined;
   o.log.stepStarted(step, command);
-  const started = Date.now();
+  const now = o.ports.now ?? Date.now;
+  const started = now();
   const stderr = stderrTail();
   let exitCode: number;
   const timeout = o.config.commands.timeout;
@@ -307,7 +320,9 @@ export async function runCommandStep(
       fix: "check that sh exists and the command is right",
     });
   }
-  o.log.stepEnded(step, exitCode, (Date.now() - started) / 1000);
+  const seconds = (now() - started) / 1000;
+  if (step !== "record") o.steps?.push({ step, command, exitCode, seconds });
+  o.log.stepEnded(step, exitCode, seconds);
   const failure = stderrNote(stderr.lines());
   if (o.watch && tree) watchStep(o, o.watch, step, tree);
   exited?.(exitCode, failure);
