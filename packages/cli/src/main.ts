@@ -143,6 +143,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
                 "with --run: seconds each step may run before it is stopped with its child processes (exit 2, command_timeout); 0: no limit. Default: the base's [commands] timeout (1800)",
               requiresArg: true,
             })
+            .option("publish-timeout", {
+              type: "string",
+              describe:
+                "seconds publishing (check run, comment, status, annotation) may take in all; past it, publishing stops with an error and the exit code stays the decision's. Default: the base's [publish] timeout (60)",
+              requiresArg: true,
+            })
             .example(
               "proofgate check",
               "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",

@@ -80,6 +80,11 @@ export interface GateConfig {
    * produced them; `bound`: `check` reads only evidence a stamp binds to the commit it judges (false: the opt-out).
    */
   evidence: { stamps: string[]; bound: boolean };
+  /**
+   * `timeout`: seconds publishing (check runs, comments, statuses, annotations) may take in all before it is
+   * stopped; the decision and the exit code stand either way.
+   */
+  publish: { timeout: number };
 }
 
 /** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
@@ -101,6 +106,11 @@ export const DEFAULT_PROTECTED_PATHS = [
 export const DEFAULT_COMMAND_TIMEOUT = 1800;
 /** The longest `[commands] timeout`: six hours, the longest job GitHub Actions runs (a CI stops a longer one first). */
 export const MAX_COMMAND_TIMEOUT = 21600;
+
+/** `[publish] timeout` unset: a minute for every API call of publishing together, retries included. */
+export const DEFAULT_PUBLISH_TIMEOUT = 60;
+/** The longest `[publish] timeout`: an hour. */
+export const MAX_PUBLISH_TIMEOUT = 3600;
 
 /** Python files the proof run need not measure (`[measurement] exempt`): packaging and task files, the docs' config. */
 export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
@@ -152,6 +162,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
     },
     commands: { record: true, safePath: false, timeout: DEFAULT_COMMAND_TIMEOUT },
     evidence: { stamps: ["proofgate-evidence.json"], bound: true },
+    publish: { timeout: DEFAULT_PUBLISH_TIMEOUT },
   };
 }
 
@@ -194,6 +205,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     timeout: "int",
   },
   evidence: { stamps: "strings", bound: "bool" },
+  publish: { timeout: "int" },
 };
 
 /** A config, or everything wrong with the file. */
@@ -382,6 +394,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       stamps: list("evidence", "stamps", d.evidence.stamps),
       bound: bool("evidence", "bound", d.evidence.bound),
     },
+    publish: { timeout: (v("publish", "timeout") as number | undefined) ?? d.publish.timeout },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes
   // them: `./seeds` or `seeds/` would match no commit's path, and let a seed rewrite through.
@@ -450,6 +463,15 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       line: lineOf("commands", "timeout"),
       message: `[commands] timeout = ${result.commands.timeout} is more than ${MAX_COMMAND_TIMEOUT} seconds (six hours)`,
       fix: `write a number of seconds from 1 to ${MAX_COMMAND_TIMEOUT} (default ${DEFAULT_COMMAND_TIMEOUT}), or 0 for no limit`,
+    });
+  }
+  if (result.publish.timeout < 1 || result.publish.timeout > MAX_PUBLISH_TIMEOUT) {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("publish", "timeout"),
+      message: `[publish] timeout = ${result.publish.timeout} is not from 1 to ${MAX_PUBLISH_TIMEOUT} seconds`,
+      fix: `write a number of seconds from 1 to ${MAX_PUBLISH_TIMEOUT} (default ${DEFAULT_PUBLISH_TIMEOUT})`,
     });
   }
   if (result.agents.patterns.length === 0) {
