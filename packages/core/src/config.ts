@@ -112,6 +112,9 @@ export const DEFAULT_PUBLISH_TIMEOUT = 60;
 /** The longest `[publish] timeout`: an hour. */
 export const MAX_PUBLISH_TIMEOUT = 3600;
 
+/** After this many errors in proofgate.toml, the remaining tables are counted, not checked. */
+const MAX_CONFIG_ERRORS = 20;
+
 /** Python files the proof run need not measure (`[measurement] exempt`): packaging and task files, the docs' config. */
 export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
 
@@ -241,24 +244,35 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     };
   }
   const lines = text.split(/\r?\n/);
-  const lineOf = (table: string, key?: string): number | undefined => {
-    const header = lines.findIndex((l) => new RegExp(`^\\s*\\[\\s*${table}\\s*\\]`).test(l));
+  // Table and key names come from the file: escaped, so `["a("]` is an unknown table, not a bad regex.
+  const escape = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const lineOf = (tableName: string, keyName?: string): number | undefined => {
+    const table = escape(tableName);
+    const key = keyName === undefined ? undefined : escape(keyName);
+    const headerRe = new RegExp(`^\\s*\\[\\s*${table}\\s*\\]`);
+    const header = lines.findIndex((l) => headerRe.test(l));
     if (header < 0 && key === undefined) {
       // No `[table]` header: a top-level `table = ...` (a key outside any table, or a table written inline).
       const firstHeader = lines.findIndex((l) => /^\s*\[/.test(l));
-      const top = lines.findIndex(
-        (l, i) => (firstHeader < 0 || i < firstHeader) && new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`).test(l),
-      );
+      const topRe = new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`);
+      const top = lines.findIndex((l, i) => (firstHeader < 0 || i < firstHeader) && topRe.test(l));
       return top < 0 ? undefined : top + 1;
     }
     if (key === undefined || header < 0) return header < 0 ? undefined : header + 1;
+    const keyRe = new RegExp(`^\\s*["']?${key}["']?\\s*=`);
     for (let i = header + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) {
-      if (new RegExp(`^\\s*["']?${key}["']?\\s*=`).test(lines[i]!)) return i + 1;
+      if (keyRe.test(lines[i]!)) return i + 1;
     }
     return header + 1;
   };
   const values: Record<string, Record<string, unknown>> = {};
+  // Each error looks its line up in the whole file: a file of thousands of unknown keys is cut short.
+  let unchecked = 0;
   for (const [table, body] of Object.entries(data)) {
+    if (errors.length >= MAX_CONFIG_ERRORS) {
+      unchecked++;
+      continue;
+    }
     const keys = CONFIG_SCHEMA[table];
     if (!keys) {
       errors.push({
@@ -284,6 +298,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     }
     values[table] = {};
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+      if (errors.length >= MAX_CONFIG_ERRORS) {
+        unchecked++;
+        continue;
+      }
       const kind = keys[key];
       const at = lineOf(table, key);
       if (!kind) {
@@ -308,6 +326,13 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       else values[table]![key] = value;
     }
   }
+  if (unchecked > 0)
+    errors.push({
+      code: "config_invalid",
+      file,
+      message: `... and ${unchecked} more key${unchecked === 1 ? "" : "s"} or table${unchecked === 1 ? "" : "s"} not checked after ${MAX_CONFIG_ERRORS} errors`,
+      fix: "fix the errors above first",
+    });
   if (errors.length > 0) return { errors, warnings };
 
   const v = (table: string, key: string): unknown => values[table]?.[key];
