@@ -61,7 +61,7 @@ export async function publishToBuildkite(
   tools: PublishTools,
   options: BuildkitePublishOptions = {},
 ): Promise<PublishOutcome> {
-  const run = options.runAgent ?? agentRunner(tools.env);
+  const run = options.runAgent ?? agentRunner(tools.env, undefined, tools.signal);
   const outcome: PublishOutcome = { published: [], failures: [] };
   const decision = publishedDecision(report);
   const style = decision === "MERGE" ? "success" : "error";

@@ -192,6 +192,27 @@ describe("publishing's deadline, against an API that answers every call late", {
     expect(publishingMs(r.endedAt)).toBeLessThan(1000 + 2500);
   });
 
+  it("Buildkite (its REST API, no agent on PATH), check --publish-timeout 1: the job ends at the deadline, exit 0", async () => {
+    const { base, head } = patch();
+    const r = await runCli(["check", "--base", base, "--publish-timeout", "1"], repo.dir, {
+      ...cleanEnv(),
+      BUILDKITE: "true",
+      BUILDKITE_COMMIT: head,
+      BUILDKITE_ORGANIZATION_SLUG: "acme",
+      BUILDKITE_PIPELINE_SLUG: "widgets",
+      BUILDKITE_BUILD_NUMBER: "7",
+      BUILDKITE_PULL_REQUEST: "false",
+      PROOFGATE_BUILDKITE_TOKEN: "bkua_token",
+      PROOFGATE_BUILDKITE_API_URL: `${api.url}/`,
+      // No buildkite-agent: the annotation goes through the REST API.
+      PATH: "/usr/bin:/bin",
+    });
+    expect(r.stderr).toContain("publishing to buildkite failed: publishing timed out after 1 s");
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(api.seen).toEqual(["POST /v2/organizations/acme/pipelines/widgets/builds/7/annotations"]);
+    expect(publishingMs(r.endedAt)).toBeLessThan(1000 + 2500);
+  });
+
   it("a deadline outside 1 to 3600 s is a usage error (exit 2, never MERGE)", async () => {
     patch();
     const r = await runCli(["check", "--today", "2026-12-02", "--publish-timeout", "0"], repo.dir, cleanEnv());
