@@ -15,14 +15,18 @@ export type AgentRunner = (args: readonly string[], input?: string) => Promise<A
 const AGENT_TIMEOUT_MS = 120_000;
 
 /** The agent runner for `env`: PATH and the agent's own variables come from `env`. */
-export function agentRunner(env: Env, binary = "buildkite-agent"): AgentRunner {
+export function agentRunner(env: Env, binary = "buildkite-agent", deadline?: AbortSignal): AgentRunner {
   const childEnv: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(env)) if (value !== undefined) childEnv[key] = value;
   return (args, input) =>
     new Promise((resolve) => {
       let stderr = "";
       let settled = false;
+      // Our own kill timer, not spawn's `timeout` option: Node keeps that one running when the binary is
+      // missing (ENOENT), which held every job without an agent on PATH open for the whole two minutes.
       const done = (result: AgentResult) => {
+        clearTimeout(timer);
+        deadline?.removeEventListener("abort", stop);
         if (!settled) {
           settled = true;
           resolve(result);
@@ -33,8 +37,13 @@ export function agentRunner(env: Env, binary = "buildkite-agent"): AgentRunner {
         shell: false,
         windowsHide: true,
         stdio: ["pipe", "ignore", "pipe"],
-        timeout: AGENT_TIMEOUT_MS,
       });
+      // Set before any event of the child can fire (they come on later turns of the event loop).
+      const timer = setTimeout(() => child.kill("SIGTERM"), AGENT_TIMEOUT_MS);
+      // Publishing's deadline stops the agent too: a call still running would hold the job open.
+      const stop = () => child.kill("SIGTERM");
+      if (deadline?.aborted) stop();
+      else deadline?.addEventListener("abort", stop, { once: true });
       child.on("error", (error: NodeJS.ErrnoException) => {
         if (error.code === "ENOENT") done({ missing: true });
         else done({ missing: false, code: null, signal: null, stderr, error: error.message });

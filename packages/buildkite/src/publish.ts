@@ -61,7 +61,7 @@ export async function publishToBuildkite(
   tools: PublishTools,
   options: BuildkitePublishOptions = {},
 ): Promise<PublishOutcome> {
-  const run = options.runAgent ?? agentRunner(tools.env);
+  const run = options.runAgent ?? agentRunner(tools.env, undefined, tools.signal);
   const outcome: PublishOutcome = { published: [], failures: [] };
   const decision = publishedDecision(report);
   const style = decision === "MERGE" ? "success" : "error";
@@ -116,7 +116,7 @@ async function publishWithoutAgent(
   const context = tools.name ?? ANNOTATION_CONTEXT;
   const keys = metaDataKeys(context);
   try {
-    const url = await createAnnotation(settings, { body, style, context }, options.fetch ?? fetch);
+    const url = await createAnnotation(settings, { body, style, context }, options.fetch ?? fetch, tools.signal);
     outcome.published.push(`annotation ${context} (${style}) via ${url}`);
   } catch (error) {
     outcome.failures.push(`the REST annotation failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -81,6 +81,7 @@ export async function createAnnotation(
   settings: Extract<RestSettings, { ok: true }>,
   annotation: AnnotationRequest,
   fetchImpl: typeof fetch = fetch,
+  deadline?: AbortSignal,
 ): Promise<string> {
   const url = annotationsUrl(settings.apiUrl, settings.build);
   const response = await fetchImpl(url, {
@@ -91,7 +92,7 @@ export async function createAnnotation(
       accept: "application/json",
     },
     body: JSON.stringify({ body: annotation.body, style: annotation.style, context: annotation.context }),
-    signal: AbortSignal.timeout(60_000),
+    signal: deadline ? AbortSignal.any([deadline, AbortSignal.timeout(60_000)]) : AbortSignal.timeout(60_000),
   });
   if (response.status !== 201) {
     const text = (await response.text().catch(() => "")).replace(/\s+/g, " ").trim().slice(0, 200);

@@ -112,3 +112,15 @@ export function timeoutFlag(value: unknown, max: number): number | undefined {
     });
   return n;
 }
+
+/** `--publish-timeout SECONDS`: 1 to `max`; undefined when absent. */
+export function publishTimeoutFlag(value: unknown, max: number): number | undefined {
+  const n = optionalIntFlag("publish-timeout", value, 1);
+  if (n !== undefined && n > max)
+    throw new GateError({
+      code: "usage",
+      message: `--publish-timeout ${n} is more than ${max} seconds`,
+      fix: `write a number of seconds from 1 to ${max}`,
+    });
+  return n;
+}

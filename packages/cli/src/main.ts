@@ -155,6 +155,12 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               describe:
                 "print where the time went on stderr at the end: each step of --run, the base's worktree, and the gate's own work",
             })
+            .option("publish-timeout", {
+              type: "string",
+              describe:
+                "seconds publishing (check run, comment, status, annotation) may take in all; past it, publishing stops with an error and the exit code stays the decision's. Default: the base's [publish] timeout (60)",
+              requiresArg: true,
+            })
             .example(
               "proofgate check",
               "judge the patch from the artifacts that proofgate.toml names; exit 0 MERGE, 1 REJECT, 2 could not evaluate",

@@ -13,7 +13,7 @@ function ok(text: string): GateConfig {
 }
 
 const TABLES =
-  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [measurement], [trailers], [commands], [evidence]";
+  "[ledger], [universe], [coverage], [results], [fixtures], [properties], [agents], [protect], [measurement], [trailers], [commands], [evidence], [publish]";
 
 describe("parseConfig: defaults", () => {
   it("an empty or absent file is the article's defaults", () => {
@@ -62,6 +62,7 @@ describe("parseConfig: defaults", () => {
       },
       commands: { record: true, safePath: false, timeout: 1800 },
       evidence: { stamps: ["proofgate-evidence.json"], bound: true },
+      publish: { timeout: 60 },
     };
     for (const text of ["", "  \n\n", "# only a comment\n"]) {
       const result = parse(text);
@@ -161,6 +162,9 @@ properties = "pytest tests/properties"
 [evidence]
 stamps = ["cov/stamp-1.json", "cov/stamp-2.json"]
 bound = true
+
+[publish]
+timeout = 120
 `);
     expect(config).toEqual({
       file: FILE,
@@ -205,6 +209,7 @@ bound = true
         timeout: 1800,
       },
       evidence: { stamps: ["cov/stamp-1.json", "cov/stamp-2.json"], bound: true },
+      publish: { timeout: 120 },
     });
   });
 
@@ -280,6 +285,26 @@ bound = true
       expect(parse(`[commands]\ntimeout = ${bad}\n`).errors[0]?.message).toBe(
         "[commands] timeout must be a whole number >= 0",
       );
+  });
+
+  it("[publish] timeout: seconds publishing may take in all, 60 unset, 1 to 3600 (with its line otherwise)", () => {
+    expect(ok("").publish.timeout).toBe(60);
+    expect(ok("[publish]\ntimeout = 1\n").publish.timeout).toBe(1);
+    expect(ok("[publish]\ntimeout = 3600\n").publish.timeout).toBe(3600);
+    for (const bad of ["0", "3601"]) {
+      const result = parse(`[commands]\nrecord = true\n\n[publish]\ntimeout = ${bad}\n`);
+      expect(result.config).toBeUndefined();
+      expect(result.errors).toEqual([
+        expect.objectContaining({
+          code: "config_invalid",
+          line: 5,
+          message: `[publish] timeout = ${bad} is not from 1 to 3600 seconds`,
+        }),
+      ]);
+    }
+    expect(parse('[publish]\ntimeout = "60"\n').errors[0]?.message).toBe(
+      "[publish] timeout must be a whole number >= 0",
+    );
   });
 
   it("[coverage] contexts: one data file as a string, or one per shard as a list; never empty", () => {

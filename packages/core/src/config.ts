@@ -80,6 +80,11 @@ export interface GateConfig {
    * produced them; `bound`: `check` reads only evidence a stamp binds to the commit it judges (false: the opt-out).
    */
   evidence: { stamps: string[]; bound: boolean };
+  /**
+   * `timeout`: seconds publishing (check runs, comments, statuses, annotations) may take in all before it is
+   * stopped; the decision and the exit code stand either way.
+   */
+  publish: { timeout: number };
 }
 
 /** `[agents] human_signatures`: whether a human trailer needs a verified signature on its commit. */
@@ -101,6 +106,14 @@ export const DEFAULT_PROTECTED_PATHS = [
 export const DEFAULT_COMMAND_TIMEOUT = 1800;
 /** The longest `[commands] timeout`: six hours, the longest job GitHub Actions runs (a CI stops a longer one first). */
 export const MAX_COMMAND_TIMEOUT = 21600;
+
+/** `[publish] timeout` unset: a minute for every API call of publishing together, retries included. */
+export const DEFAULT_PUBLISH_TIMEOUT = 60;
+/** The longest `[publish] timeout`: an hour. */
+export const MAX_PUBLISH_TIMEOUT = 3600;
+
+/** After this many errors in proofgate.toml, the remaining tables are counted, not checked. */
+const MAX_CONFIG_ERRORS = 20;
 
 /** Python files the proof run need not measure (`[measurement] exempt`): packaging and task files, the docs' config. */
 export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
@@ -152,6 +165,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
     },
     commands: { record: true, safePath: false, timeout: DEFAULT_COMMAND_TIMEOUT },
     evidence: { stamps: ["proofgate-evidence.json"], bound: true },
+    publish: { timeout: DEFAULT_PUBLISH_TIMEOUT },
   };
 }
 
@@ -194,6 +208,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     timeout: "int",
   },
   evidence: { stamps: "strings", bound: "bool" },
+  publish: { timeout: "int" },
 };
 
 /** A config, or everything wrong with the file. */
@@ -229,24 +244,35 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     };
   }
   const lines = text.split(/\r?\n/);
-  const lineOf = (table: string, key?: string): number | undefined => {
-    const header = lines.findIndex((l) => new RegExp(`^\\s*\\[\\s*${table}\\s*\\]`).test(l));
+  // Table and key names come from the file: escaped, so `["a("]` is an unknown table, not a bad regex.
+  const escape = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const lineOf = (tableName: string, keyName?: string): number | undefined => {
+    const table = escape(tableName);
+    const key = keyName === undefined ? undefined : escape(keyName);
+    const headerRe = new RegExp(`^\\s*\\[\\s*${table}\\s*\\]`);
+    const header = lines.findIndex((l) => headerRe.test(l));
     if (header < 0 && key === undefined) {
       // No `[table]` header: a top-level `table = ...` (a key outside any table, or a table written inline).
       const firstHeader = lines.findIndex((l) => /^\s*\[/.test(l));
-      const top = lines.findIndex(
-        (l, i) => (firstHeader < 0 || i < firstHeader) && new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`).test(l),
-      );
+      const topRe = new RegExp(`^\\s*["']?${table}["']?\\s*[=.]`);
+      const top = lines.findIndex((l, i) => (firstHeader < 0 || i < firstHeader) && topRe.test(l));
       return top < 0 ? undefined : top + 1;
     }
     if (key === undefined || header < 0) return header < 0 ? undefined : header + 1;
+    const keyRe = new RegExp(`^\\s*["']?${key}["']?\\s*=`);
     for (let i = header + 1; i < lines.length && !/^\s*\[/.test(lines[i]!); i++) {
-      if (new RegExp(`^\\s*["']?${key}["']?\\s*=`).test(lines[i]!)) return i + 1;
+      if (keyRe.test(lines[i]!)) return i + 1;
     }
     return header + 1;
   };
   const values: Record<string, Record<string, unknown>> = {};
+  // Each error looks its line up in the whole file: a file of thousands of unknown keys is cut short.
+  let unchecked = 0;
   for (const [table, body] of Object.entries(data)) {
+    if (errors.length >= MAX_CONFIG_ERRORS) {
+      unchecked++;
+      continue;
+    }
     const keys = CONFIG_SCHEMA[table];
     if (!keys) {
       errors.push({
@@ -272,6 +298,10 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     }
     values[table] = {};
     for (const [key, value] of Object.entries(body as Record<string, unknown>)) {
+      if (errors.length >= MAX_CONFIG_ERRORS) {
+        unchecked++;
+        continue;
+      }
       const kind = keys[key];
       const at = lineOf(table, key);
       if (!kind) {
@@ -296,6 +326,13 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       else values[table]![key] = value;
     }
   }
+  if (unchecked > 0)
+    errors.push({
+      code: "config_invalid",
+      file,
+      message: `... and ${unchecked} more key${unchecked === 1 ? "" : "s"} or table${unchecked === 1 ? "" : "s"} not checked after ${MAX_CONFIG_ERRORS} errors`,
+      fix: "fix the errors above first",
+    });
   if (errors.length > 0) return { errors, warnings };
 
   const v = (table: string, key: string): unknown => values[table]?.[key];
@@ -382,6 +419,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       stamps: list("evidence", "stamps", d.evidence.stamps),
       bound: bool("evidence", "bound", d.evidence.bound),
     },
+    publish: { timeout: (v("publish", "timeout") as number | undefined) ?? d.publish.timeout },
   };
   // Paths that git judges (what a commit touched, what a revision holds) are compared as git writes
   // them: `./seeds` or `seeds/` would match no commit's path, and let a seed rewrite through.
@@ -450,6 +488,15 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       line: lineOf("commands", "timeout"),
       message: `[commands] timeout = ${result.commands.timeout} is more than ${MAX_COMMAND_TIMEOUT} seconds (six hours)`,
       fix: `write a number of seconds from 1 to ${MAX_COMMAND_TIMEOUT} (default ${DEFAULT_COMMAND_TIMEOUT}), or 0 for no limit`,
+    });
+  }
+  if (result.publish.timeout < 1 || result.publish.timeout > MAX_PUBLISH_TIMEOUT) {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("publish", "timeout"),
+      message: `[publish] timeout = ${result.publish.timeout} is not from 1 to ${MAX_PUBLISH_TIMEOUT} seconds`,
+      fix: `write a number of seconds from 1 to ${MAX_PUBLISH_TIMEOUT} (default ${DEFAULT_PUBLISH_TIMEOUT})`,
     });
   }
   if (result.agents.patterns.length === 0) {

@@ -97,6 +97,8 @@ export function parseEvidenceStamp(
       !Array.isArray(run.files) ||
       !run.files.every(
         (f: unknown) =>
+          typeof f === "object" &&
+          f !== null &&
           typeof (f as { path?: unknown }).path === "string" &&
           typeof (f as { sha256?: unknown }).sha256 === "string" &&
           HEX64.test((f as { sha256: string }).sha256),

@@ -151,6 +151,9 @@ export function formatFixturesLock(entries: readonly FixtureDigest[]): string {
   return lines.join("");
 }
 
+/** More errors than this in one lock are counted in one last issue. */
+const MAX_LOCK_ERRORS = 100;
+
 /**
  * Parses `fixtures.lock` strictly: each line `<64 lowercase hex>  <path>` (or sha256sum's binary
  * form `<hex> *<path>`, a warning), LF endings, a final newline, paths as `fixturePathProblem` allows,
@@ -165,8 +168,11 @@ export function parseFixturesLock(
   const entries: FixtureLockEntry[] = [];
   const errors: GateIssue[] = [];
   const warnings: GateIssue[] = [];
+  // A lock of a million bad lines is summed up, not a million issues (time and memory stay bounded).
+  let suppressed = 0;
   const error = (line: number | undefined, message: string, fix: string = REWRITE_FIX): void => {
-    errors.push({ code: "lock_invalid", file, line, message, fix });
+    if (errors.length >= MAX_LOCK_ERRORS) suppressed++;
+    else errors.push({ code: "lock_invalid", file, line, message, fix });
   };
   if (text.startsWith("\uFEFF"))
     error(1, "the lock starts with a byte order mark", "save it as UTF-8 without a BOM, or " + REWRITE_FIX);
@@ -302,6 +308,13 @@ export function parseFixturesLock(
   }
   if (entries.length === 0 && errors.length === 0)
     error(undefined, "the lock lists no files", "run `proofgate lock` over the fixture paths");
+  if (suppressed > 0)
+    errors.push({
+      code: "lock_invalid",
+      file,
+      message: `... and ${suppressed} more error${suppressed === 1 ? "" : "s"} in this lock`,
+      fix: REWRITE_FIX,
+    });
   return { entries, errors, warnings };
 }
 

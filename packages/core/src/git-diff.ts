@@ -110,6 +110,9 @@ interface Building {
   added: number[];
 }
 
+/** More unreadable lines than this are counted in one last issue. */
+const MAX_DIFF_ERRORS = 20;
+
 const HUNK = /^@@ -\d+(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/;
 
 /**
@@ -127,7 +130,13 @@ export function parseGitDiff(text: string, source = "git diff"): ParsedDiff {
   let oldLeft = 0;
   let newLeft = 0;
   let next = 0;
+  // A diff the parser cannot read line after line is summed up after the first errors, not one issue a line.
+  let suppressed = 0;
   const fail = (index: number, message: string): void => {
+    if (errors.length >= MAX_DIFF_ERRORS) {
+      suppressed++;
+      return;
+    }
     errors.push({
       code: "git_failed",
       file: source,
@@ -245,5 +254,12 @@ export function parseGitDiff(text: string, source = "git diff"): ParsedDiff {
   }
   if (oldLeft > 0 || newLeft > 0) fail(lines.length - 1, "the diff ends inside a hunk");
   finish();
+  if (suppressed > 0)
+    errors.push({
+      code: "git_failed",
+      file: source,
+      message: `... and ${suppressed} more line${suppressed === 1 ? "" : "s"} the diff parser could not read`,
+      fix: "report this diff to proofgate",
+    });
   return { files, errors };
 }

@@ -297,6 +297,8 @@ export {
   DEFAULT_MEASUREMENT_EXEMPT,
   DEFAULT_COMMAND_TIMEOUT,
   MAX_COMMAND_TIMEOUT,
+  DEFAULT_PUBLISH_TIMEOUT,
+  MAX_PUBLISH_TIMEOUT,
   type GateConfig,
   type HumanSignatures,
   type TrailerKeys,

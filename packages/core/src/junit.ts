@@ -64,6 +64,28 @@ const PREDEFINED: Record<string, string> = { lt: "<", gt: ">", amp: "&", quot: '
 type XmlNode = Record<string | symbol, unknown>;
 
 /**
+ * `body` with each comment and CDATA section blanked (newlines kept, so offsets and lines hold). Linear: an
+ * opener without its closer blanks the rest (a lazy regex would rescan the rest from every opener, which
+ * took minutes on a megabyte of `<!--`).
+ */
+function blankCommentsAndCdata(body: string): { markup: string; unclosed?: number } {
+  const opener = /<!--|<!\[CDATA\[/g;
+  const blank = (s: string) => s.replace(/[^\n]/g, " ");
+  let out = "";
+  let from = 0;
+  for (let m = opener.exec(body); m !== null; m = opener.exec(body)) {
+    const closer = m[0] === "<!--" ? "-->" : "]]>";
+    const end = body.indexOf(closer, m.index + m[0].length);
+    const stop = end < 0 ? body.length : end + closer.length;
+    out += body.slice(from, m.index) + blank(body.slice(m.index, stop));
+    from = stop;
+    opener.lastIndex = stop;
+    if (end < 0) return { markup: out, unclosed: m.index };
+  }
+  return { markup: out + body.slice(from) };
+}
+
+/**
  * Reads a JUnit XML file of pytest (xunit1 and xunit2), vitest's junit reporter or jest-junit. Entities
  * are never expanded: a DOCTYPE or ENTITY declaration is refused. pytest testcases are mapped back to
  * nodeids; a mapping that is ambiguous is an error, one that had to be guessed is a warning.
@@ -82,7 +104,9 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
   }
   const lines = new LineIndex(body);
   // Markup declarations, wherever they are; CDATA sections and comments (same length, so offsets hold) are text.
-  const markup = body.replace(/<!\[CDATA\[[\s\S]*?\]\]>|<!--[\s\S]*?-->/g, (m) => m.replace(/[^\n]/g, " "));
+  const { markup, unclosed } = blankCommentsAndCdata(body);
+  if (unclosed !== undefined)
+    return fail("a comment or CDATA section is never closed: the file looks truncated", lines.lineOf(unclosed));
   const declaration = /<!(DOCTYPE|ENTITY)\b/i.exec(markup);
   if (declaration) {
     return fail(

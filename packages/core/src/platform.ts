@@ -73,6 +73,11 @@ export interface PublishTools {
    * two gates on one change keep theirs apart. Absent: DEFAULT_GATE_NAME.
    */
   name?: string | undefined;
+  /**
+   * Aborted when publishing's deadline (`[publish] timeout`) passes: every request made with it stops, and
+   * no retry starts after it.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** What publishing did. Failures are reported loudly by the caller and never change the decision. */

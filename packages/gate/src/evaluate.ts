@@ -128,6 +128,8 @@ export interface GateTrace {
   head?: string | undefined;
   /** The coverage's line map, for the HTML view (the report keeps only its totals and frozen-only lines). */
   coverageMap?: CoverageMap | undefined;
+  /** The judging config's `[publish] timeout` (seconds), once the config is read. */
+  publishTimeout?: number | undefined;
 }
 
 /**
@@ -254,6 +256,7 @@ async function evaluateCheck(
   const timeout = request.run?.timeout;
   const config =
     timeout === undefined ? judgeConfig : { ...judgeConfig, commands: { ...judgeConfig.commands, timeout } };
+  trace.publishTimeout = judgeConfig.publish.timeout;
   if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
   if (loaded.signersSource) inputs.push({ role: "allowed_signers", ...loaded.signersSource });
   if (!shallow && files.exists(CONFIG_FILE)) {

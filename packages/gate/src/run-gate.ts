@@ -3,6 +3,7 @@
 // report with the error, written to the out dir and published like any other: never a MERGE, never
 // silence.
 import {
+  DEFAULT_PUBLISH_TIMEOUT,
   GateError,
   errorReport,
   mergeContext,
@@ -47,6 +48,11 @@ export interface RunGateOptions {
   run: boolean;
   /** `check --timeout`: seconds each `[commands]` step may run (0: no limit), instead of the config's. */
   timeout?: number | undefined;
+  /**
+   * `check --publish-timeout`: seconds publishing may take in all, instead of the config's `[publish] timeout`
+   * (default 60).
+   */
+  publishTimeout?: number | undefined;
   /** Create or update the one PR/MR comment. */
   comment: boolean;
   /** The gate's name on the platform (`check --name`): its check run, status, comment marker, context. */
@@ -206,18 +212,55 @@ export async function runGate(o: RunGateOptions): Promise<GateRun> {
   }
 
   const publishable: PublishableReport = { gate: report, json, markdown, exitCode };
-  let published: PublishOutcome;
-  try {
-    published = await platform.publish(publishable, context, {
+  const seconds = o.publishTimeout ?? trace.publishTimeout ?? DEFAULT_PUBLISH_TIMEOUT;
+  const published = await publishWithin(seconds, (signal) =>
+    platform.publish(publishable, context, {
       env: o.env,
       writeArtifact,
       log: (line) => o.log.info(`${platform.provider}: ${line}`),
       stdout: o.commandStream,
       comment: o.comment,
       name: o.name,
-    });
-  } catch (error) {
-    published = { published: [], failures: [error instanceof Error ? error.message : String(error)] };
-  }
+      signal,
+    }),
+  );
   return { report, exitCode, json, markdown, written, platform, published, writeFailures };
+}
+
+/**
+ * Runs `publish` with a deadline of `seconds`: past it, the signal is aborted (the platform's requests stop,
+ * no retry starts) and the outcome is a failure saying publishing timed out. The decision and the exit code
+ * are settled before publishing starts and never depend on it.
+ */
+export async function publishWithin(
+  seconds: number,
+  publish: (signal: AbortSignal) => Promise<PublishOutcome>,
+): Promise<PublishOutcome> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<PublishOutcome>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort(new Error(`publishing timed out after ${seconds} s`));
+      resolve({
+        published: [],
+        failures: [
+          `publishing timed out after ${seconds} s (the API did not answer in time); raise [publish] timeout in proofgate.toml or check --publish-timeout if the API is slow but reachable`,
+        ],
+      });
+    }, seconds * 1000);
+  });
+  const work = (async (): Promise<PublishOutcome> => {
+    try {
+      return await publish(controller.signal);
+    } catch (error) {
+      return { published: [], failures: [error instanceof Error ? error.message : String(error)] };
+    }
+  })();
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    // Whatever is still in flight stops now: the job ends at the deadline, not when the API answers.
+    if (!controller.signal.aborted) controller.abort(new Error("publishing ended"));
+  }
 }

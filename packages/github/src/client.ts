@@ -30,6 +30,8 @@ export interface GithubClientOptions extends GithubClientTiming {
   /** The fetch to use (tests may record); the global fetch by default. */
   fetch?: typeof fetch;
   userAgent?: string;
+  /** Publishing's deadline: when aborted, every request stops and none is retried. */
+  signal?: AbortSignal | undefined;
 }
 
 // The write group without spacing, in the shape the throttling plugin schedules on (Bottleneck.Group).
@@ -46,11 +48,14 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
   const maxWait = options.maxWaitSeconds ?? 60;
   const timeout = options.requestTimeoutMs ?? 30_000;
   const doFetch = options.fetch ?? fetch;
+  const deadline = options.signal;
   const limitedFetch: typeof fetch = (input, init) => {
-    const signal = init?.signal
-      ? AbortSignal.any([init.signal, AbortSignal.timeout(timeout)])
-      : AbortSignal.timeout(timeout);
-    return doFetch(input, { ...init, signal });
+    const signals = [
+      AbortSignal.timeout(timeout),
+      ...(init?.signal ? [init.signal] : []),
+      ...(deadline ? [deadline] : []),
+    ];
+    return doFetch(input, { ...init, signal: AbortSignal.any(signals) });
   };
   const throttle: ThrottlingOptions = {
     retryAfterBaseValue: base,
@@ -73,7 +78,7 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
     throttle.write = UNSPACED;
     throttle.notifications = UNSPACED;
   }
-  return new GithubOctokit({
+  const client = new GithubOctokit({
     auth: options.token,
     baseUrl: options.baseUrl,
     userAgent: options.userAgent ?? "proofgate",
@@ -83,6 +88,21 @@ export function createGithubClient(options: GithubClientOptions): GithubClient {
     // A failed request is reported once, by the step that made it; octokit's own error lines would repeat it.
     log: { debug: () => {}, info: () => {}, warn: (message: string) => options.log(message), error: () => {} },
   });
+  if (deadline) {
+    // Past the deadline no request starts, and the retry plugin (which reads `request.retries` when a
+    // request fails) waits for no further attempt: its back-off timer would hold the job open.
+    client.hook.wrap("request", (request, requestOptions) => {
+      const settings = ((requestOptions as { request?: Record<string, unknown> }).request ??= {});
+      const stop = () => (settings.retries = 0);
+      if (deadline.aborted) {
+        stop();
+        throw deadline.reason instanceof Error ? deadline.reason : new Error("publishing timed out");
+      }
+      deadline.addEventListener("abort", stop, { once: true });
+      return Promise.resolve(request(requestOptions)).finally(() => deadline.removeEventListener("abort", stop));
+    });
+  }
+  return client;
 }
 
 /** An HTTP status from a failed request, when it has one. */

@@ -169,6 +169,7 @@ async function publish(
     log: tools.log,
     ...options.timing,
     ...(options.fetch ? { fetch: options.fetch } : {}),
+    signal: tools.signal,
   });
 
   let readOnly = false;

@@ -49,6 +49,8 @@ export interface GitlabApiSettings {
   retry?: RetryOptions | undefined;
   /** Per request, retries included. Default 30 s. */
   timeoutMs?: number | undefined;
+  /** Publishing's deadline: when aborted, every request stops and none is retried. */
+  signal?: AbortSignal | undefined;
 }
 
 /** gitbeaker builds `<host>/api/v4/...` itself: the host is the API URL without its `/api/v4`. */
@@ -69,6 +71,7 @@ export function createGitlabApi(settings: GitlabApiSettings): GitlabApi {
     requesterFn: createRequesterFn({
       ...(settings.fetch ? { fetch: settings.fetch } : {}),
       ...(settings.retry ? { retry: settings.retry } : {}),
+      ...(settings.signal ? { signal: settings.signal } : {}),
     }),
   };
   // requesterFn is gitbeaker's documented seam; its option type is not exported from @gitbeaker/rest.

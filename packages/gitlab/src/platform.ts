@@ -227,6 +227,7 @@ export function createGitlabPlatform(options: GitlabPlatformOptions = {}): Platf
           fetch: options.fetch,
           retry: options.retry,
           timeoutMs: options.timeoutMs,
+          signal: tools.signal,
         });
       } catch (error) {
         outcome.failures.push(`GitLab API: ${error instanceof Error ? error.message : String(error)}`);

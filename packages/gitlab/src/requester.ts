@@ -125,12 +125,25 @@ function errorDetail(body: unknown): string {
  * `retry-after` asks, up to `maxDelayMs`), 5xx and network failures with backoff.
  */
 export function createRequesterFn(
-  settings: { fetch?: typeof fetch; retry?: RetryOptions } = {},
+  settings: { fetch?: typeof fetch; retry?: RetryOptions; signal?: AbortSignal } = {},
 ): (service: ServiceOptions) => Requester {
   const retries = settings.retry?.retries ?? 3;
   const baseDelayMs = settings.retry?.baseDelayMs ?? 1000;
   const maxDelayMs = settings.retry?.maxDelayMs ?? 60_000;
-  const sleep = settings.retry?.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const deadline = settings.signal;
+  // The default wait ends early at publishing's deadline: a pending back-off would hold the job open.
+  const sleep =
+    settings.retry?.sleep ??
+    ((ms: number) =>
+      new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          deadline?.removeEventListener("abort", done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        deadline?.addEventListener("abort", done, { once: true });
+      }));
   return (service) => {
     const send = async (method: Method, endpoint: string, options: RequestOptions = {}): Promise<ResponseBodyTypes> => {
       const doFetch = settings.fetch ?? globalThis.fetch;
@@ -149,6 +162,9 @@ export function createRequesterFn(
         body = JSON.stringify(decamelize(options.body));
         headers["content-type"] = "application/json";
       }
+      // gitbeaker's per-request timeout, and publishing's deadline (past it, no retry starts either).
+      const signals = [options.signal, settings.signal].filter((x): x is AbortSignal => x !== undefined);
+      const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
       const verb = method.toUpperCase();
       const path = url.pathname;
       for (let attempt = 0; ; attempt += 1) {
@@ -158,10 +174,10 @@ export function createRequesterFn(
             method: verb,
             headers,
             ...(body === undefined ? {} : { body }),
-            ...(options.signal ? { signal: options.signal } : {}),
+            ...(signal ? { signal } : {}),
           });
         } catch (error) {
-          if (options.signal?.aborted || attempt >= retries)
+          if (signal?.aborted || attempt >= retries)
             throw new GitlabRequestError(verb, path, 0, error instanceof Error ? error.message : String(error), {
               cause: error,
             });
@@ -176,7 +192,7 @@ export function createRequesterFn(
           };
         }
         const failed = await readBody(response).catch(() => "");
-        if (!RETRYABLE(response.status) || attempt >= retries)
+        if (!RETRYABLE(response.status) || attempt >= retries || signal?.aborted)
           throw new GitlabRequestError(verb, path, response.status, errorDetail(failed));
         const asked = retryAfterMs(response.headers.get("retry-after"));
         await sleep(Math.min(maxDelayMs, asked ?? baseDelayMs * 2 ** attempt));

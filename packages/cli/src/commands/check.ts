@@ -2,6 +2,7 @@
 import {
   DEFAULT_GATE_NAME,
   MAX_COMMAND_TIMEOUT,
+  MAX_PUBLISH_TIMEOUT,
   GateError,
   gateNameIssue,
   localPlatform,
@@ -19,7 +20,7 @@ import { nodePorts, resolveProjectRoot, type ProjectRoot } from "@proofgate/gate
 import { readFileSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { CHECK_FORMATS, CHECK_PLATFORMS } from "../command-options.js";
-import { optionalFlag, stringFlag, timeoutFlag } from "../flags.js";
+import { optionalFlag, publishTimeoutFlag, stringFlag, timeoutFlag } from "../flags.js";
 import { colorWanted, resolveToday, terminalWidth, type CliIo } from "../io.js";
 import { cliLog, printIssues, timedLog } from "../messages.js";
 
@@ -34,6 +35,7 @@ export interface CheckArgs {
   comment?: unknown;
   run?: unknown;
   timeout?: unknown;
+  publishTimeout?: unknown;
   today?: unknown;
   name?: unknown;
   root?: unknown;
@@ -147,6 +149,7 @@ export async function runCheck(
     outDir,
     run: args.run === true,
     timeout: flag(failures, () => timeoutFlag(args.timeout, MAX_COMMAND_TIMEOUT), undefined),
+    publishTimeout: flag(failures, () => publishTimeoutFlag(args.publishTimeout, MAX_PUBLISH_TIMEOUT), undefined),
     comment: args.comment !== false,
     name,
     root: project.root || undefined,

@@ -242,6 +242,11 @@ stamps = ${tomlList(d.evidence.stamps)}
 # false: read the JUnit and coverage files without a stamp, for a test tool that cannot run under record;
 # every report then says so.
 bound = ${d.evidence.bound}
+
+[publish]
+# Seconds publishing (the check run, comment, commit status, annotation) may take in all, retries
+# included: past it, publishing stops with an error; the decision and the exit code stand. 1 to 3600.
+timeout = ${d.publish.timeout}
 `;
 }
 
