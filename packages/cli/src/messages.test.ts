@@ -22,9 +22,10 @@ describe("timedLog", () => {
     log.stepEnded("proof", 0, 1.3); // 700-2000
     now = 2500;
     expect(summary()).toEqual([
+      // In the order they started, whatever order they ended in.
       "proofgate: time: base worktree 0.10 s\n",
-      "proofgate: time: collect 0.55 s\n",
       "proofgate: time: base collect 0.80 s\n",
+      "proofgate: time: collect 0.55 s\n",
       "proofgate: time: proof 1.30 s\n",
       // 2500 ms in all, 0-2000 covered by the spans: 500 ms the gate's own.
       "proofgate: time: gate (Node, git, reading, deciding, writing) 0.50 s\n",

@@ -92,7 +92,8 @@ export function timedLog(log: GateLog, clock: () => number): { log: GateLog; sum
   const summary = (): string[] => {
     const total = clock();
     const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-    const lines = spans.map((p) => `${p.name} ${s(p.to - p.from)}`);
+    // In the order they started (steps that overlap end in either order).
+    const lines = [...spans].sort((a, b) => a.from - b.from).map((p) => `${p.name} ${s(p.to - p.from)}`);
     // The union of the spans: what is left is the gate's own work (and Node's start-up).
     let covered = 0;
     let end = 0;

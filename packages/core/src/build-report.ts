@@ -421,7 +421,7 @@ export function buildReport(
           ? { enabled: true, ...properties.evidence }
           : null,
     fixtures: { enabled: !facts.fixturesOff },
-    commands: [...facts.commands],
+    commands: inStepOrder(facts.commands),
     findings,
     inputs,
     warnings: [...warnings],
@@ -460,4 +460,16 @@ export function errorReport(
     warnings: [],
     errors: [...issues],
   };
+}
+
+// The steps in the order they are planned, whatever order they ended in (the base's collection runs beside
+// the head's steps): the report is the same for the same run. A step repeated keeps its own order.
+const STEP_ORDER = ["base collect", "base properties", "collect", "proof", "properties", "base skips"];
+
+function inStepOrder<T extends { step: string }>(commands: readonly T[]): T[] {
+  const rank = (step: string): number => {
+    const i = STEP_ORDER.indexOf(step);
+    return i === -1 ? STEP_ORDER.length : i;
+  };
+  return [...commands].sort((a, b) => rank(a.step) - rank(b.step));
 }
