@@ -104,7 +104,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
         "[universe] collected (written by [commands] collect on the base)",
       );
       const name = `${p} (collected at base ${at})`;
-      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name) };
+      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name, dir) };
     });
     const universe = mergeUniverses(read.map((r) => r.universe));
     failOnCollectionErrors(universe, config.file);
@@ -226,6 +226,12 @@ interface BaseCodeStep {
  */
 function baseCodeStep(o: BaseTestsOptions, dir: string, step: string, command: string, env: Env): BaseCodeStep {
   const { ports, config } = o;
+  if (vitestStep(config, command)) {
+    // vitest imports the base's test files and their relative imports from the worktree; its packages come
+    // from the work tree's node_modules, linked into the worktree (a workspace package linked there is the
+    // work tree's code: docs/config.md says so). There is no pytest plugin to load.
+    return { env, check: () => undefined };
+  }
   const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
   const pluginDir = absolute(join(o.outDir, "base-imports"));
   const report = join(pluginDir, `${step.replace(/[^a-z]+/g, "-")}.jsonl`);
@@ -447,4 +453,9 @@ export function loadBaseCoverage(o: BaseTestsOptions): BaseCoverageRead | undefi
     evidence: { kind: "measured", maxDrop, basePercent: parsed.percent, file: file.path },
     inputs: [{ role: "base_coverage", path: file.path, sha256: file.sha256 }],
   };
+}
+
+/** Whether a step runs vitest: `[commands] runner = "vitest"`, or, unset, a command that names vitest. */
+function vitestStep(config: GateConfig, command: string): boolean {
+  return config.commands.runner === "vitest" || (config.commands.runner === undefined && /\bvitest\b/.test(command));
 }
