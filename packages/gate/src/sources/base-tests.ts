@@ -42,6 +42,7 @@ import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
 import { loadUniverse, parseUniverseText } from "./inputs.js";
 import { runCommandStep, type RepositoryWatch } from "./run-commands.js";
+import { isVitestCommand } from "./vitest-steps.js";
 
 /** The name the base run's plugin is loaded by (`-p proofgate_only`). */
 export const ONLY_PLUGIN_MODULE = "proofgate_only";
@@ -226,7 +227,7 @@ interface BaseCodeStep {
  */
 function baseCodeStep(o: BaseTestsOptions, dir: string, step: string, command: string, env: Env): BaseCodeStep {
   const { ports, config } = o;
-  if (vitestStep(config, command)) {
+  if (isVitestCommand(config, command)) {
     // vitest imports the base's test files and their relative imports from the worktree; its packages come
     // from the work tree's node_modules, linked into the worktree (a workspace package linked there is the
     // work tree's code: docs/config.md says so). There is no pytest plugin to load.
@@ -453,9 +454,4 @@ export function loadBaseCoverage(o: BaseTestsOptions): BaseCoverageRead | undefi
     evidence: { kind: "measured", maxDrop, basePercent: parsed.percent, file: file.path },
     inputs: [{ role: "base_coverage", path: file.path, sha256: file.sha256 }],
   };
-}
-
-/** Whether a step runs vitest: `[commands] runner = "vitest"`, or, unset, a command that names vitest. */
-function vitestStep(config: GateConfig, command: string): boolean {
-  return config.commands.runner === "vitest" || (config.commands.runner === undefined && /\bvitest\b/.test(command));
 }
