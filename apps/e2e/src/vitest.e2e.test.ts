@@ -382,6 +382,28 @@ afterEach((context) => {
       reasons: [],
     },
     {
+      name: "coverage_exclusions_added: the agent adds a `/* v8 ignore next */` comment",
+      patch: [
+        {
+          message: "Ignore a branch\n",
+          files: { "src/math.js": edit(MATH, "  if (k === 0) {", "  /* v8 ignore next */\n  if (k === 0) {") },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /the patch adds `\/\* v8 ignore next \*\/`, code the coverage tool no longer measures/,
+    },
+    {
+      name: "a human adds `/* istanbul ignore next */` with `Gate-Change: human`: MERGE",
+      patch: [
+        {
+          message: "Ignore a branch\n\nGate-Change: human\n",
+          files: { "src/math.js": edit(MATH, "  if (k === 0) {", "  /* istanbul ignore next */\n  if (k === 0) {") },
+          who: HUMAN,
+        },
+      ],
+      reasons: [],
+    },
+    {
       name: "runner_tampering: the agent's setup file turns a failure into a pass",
       patch: [
         {
