@@ -65,6 +65,11 @@ export interface GateConfig {
     collect?: string | undefined;
     proof?: string | undefined;
     properties?: string | undefined;
+    /**
+     * The test runner the commands run (`pytest` or `vitest`): its ids, deselection and run record. Unset:
+     * the universe's format says (`vitest list --json` output is vitest's).
+     */
+    runner?: "pytest" | "vitest" | undefined;
     /** The proof and property steps run pytest with proofgate's plugin and must write a signed run record. */
     record: boolean;
     /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
@@ -203,6 +208,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     collect: "string",
     proof: "string",
     properties: "string",
+    runner: "string",
     record: "bool",
     safe_path: "bool",
     timeout: "int",
@@ -411,6 +417,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       collect: v("commands", "collect") as string | undefined,
       proof: v("commands", "proof") as string | undefined,
       properties: v("commands", "properties") as string | undefined,
+      runner: v("commands", "runner") as "pytest" | "vitest" | undefined,
       record: bool("commands", "record", true),
       safePath: bool("commands", "safe_path", false),
       timeout: (v("commands", "timeout") as number | undefined) ?? d.commands.timeout,
@@ -479,6 +486,16 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       line: lineOf("ledger", "max_lease_days"),
       message: "[ledger] max_lease_days = 0 would make every lease too long",
       fix: "write max_lease_days = 30 (a whole number of days, at least 1), or leave it out; to allow no lease at all, set max_active_leases = 0 in the ledger",
+    });
+  }
+  const runner = v("commands", "runner");
+  if (runner !== undefined && runner !== "pytest" && runner !== "vitest") {
+    errors.push({
+      code: "config_invalid",
+      file,
+      line: lineOf("commands", "runner"),
+      message: `[commands] runner ${JSON.stringify(runner)} is not "pytest" or "vitest"`,
+      fix: 'write runner = "vitest" for a vitest project, "pytest" (or leave it out) for a pytest one; another runner: record = false, its JUnit XML as the universe (docs/config.md)',
     });
   }
   if (result.commands.timeout > MAX_COMMAND_TIMEOUT) {

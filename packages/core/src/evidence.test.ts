@@ -234,10 +234,10 @@ describe("accountEvidence: missing and unknown", () => {
       collectionErrors: [],
       summaryCount: 11,
     };
-    const accounting = accountEvidence(u, [lease("src/sub/other.test.js::throws non-assertion")], parsed);
+    const accounting = accountEvidence(u, [lease("src/sub/other.test.js > throws non-assertion")], parsed);
     expect(accounting.counts).toEqual({ proven: 7, frozen: 1, skipped: 2, failed: 1, missing: 0 });
     expect(testsFailed(accounting).map((f) => f.message)).toEqual([
-      'src/math.test.js::math > fails <here> & "there" failed in the proof run: expected 2 to be 3 // Object.is equality',
+      'src/math.test.js > math > fails <here> & "there" failed in the proof run: expected 2 to be 3 // Object.is equality',
       "src/broken.test.js failed to collect in the proof run: Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js",
     ]);
   });

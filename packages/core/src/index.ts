@@ -22,6 +22,14 @@ export {
   type UniverseParseResult,
   type CollectionError,
 } from "./universe.js";
+export {
+  parseVitestList,
+  looksLikeVitestList,
+  leaseShapeIssues,
+  idShape,
+  VITEST_ID_SEPARATOR,
+  type TestRunner,
+} from "./universe-vitest.js";
 export { CloseIdIndex, type CloseId } from "./close-ids.js";
 export {
   planDeselection,

@@ -285,17 +285,17 @@ describe("parseJunitXml: vitest 4.1.12 junit reporter", () => {
     expect(warnings).toEqual([]);
     expect(results.map((r) => [r.id, r.outcome, r.collectionError])).toEqual([
       ["src/broken.test.js", "failed", true],
-      ["src/math.test.js::math > adds", "passed", false],
-      ['src/math.test.js::math > fails <here> & "there"', "failed", false],
-      ["src/math.test.js::math > skipped one", "skipped", false],
-      ["src/math.test.js::math > todo one", "skipped", false],
-      ["src/math.test.js::math > expected to fail", "passed", false],
-      ["src/math.test.js::math > nested > param a b", "passed", false],
-      ["src/math.test.js::math > nested > param café", "passed", false],
-      ["src/math.test.js::math > nested > param naïve ümlaut", "passed", false],
-      ["src/math.test.js::top level", "passed", false],
-      ["src/sub/other.test.js::other passes", "passed", false],
-      ["src/sub/other.test.js::throws non-assertion", "failed", false],
+      ["src/math.test.js > math > adds", "passed", false],
+      ['src/math.test.js > math > fails <here> & "there"', "failed", false],
+      ["src/math.test.js > math > skipped one", "skipped", false],
+      ["src/math.test.js > math > todo one", "skipped", false],
+      ["src/math.test.js > math > expected to fail", "passed", false],
+      ["src/math.test.js > math > nested > param a b", "passed", false],
+      ["src/math.test.js > math > nested > param café", "passed", false],
+      ["src/math.test.js > math > nested > param naïve ümlaut", "passed", false],
+      ["src/math.test.js > top level", "passed", false],
+      ["src/sub/other.test.js > other passes", "passed", false],
+      ["src/sub/other.test.js > throws non-assertion", "failed", false],
     ]);
     expect(results[2]).toMatchObject({
       line: 17,
@@ -387,7 +387,7 @@ describe("parseJunitXml: roots and other producers", () => {
   it("decodes character references in names", () => {
     const xml =
       '<testsuites name="vitest tests"><testsuite name="a.test.js"><testcase classname="a.test.js" name="caf&#233; &#x263A; &apos;q&apos;"/></testsuite></testsuites>';
-    expect(parseJunitXml(xml, "r.xml").results![0]!.id).toBe("a.test.js::café ☺ 'q'");
+    expect(parseJunitXml(xml, "r.xml").results![0]!.id).toBe("a.test.js > café ☺ 'q'");
   });
 });
 

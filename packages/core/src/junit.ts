@@ -18,7 +18,7 @@ export type IdMapping = "file" | "universe" | "guessed" | "direct";
 
 /** One test's result, read from a `<testcase>`. */
 export interface TestResult {
-  /** The test's id: a pytest nodeid for pytest, `<file>::<name>` for vitest and jest-junit. */
+  /** The test's id: a pytest nodeid for pytest, `<file> > <name>` for vitest (as `vitest list` prints it), `<file>::<name>` for jest-junit. */
   id: string;
   outcome: TestOutcome;
   /** The result file it was read from. */
@@ -250,7 +250,7 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
         isUnresolved = mapped.unresolved === true;
       } else if (producer === "vitest") {
         collectionError = name === classname && outcome !== "passed" && /\.[cm]?[jt]sx?$/.test(name);
-        id = collectionError ? name : `${classname}::${name}`;
+        id = collectionError ? name : `${classname} > ${name}`;
       } else if (producer === "jest-junit") {
         collectionError = classname === "Test suite failed to run";
         id = collectionError ? name : `${caseFile ?? suiteName}::${name}`;

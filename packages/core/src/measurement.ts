@@ -131,9 +131,11 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
   const notSource = notJudgedAsSource(evidence);
   for (const line of evidence.excluded) {
     if (approved(line.commit) || notSource.has(line.path)) continue;
-    const what = /partial|branch/.test(line.key)
-      ? "a branch coverage.py no longer measures"
-      : "code coverage.py no longer measures";
+    const what = /ignore comment/.test(line.key)
+      ? "code the coverage tool no longer measures"
+      : /partial|branch/.test(line.key)
+        ? "a branch coverage.py no longer measures"
+        : "code coverage.py no longer measures";
     exclusions.push({
       reason: "coverage_exclusions_added",
       message: `the patch adds \`${clip(line.text.trim())}\`, ${what} (${line.key.replace(/^report:/, "")} pattern ${JSON.stringify(line.pattern)}): ${needsTrailer(line.commit, key, policy)}`,

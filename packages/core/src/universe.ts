@@ -21,6 +21,8 @@ export interface Universe {
   index?: ReadonlySet<string> | undefined;
   /** Tests pytest collected and then left out: the runner's settings or a hook narrowed the collection. */
   narrowed?: NarrowedCollection | undefined;
+  /** The runner whose ids these are: vitest for `vitest list --json` output; unset is pytest's. */
+  runner?: "pytest" | "vitest" | undefined;
 }
 
 /**
@@ -239,6 +241,7 @@ export function mergeUniverses(universes: readonly Universe[]): Universe {
     summaryCount: ids.length,
     index: seen,
     ...narrowedOf(universes),
+    ...(universes.some((u) => u.runner === "vitest") ? { runner: "vitest" as const } : {}),
   };
 }
 

@@ -290,7 +290,14 @@ async function evaluateCheck(
   const universe = { paths: config.universe.collected, flag: "[universe] collected" };
   let book: LeaseBook | undefined;
   // After the collection (with --run): the universe the proof run is planned on is the one judged.
-  const readBook = (): LeaseBook => (book ??= leaseBook(files, ledger, universe, request.clock.today));
+  const readBook = (): LeaseBook =>
+    (book ??= leaseBook(
+      files,
+      ledger,
+      universe,
+      request.clock.today,
+      config.commands.runner === undefined ? undefined : { name: config.commands.runner, file: config.file },
+    ));
   // With --run, the base's own commands run on the base's files, in a worktree removed afterwards
   // whatever happens (once every base step has ended).
   let checkout: string | undefined;

@@ -1,8 +1,10 @@
 // The ledger and the universe, read once, and the leases judged once against them: the proof run's
 // deselection and the decision use the same classes.
 import {
+  GateError,
   classifyLeases,
   findUnknownLeases,
+  leaseShapeIssues,
   type IsoDate,
   type JudgedLeases,
   type Ledger,
@@ -24,8 +26,24 @@ export function leaseBook(
   ledger: Loaded<Ledger>,
   universe: { paths: string[]; flag: string },
   today: IsoDate,
+  /** `[commands] runner`, when the config names one: the universe must be that runner's. */
+  runner?: { name: "pytest" | "vitest"; file: string } | undefined,
 ): LeaseBook {
   const read = loadUniverse(files, universe.paths, universe.flag);
+  const collectedBy = read.value.runner ?? "pytest";
+  if (runner !== undefined && runner.name !== collectedBy)
+    throw new GateError({
+      code: "universe_invalid",
+      file: read.value.file,
+      message: `[commands] runner is "${runner.name}" (${runner.file}), but ${universe.flag} is ${collectedBy}'s output`,
+      fix:
+        runner.name === "vitest"
+          ? "collect with `npx vitest list --json > collected.json` (and name that file in [universe] collected)"
+          : 'collect with `python -m pytest --collect-only -q > collected.txt`, or set runner = "vitest"',
+    });
+  // An id of the other runner's shape can never match a test: a clear error, not an unknown lease.
+  const shapes = leaseShapeIssues(ledger.value.leases, collectedBy, ledger.value.file);
+  if (shapes.length > 0) throw new GateError(shapes);
   const { active, expired } = classifyLeases(ledger.value.leases, today);
   return { ledger, universe: read, leases: { active, expired, unknown: findUnknownLeases(active, read.value) } };
 }

@@ -222,6 +222,9 @@ test_removal = ${tomlString(t.testRemoval)}
 ${noteLines(notes.commands)}${commandLine("collect", d.commands.collect, "python -m pytest --collect-only -q > collected.txt")}
 ${commandLine("proof", d.commands.proof, "python -m pytest --cov=src --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s")}
 ${commandLine("properties", d.commands.properties, "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml")}
+# The test runner: "pytest" or "vitest" (its test ids, its deselection and its run record). Unset: the
+# universe's format says (\`vitest list --json\` output is vitest's, anything else pytest's).
+${d.commands.runner === undefined ? '# runner = "vitest"' : `runner = ${tomlString(d.commands.runner)}`}
 # The proof and property steps load proofgate's pytest plugin and must each write a signed run record
 # (\`runner_tampering\` otherwise); false only for a runner that is not pytest.
 record = ${d.commands.record}

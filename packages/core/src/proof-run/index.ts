@@ -13,6 +13,14 @@ export {
   type ProofRunSetup,
 } from "./plugin.js";
 export {
+  VITEST_REPORTER_ENV,
+  leasedByFile,
+  renderVitestReporter,
+  renderVitestRunner,
+  vitestReporterFile,
+  vitestRunnerFile,
+} from "./vitest.js";
+export {
   verifyRunRecord,
   type RunRecord,
   type RunRecordResult,

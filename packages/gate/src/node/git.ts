@@ -2,7 +2,16 @@
 // authors, committers and trailers as git itself parses them, the paths each commit changed, and
 // files and trees at a revision. One git process per question, never a shell.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  statSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import {
@@ -841,11 +850,26 @@ export function addWorktree(rev: string, repo: GitRepo): string {
   );
   try {
     gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
+    linkNodeModules(dir, repo);
   } catch (error) {
     removeWorktree(dir, repo);
     throw error;
   }
   return dir;
+}
+
+/**
+ * A JavaScript project's installed packages are not tracked, so the base's worktree has none: the work
+ * tree's `node_modules` is linked into it (when the base tracks no `node_modules` of its own), so the
+ * base's `npx vitest list` runs with the same vitest as the head's.
+ */
+function linkNodeModules(dir: string, repo: GitRepo): void {
+  const top = gitExec(["rev-parse", "--show-toplevel"], repo).stdout.toString("utf8").trim();
+  const installed = join(top, "node_modules");
+  const target = join(dir, "node_modules");
+  if (top === "" || !existsSync(installed) || existsSync(target)) return;
+  if (!statSync(installed).isDirectory()) return;
+  symlinkSync(installed, target, "dir");
 }
 
 /**

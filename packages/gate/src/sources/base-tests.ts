@@ -43,6 +43,7 @@ import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
 import { loadUniverse, parseUniverseText } from "./inputs.js";
 import { runCommandStep, type RepositoryWatch } from "./run-commands.js";
+import { isVitestCommand } from "./vitest-steps.js";
 
 /** A pytest-cov flag in a command (`--cov`, `--cov=pkg`): pytest-cov is loaded, so `--no-cov` is known to it. */
 const PYTEST_COV_FLAG = /(^|[\s"'])--cov(=|[\s"']|$)/;
@@ -110,7 +111,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
         "[universe] collected (written by [commands] collect on the base)",
       );
       const name = `${p} (collected at base ${at})`;
-      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name) };
+      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name, dir) };
     });
     const universe = mergeUniverses(read.map((r) => r.universe));
     failOnCollectionErrors(universe, config.file);
@@ -232,6 +233,12 @@ interface BaseCodeStep {
  */
 function baseCodeStep(o: BaseTestsOptions, dir: string, step: string, command: string, env: Env): BaseCodeStep {
   const { ports, config } = o;
+  if (isVitestCommand(config, command)) {
+    // vitest imports the base's test files and their relative imports from the worktree; its packages come
+    // from the work tree's node_modules, linked into the worktree (a workspace package linked there is the
+    // work tree's code: docs/config.md says so). There is no pytest plugin to load.
+    return { env, check: () => undefined };
+  }
   const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
   const pluginDir = absolute(join(o.outDir, "base-imports"));
   const report = join(pluginDir, `${step.replace(/[^a-z]+/g, "-")}.jsonl`);

@@ -9,6 +9,7 @@ import { countPropertyResults } from "@proofgate/core/evidence";
 import { mergeJunitResults, parseJunitXml, universeFromJunit, type TestResult } from "@proofgate/core/junit";
 import { parseLedger, type Ledger } from "@proofgate/core/ledger";
 import { mergeUniverses, parseCollectOnly, type Universe } from "@proofgate/core/universe";
+import { looksLikeVitestList, parseVitestList } from "@proofgate/core/universe-vitest";
 import type { FilePort, InputFile } from "../ports.js";
 
 /** A parsed input and the files it came from. */
@@ -38,7 +39,7 @@ export function loadUniverse(fs: FilePort, paths: readonly string[], flag = "[un
     });
   const loaded = paths.map((path) => {
     const file = fs.readText(path, "the collected test list", flag);
-    return { file, ...parseUniverseText(file.text, path) };
+    return { file, ...parseUniverseText(file.text, path, fs.root) };
   });
   return {
     value: mergeUniverses(loaded.map((l) => l.universe)),
@@ -48,10 +49,19 @@ export function loadUniverse(fs: FilePort, paths: readonly string[], flag = "[un
 }
 
 /**
- * One universe file's text, `pytest --collect-only -q` output or JUnit XML, named `name` in messages;
- * anything wrong with it is a GateError.
+ * One universe file's text, `pytest --collect-only -q` output, `vitest list --json` output (its absolute
+ * paths made relative to `root`, the folder the collection ran in) or JUnit XML, named `name` in
+ * messages; anything wrong with it is a GateError.
  */
-export function parseUniverseText(text: string, name: string): { universe: Universe; warnings: GateIssue[] } {
+export function parseUniverseText(
+  text: string,
+  name: string,
+  root?: string,
+): { universe: Universe; warnings: GateIssue[] } {
+  if (looksLikeVitestList(text)) {
+    const result = parseVitestList(text, name, root);
+    return { universe: orThrow(result, result.universe), warnings: result.warnings };
+  }
   // JUnit XML (not pytest's `--collect-only` tree, whose lines also start with `<`).
   if (/^\s*<(\?xml|testsuites?[\s>])/.test(text)) {
     const junit = parseJunitXml(text, name);

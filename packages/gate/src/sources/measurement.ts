@@ -134,7 +134,20 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
       if (commit) added.push({ path, line: line.line, text: line.text, commit });
     }
   }
+  // JavaScript and TypeScript source (vitest's coverage-v8 and Istanbul): an added \`v8 ignore\`,
+  // \`c8 ignore\` or \`istanbul ignore\` comment takes code out of the measure, like a coverage.py pragma.
+  const scripts: AddedLine[] = [];
+  for (const path of [...git.differingPaths(base, head)].sort()) {
+    if (!SCRIPT.test(path) || SCRIPT_TEST.test(path) || path.split("/").includes("node_modules") || exempt(path))
+      continue;
+    for (const line of git.blame({ base, head }, path)) {
+      const commit = line.sha === undefined ? undefined : bySha.get(line.sha);
+      if (commit && IGNORE_COMMENT.test(line.text)) scripts.push({ path, line: line.line, text: line.text, commit });
+    }
+  }
   const { excluded, untranslatable } = matchExclusions(added, exclusionPatterns(headConfig));
+  for (const line of scripts)
+    excluded.push({ ...line, pattern: IGNORE_COMMENT.source, key: "coverage-v8/istanbul ignore comment" });
   if (untranslatable.length > 0) {
     throw new GateError(
       untranslatable.map((p) => ({
@@ -180,6 +193,12 @@ function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readP
     testFolder: testFolderOf(path, pytest),
   }));
 }
+
+/** JavaScript and TypeScript files, and the test files among them (vitest's and jest's default names). */
+const SCRIPT = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
+const SCRIPT_TEST = /(?:^|\/)(?:[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|__tests__\/.*)$/;
+/** An ignore hint of coverage-v8 (\`v8 ignore\`, c8's \`c8 ignore\`) or Istanbul, in a comment. */
+const IGNORE_COMMENT = /(?:\/\*|\/\/)\s*(?:v8|c8|istanbul)\s+ignore\b/;
 
 /** True when some line is neither blank nor a comment. */
 function hasCode(text: string): boolean {

@@ -4,7 +4,13 @@
 // error: a file left from an earlier run is not evidence.
 import { randomBytes } from "node:crypto";
 import {
+  PROOF_RUN_ENV,
+  VITEST_REPORTER_ENV,
   diffWorkTree,
+  renderVitestReporter,
+  renderVitestRunner,
+  vitestReporterFile,
+  vitestRunnerFile,
   proofPluginModuleName,
   proofRunEnvironment,
   renderProofPlugin,
@@ -217,11 +223,46 @@ function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
   const absolute = (path: string): string => (path.startsWith("/") ? path : join(o.ports.files.root, path));
   const idsFile = join(o.outDir, "frozen-ids.txt");
   o.ports.files.writeAtomic(idsFile, active.map((l) => `${l.nodeid}\n`).join(""));
-  const setup = pluginStep(o, "proof", active, []);
+  const runner = o.config.commands.runner ?? universe.value.runner ?? "pytest";
+  const setup = runner === "vitest" ? vitestStep(o, "proof", active) : pluginStep(o, "proof", active, []);
   return {
     ...setup,
     env: { PROOFGATE_FROZEN_IDS: absolute(idsFile), ...setup.env },
     leased: active.map((l) => l.nodeid),
+  };
+}
+
+/**
+ * A vitest step's setup: the gate's reporter and runner under `<out>/vitest/`, named afresh each run. The
+ * command loads the reporter (`--reporter=$PROOFGATE_VITEST_REPORTER`), which puts the runner in every
+ * project; the runner marks the leased tests skipped by file and name path, and, with `[commands] record`,
+ * the reporter writes the signed run record (the nonce and key in the environment, the key deleted from
+ * it before any worker starts).
+ */
+function vitestStep(o: RunCommandsOptions, name: string, active: readonly Lease[]): StepSetup {
+  const { config, ports } = o;
+  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const dir = join(o.outDir, "vitest");
+  ports.files.removeTree(dir);
+  const { nonce, key } = freshRun();
+  const leased = active.map((l) => l.nodeid);
+  const runnerPath = absolute(join(dir, vitestRunnerFile(nonce)));
+  const reporterPath = absolute(join(dir, vitestReporterFile(nonce)));
+  ports.files.writeAtomic(runnerPath, renderVitestRunner({ root: ports.files.root, leased }));
+  ports.files.writeAtomic(reporterPath, renderVitestReporter({ root: ports.files.root, runner: runnerPath, leased }));
+  const env: Record<string, string> = { [VITEST_REPORTER_ENV]: reporterPath };
+  if (!config.commands.record) return { env };
+  const file = join(o.outDir, `${name}-record.json`);
+  ports.files.removeTree(file);
+  return {
+    env: {
+      ...env,
+      [PROOF_RUN_ENV.nonce]: nonce,
+      [PROOF_RUN_ENV.key]: key,
+      [PROOF_RUN_ENV.record]: absolute(file),
+      [PROOF_RUN_ENV.root]: ports.files.root,
+    },
+    record: { file, nonce, key },
   };
 }
 

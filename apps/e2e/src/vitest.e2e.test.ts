@@ -1,0 +1,432 @@
+// Vitest as a first-class runner, end to end: a temp vitest project (real vitest 4.1.12 and
+// @vitest/coverage-v8 4.1.12 from this repository's node_modules, linked in, untracked) with git history,
+// judged by `proofgate check --run`. The leases name tests as `vitest list` does (`<file> > <describe> >
+// <test>`); the gate's reporter and runner deselect exactly those and write the signed run record.
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import {
+  AGENT,
+  HUMAN,
+  applyFiles,
+  check,
+  cleanEnv,
+  git,
+  type CheckRun,
+  type FileChange,
+  type Identity,
+} from "./check-project.js";
+import { PROOFGATE } from "./helpers.js";
+
+const NODE_MODULES = fileURLToPath(new URL("../../../node_modules", import.meta.url));
+const VITEST = "node_modules/.bin/vitest";
+
+const MATH = `export function add(a, b) {
+  return a + b;
+}
+
+export function sub(a, b) {
+  if (a < 0) {
+    return -1;
+  }
+  return a - b;
+}
+
+export function scale(a, k) {
+  if (k === 0) {
+    return 0;
+  }
+  return a * k;
+}
+`;
+
+// "adds" is a prefix of "adds more", both inside nested describes; "math > sub" is in both files.
+const TEST_A = `import { describe, expect, it } from "vitest";
+import { add, sub } from "../src/math.js";
+
+describe("math", () => {
+  describe("add", () => {
+    it("adds", () => expect(add(1, 2)).toBe(3));
+    it("adds more", () => expect(add(2, 2)).toBe(4));
+  });
+  it("sub", () => expect(sub(3, 1)).toBe(2));
+});
+`;
+
+const TEST_B = `import { describe, expect, it } from "vitest";
+import { scale, sub } from "../src/math.js";
+
+describe("math", () => {
+  it("sub", () => expect(sub(-1, 1)).toBe(-1));
+  it("scale", () => expect(scale(2, 3)).toBe(6));
+  it("scale by zero", () => expect(scale(2, 0)).toBe(0));
+});
+`;
+
+const LEASED = ["test/a.test.js > math > add > adds", "test/b.test.js > math > sub"];
+
+const lease = (nodeid: string): string => `
+[[leases]]
+nodeid = ${JSON.stringify(nodeid)}
+owner = "ada"
+reason = "flaky on CI"
+expires = "2099-12-31"
+`;
+
+const ledger = (ids: readonly string[], max = ids.length): string =>
+  `version = 1\nmax_active_leases = ${max}\n${ids.map(lease).join("")}`;
+
+const PROOF = `${VITEST} run --coverage.enabled --coverage.provider=v8 --coverage.reporter=json --coverage.include='src/**' --reporter=default --reporter=junit --outputFile.junit=results.xml \${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}`;
+
+const CONFIG = `[universe]
+collected = ["collected.json"]
+
+[coverage]
+reports = ["coverage/coverage-final.json"]
+min_proven = 50
+
+[results]
+junit = ["results.xml"]
+
+[fixtures]
+enabled = false
+
+[properties]
+enabled = false
+judge_tests = false
+
+[commands]
+runner = "vitest"
+collect = "${VITEST} list --json > collected.json"
+proof = ${JSON.stringify(PROOF)}
+`;
+
+function baseFiles(): Record<string, FileChange> {
+  return {
+    ".gitignore": "node_modules\ncollected.json\ncoverage/\nresults.xml\nproofgate-report/\nproofgate-evidence.json\n",
+    "package.json": '{ "name": "vitest-project", "type": "module", "private": true }\n',
+    "src/math.js": MATH,
+    "test/a.test.js": TEST_A,
+    "test/b.test.js": TEST_B,
+    "freeze.toml": ledger(LEASED, 3),
+    "proofgate.toml": CONFIG,
+  };
+}
+
+interface Commit {
+  message: string;
+  files: Record<string, FileChange>;
+  who?: Identity;
+}
+
+interface VitestProject {
+  dir: string;
+  commits: string[];
+}
+
+/** The base (a human's commit) on `main`, then the patch's commits on `patch`. */
+function project(o: { base?: Record<string, FileChange>; patch?: Commit[] } = {}): VitestProject {
+  const dir = mkdtempSync(join(tmpdir(), "proofgate-vitest-"));
+  symlinkSync(NODE_MODULES, join(dir, "node_modules"), "dir");
+  git(dir, ["init", "-q", "-b", "main", "."]);
+  applyFiles(dir, { ...baseFiles(), ...o.base });
+  git(dir, ["add", "-A"]);
+  git(dir, ["commit", "-q", "-m", "Base"]);
+  git(dir, ["checkout", "-q", "-b", "patch"]);
+  const commits: string[] = [];
+  for (const c of o.patch ?? [{ message: "Touch\n", files: { "README.md": "vitest project\n" } }]) {
+    applyFiles(dir, c.files);
+    git(dir, ["add", "-A"]);
+    git(dir, ["commit", "-q", "--allow-empty", "--cleanup=verbatim", "-m", c.message], c.who ?? AGENT);
+    commits.push(git(dir, ["rev-parse", "HEAD"]).trim());
+  }
+  return { dir, commits };
+}
+
+const run = (p: VitestProject): Promise<CheckRun> => check(p.dir, ["--run", "--base", "main"]);
+
+const explain = (r: CheckRun): string =>
+  `exit ${r.status}\n${r.report.details.map((d) => `${d.reason}: ${d.message}`).join("\n")}\n${r.report.errors.map((e) => e.message).join("\n")}\n${r.stderr.slice(-3000)}`;
+
+interface RecordFile {
+  collected: string[];
+  deselected: { proofgate: string[]; other: string[] };
+  tests: { id: string; outcome: string }[];
+}
+
+const readRecord = (dir: string): RecordFile =>
+  JSON.parse(readFileSync(join(dir, "proofgate-report", "proof-record.json"), "utf8")) as RecordFile;
+
+/** The `<testcase>`s of vitest's JUnit XML: `<file> > <name>` and whether it was skipped. */
+function junitCases(dir: string): Map<string, "skipped" | "ran"> {
+  const xml = readFileSync(join(dir, "results.xml"), "utf8");
+  const out = new Map<string, "skipped" | "ran">();
+  const re = /<testcase classname="([^"]*)" name="([^"]*)"[^>]*>([\s\S]*?)<\/testcase>/g;
+  for (let m = re.exec(xml); m; m = re.exec(xml)) {
+    const name = m[2]!.replace(/&gt;/g, ">");
+    out.set(`${m[1]} > ${name}`, m[3]!.includes("<skipped") ? "skipped" : "ran");
+  }
+  return out;
+}
+
+const edit = (text: string, from: string, to: string): string => {
+  if (!text.includes(from)) throw new Error(`not found: ${from}`);
+  return text.replace(from, to);
+};
+
+describe("vitest: universe, exact deselection and the run record", () => {
+  it("MERGE: the leases deselect exactly their tests (a prefix, nested describes, the same name in two files)", async () => {
+    const p = project();
+    const r = await run(p);
+    expect(r.report.decision, explain(r)).toBe("MERGE");
+    expect(r.status).toBe(0);
+    expect(r.report.collected_tests).toBe(6);
+    const universe = JSON.parse(readFileSync(join(p.dir, "collected.json"), "utf8")) as { file: string }[];
+    expect(universe[0]!.file.startsWith("/")).toBe(true);
+    const record = readRecord(p.dir);
+    expect(record.deselected).toEqual({ proofgate: LEASED, other: [] });
+    expect(record.collected).toHaveLength(6);
+    expect(record.tests.map((t) => [t.id, t.outcome])).toEqual([
+      ["test/a.test.js > math > add > adds more", "passed"],
+      ["test/a.test.js > math > sub", "passed"],
+      ["test/b.test.js > math > scale", "passed"],
+      ["test/b.test.js > math > scale by zero", "passed"],
+    ]);
+    // vitest's own JUnit reporter sees the same: the leased two skipped, every other test run.
+    const cases = junitCases(p.dir);
+    expect([...cases].filter(([, how]) => how === "skipped").map(([id]) => id)).toEqual(LEASED);
+    expect(cases.size).toBe(6);
+    expect(r.report.accounting).toMatchObject({ proven: 4, frozen: 2, skipped: 0, failed: 0, missing: 0 });
+    expect(r.report.signals.find((s) => s.id === "test_runner")?.result).toBe("pass");
+
+    // Proven coverage equals the coverage of a run where the leased tests were deleted by hand.
+    const byHand = mkdtempSync(join(tmpdir(), "proofgate-vitest-hand-"));
+    cpSync(p.dir, byHand, { recursive: true, verbatimSymlinks: true });
+    rmSync(join(byHand, "coverage"), { recursive: true, force: true });
+    writeFileSync(
+      join(byHand, "test/a.test.js"),
+      edit(TEST_A, '    it("adds", () => expect(add(1, 2)).toBe(3));\n', ""),
+    );
+    writeFileSync(
+      join(byHand, "test/b.test.js"),
+      edit(TEST_B, '  it("sub", () => expect(sub(-1, 1)).toBe(-1));\n', ""),
+    );
+    const proof = spawnSync("sh", ["-c", PROOF], { cwd: byHand, env: cleanEnv(), encoding: "utf8", timeout: 110_000 });
+    expect(proof.status, proof.stderr).toBe(0);
+    const measured = spawnSync(
+      process.execPath,
+      [PROOFGATE, "coverage", "--report", "coverage/coverage-final.json", "--format", "json"],
+      { cwd: byHand, env: cleanEnv(), encoding: "utf8" },
+    );
+    expect(measured.status, measured.stderr).toBe(0);
+    const hand = JSON.parse(measured.stdout) as Record<string, number>;
+    expect(r.report.coverage).toMatchObject({
+      proven_coverage_percent: hand.proven_coverage_percent,
+      num_statements: hand.num_statements,
+      covered_lines: hand.covered_lines,
+      num_branches: hand.num_branches,
+      covered_branches: hand.covered_branches,
+    });
+    // Without the leases, `sub`'s negative branch is run: the frozen test's coverage did not count.
+    expect(hand.covered_branches).toBeLessThan(hand.num_branches!);
+  });
+
+  it("a lease of pytest's shape in a vitest project: exit 2 naming the ledger's line and the fix", async () => {
+    const p = project({
+      base: { "freeze.toml": ledger(["test/a.test.js::test_adds"]) },
+    });
+    const r = await run(p);
+    expect(r.status).toBe(2);
+    expect(r.report.decision).toBe("REJECT");
+    expect(r.report.reasons).toEqual(["input_error"]);
+    expect(r.report.errors[0]).toMatchObject({ file: "freeze.toml", line: 4 });
+    expect(r.report.errors[0]!.message).toMatch(
+      /lease #1 \(test\/a\.test\.js::test_adds\) is a pytest test id, but this project's tests run under vitest/,
+    );
+  });
+
+  it("a leased test the proof run does not hold stops vitest's run (the runner checks each file)", () => {
+    const p = project();
+    const out = mkdtempSync(join(tmpdir(), "proofgate-vitest-runner-"));
+    // The gate's runner and reporter, as check --run writes them, with a lease on a test that is gone.
+    const script = `
+      import { renderVitestReporter, renderVitestRunner } from "@proofgate/core/proof-run";
+      import { writeFileSync } from "node:fs";
+      const leased = ["test/a.test.js > math > add > gone"];
+      writeFileSync(${JSON.stringify(join(out, "runner.mjs"))}, renderVitestRunner({ root: ${JSON.stringify(p.dir)}, leased }));
+      writeFileSync(${JSON.stringify(join(out, "reporter.mjs"))}, renderVitestReporter({ root: ${JSON.stringify(p.dir)}, runner: ${JSON.stringify(join(p.dir, "node_modules", ".proofgate-runner.mjs"))}, leased }));
+    `;
+    const wrote = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: fileURLToPath(new URL("..", import.meta.url)),
+      encoding: "utf8",
+    });
+    expect(wrote.status, wrote.stderr).toBe(0);
+    // The runner imports vitest: it must sit where the project's node_modules resolve.
+    cpSync(join(out, "runner.mjs"), join(p.dir, "runner.mjs"));
+    const reporter = readFileSync(join(out, "reporter.mjs"), "utf8").replace(
+      JSON.stringify(join(p.dir, "node_modules", ".proofgate-runner.mjs")),
+      JSON.stringify(join(p.dir, "runner.mjs")),
+    );
+    writeFileSync(join(p.dir, "reporter.mjs"), reporter);
+    const r = spawnSync("sh", ["-c", `${VITEST} run --reporter=default --reporter=./reporter.mjs`], {
+      cwd: p.dir,
+      env: cleanEnv(),
+      encoding: "utf8",
+      timeout: 110_000,
+    });
+    expect(r.status).not.toBe(0);
+    expect(`${r.stdout}${r.stderr}`).toMatch(
+      /leased test\(s\) no longer in their file: test\/a\.test\.js > math > add > gone/,
+    );
+    expect(existsSync(join(p.dir, "proofgate-report"))).toBe(false);
+  });
+});
+
+describe("vitest: what a patch does, the same reasons as pytest's", () => {
+  const failing = `import { describe, expect, it } from "vitest";
+import { scale } from "../src/math.js";
+
+describe("flip", () => {
+  it("is wrong", () => expect(scale(2, 2)).toBe(5));
+});
+`;
+  const flipSetup = `import { afterEach } from "vitest";
+
+afterEach((context) => {
+  const result = context.task.result;
+  if (result && result.state === "fail") {
+    result.state = "pass";
+    result.errors = [];
+  }
+});
+`;
+
+  const cases: {
+    name: string;
+    patch: Commit[];
+    reasons: string[];
+    message?: RegExp;
+  }[] = [
+    {
+      name: "agent_added_lease: the agent leases `math > scale`",
+      patch: [
+        {
+          message: "Freeze scale\n",
+          files: { "freeze.toml": ledger([...LEASED, "test/b.test.js > math > scale"], 3) },
+        },
+      ],
+      reasons: ["agent_added_lease"],
+    },
+    {
+      name: "a human's lease with `Freeze-Lease: human`: MERGE",
+      patch: [
+        {
+          message: "Freeze scale\n\nFreeze-Lease: human\n",
+          files: { "freeze.toml": ledger([...LEASED, "test/b.test.js > math > scale"], 3) },
+          who: HUMAN,
+        },
+      ],
+      reasons: [],
+    },
+    {
+      name: "tests_removed: the agent deletes `math > scale by zero`",
+      patch: [
+        {
+          message: "Drop a test\n",
+          files: {
+            "test/b.test.js": edit(TEST_B, '  it("scale by zero", () => expect(scale(2, 0)).toBe(0));\n', ""),
+          },
+        },
+      ],
+      reasons: ["tests_removed"],
+      message: /test\/b\.test\.js > math > scale by zero is collected at base but not at head/,
+    },
+    {
+      name: "a human deletes it with `Test-Removal: human`: MERGE",
+      patch: [
+        {
+          message: "Drop a test\n\nTest-Removal: human\n",
+          files: {
+            "test/b.test.js": edit(TEST_B, '  it("scale by zero", () => expect(scale(2, 0)).toBe(0));\n', ""),
+          },
+          who: HUMAN,
+        },
+      ],
+      reasons: [],
+    },
+    {
+      // `vitest list` leaves out the tests vitest would skip: the skip reads as the test removed, which the
+      // same trailer as pytest's new skip approves (Test-Removal: human).
+      name: "tests_removed: the agent adds `it.skip` (vitest list no longer names the test)",
+      patch: [
+        {
+          message: "Skip a test\n",
+          files: { "test/a.test.js": edit(TEST_A, '  it("sub"', '  it.skip("sub"') },
+        },
+      ],
+      reasons: ["tests_removed"],
+      message: /test\/a\.test\.js > math > sub is collected at base but not at head/,
+    },
+    {
+      name: "a human adds `it.skip` with `Test-Removal: human`: MERGE",
+      patch: [
+        {
+          message: "Skip a test\n\nTest-Removal: human\n",
+          files: { "test/a.test.js": edit(TEST_A, '  it("sub"', '  it.skip("sub"') },
+          who: HUMAN,
+        },
+      ],
+      reasons: [],
+    },
+    {
+      name: "coverage_exclusions_added: the agent adds a `/* v8 ignore next */` comment",
+      patch: [
+        {
+          message: "Ignore a branch\n",
+          files: { "src/math.js": edit(MATH, "  if (k === 0) {", "  /* v8 ignore next */\n  if (k === 0) {") },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /the patch adds `\/\* v8 ignore next \*\/`, code the coverage tool no longer measures/,
+    },
+    {
+      name: "a human adds `/* istanbul ignore next */` with `Gate-Change: human`: MERGE",
+      patch: [
+        {
+          message: "Ignore a branch\n\nGate-Change: human\n",
+          files: { "src/math.js": edit(MATH, "  if (k === 0) {", "  /* istanbul ignore next */\n  if (k === 0) {") },
+          who: HUMAN,
+        },
+      ],
+      reasons: [],
+    },
+    {
+      name: "runner_tampering: the agent's setup file turns a failure into a pass",
+      patch: [
+        {
+          message: "Steady tests\n",
+          files: {
+            "vitest.config.js": `export default { test: { setupFiles: ["./test/setup.js"] } };\n`,
+            "test/setup.js": flipSetup,
+            "test/flip.test.js": failing,
+          },
+        },
+      ],
+      reasons: ["runner_tampering"],
+      message: /test\/flip\.test\.js > flip > is wrong: its call report was made failed, then changed to passed/,
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, async () => {
+      const p = project({ patch: c.patch });
+      const r = await run(p);
+      expect(r.report.reasons, explain(r)).toEqual(c.reasons);
+      expect(r.report.decision).toBe(c.reasons.length === 0 ? "MERGE" : "REJECT");
+      if (c.message) expect(r.report.details.map((d) => d.message).join("\n")).toMatch(c.message);
+    });
+  }
+});

@@ -1,0 +1,314 @@
+// The vitest proof run's two modules, written by the gate for each run: a reporter (the main process)
+// and a test runner (every worker). The proof command loads the reporter with
+// `--reporter=$PROOFGATE_VITEST_REPORTER`; the reporter puts the runner in every project's config. The
+// runner marks exactly the leased tests skipped, by file and full name path, right after collection
+// (deselection), and notes four views of each test: what its function raised, the result vitest made of
+// it, the result after every hook (afterEach, onTestFinished, `fails`), and the result the main process
+// received. The reporter writes the run record in the pytest plugin's format (record.ts), signed with
+// the run's key (HMAC-SHA256 over the canonical JSON), so the same judges read it.
+import { PROOF_PLUGIN_VERSION, PROOF_RUN_ENV, PROOF_RUN_RECORD_FORMAT, PROOF_RUN_RECORD_VERSION } from "./plugin.js";
+
+/** The environment variable naming the gate's vitest reporter: the proof command passes it to `--reporter`. */
+export const VITEST_REPORTER_ENV = "PROOFGATE_VITEST_REPORTER";
+
+/** The separator of vitest's name paths: `<file> > <describe> > <test>`. */
+const SEP = " > ";
+
+/** The leased ids, `<file> > <name path>`, grouped by file: `{ "test/a.test.ts": ["math > adds"] }`. */
+export function leasedByFile(ids: readonly string[]): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  for (const id of ids) {
+    const cut = id.indexOf(SEP);
+    if (cut <= 0) continue;
+    (out[id.slice(0, cut)] ??= []).push(id.slice(cut + SEP.length));
+  }
+  return out;
+}
+
+/** The runner module's file name for a run: a fresh name every run, like the pytest plugin's. */
+export function vitestRunnerFile(nonce: string): string {
+  return `proofgate-runner-${nonce.slice(0, 16)}.mjs`;
+}
+
+/** The reporter module's file name for a run. */
+export function vitestReporterFile(nonce: string): string {
+  return `proofgate-reporter-${nonce.slice(0, 16)}.mjs`;
+}
+
+const json = (value: unknown): string => JSON.stringify(value);
+
+// Shared by both modules: the repository-relative path of an absolute one (the root as given and as
+// resolved, since vitest reports real paths), and a test's name path below its file.
+const PATHS_JS = `const ROOTS = (() => {
+  const roots = [ROOT];
+  try {
+    const real = realpathSync(ROOT);
+    if (real !== ROOT) roots.push(real);
+  } catch {}
+  return roots;
+})();
+function relativePath(path) {
+  const clean = String(path).replace(/\\\\/g, "/");
+  for (const root of ROOTS) if (clean.startsWith(root + "/")) return clean.slice(root.length + 1);
+  return undefined;
+}`;
+
+/**
+ * The runner: vitest's own TestRunner, with the leased tests marked skipped after collection (a suite
+ * whose every test is leased is skipped too, so its hooks do not run) and each test's views noted in its
+ * meta. A leased test that its file no longer holds stops the run.
+ */
+export function renderVitestRunner(plan: { root: string; leased: readonly string[] }): string {
+  return `// Written by proofgate for one proof run; do not edit or commit.
+import { realpathSync } from "node:fs";
+import { TestRunner as VitestTestRunner } from "vitest";
+
+const ROOT = ${json(plan.root)};
+const LEASED = ${json(leasedByFile(plan.leased))};
+const SEP = ${json(SEP)};
+${PATHS_JS}
+
+function namePath(task) {
+  const names = [];
+  for (let t = task; t && t !== task.file && t.type !== "file"; t = t.suite) names.unshift(t.name);
+  return names.join(SEP);
+}
+const outcome = (state) =>
+  state === "pass" ? "passed" : state === "fail" ? "failed" : state === "skip" || state === "todo" ? "skipped" : undefined;
+const isSkip = (e) => e !== null && typeof e === "object" && (e.code === "VITEST_PENDING" || e.name === "TestRunAbortError");
+
+// Marks the leased tests of a suite skipped. Returns [nothing left to run, any leased].
+function deselect(suite, want, found) {
+  let idle = true;
+  let leased = false;
+  for (const task of suite.tasks) {
+    if (task.type === "suite") {
+      const [subIdle, subLeased] = deselect(task, want, found);
+      idle &&= subIdle;
+      leased ||= subLeased;
+      continue;
+    }
+    const path = namePath(task);
+    if (want.has(path)) {
+      task.mode = "skip";
+      task.meta.proofgate = { deselected: true };
+      found.add(path);
+      leased = true;
+    } else if (task.mode !== "skip" && task.mode !== "todo") idle = false;
+  }
+  // Nothing left to run: its all-hooks do not run either, as pytest runs no fixture of a module whose every
+  // test is deselected. Each test still goes through the runner, so every reporter hears it was skipped.
+  if (idle && leased) {
+    const hooks = VitestTestRunner.getSuiteHooks(suite);
+    if (hooks) for (const name of ["beforeAll", "afterAll", "aroundAll"]) if (Array.isArray(hooks[name])) hooks[name].length = 0;
+  }
+  return [idle, leased];
+}
+
+const done = new WeakSet();
+function deselectFiles(files) {
+  const lost = [];
+  for (const file of files) {
+    if (done.has(file)) continue;
+    done.add(file);
+    const rel = relativePath(file.filepath);
+    const names = rel === undefined ? undefined : LEASED[rel];
+    if (!names) continue;
+    const found = new Set();
+    deselect(file, new Set(names), found);
+    for (const name of names) if (!found.has(name)) lost.push(rel + SEP + name);
+  }
+  if (lost.length > 0)
+    throw new Error("proofgate: leased test(s) no longer in their file: " + lost.join(", ") + ". Remove or rename the lease in freeze.toml");
+}
+
+export default class ProofgateRunner extends VitestTestRunner {
+  constructor(config) {
+    super(config);
+    // vitest wraps onCollected to send the collected tree to the main process before the runner's own
+    // hook runs: the leased tests are marked first, so every reporter (JUnit's too) sees them skipped.
+    // The wrapper then calls the runner's own hook, which is this one again: it only deselects then.
+    let wrapper;
+    let inside = false;
+    Object.defineProperty(this, "onCollected", {
+      configurable: true,
+      get: () => async (files) => {
+        deselectFiles(files);
+        if (!wrapper || inside) return;
+        inside = true;
+        try {
+          await wrapper.call(this, files);
+        } finally {
+          inside = false;
+        }
+      },
+      set: (fn) => {
+        wrapper = fn;
+      },
+    });
+  }
+  async onBeforeRunTask(test) {
+    await super.onBeforeRunTask(test);
+    if (test.type === "test" && test.mode !== "run" && test.mode !== "queued" && !test.meta.proofgate?.deselected)
+      test.meta.proofgate = { made: "skipped", final: "skipped" };
+  }
+  async runTask(test) {
+    const views = (test.meta.proofgate = {});
+    try {
+      await VitestTestRunner.getTestFn(test)();
+      views.raised = "none";
+    } catch (error) {
+      views.raised = isSkip(error) ? "skip" : "error";
+      if (views.raised === "error") views.exception = String(error?.constructor?.name ?? typeof error);
+      throw error;
+    }
+  }
+  async onTaskFinished(test) {
+    if (test.type === "test") (test.meta.proofgate ??= {}).made = outcome(test.result?.state);
+    return super.onTaskFinished?.(test);
+  }
+  async onAfterRunTask(test) {
+    await super.onAfterRunTask(test);
+    if (test.type !== "test") return;
+    const views = (test.meta.proofgate ??= {});
+    views.final = outcome(test.result?.state);
+    // \`it.fails\`: an expected failure, an xfail; vitest turns its failure into a pass.
+    if (test.fails && views.final === "passed") {
+      views.final = "skipped";
+      views.xfail = "fails";
+    }
+  }
+}
+`;
+}
+
+/**
+ * The reporter: puts the runner in every project's config, and at the end of the run writes the signed
+ * record. Reads the run's nonce, key, record path and root from the environment and deletes the key, so
+ * the workers (and the tests) never see it.
+ */
+export function renderVitestReporter(plan: { root: string; runner: string; leased: readonly string[] }): string {
+  return `// Written by proofgate for one proof run; do not edit or commit.
+import { createHmac } from "node:crypto";
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+
+const ROOT = ${json(plan.root)};
+const RUNNER = ${json(plan.runner)};
+const LEASED = ${json([...plan.leased])};
+const SEP = ${json(SEP)};
+const NONCE = process.env.${PROOF_RUN_ENV.nonce};
+const KEY = process.env.${PROOF_RUN_ENV.key};
+const RECORD = process.env.${PROOF_RUN_ENV.record};
+delete process.env.${PROOF_RUN_ENV.key};
+${PATHS_JS}
+
+// Python's json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=True): what the gate verifies.
+function pyString(text) {
+  let out = '"';
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) out += '\\\\"';
+    else if (c === 0x5c) out += "\\\\\\\\";
+    else if (c === 0x08) out += "\\\\b";
+    else if (c === 0x0c) out += "\\\\f";
+    else if (c === 0x0a) out += "\\\\n";
+    else if (c === 0x0d) out += "\\\\r";
+    else if (c === 0x09) out += "\\\\t";
+    else if (c >= 0x20 && c <= 0x7e) out += text[i];
+    else out += "\\\\u" + c.toString(16).padStart(4, "0");
+  }
+  return out + '"';
+}
+function byCodePoint(a, b) {
+  const x = [...a], y = [...b];
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const d = x[i].codePointAt(0) - y[i].codePointAt(0);
+    if (d !== 0) return d;
+  }
+  return x.length - y.length;
+}
+function canonical(v) {
+  if (v === null) return "null";
+  if (v === true) return "true";
+  if (v === false) return "false";
+  if (typeof v === "number") return String(v);
+  if (typeof v === "string") return pyString(v);
+  if (Array.isArray(v)) return "[" + v.map(canonical).join(",") + "]";
+  return "{" + Object.keys(v).sort(byCodePoint).map((k) => pyString(k) + ":" + canonical(v[k])).join(",") + "}";
+}
+const LOGGED = { passed: "passed", failed: "failed", skipped: "skipped" };
+
+export default class ProofgateReporter {
+  onInit(vitest) {
+    this.vitest = vitest;
+    for (const project of vitest.projects) project.config.runner = RUNNER;
+  }
+  onTestRunEnd(modules, errors, reason) {
+    if (!NONCE || !KEY || !RECORD) return;
+    const collected = [], deselected = [], tests = [], collection = [];
+    const seen = new Set();
+    for (const module of modules) {
+      const file = relativePath(module.moduleId) ?? module.moduleId;
+      for (const error of module.errors()) {
+        collection.push({ id: file, scope: "collection", made: "failed", logged: "failed", message: String(error?.message ?? error).split("\\n")[0] });
+      }
+      for (const test of module.children.allTests()) {
+        const id = file + SEP + test.fullName;
+        collected.push(id);
+        seen.add(id);
+        const views = test.meta().proofgate ?? {};
+        if (views.deselected) {
+          deselected.push(id);
+          continue;
+        }
+        const state = test.result().state;
+        let logged = LOGGED[state];
+        let loggedXfail;
+        if (views.xfail && logged === "passed") {
+          logged = "skipped";
+          loggedXfail = views.xfail;
+        }
+        const outcome = loggedXfail ? "xfailed" : logged ?? "unknown";
+        const phase = { when: "call", raised: views.raised, exception: views.exception, made: views.made, final: views.final, final_xfail: views.xfail, logged, logged_xfail: loggedXfail };
+        if (logged === "failed") phase.message = String(test.result().errors?.[0]?.message ?? "").split("\\n")[0];
+        tests.push({ id, outcome, phases: [phase] });
+      }
+    }
+    // A leased test the run never collected: its deselection cannot be shown.
+    for (const id of LEASED) if (!seen.has(id)) collection.push({ id, scope: "collection", made: "failed", logged: "failed", message: "the leased test was not collected by the proof run" });
+    for (const error of errors ?? []) collection.push({ id: "(run)", scope: "collection", made: "failed", logged: "failed", message: String(error?.message ?? error).split("\\n")[0] });
+    const payload = JSON.parse(JSON.stringify({
+      format: ${json(PROOF_RUN_RECORD_FORMAT)},
+      version: ${PROOF_RUN_RECORD_VERSION},
+      plugin: ${json(PROOF_PLUGIN_VERSION)},
+      nonce: NONCE,
+      pytest: "vitest " + (this.vitest?.version ?? "?"),
+      python: { executable: process.execPath, version: process.version, implementation: "node", safe_path: false },
+      root: ROOT,
+      rootdir: this.vitest?.config?.root ?? ROOT,
+      args: process.argv.slice(2),
+      addopts: { ini: [], env: "" },
+      inifile: null,
+      sys_path: [],
+      exitstatus: reason === "passed" && collection.length === 0 ? 0 : 1,
+      collected,
+      deselected: { proofgate: deselected, other: [] },
+      tests,
+      collection,
+      audit: false,
+      files: [],
+      patched: [],
+      hooks: [],
+      guard: {},
+      plugins: [],
+      shadowed: [],
+      replaced: [],
+    }));
+    const signature = createHmac("sha256", Buffer.from(KEY, "hex")).update(Buffer.from(canonical(payload), "ascii")).digest("hex");
+    mkdirSync(dirname(RECORD), { recursive: true });
+    writeFileSync(RECORD, JSON.stringify({ ...payload, signature }));
+  }
+}
+`;
+}
