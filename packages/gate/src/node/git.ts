@@ -1074,9 +1074,14 @@ export function nodeGit(repo: GitRepo): GitPort {
   const addedBySha = new Map<string, AddedFile[]>();
   const prefetched = new Map<string, Buffer | null>();
   const notPrefetched = new Set<string>();
+  const readsInRange = new Map<string, number>();
   const fileAt = byCommit((rev, path) => {
     const key = `${rev}\0${path}`;
-    if (!prefetched.has(key) && rangeRevisions.has(rev) && !notPrefetched.has(path)) {
+    // A file read at the base and the head (a setting) is read one at a time; from its third revision of
+    // the range on (the ledger at each commit that changed it), at every one of them at once.
+    const reads = rangeRevisions.has(rev) ? (readsInRange.get(path) ?? 0) + 1 : 0;
+    if (reads > 0) readsInRange.set(path, reads);
+    if (!prefetched.has(key) && reads > 2 && !notPrefetched.has(path)) {
       const revs = [...rangeRevisions].filter((r) => !prefetched.has(`${r}\0${path}`));
       const read = readBlobsAt(revs, path, repo, PREFETCH_MAX_BYTES);
       if (read === undefined) notPrefetched.add(path);
