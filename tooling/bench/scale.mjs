@@ -73,7 +73,9 @@ const options = parseOptions(
     },
     cache: { value: "DIR", default: join(tmpdir(), "proofgate-scale") },
     cli: { value: "PATH", default: join(root, "packages/cli/dist/proofgate.js") },
+    "baseline-cli": { value: "PATH" },
     profile: {},
+    "no-warm-up": {},
     "build-only": {},
   },
   fail,
@@ -345,11 +347,11 @@ function theCase(size, variant) {
 
 // ---------------------------------------------------------------------------------------------- timing
 
-function checkOnce(k, { profileDir } = {}) {
+function checkOnce(k, { profileDir, cli = options.cli } = {}) {
   const cmd = [
     process.execPath,
     ...(profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []),
-    options.cli,
+    cli,
     "check",
     "--platform",
     "local",
@@ -395,20 +397,23 @@ const cases = [];
 for (const size of options.sizes) for (const variant of options.variants) cases.push(theCase(size, variant));
 if (options.buildOnly) process.exit(0);
 
-const samples = cases.map(() => []);
-for (const [i, k] of cases.entries()) {
-  const first = checkOnce(k); // warm-up: the page cache and git's index
+// Each case with this build, and with --baseline-cli when given: interleaved, case by case.
+const clis = [options.cli, ...(options.baselineCli ? [options.baselineCli] : [])];
+const members = cases.flatMap((k) => clis.map((cli) => ({ k, cli, build: cli === options.cli ? "this" : "baseline" })));
+const samples = members.map(() => []);
+for (const [i, m] of options.noWarmUp ? [] : members.entries()) {
+  const first = checkOnce(m.k, { cli: m.cli }); // warm-up: the page cache and git's index
   process.stderr.write(
-    `scale: size ${k.counts.size} ${k.variant}: warm-up ${(first.ms / 1000).toFixed(1)} s, ${first.decision} ${first.reasons.join(",")}\n`,
+    `scale: size ${m.k.counts.size} ${m.k.variant} ${m.build}: warm-up ${(first.ms / 1000).toFixed(1)} s, ${first.decision} ${first.reasons.join(",")}\n`,
   );
   samples[i].first = first;
 }
 for (let r = 1; r <= options.runs; r++) {
-  for (const [i, k] of cases.entries()) {
-    const s = checkOnce(k);
+  for (const [i, m] of members.entries()) {
+    const s = checkOnce(m.k, { cli: m.cli });
     samples[i].push(s);
     process.stderr.write(
-      `scale: run ${r} size ${k.counts.size} ${k.variant}: ${(s.ms / 1000).toFixed(2)} s, ${s.rss_mib?.toFixed(0)} MiB\n`,
+      `scale: run ${r} size ${m.k.counts.size} ${m.k.variant} ${m.build}: ${(s.ms / 1000).toFixed(2)} s, CPU ${(s.cpu_ms / 1000).toFixed(1)} s, ${s.rss_mib?.toFixed(0)} MiB\n`,
     );
   }
 }
@@ -418,7 +423,7 @@ if (options.profile) {
     const dir = join(k.dir, "..", `profile-${k.variant}`);
     rmSync(dir, { recursive: true, force: true });
     checkOnce(k, { profileDir: dir });
-    const file = readdirSync(dir).find((f) => f.endsWith(".cpuprofile"));
+    const file = readdirSync(dir).find((f) => f.endsWith(".001.cpuprofile")) ?? readdirSync(dir)[0];
     profiles.push({
       size: k.counts.size,
       variant: k.variant,
@@ -428,7 +433,7 @@ if (options.profile) {
   }
 }
 
-const rows = cases.map((k, i) => {
+const rows = members.map(({ k, build }, i) => {
   const s = samples[i];
   const ms = s.map((x) => x.ms);
   const rss = s.map((x) => x.rss_mib).filter((x) => x !== null);
@@ -436,10 +441,11 @@ const rows = cases.map((k, i) => {
   return {
     size: k.counts.size,
     variant: k.variant,
+    build,
     counts: k.counts,
     coverage: k.coverage,
-    decision: s[0].decision,
-    reasons: s[0].reasons,
+    decision: s[0]?.decision,
+    reasons: s[0]?.reasons ?? [],
     wall_ms: { samples: ms, median: median(ms), min: Math.min(...ms), max: Math.max(...ms) },
     cpu_ms: cpu.length ? median(cpu) : null,
     peak_rss_mib: rss.length ? Math.max(...rss) : null,
@@ -490,5 +496,5 @@ publish({
   prefix: "scale",
   startedAt,
   markdown,
-  data: { machine, cli: fromRoot(options.cli), cases: rows, profiles },
+  data: { machine, cli: fromRoot(options.cli), baseline_cli: options.baselineCli ?? null, cases: rows, profiles },
 });
