@@ -1,5 +1,6 @@
 import { coveragePercent, summaryFromCounts, type CoverageSummary } from "./coverage-model.js";
 import type { GateIssue } from "./errors.js";
+import { parseJsonOnce } from "./coverage/shared-json.js";
 
 /** Coverage totals as coverage.py counts them, from one coverage.py JSON report. */
 export type CoverageTotals = CoverageSummary & {
@@ -33,7 +34,7 @@ export function parseCoveragePyJson(text: string, file: string): CoverageParseRe
   if (text.trim() === "") return fail("the coverage report is empty", regenerate);
   let data: unknown;
   try {
-    data = JSON.parse(text);
+    data = parseJsonOnce(text);
   } catch (error) {
     const position = /position (\d+)/.exec(String((error as Error).message));
     // V8 gives no position for a file cut off mid-value ("Unexpected end of JSON input"): that is the last line.

@@ -618,7 +618,8 @@ function runnerEvidence(
   const shown = (path: string) => repoRelative(files.root, path) ?? path;
   const addedByCommit: ShippedEvidence["added"][number][] = [];
   const scans = loaded.patch.commits.flatMap((commit) => {
-    let added = git.addedLines(commit.sha);
+    // The rules read Python files only (scanRunnerTampering, shipped_code_replaced): git diffs no other.
+    let added = git.addedLines(commit.sha, { suffixes: [".py"] });
     if (commit.parents.length > 1) {
       // A merge answers for its own resolution only: the paths that differ from every parent.
       const own = new Set(

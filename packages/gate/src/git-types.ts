@@ -52,3 +52,12 @@ export interface BlameLine {
   text: string;
   sha?: string | undefined;
 }
+
+/**
+ * Which files' added lines to read (GitPort.addedLines): those whose path ends with one of `suffixes`, and
+ * those named in `paths`. Git then diffs no other file.
+ */
+export interface AddedLinesFilter {
+  suffixes?: readonly string[];
+  paths?: readonly string[];
+}

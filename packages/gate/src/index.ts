@@ -26,7 +26,7 @@ export type {
   FileStamp,
 } from "./ports.js";
 export { CommandTimedOut } from "./ports.js";
-export type { GitRange, RangeResolution, ChangedPath, TreeEntry, BlameLine } from "./git-types.js";
+export type { GitRange, RangeResolution, ChangedPath, TreeEntry, BlameLine, AddedLinesFilter } from "./git-types.js";
 export {
   loadProvenCoverage,
   type CoverageSources,

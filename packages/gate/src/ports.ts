@@ -5,7 +5,7 @@ import type { Commit, CoverageDbRows, Env, GateIssue, SignatureCheck } from "@pr
 import type { LockTreeComparison } from "@proofgate/core/fixtures-lock";
 import type { WorkTreeEntry } from "@proofgate/core/proof-run";
 
-import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
+import type { AddedLinesFilter, BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "./git-types.js";
 
 /** git, in the repository the gate judges. Every failure is a GateError (`git_failed`). */
 export interface GitPort {
@@ -52,8 +52,12 @@ export interface GitPort {
    * With `relative` (a repository-relative folder): only the files in it, named relative to it.
    */
   rangeDiff(base: string, head: string, relative?: string): string;
-  /** The lines a commit added, per file, against its first parent, numbered as at the commit. */
-  addedLines(sha: string): { path: string; lines: { line: number; text: string }[] }[];
+  /**
+   * The lines a commit added, per file, against its first parent, numbered as at the commit. With `only`,
+   * just the files it names (git diffs no other: a lock file of megabytes that every commit changes
+   * costs nothing when the rule reads Python files).
+   */
+  addedLines(sha: string, only?: AddedLinesFilter): { path: string; lines: { line: number; text: string }[] }[];
   /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */
   blame(range: Pick<GitRange, "base" | "head">, path: string): BlameLine[];
   /** A detached checkout of `rev` in a new folder outside the repository; its absolute path. */

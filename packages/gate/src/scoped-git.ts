@@ -139,11 +139,16 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
     restoreTracked: (paths) =>
       git.restoreTracked(paths.flatMap((p) => (repoPath(p) === undefined ? [] : [repoPath(p)!]))),
     rangeDiff: (base, head) => git.rangeDiff(base, head, prefix),
-    addedLines: (sha) =>
-      git.addedLines(sha).flatMap((f) => {
-        const path = scope.toPackage(f.path);
-        return path === undefined || path.startsWith("../") ? [] : [{ ...f, path }];
-      }),
+    addedLines: (sha, only) =>
+      git
+        .addedLines(
+          sha,
+          only && { ...only, paths: only.paths?.flatMap((p) => (repoPath(p) === undefined ? [] : [repoPath(p)!])) },
+        )
+        .flatMap((f) => {
+          const path = scope.toPackage(f.path);
+          return path === undefined || path.startsWith("../") ? [] : [{ ...f, path }];
+        }),
     blame: (range, path) => {
       const at = repoPath(path);
       return at === undefined ? [] : git.blame(range, at);

@@ -6,6 +6,7 @@ import {
   type FileCoverage,
 } from "../coverage-model.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
+import { parseJsonOnce } from "./shared-json.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { describeValue, isCount, isLineNumber, isRecord, ReportIssues } from "./report-issues.js";
 
@@ -24,7 +25,7 @@ export function readCoveragePyJson(text: string, file: string, options: Coverage
   const checked = parseCoveragePyJson(text, file);
   if (checked.errors.length > 0 || checked.totals === undefined) return { errors: checked.errors, warnings: [] };
   const totals = checked.totals;
-  const report = JSON.parse(text) as Record<string, unknown>;
+  const report = parseJsonOnce(text) as Record<string, unknown>;
   const meta = isRecord(report.meta) ? report.meta : {};
   const hasBranches = totals.hasBranches || meta.branch_coverage === true;
   if (!isRecord(report.files)) {

@@ -1,4 +1,5 @@
 import type { CoverageFormat } from "../coverage-model.js";
+import { parseJsonOnce } from "./shared-json.js";
 
 /** The report formats {@link readCoverage} reads, with the names users know them by. */
 export const COVERAGE_REPORT_FORMATS: readonly { format: CoverageFormat; name: string }[] = [
@@ -30,7 +31,7 @@ export function detectCoverageFormat(text: string): CoverageFormat | undefined {
 function detectJson(body: string): CoverageFormat | undefined {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    parsed = parseJsonOnce(body);
   } catch {
     // Truncated or broken: go by the keys each format writes.
     if (/^\{\s*"meta"\s*:\s*\{\s*"(?:format|version)"|"(?:executed_lines|num_statements|percent_covered)"/.test(body))

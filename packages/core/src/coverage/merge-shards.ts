@@ -33,8 +33,8 @@ export class CoverageShardMerger {
   private readonly mismatches: GateIssue[] = [];
   private readonly errors: GateIssue[] = [];
   private readonly files = new Map<string, FileCoverage | FileCounts>();
-  /** Which shard each merged entry first came from, for messages. */
-  private readonly origin = new Map<string, CoverageData>();
+  /** Which shard each merged entry first came from, for messages: its file names, not its model. */
+  private readonly origin = new Map<string, Named>();
   private readonly sources: string[] = [];
 
   /**
@@ -65,12 +65,13 @@ export class CoverageShardMerger {
     }
     if (this.mismatches.length > 0) return;
     const { files, origin, errors } = this;
+    const named: Named = { sources: shard.sources };
     for (const [path, entry] of shard.files) {
       const seen = files.get(path);
       const seenIn = origin.get(path);
       if (!seen || !seenIn) {
         files.set(path, options.consume ? entry : copy(entry));
-        origin.set(path, shard);
+        origin.set(path, named);
         continue;
       }
       if (!hasSets(seen) || !hasSets(entry)) {
@@ -131,7 +132,10 @@ export class CoverageShardMerger {
   }
 }
 
-const name = (shard: CoverageData): string => shard.sources.join(", ") || "(unnamed report)";
+/** What messages name a shard by. */
+type Named = Pick<CoverageData, "sources">;
+
+const name = (shard: Named): string => shard.sources.join(", ") || "(unnamed report)";
 
 function copy(entry: FileCoverage | FileCounts): FileCoverage | FileCounts {
   if (!hasSets(entry)) return { ...entry };
@@ -150,6 +154,15 @@ function differs(
   b: ReadonlySet<string>,
   what: string,
 ): { what: string; detail: string } | undefined {
+  if (a.size === b.size) {
+    let same = true;
+    for (const k of a)
+      if (!b.has(k)) {
+        same = false;
+        break;
+      }
+    if (same) return undefined;
+  }
   const onlyA = [...a].filter((k) => !b.has(k));
   const onlyB = [...b].filter((k) => !a.has(k));
   if (onlyA.length === 0 && onlyB.length === 0) return undefined;
@@ -162,7 +175,7 @@ function differs(
   return { what, detail: parts.join("; ") };
 }
 
-function issue(shard: CoverageData, message: string, fix: string): GateIssue {
+function issue(shard: Named, message: string, fix: string): GateIssue {
   const out: GateIssue = { code: "coverage_invalid", message, fix };
   const file = shard.sources[0];
   if (file !== undefined) out.file = file;

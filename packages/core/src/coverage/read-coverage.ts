@@ -5,6 +5,7 @@ import { COVERAGE_REPORT_FORMATS, detectCoverageFormat } from "./detect-format.j
 import { readIstanbulFinal } from "./istanbul-final-reader.js";
 import { readIstanbulSummary } from "./istanbul-summary-reader.js";
 import { readLcov } from "./lcov-reader.js";
+import { withJsonOnce } from "./shared-json.js";
 import type { CoverageReadOptions, ReadCoverageOptions } from "./read-options.js";
 
 type Reader = (text: string, file: string, options?: CoverageReadOptions) => CoverageReadResult;
@@ -25,6 +26,10 @@ const ACCEPTED = COVERAGE_REPORT_FORMATS.map((f) => `${f.name} [${f.format}]`).j
  * the formats accepted.
  */
 export function readCoverage(text: string, file: string, options: ReadCoverageOptions = {}): CoverageReadResult {
+  return withJsonOnce(() => readAs(text, file, options));
+}
+
+function readAs(text: string, file: string, options: ReadCoverageOptions): CoverageReadResult {
   const format = options.format ?? detectCoverageFormat(text);
   const readerOptions: CoverageReadOptions = options.root === undefined ? {} : { root: options.root };
   if (format === "coveragepy-contexts") {

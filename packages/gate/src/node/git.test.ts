@@ -5,12 +5,16 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer, parseGitDiff } from "@proofgate/core";
 import { scanRunnerTampering } from "@proofgate/core/proof-run";
 import {
+  addedLines,
+  addedLinesOfCommits,
   blameRange,
   changedPaths,
+  changedPathsOfCommits,
   listCommits,
   listFilesAt,
   nodeGit,
   rangeDiff,
+  readBlobsAt,
   readFileAt,
   resolveRange,
   runGit,
@@ -591,6 +595,108 @@ describe("nodeGit remembers what a commit holds, never what a ref points at", ()
     repo.commit("three\n", { "c.txt": "c\n" });
     expect(git.listFilesAt("HEAD", "").map((e) => e.path)).toEqual(["a.txt", "b.txt", "c.txt"]);
     expect(git.blame({ base, head: "HEAD" }, "a.txt")).not.toBe(git.blame({ base, head: "HEAD" }, "a.txt"));
+  });
+});
+
+describe("a range's commits read at once give what one read per commit gives", () => {
+  /** root, renames, deletions, odd names, a binary file, a merge, an empty commit. */
+  function rangeRepo(): { repo: ScratchRepo; commits: string[] } {
+    const repo = track(scratchRepo());
+    const body = "a long enough body so that rename detection sees the same file\n".repeat(5);
+    const commits = [
+      repo.commit("root\n", {
+        "keep.txt": "1\n",
+        "old name.txt": body,
+        "dir/ünï 漢.txt": "u\n",
+        "freeze.toml": "v = 1\n",
+      }),
+      repo.commit("kinds\n", {
+        "keep.txt": "2\nthree\n",
+        "old name.txt": null,
+        "new\nname.txt": body,
+        "tab\there.txt": "t\n",
+        "bin.dat": new Uint8Array([0xff, 0xfe, 0x00]),
+        ["f".repeat(40)]: "looks like a commit\n",
+        "top.py": "import os\n",
+        "lib/deep/m.py": "x = 1\n",
+        "lib/not-py.pyc": "binary-ish\n",
+        "freeze.toml": "v = 2\n",
+      }),
+    ];
+    repo.git(["checkout", "-q", "-b", "side"]);
+    commits.push(repo.commit("side\n", { "side.txt": "s\n+not a diff line\n" }));
+    repo.git(["checkout", "-q", "main"]);
+    commits.push(repo.commit("main\n", { "main.txt": "m\n", "freeze.toml": null }));
+    repo.git(["merge", "-q", "--no-ff", "--no-edit", "side"]);
+    commits.push(repo.git(["rev-parse", "HEAD"]).trim());
+    commits.push(repo.commit("empty\n"));
+    commits.push(repo.commit("back\n", { "freeze.toml": "v = 3\n", "dir/ünï 漢.txt": null }));
+    return { repo, commits };
+  }
+
+  it("changedPathsOfCommits and addedLinesOfCommits agree with changedPaths and addedLines", () => {
+    const { repo, commits } = rangeRepo();
+    const git = at(repo.dir);
+    const paths = changedPathsOfCommits(commits, git);
+    const added = addedLinesOfCommits(commits, git);
+    for (const sha of commits) {
+      expect(paths.get(sha)).toEqual(changedPaths(sha, git));
+      expect(added.get(sha)).toEqual(addedLines(sha, git));
+    }
+    expect(paths.get(commits[1]!)!.map((p) => p.path)).toContain("f".repeat(40));
+    // A filter: just the files it names, as the whole answer filtered.
+    const python = addedLinesOfCommits(commits, git, { suffixes: [".py"] });
+    const named = addedLinesOfCommits(commits, git, { paths: ["keep.txt", "tab\there.txt"] });
+    for (const sha of commits) {
+      const all = addedLines(sha, git);
+      expect(python.get(sha)).toEqual(all.filter((f) => f.path.endsWith(".py")));
+      expect(addedLines(sha, git, { suffixes: [".py"] })).toEqual(python.get(sha));
+      expect(named.get(sha), `${commits.indexOf(sha)}`).toEqual(
+        all.filter((f) => f.path === "keep.txt" || f.path === "tab\there.txt"),
+      );
+      expect(addedLines(sha, git, { paths: [] })).toEqual([]);
+    }
+    expect(python.get(commits[1]!)!.map((f) => f.path)).toEqual(["lib/deep/m.py", "top.py"]);
+    expect(paths.get(commits[5]!)).toEqual([]);
+  });
+
+  it("readBlobsAt agrees with readFileAt; gives up over its byte budget or on a name git's lines cannot carry", () => {
+    const { repo, commits } = rangeRepo();
+    const git = at(repo.dir);
+    for (const path of ["freeze.toml", "keep.txt", "dir", "bin.dat", "missing.txt"]) {
+      const read = readBlobsAt(commits, path, git, 1 << 20)!;
+      for (const sha of commits) {
+        const one = (() => {
+          try {
+            return readFileAt(sha, path, git);
+          } catch {
+            return "not UTF-8";
+          }
+        })();
+        const bytes = read.get(sha);
+        const text = bytes === null ? undefined : new TextDecoder().decode(bytes) === one ? one : "not UTF-8";
+        expect(text, `${path} at ${sha}`).toEqual(one);
+      }
+    }
+    expect(readBlobsAt(commits, "freeze.toml", git, 5)).toBeUndefined();
+    expect(readBlobsAt(commits, "new\nname.txt", git, 1 << 20)).toBeUndefined();
+    expect(readBlobsAt(["HEAD"], "freeze.toml", git, 1 << 20)).toBeUndefined();
+  });
+
+  it("nodeGit reads the range's commits at once, with the same answers and errors as one at a time", () => {
+    const { repo, commits } = rangeRepo();
+    const one = nodeGit(at(repo.dir));
+    const all = nodeGit(at(repo.dir));
+    const listed = all.listCommits({ base: commits[0]!, head: commits.at(-1)! });
+    expect(listed.map((c) => c.sha).sort()).toEqual(commits.slice(1).sort());
+    for (const sha of commits) {
+      expect(all.changedPaths(sha)).toEqual(one.changedPaths(sha));
+      expect(all.addedLines(sha)).toEqual(one.addedLines(sha));
+      expect(all.readFileAt(sha, "freeze.toml")).toEqual(one.readFileAt(sha, "freeze.toml"));
+      expect(all.readFileAt(sha, "keep.txt")).toEqual(one.readFileAt(sha, "keep.txt"));
+    }
+    expect(gateError(() => all.readFileAt(commits[1]!, "bin.dat")).code).toBe("file_unreadable");
+    expect(all.readFileAt("HEAD", "freeze.toml")).toBe("v = 3\n");
   });
 });
 

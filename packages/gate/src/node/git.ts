@@ -23,12 +23,12 @@ import {
   type SignatureFormat,
   type Trailer,
 } from "@proofgate/core";
-import type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
+import type { AddedLinesFilter, BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry } from "../git-types.js";
 import type { GitPort } from "../ports.js";
 import type { WorkTreeEntry } from "@proofgate/core/proof-run";
 import { cleanupOnExit } from "./exit-cleanup.js";
 
-export type { BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry };
+export type { AddedLinesFilter, BlameLine, ChangedPath, GitRange, RangeResolution, TreeEntry };
 
 /** Options for one git invocation. */
 export interface RunGitOptions {
@@ -36,6 +36,8 @@ export interface RunGitOptions {
   input?: string | Uint8Array | undefined;
   /** Exit codes that are answers rather than failures (e.g. 1 for `merge-base --is-ancestor`). Default: [0]. */
   okCodes?: readonly number[] | undefined;
+  /** The pathspecs carry their own magic (`:(literal)`, `:(glob)`): GIT_LITERAL_PATHSPECS is not set. */
+  pathspecMagic?: boolean | undefined;
 }
 
 /** What one git invocation returned. */
@@ -94,7 +96,7 @@ export function gitExec(args: readonly string[], repo: GitRepo, options: RunGitO
   const { cwd } = repo;
   const result = spawnSync("git", [...CONFIG, ...args], {
     cwd,
-    env: gitEnv(repo.env),
+    env: options.pathspecMagic ? { ...gitEnv(repo.env), GIT_LITERAL_PATHSPECS: "0" } : gitEnv(repo.env),
     input: options.input,
     maxBuffer: MAX_BUFFER,
     windowsHide: true,
@@ -483,26 +485,75 @@ export function listCommits(range: Pick<GitRange, "base" | "head">, repo: GitRep
  */
 export function changedPaths(sha: string, repo: GitRepo): ChangedPath[] {
   refusesOption("commit", sha);
-  const context = `git diff-tree ${sha}`;
-  const out = gitExec(
-    [
-      "diff-tree",
-      "-r",
-      "-z",
-      "--no-commit-id",
-      "--name-status",
-      "-M",
-      "--root",
-      "--diff-merges=first-parent",
-      "--end-of-options",
-      sha,
-    ],
-    repo,
-  ).stdout;
-  const parts = splitNul(out);
+  const out = gitExec([...DIFF_TREE_NAME_STATUS, "--no-commit-id", "--end-of-options", sha], repo).stdout;
+  return readNameStatus(splitNul(out), 0, `git diff-tree ${sha}`).changes;
+}
+
+/** `git diff-tree` as changedPaths runs it (the commits named after these options, or on stdin). */
+const DIFF_TREE_NAME_STATUS = [
+  "diff-tree",
+  "-r",
+  "-z",
+  "--name-status",
+  "-M",
+  "--root",
+  "--diff-merges=first-parent",
+] as const;
+
+/** The most bytes of distinct blobs nodeGit reads ahead for one path over a range (see readBlobsAt). */
+const PREFETCH_MAX_BYTES = 64 * 1024 * 1024;
+
+/** How many commits one batched git call reads at most. */
+const BATCH_COMMITS = 256;
+
+/** A commit's full object name as git prints it in a header (SHA-1 or SHA-256). */
+const OBJECT_NAME = /^[0-9a-f]{40}(?:[0-9a-f]{24})?$/;
+
+/**
+ * changedPaths of every commit of `shas`, read by one `git diff-tree --stdin` per BATCH_COMMITS commits
+ * instead of one process per commit: git prints each commit's name before its paths. A commit that
+ * changed nothing is [] (git prints nothing for it).
+ */
+export function changedPathsOfCommits(shas: readonly string[], repo: GitRepo): Map<string, ChangedPath[]> {
+  const found = new Map<string, ChangedPath[]>(shas.map((sha) => [sha, []]));
+  for (let from = 0; from < shas.length; from += BATCH_COMMITS) {
+    const batch = shas.slice(from, from + BATCH_COMMITS);
+    for (const sha of batch) refusesOption("commit", sha);
+    const out = gitExec([...DIFF_TREE_NAME_STATUS, "--stdin"], repo, { input: batch.map((s) => `${s}\n`).join("") });
+    const parts = splitNul(out.stdout);
+    for (let i = 0; i < parts.length;) {
+      const sha = parts[i++]!.toString("utf8");
+      if (!OBJECT_NAME.test(sha) || !found.has(sha))
+        throw new GateError({
+          code: "git_failed",
+          message: `git diff-tree --stdin: expected a commit of the batch, read ${JSON.stringify(sha.slice(0, 80))}`,
+          fix: "report this with `git --version`",
+        });
+      const read = readNameStatus(parts, i, `git diff-tree ${sha}`, true);
+      found.set(sha, read.changes);
+      i = read.next;
+    }
+  }
+  return found;
+}
+
+/**
+ * The status and path fields of `git diff-tree -z --name-status` from parts[start], up to the end or (with
+ * `untilHeader`) the next commit's name: a status field is a capital letter and a score, never 40 hex
+ * digits, and paths are read in place after their status, so no file name can pass for a header.
+ */
+function readNameStatus(
+  parts: readonly Buffer[],
+  start: number,
+  context: string,
+  untilHeader = false,
+): { changes: ChangedPath[]; next: number } {
   const changes: ChangedPath[] = [];
-  for (let i = 0; i < parts.length;) {
-    const field = parts[i++]!.toString("utf8");
+  let i = start;
+  while (i < parts.length) {
+    const field = parts[i]!.toString("utf8");
+    if (untilHeader && OBJECT_NAME.test(field)) break;
+    i++;
     const status = field.charAt(0);
     if (!/^[ACDMRTUX]$/.test(status))
       throw new GateError({
@@ -536,7 +587,7 @@ export function changedPaths(sha: string, repo: GitRepo): ChangedPath[] {
       changes.push({ status, path: pathText(first, context) });
     }
   }
-  return changes;
+  return { changes, next: i };
 }
 
 /**
@@ -559,6 +610,65 @@ export function readBlobAt(rev: string, path: string, repo: GitRepo): Buffer | u
   return undefined;
 }
 
+/**
+ * The bytes of `path` at each of `revs` (full object names), as readBlobAt gives them (null: no file
+ * there), in two git processes instead of one per revision: `cat-file --batch-check` names the blob at
+ * each, then `cat-file --batch` reads each distinct blob once. Undefined when that is not worth it or not
+ * safe: a name git's line protocol cannot carry, an answer it does not expect, or more than `maxBytes`
+ * of distinct blobs (the caller then reads one revision at a time).
+ */
+export function readBlobsAt(
+  revs: readonly string[],
+  path: string,
+  repo: GitRepo,
+  maxBytes: number,
+): Map<string, Buffer | null> | undefined {
+  const clean = path.replace(/^\.?\//, "");
+  if (/[\n\r\0]/.test(clean) || revs.some((rev) => !FULL_SHA.test(rev))) return undefined;
+  const check = gitExec(["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], repo, {
+    input: revs.map((rev) => `${rev}:${clean}\n`).join(""),
+  })
+    .stdout.toString("utf8")
+    .split("\n");
+  const objectOf = new Map<string, string | null>();
+  const sizes = new Map<string, number>();
+  for (const [i, rev] of revs.entries()) {
+    const line = check[i] ?? "";
+    if (line === `${rev}:${clean} missing`) {
+      objectOf.set(rev, null);
+      continue;
+    }
+    const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (\w+) (\d+)$/.exec(line);
+    if (!m) return undefined;
+    if (m[2] !== "blob") {
+      objectOf.set(rev, null); // a folder or a submodule: no file, as `cat-file blob` says
+      continue;
+    }
+    objectOf.set(rev, m[1]!);
+    sizes.set(m[1]!, Number(m[3]));
+  }
+  let total = 0;
+  for (const size of sizes.values()) total += size;
+  if (total > maxBytes) return undefined;
+  const blobs = new Map<string, Buffer>();
+  if (sizes.size > 0) {
+    const names = [...sizes.keys()];
+    const out = gitExec(["cat-file", "--batch"], repo, { input: names.map((n) => `${n}\n`).join("") }).stdout;
+    let at = 0;
+    for (const name of names) {
+      const eol = out.indexOf(0x0a, at);
+      const header = eol === -1 ? "" : out.subarray(at, eol).toString("utf8");
+      const size = sizes.get(name)!;
+      if (header !== `${name} blob ${size}`) return undefined;
+      blobs.set(name, out.subarray(eol + 1, eol + 1 + size));
+      at = eol + 1 + size + 1;
+    }
+  }
+  const found = new Map<string, Buffer | null>();
+  for (const [rev, name] of objectOf) found.set(rev, name === null ? null : blobs.get(name)!);
+  return found;
+}
+
 function resolveTree(rev: string, repo: GitRepo): string | undefined {
   const out = gitExec(["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{tree}`], repo, {
     okCodes: [0, 1, 128],
@@ -571,7 +681,11 @@ function resolveTree(rev: string, repo: GitRepo): string | undefined {
  * no file there. Not UTF-8: a GateError (`file_unreadable`) naming `rev:path`.
  */
 export function readFileAt(rev: string, path: string, repo: GitRepo): string | undefined {
-  const bytes = readBlobAt(rev, path, repo);
+  return fileText(rev, path, readBlobAt(rev, path, repo));
+}
+
+/** readFileAt's answer from the bytes read: undefined for no file; not UTF-8 is a GateError. */
+function fileText(rev: string, path: string, bytes: Buffer | undefined): string | undefined {
   if (bytes === undefined) return undefined;
   try {
     return utf8.decode(bytes);
@@ -975,8 +1089,54 @@ function byCommit<T>(read: (rev: string, key: string) => T): (rev: string, key: 
 
 /** The git port on this machine's git, in `repo`. */
 export function nodeGit(repo: GitRepo): GitPort {
-  const fileAt = byCommit((rev, path) => readFileAt(rev, path, repo));
-  const added = byCommit((sha) => addedLines(sha, repo));
+  // The commits of the ranges listed so far, and their parents: the rules read the same things at each of
+  // them (the paths each changed, its added lines, the ledger at it and at its parent), so a read at one
+  // of them reads all of them at once, in one or two git processes instead of one per commit.
+  const rangeCommits = new Set<string>();
+  const rangeRevisions = new Set<string>();
+  const paths = new Map<string, ChangedPath[]>();
+  const addedBySha = new Map<string, AddedFile[]>();
+  const prefetched = new Map<string, Buffer | null>();
+  const notPrefetched = new Set<string>();
+  const readsInRange = new Map<string, number>();
+  const fileAt = byCommit((rev, path) => {
+    const key = `${rev}\0${path}`;
+    // A file read at the base and the head (a setting) is read one at a time; from its third revision of
+    // the range on (the ledger at each commit that changed it), at every one of them at once.
+    const reads = rangeRevisions.has(rev) ? (readsInRange.get(path) ?? 0) + 1 : 0;
+    if (reads > 0) readsInRange.set(path, reads);
+    if (!prefetched.has(key) && reads > 2 && !notPrefetched.has(path)) {
+      const revs = [...rangeRevisions].filter((r) => !prefetched.has(`${r}\0${path}`));
+      const read = readBlobsAt(revs, path, repo, PREFETCH_MAX_BYTES);
+      if (read === undefined) notPrefetched.add(path);
+      else for (const [r, bytes] of read) prefetched.set(`${r}\0${path}`, bytes);
+    }
+    const bytes = prefetched.get(key);
+    if (bytes === undefined) return readFileAt(rev, path, repo);
+    prefetched.delete(key); // byCommit keeps the text from here on
+    return fileText(rev, path, bytes ?? undefined);
+  });
+  // Keyed by the filter's JSON: each filter is its own question.
+  const added = byCommit((sha, key) => {
+    const only = key === "" ? undefined : (JSON.parse(key) as AddedLinesFilter);
+    const id = `${sha}\0${key}`;
+    if (!addedBySha.has(id) && rangeCommits.has(sha)) {
+      const missing = [...rangeCommits].filter((c) => !addedBySha.has(`${c}\0${key}`));
+      for (const [c, files] of addedLinesOfCommits(missing, repo, only)) addedBySha.set(`${c}\0${key}`, files);
+    }
+    const files = addedBySha.get(id);
+    if (files === undefined) return addedLines(sha, repo, only);
+    addedBySha.delete(id);
+    return files;
+  });
+  const changed = (sha: string): ChangedPath[] => {
+    if (!FULL_SHA.test(sha) || !rangeCommits.has(sha)) return changedPaths(sha, repo);
+    if (!paths.has(sha)) {
+      const missing = [...rangeCommits].filter((c) => !paths.has(c));
+      for (const [c, found] of changedPathsOfCommits(missing, repo)) paths.set(c, found);
+    }
+    return paths.get(sha)!;
+  };
   const filesAt = byCommit((rev, dir) => listFilesAt(rev, dir, repo));
   // Keyed by head; the base travels in the key, and only a full SHA there makes the answer fixed.
   const blamed = byCommit((head, key) => {
@@ -985,8 +1145,17 @@ export function nodeGit(repo: GitRepo): GitPort {
   });
   return {
     resolveRange: (options) => resolveRange({ ...options, repo }),
-    listCommits: (range) => listCommits(range, repo),
-    changedPaths: (sha) => changedPaths(sha, repo),
+    listCommits: (range) => {
+      const commits = listCommits(range, repo);
+      for (const c of commits) {
+        if (!FULL_SHA.test(c.sha)) continue;
+        rangeCommits.add(c.sha);
+        rangeRevisions.add(c.sha);
+        for (const p of c.parents) if (FULL_SHA.test(p)) rangeRevisions.add(p);
+      }
+      return commits;
+    },
+    changedPaths: changed,
     differingPaths: (from, to) => differingPaths(from, to, repo),
     readBlobAt: (rev, path) => readBlobAt(rev, path, repo),
     readFileAt: (rev, path) => fileAt(rev, path),
@@ -1000,7 +1169,8 @@ export function nodeGit(repo: GitRepo): GitPort {
     resolveCommit: (ref) => resolveCommit(ref, repo),
     treeOf: (rev) => treeOf(rev, repo),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
-    addedLines: (sha) => added(sha, ""),
+    addedLines: (sha, only) =>
+      added(sha, only === undefined ? "" : JSON.stringify({ suffixes: only.suffixes, paths: only.paths })),
     rangeDiff: (base, head, relative) => rangeDiff(base, head, repo, relative),
     blame: (range, path) =>
       FULL_SHA.test(range.base) ? blamed(range.head, `${range.base}\0${path}`) : blameRange(range, path, repo),
@@ -1070,25 +1240,89 @@ function diffPath(text: string): string {
  * The lines commit `sha` added, per file, against its first parent (the root commit: every line), with
  * their line numbers at `sha`. Binary files and deletions add none.
  */
-export function addedLines(sha: string, repo: GitRepo): { path: string; lines: { line: number; text: string }[] }[] {
+export function addedLines(sha: string, repo: GitRepo, only?: AddedLinesFilter): AddedFile[] {
   refusesOption("commit", sha);
-  const out = runGit(
-    [
-      "show",
-      "--no-color",
-      "--no-ext-diff",
-      "--no-renames",
-      "--format=",
-      "-U0",
-      "--diff-merges=first-parent",
-      "--end-of-options",
-      sha,
-      "--",
-    ],
-    repo,
-  );
-  const files: { path: string; lines: { line: number; text: string }[] }[] = [];
-  let current: { path: string; lines: { line: number; text: string }[] } | undefined;
+  const specs = pathspecsOf(only);
+  if (specs?.length === 0) return [];
+  const out = runGit([...SHOW_ADDED, "--format=", "--end-of-options", sha, "--", ...(specs ?? [])], repo, {
+    pathspecMagic: specs !== undefined,
+  });
+  return keptFiles(parseAddedLines(out), only);
+}
+
+/** The pathspecs of a filter (undefined: every file; []: none). */
+function pathspecsOf(only: AddedLinesFilter | undefined): string[] | undefined {
+  if (only === undefined) return undefined;
+  for (const suffix of only.suffixes ?? [])
+    if (!/^[\w.-]+$/.test(suffix))
+      throw new Error(`addedLines: a suffix must be letters, digits, - and ., not ${suffix}`);
+  return [
+    ...(only.suffixes ?? []).map((suffix) => `:(glob)**/*${suffix}`),
+    ...(only.paths ?? []).map((path) => `:(literal)${path}`),
+  ];
+}
+
+/** The files the filter names, by the same test in JavaScript as the pathspecs ask git for. */
+function keptFiles(files: AddedFile[], only: AddedLinesFilter | undefined): AddedFile[] {
+  if (only === undefined) return files;
+  const paths = new Set(only.paths ?? []);
+  const suffixes = only.suffixes ?? [];
+  return files.filter((f) => paths.has(f.path) || suffixes.some((s) => f.path.endsWith(s)));
+}
+
+/** A file's added lines, with their line numbers in the commit. */
+type AddedFile = { path: string; lines: { line: number; text: string }[] };
+
+/** `git show` as addedLines runs it. */
+const SHOW_ADDED = [
+  "show",
+  "--no-color",
+  "--no-ext-diff",
+  "--no-renames",
+  "-U0",
+  "--diff-merges=first-parent",
+] as const;
+
+/**
+ * addedLines of every commit of `shas`, by one `git show` per BATCH_COMMITS commits instead of one per
+ * commit: each commit's diff follows a line of a NUL and its name, which no diff line can start with.
+ */
+export function addedLinesOfCommits(
+  shas: readonly string[],
+  repo: GitRepo,
+  only?: AddedLinesFilter,
+): Map<string, AddedFile[]> {
+  const found = new Map<string, AddedFile[]>();
+  const specs = pathspecsOf(only);
+  if (specs?.length === 0) return new Map(shas.map((sha) => [sha, []]));
+  for (let from = 0; from < shas.length; from += BATCH_COMMITS) {
+    const batch = shas.slice(from, from + BATCH_COMMITS);
+    for (const sha of batch) refusesOption("commit", sha);
+    const out = runGit([...SHOW_ADDED, "--format=%x00%H", "--end-of-options", ...batch, "--", ...(specs ?? [])], repo, {
+      pathspecMagic: specs !== undefined,
+    });
+    const starts = [...out.matchAll(/^\0([0-9a-f]+)$/gm)];
+    starts.forEach((m, k) => {
+      const end = k + 1 < starts.length ? starts[k + 1]!.index : out.length;
+      found.set(m[1]!, keptFiles(parseAddedLines(out.slice(m.index + m[0].length, end)), only));
+    });
+    // With pathspecs git leaves out a commit that changed none of those files: it added no line there.
+    if (specs !== undefined) for (const sha of batch) if (!found.has(sha)) found.set(sha, []);
+    const missing = batch.find((sha) => !found.has(sha));
+    if (missing !== undefined)
+      throw new GateError({
+        code: "git_failed",
+        message: `git show over ${batch.length} commits printed nothing for ${missing}`,
+        fix: "report this with `git --version`",
+      });
+  }
+  return found;
+}
+
+/** The added lines of `git show -U0` output, per file (see addedLines). */
+function parseAddedLines(out: string): AddedFile[] {
+  const files: AddedFile[] = [];
+  let current: AddedFile | undefined;
   let next = 0;
   // Inside a hunk, its counts say how many old and new lines are still to come: an added line that reads
   // `++ x` (`+++ x` in the diff) is a line of the file, never a header that would move what follows it to
@@ -1118,7 +1352,7 @@ export function addedLines(sha: string, repo: GitRepo): { path: string; lines: {
       if (!m)
         throw new GateError({
           code: "git_failed",
-          message: `git show ${sha} printed a hunk header the gate cannot read: ${JSON.stringify(raw.slice(0, 80))}`,
+          message: `git show printed a hunk header the gate cannot read: ${JSON.stringify(raw.slice(0, 80))}`,
           fix: "check the git on PATH (2.x) and its diff settings",
         });
       oldLeft = m[1] === undefined ? 1 : Number(m[1]);

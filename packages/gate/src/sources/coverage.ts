@@ -54,7 +54,7 @@ export interface CoveragePorts {
 /** Proven coverage and the files it was read from. */
 export interface LoadedCoverage {
   coverage: ProvenCoverage;
-  files: (InputFile | InputBytes | StreamedFile)[];
+  files: (InputFile | InputBytes | StreamedFile | ReadReport)[];
   warnings: GateIssue[];
   /** Single-run mode: the frozen tests with no context in the data file. */
   frozenNotRun: string[];
@@ -112,11 +112,10 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
   }
 
   // LCOV reports are streamed (read in chunks, folded into the merged model shard by shard), so 20
-  // shards of 25 MB never sit in memory as text; other formats are read whole.
-  const files = sources.reports.map((path) => openReport(fs, path, format));
+  // shards of 25 MB never sit in memory as text; other formats are read whole, one at a time (below).
   const warnings: GateIssue[] = [];
-  const first = files[0];
-  const single = files.length === 1 && first && !("streamed" in first) ? first : undefined;
+  const first = sources.reports.length === 1 ? openReport(fs, sources.reports[0]!, format) : undefined;
+  const single = first && !("streamed" in first) ? first : undefined;
   if (single && (format ?? detectCoverageFormat(single.text)) === "coveragepy-json") {
     const result = parseCoveragePyJson(single.text, single.path);
     if (result.errors.length > 0 || !result.totals) throw new GateError(result.errors);
@@ -142,7 +141,7 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
         map,
         rawNotMeasured,
       },
-      files,
+      files: [single],
       full,
       warnings,
       frozenNotRun: [],
@@ -151,9 +150,19 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
   }
   const merger = new CoverageShardMerger();
   const errors: GateIssue[] = [];
-  for (const file of files) {
-    const result =
-      "streamed" in file ? streamLcov(fs, file, root) : readCoverage(file.text, file.path, { format, root });
+  // Each report is read, folded into the merge and let go before the next is opened: of its text only
+  // its path and digest stay (the report's inputs), so 50 shards never sit in memory together.
+  const files: (StreamedFile | ReadReport)[] = [];
+  for (const path of sources.reports) {
+    const file = first ?? openReport(fs, path, format);
+    let result: ReturnType<typeof readCoverage>;
+    if ("streamed" in file) {
+      result = streamLcov(fs, file, root);
+      files.push(file);
+    } else {
+      result = readCoverage(file.text, file.path, { format, root });
+      files.push({ path: file.path, sha256: file.sha256 });
+    }
     errors.push(...result.errors);
     warnings.push(...result.warnings);
     // Once a report failed, the merge is never used: stop holding models.
@@ -181,6 +190,12 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
     frozenNotRun: [],
     measuredFiles: [...merged.data.files.keys()],
   };
+}
+
+/** A report read, folded into the merge and let go: what the report's inputs name. */
+interface ReadReport {
+  path: string;
+  sha256: string;
 }
 
 /** An LCOV report read in chunks: its digest is known once it has been read. */

@@ -312,7 +312,7 @@ function propertyTestTouches(
     return known;
   };
   return touching(isPropertyTest).map((t) => {
-    const added = new Map(git.addedLines(t.commit.sha).map((f) => [f.path, f.lines[0]?.line]));
+    const added = new Map(git.addedLines(t.commit.sha, { paths: t.paths }).map((f) => [f.path, f.lines[0]?.line]));
     const path = t.paths.find((p) => added.get(p) !== undefined);
     return { ...t, first: path === undefined ? undefined : { path, line: added.get(path)! } };
   });
