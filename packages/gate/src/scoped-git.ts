@@ -143,7 +143,10 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
       git
         .addedLines(
           sha,
-          only && { ...only, paths: only.paths?.flatMap((p) => (repoPath(p) === undefined ? [] : [repoPath(p)!])) },
+          only && {
+            ...only,
+            ...(only.paths && { paths: only.paths.flatMap((p) => (repoPath(p) === undefined ? [] : [repoPath(p)!])) }),
+          },
         )
         .flatMap((f) => {
           const path = scope.toPackage(f.path);
