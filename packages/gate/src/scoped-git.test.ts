@@ -88,6 +88,10 @@ describe("scopeGit on a real repository", () => {
       },
     ]);
     expect(git.addedLines(inB)).toEqual([]);
+    // A filter names the package's paths: git is asked for the repository's.
+    expect(git.addedLines(inA, { paths: ["src/x.py"] }).map((f) => f.path)).toEqual(["src/x.py"]);
+    expect(git.addedLines(inA, { paths: ["y.py"] })).toEqual([]);
+    expect(git.addedLines(inA, { suffixes: [".py"] }).map((f) => f.path)).toEqual(["src/x.py"]);
     expect(git.blame({ base, head }, "src/x.py").map((l) => l.sha)).toEqual([inA, inA]);
     expect([...git.differingPaths(base, head)].sort()).toEqual(["../../.github/workflows/ci.yml", "src/x.py", "y.py"]);
     // The package's part of the diff, named as the package names its files.
