@@ -317,8 +317,9 @@ describe("check: the base not measured, and the base that cannot be measured", (
   });
 
   it("a base whose [commands] collect fails in the worktree: exit 2 naming the command, the worktree removed", async () => {
-    // The collection reads a file the base does not track (here: one only the work tree has).
-    const collect = `test -f local-only.txt && ${COLLECT}`;
+    // The collection reads a file the base does not track (here: one only the work tree has). The head's
+    // collection, run beside the base's, outlasts the base's failure.
+    const collect = `test -f local-only.txt && sleep 3 && ${COLLECT}`;
     const p = makeCheckProject({
       base: {
         "proofgate.toml": config({ collect }),
@@ -335,8 +336,10 @@ describe("check: the base not measured, and the base that cannot be measured", (
     expect(r.report.errors[0]!.message).toContain(`\`${collect}\``);
     expect(worktrees(p.dir)).toEqual([]);
     expect(existsSync(baseWorktreeOf(r))).toBe(false);
-    // The base failed first: the head's commands never ran.
-    expect(existsSync(join(p.dir, "collected.txt"))).toBe(false);
+    // The base failed while the head collected: the head's proof run never started.
+    expect((r.report.commands ?? []).map((c) => c.step)).not.toContain("proof");
+    expect(r.stderr).not.toContain("▶ proof");
+    expect(existsSync(join(p.dir, "results.xml"))).toBe(false);
   });
 });
 

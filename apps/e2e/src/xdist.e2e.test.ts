@@ -39,10 +39,10 @@ const explain = (r: CheckRun): string =>
 
 /**
  * What must not depend on how pytest ran: the whole report but its inputs' digests (the JUnit XML's times
- * and coverage.py's timestamp differ from run to run; the report has no timing field of its own).
+ * and coverage.py's timestamp differ from run to run) and each step's wall time.
  */
 function comparable(report: CheckReport): unknown {
-  const drop = new Set(["inputs"]);
+  const drop = new Set(["inputs", "seconds"]);
   const strip = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(strip);
     if (v === null || typeof v !== "object") return v;

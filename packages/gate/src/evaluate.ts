@@ -360,7 +360,11 @@ async function evaluateCheck(
     const phaseBefore = parallel ? ports.git.workTreeStatus() : undefined;
     const watchedBefore = watch?.steps.length ?? 0;
     const baseRun = baseChain();
-    pending = baseRun.catch(() => undefined);
+    // Once the base failed, the head's steps not yet started do not start: the gate exits 2 on the base.
+    let baseFailure: Error | undefined;
+    pending = baseRun.catch((e: unknown) => {
+      baseFailure = e instanceof Error ? e : new Error(String(e));
+    });
     // Without the parallel phase, the base is read first: a base that cannot be collected stops early.
     let baseRead = parallel ? undefined : await baseRun;
     // The base's proven figure ([coverage] max_drop): read before any step runs, so a bad one stops early.
@@ -396,6 +400,7 @@ async function evaluateCheck(
           log,
           watch,
           steps: commands,
+          stopped: () => baseFailure,
         }),
       );
       records = ran.records;

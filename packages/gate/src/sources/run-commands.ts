@@ -58,6 +58,11 @@ export interface RunCommandsOptions {
   watch?: RepositoryWatch | undefined;
   /** Every step that ran (the base's too), in the order they ended, with its time: the report's `commands`. */
   steps?: CommandOutcome[] | undefined;
+  /**
+   * The error that stops the steps not yet started (the base's, run beside them, once it failed): a gate that
+   * will exit 2 on the base does not spend the proof run first. Undefined or returning undefined: they run.
+   */
+  stopped?: (() => Error | undefined) | undefined;
 }
 
 /** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
@@ -118,12 +123,14 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     if (exitCode !== 0) readAfterFailure(o, collect, exitCode, failure);
   }
   if (proof !== undefined) {
+    stopIfAsked(o);
     const setup = proofSetup(o);
     run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof")));
     if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
   }
   // The seed signals judge its results; the property-test rule its record (the settings as they ran).
   if (properties !== undefined && (config.properties.enabled || config.properties.judgeTests)) {
+    stopIfAsked(o);
     const seeds = seedsSetup(o);
     run.outcomes.push(
       await runStep(o, "properties", properties, { ...o.env, ...seeds.env }, stepOutputs(config, "properties")),
@@ -131,6 +138,12 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     if (seeds.record) run.records.properties = { ...readRecord(o, seeds.record), seeds: seeds.files, via: SEEDS_VIA };
   }
   return run;
+}
+
+/** Before a step starts: throws the error that stops the rest (`stopped`), if there is one. */
+function stopIfAsked(o: RunCommandsOptions): void {
+  const error = o.stopped?.();
+  if (error !== undefined) throw error;
 }
 
 /** The files a `[commands]` step must write, as `check --run` requires them (and stamps them: evidence-binding.ts). */
