@@ -424,8 +424,20 @@ async function evaluateCheck(
     const baseProperties = baseRead?.properties;
     const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
 
-    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch);
+    // vitest's run record has no file reads (docs/vitest.md): the reads outside the lock are not judged
+    // there, and the report says so; the lock itself (fixtures_unlocked, fixture_digest) still is.
+    const readsRecorded = (config.commands.runner ?? readBook().universe.value.runner ?? "pytest") !== "vitest";
+    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch, readsRecorded);
     if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
+    if (runner?.proof && config.fixtures.enabled && !readsRecorded) {
+      warnings.push({
+        code: "runner_unverifiable",
+        file: config.file,
+        message:
+          "the vitest proof run does not record the files its tests read: a golden file read from outside [fixtures] paths (unlocked_fixture_read) is not judged; the fixture lock is",
+        fix: "keep every golden file the tests read under [fixtures] paths",
+      });
+    }
     return await judge(
       {
         clock: request.clock,
@@ -617,7 +629,8 @@ function runnerEvidence(
   loaded: LoadedPatch,
   config: GateConfig,
   records: CommandsRun["records"],
-  watch?: RepositoryWatch | undefined,
+  watch: RepositoryWatch | undefined,
+  readsRecorded: boolean,
 ): RunnerEvidence {
   const { git, files } = ports;
   const shown = (path: string) => repoRelative(files.root, path) ?? path;
@@ -659,17 +672,18 @@ function runnerEvidence(
     },
     scans,
     // Seeds are data the property tests read; seed_rewrite guards them as the lock guards fixtures.
-    fixtures: config.fixtures.enabled
-      ? {
-          paths: config.fixtures.paths,
-          lock: config.fixtures.lock,
-          allow: [
-            ...DEFAULT_READ_ALLOW,
-            ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
-          ],
-          tracked: new Set(headFiles),
-        }
-      : undefined,
+    fixtures:
+      config.fixtures.enabled && readsRecorded
+        ? {
+            paths: config.fixtures.paths,
+            lock: config.fixtures.lock,
+            allow: [
+              ...DEFAULT_READ_ALLOW,
+              ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
+            ],
+            tracked: new Set(headFiles),
+          }
+        : undefined,
     // The same array the later steps (the base's skips) still fill: decide() reads it once all have run.
     writes: watch && { steps: watch.steps, tracked: new Set(headFiles), policy: watch.policy },
     shipped: shippedEvidence(git, loaded, addedByCommit),

@@ -2,6 +2,7 @@ import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import {
   DEFAULT_AGENT_PATTERNS,
+  DEFAULT_PROTECTED_PATHS,
   REPORT_DIR,
   defaultConfig,
   GateError,
@@ -21,7 +22,9 @@ import { fixtureLockText, settingsFromConfig, writeNew, type LockSettings } from
 import { detectLayout, type CiFound } from "../layout/detect-layout.js";
 import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
-import { diskTree } from "../layout/layout-tree.js";
+import { diskTree, type LayoutTree } from "../layout/layout-tree.js";
+import { detectVitest } from "../layout/detect-vitest.js";
+import { planVitestInit } from "../layout/init-vitest.js";
 import { choosePython, type PythonTools } from "../layout/python-tools.js";
 import { tryCollectOnce, type CommandTryRunner } from "../layout/try-collect.js";
 import { measureFloor, type InitFloor } from "../layout/measure-floor.js";
@@ -70,6 +73,10 @@ function tomlList(values: readonly string[]): string {
 /** A list as commented-out TOML, one item a line. */
 function commentedList(key: string, values: readonly string[]): string {
   return [`# ${key} = [`, ...values.map((v) => `#   ${tomlString(v)},`), "# ]"].join("\n");
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
 }
 
 function tomlNumber(value: number): string {
@@ -191,7 +198,7 @@ ${d.agents.allowedSigners === undefined ? '# allowed_signers = ".github/allowed_
 [protect]
 # Paths a patch may not touch without \`${t.gateChange}: human\` on a human commit (\`protected_path\`).
 # Commented out, the built-in list below applies; uncommented, your list replaces it.
-${commentedList("paths", d.protect.paths)}
+${sameList(d.protect.paths, DEFAULT_PROTECTED_PATHS) ? commentedList("paths", d.protect.paths) : `paths = ${tomlList(d.protect.paths)}`}
 # The test runner's settings, compared by meaning (a reformat, or a dependency bump in pyproject.toml,
 # is no change): a whole file, or "file [section]". Commented out, the built-in list applies.
 ${commentedList("sections", d.protect.sections)}
@@ -325,6 +332,18 @@ function platformsToPrint(chosen: string, env: Env, found: readonly CiFound[]): 
   return [{ platform: "local", how: "no CI detected" }];
 }
 
+/** Python test settings or packaging at the root: the project is a Python one, whatever else it holds. */
+function isPythonProject(tree: LayoutTree): boolean {
+  return ["pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", "conftest.py"].some(
+    (f) => tree.kind(f) === "file",
+  );
+}
+
+/** Whether the root package.json declares @vitest/coverage-v8 (installed or not). */
+function coverageV8Declared(tree: LayoutTree): boolean {
+  return /"@vitest\/coverage-v8"\s*:/.test(tree.read("package.json") ?? "");
+}
+
 /**
  * `proofgate init [--platform auto|local|github|gitlab|buildkite] [--python CMD] [--no-gitignore]`: reads
  * the repository's layout (pytest's and coverage.py's settings, the package and test folders, golden
@@ -351,11 +370,21 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   const at = (path: string): string => (isAbsolute(path) ? path : join(root, path));
   let wrote = 0;
 
-  const layout = detectLayout(diskTree(root));
-  const probe = options.probe ?? ((chosen: string | undefined) => choosePython(chosen, root, env));
-  const tools = probe(optionalFlag("python", args.python));
+  const tree = diskTree(root);
+  const layout = detectLayout(tree);
   const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS, CONFIG_FILE);
-  const plan = planInit(layout, tools, defaults);
+  // A vitest project with no Python test settings gets vitest's commands; a Python one (or a mixed one
+  // with pytest's settings) pytest's, as before.
+  const vitest = isPythonProject(tree) ? undefined : detectVitest(tree);
+  const probe = options.probe ?? ((chosen: string | undefined) => choosePython(chosen, root, env));
+  const tools: PythonTools = vitest ? { command: "python" } : probe(optionalFlag("python", args.python));
+  const plan = vitest
+    ? planVitestInit(
+        vitest,
+        defaults,
+        tree.kind("node_modules/@vitest/coverage-v8") === "dir" || coverageV8Declared(tree),
+      )
+    : planInit(layout, tools, defaults);
   // The floor fits the project: measured by one proof run (before the config exists, so only for a new one).
   let floor: InitFloor | undefined;
   if (!existsSync(at(CONFIG_FILE))) {

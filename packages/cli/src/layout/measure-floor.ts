@@ -5,7 +5,7 @@
 // command cannot run or writes no report, the floor stays 70, and the config says to raise it.
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
-import { parseCoveragePyJson, type Env, type GateConfig } from "@proofgate/core";
+import { parseCoveragePyJson, readCoverage, summarizeCoverage, type Env, type GateConfig } from "@proofgate/core";
 import { shellTry, type CommandTryRunner } from "./try-collect.js";
 
 /** The floor init writes, the comment above it, and what init says about it. */
@@ -90,10 +90,14 @@ export function measureFloor(
   }
   if (exitCode !== 0) return KEEP_70(`[commands] proof exited with ${exitCode} when init ran it`, fallback);
   if (text === undefined) return KEEP_70(`[commands] proof wrote no ${report}`, fallback);
-  const parsed = parseCoveragePyJson(text, report);
-  if (!parsed.totals) return KEEP_70(`${report} is not a coverage.py JSON report init can read`, fallback);
-  if (parsed.totals.statements === 0) return KEEP_70(`${report} measured no statements`, fallback);
-  const percent = parsed.totals.percent;
+  const totals = reportTotals(text, report, root, config.commands.runner === "vitest");
+  if (!totals)
+    return KEEP_70(
+      `${report} is not a ${config.commands.runner === "vitest" ? "coverage" : "coverage.py JSON"} report init can read`,
+      fallback,
+    );
+  if (totals.statements === 0) return KEEP_70(`${report} measured no statements`, fallback);
+  const percent = totals.percent;
   const minProven = floorOf(percent);
   return {
     minProven,
@@ -103,4 +107,16 @@ export function measureFloor(
     ],
     said: `min_proven = ${minProven}: the proof run, run once by init, covered ${percent.toFixed(2)}%`,
   };
+}
+
+/** The totals of the report: coverage.py's own for its JSON; for vitest, any format the gate reads (coverage-v8's Istanbul JSON). */
+function reportTotals(
+  text: string,
+  report: string,
+  root: string,
+  anyFormat: boolean,
+): { statements: number; percent: number } | undefined {
+  if (!anyFormat) return parseCoveragePyJson(text, report).totals;
+  const read = readCoverage(text, report, { root });
+  return read.data && read.errors.length === 0 ? summarizeCoverage(read.data) : undefined;
 }

@@ -247,6 +247,13 @@ export default class ProofgateReporter {
   onInit(vitest) {
     this.vitest = vitest;
     for (const project of vitest.projects) project.config.runner = RUNNER;
+    // The gate's runner runs in every worker: it is no source of the project, so coverage never measures
+    // it (the coverage provider reads these arrays when it filters each file).
+    for (const options of [vitest.config?.coverage, vitest.coverageProvider?.options]) {
+      if (!options || typeof options !== "object") continue;
+      if (!Array.isArray(options.exclude)) options.exclude = [];
+      if (!options.exclude.includes(RUNNER)) options.exclude.push(RUNNER);
+    }
   }
   onTestRunEnd(modules, errors, reason) {
     if (!NONCE || !KEY || !RECORD) return;

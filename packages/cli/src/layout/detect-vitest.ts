@@ -1,0 +1,127 @@
+// What `proofgate init` learns from a vitest project: that it is one (vitest in the root package.json, or a
+// vitest config file at the root), how the project runs its tools (the package manager its lockfile names),
+// the config files a patch could loosen the run with, and the golden files (`__fixtures__`, `__snapshots__`)
+// and seed folders the gate locks. It reads only through a LayoutTree, like the Python layout's detector.
+import type { LayoutTree } from "./layout-tree.js";
+
+/** The layout of a vitest project, as far as the gate's commands and signals need it. */
+export interface VitestLayout {
+  /** Why init takes the project for a vitest one: `vitest in package.json devDependencies`. */
+  from: string;
+  /** How the project runs a tool it installed: `pnpm exec vitest`, `yarn vitest`, `npx --no vitest`. */
+  exec: string;
+  /** vitest's and vite's config files at the root: what can change which tests run and what is measured. */
+  configFiles: string[];
+  /** Golden-file folders: `__fixtures__` and `__snapshots__` folders, and `fixtures` in test folders, that hold files. */
+  fixtures: string[];
+  /** Seed folders that hold files (`properties/seeds`, `fuzz/corpus`), wherever they are. */
+  seeds: string[];
+  /** Folders of property tests (`__properties__`), and the folders that hold the seed folders. */
+  propertyTests: string[];
+}
+
+/** Config files vitest (or vite, whose `test` block vitest reads) takes its settings from. */
+const CONFIG_FILE = /^(vitest\.config|vite\.config|vitest\.workspace|vitest\.projects)\.(ts|mts|cts|js|mjs|cjs|json)$/;
+
+/** Folders never searched: installed packages, build output, caches, the gate's own output. */
+const SKIP = new Set(["node_modules", "dist", "build", "coverage", "out", "proofgate-report", "target", "vendor"]);
+
+/** Folders of golden files by name, anywhere; `fixtures` only inside a test folder. */
+const GOLDEN = new Set(["__fixtures__", "__snapshots__"]);
+const TEST_FOLDER = /^(tests?|__tests__|spec)$/;
+
+/** Seed folders, by their last two names. */
+const SEED = /(^|\/)(properties|property|fuzz)\/(seeds|corpus)$/;
+
+/** A walk stops after this many entries: init reads a layout, it does not index a tree. */
+const WALK_LIMIT = 50_000;
+
+const PLACEHOLDERS = new Set([".gitkeep", ".keep", ".gitignore"]);
+
+/** The vitest layout of the repository `tree` holds, or undefined when it is not a vitest project. */
+export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
+  const configFiles = tree
+    .list("")
+    .filter((n) => CONFIG_FILE.test(n))
+    .sort();
+  const declared = vitestDeclared(tree.read("package.json"));
+  const vitestConfig = configFiles.find((f) => f.startsWith("vitest."));
+  if (declared === undefined && vitestConfig === undefined) return undefined;
+  const from = declared !== undefined ? `vitest in package.json ${declared}` : vitestConfig!;
+
+  const fixtures: string[] = [];
+  const seeds: string[] = [];
+  const propertyTests: string[] = [];
+  let seen = 0;
+  const walk = (dir: string, inTests: boolean): void => {
+    for (const name of tree.list(dir)) {
+      if (++seen > WALK_LIMIT) return;
+      if (!name.endsWith("/")) continue;
+      const base = name.slice(0, -1);
+      if (base.startsWith(".") || SKIP.has(base)) continue;
+      const path = dir === "" ? base : `${dir}/${base}`;
+      if (SEED.test(path) && filesIn(tree, path) > 0) {
+        seeds.push(path);
+        propertyTests.push(path.slice(0, path.lastIndexOf("/")));
+        continue;
+      }
+      if (base === "__properties__") propertyTests.push(path);
+      if ((GOLDEN.has(base) || (inTests && base === "fixtures")) && filesIn(tree, path) > 0) {
+        fixtures.push(path);
+        continue;
+      }
+      walk(path, inTests || TEST_FOLDER.test(base));
+    }
+  };
+  walk("", false);
+
+  return {
+    from,
+    exec: packageRunner(tree),
+    configFiles,
+    fixtures: fixtures.sort(),
+    seeds: seeds.sort(),
+    propertyTests: [...new Set(propertyTests)].sort(),
+  };
+}
+
+/** Where the root package.json declares vitest (`devDependencies`), or undefined. */
+function vitestDeclared(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof manifest !== "object" || manifest === null) return undefined;
+  for (const key of ["devDependencies", "dependencies"]) {
+    const deps = (manifest as Record<string, unknown>)[key];
+    if (typeof deps === "object" && deps !== null && "vitest" in deps) return key;
+  }
+  return undefined;
+}
+
+/** The command that runs the project's installed vitest: the lockfile says which package manager installed it. */
+function packageRunner(tree: LayoutTree): string {
+  if (tree.kind("pnpm-lock.yaml") === "file") return "pnpm exec vitest";
+  if (tree.kind("yarn.lock") === "file") return "yarn vitest";
+  if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bunx vitest";
+  // --no: never download a vitest the project did not install.
+  return "npx --no vitest";
+}
+
+/** How many files a folder holds (placeholders aside), counting at most a few thousand. */
+function filesIn(tree: LayoutTree, folder: string): number {
+  let files = 0;
+  let seen = 0;
+  const walk = (dir: string): void => {
+    for (const name of tree.list(dir)) {
+      if (++seen > 5_000) return;
+      if (name.endsWith("/")) walk(`${dir}/${name.slice(0, -1)}`);
+      else if (!PLACEHOLDERS.has(name)) files++;
+    }
+  };
+  walk(folder);
+  return files;
+}

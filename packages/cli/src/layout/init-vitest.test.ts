@@ -1,0 +1,123 @@
+import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, pathMatcher, protectedPaths } from "@proofgate/core";
+import { describe, expect, it } from "vitest";
+import { configTemplate } from "../commands/init.js";
+import { detectVitest } from "./detect-vitest.js";
+import { planVitestInit, VITEST_CONFIG_GLOBS } from "./init-vitest.js";
+import { memoryTree } from "./layout-tree.js";
+
+const DEFAULTS = defaultConfig(DEFAULT_AGENT_PATTERNS);
+
+// A pnpm monorepo like this one: vitest at the root, projects in packages, recorded fixtures and snapshots
+// beside the sources, a fast-check property suite with a committed seed corpus.
+const MONOREPO = {
+  "package.json": JSON.stringify({
+    private: true,
+    devDependencies: { vitest: "4.1.12", "@vitest/coverage-v8": "4.1.12" },
+  }),
+  "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+  "vitest.config.ts": "export default {}\n",
+  "packages/core/vitest.config.ts": "export default {}\n",
+  "packages/core/src/index.ts": "",
+  "packages/core/src/__fixtures__/report.json": "{}",
+  "packages/core/src/__snapshots__/render.test.ts.snap": "// snapshot\n",
+  "packages/core/src/__properties__/gate.property.test.ts": "",
+  "packages/core/properties/seeds/floor/001.json": "{}",
+  "packages/cli/test/fixtures/help.txt": "usage",
+  "packages/cli/src/fixtures/not-a-test-folder.ts": "",
+  "packages/cli/src/__fixtures__/.gitkeep": "",
+  "node_modules/some-lib/__fixtures__/x.json": "{}",
+  "packages/core/dist/__fixtures__/report.json": "{}",
+};
+
+describe("detectVitest", () => {
+  it("finds a vitest monorepo: the package manager, the root config, golden folders and seeds, never node_modules or dist", () => {
+    expect(detectVitest(memoryTree(MONOREPO))).toEqual({
+      from: "vitest in package.json devDependencies",
+      exec: "pnpm exec vitest",
+      configFiles: ["vitest.config.ts"],
+      fixtures: ["packages/cli/test/fixtures", "packages/core/src/__fixtures__", "packages/core/src/__snapshots__"],
+      seeds: ["packages/core/properties/seeds"],
+      propertyTests: ["packages/core/properties", "packages/core/src/__properties__"],
+    });
+  });
+
+  it("a vitest config alone is enough; npm's runner never downloads a vitest the project lacks", () => {
+    const found = detectVitest(
+      memoryTree({ "vitest.config.mts": "", "package-lock.json": "{}", "package.json": "{}" }),
+    );
+    expect(found).toMatchObject({ from: "vitest.config.mts", exec: "npx --no vitest", fixtures: [], seeds: [] });
+    expect(detectVitest(memoryTree({ "yarn.lock": "", "package.json": '{"dependencies":{"vitest":"4"}}' }))?.exec).toBe(
+      "yarn vitest",
+    );
+  });
+
+  it("no vitest: a Python project, a package.json without vitest, one that is not JSON", () => {
+    expect(detectVitest(memoryTree({ "pyproject.toml": "", "tests/test_a.py": "" }))).toBeUndefined();
+    expect(detectVitest(memoryTree({ "package.json": '{"devDependencies":{"jest":"29"}}' }))).toBeUndefined();
+    expect(detectVitest(memoryTree({ "package.json": "{ not json" }))).toBeUndefined();
+  });
+});
+
+describe("planVitestInit", () => {
+  const layout = detectVitest(memoryTree(MONOREPO))!;
+
+  it("writes vitest's commands: the universe from `vitest list --json`, coverage-v8's Istanbul JSON, JUnit, the gate's reporter", () => {
+    const { config, warnings } = planVitestInit(layout, DEFAULTS, true);
+    expect(config.commands).toMatchObject({
+      runner: "vitest",
+      record: true,
+      collect: "pnpm exec vitest list --json > collected.json",
+      proof:
+        "pnpm exec vitest run --coverage.enabled --coverage.provider=v8 --coverage.reporter=json --coverage.reportOnFailure --coverage.reportsDirectory=coverage --reporter=default --reporter=junit --outputFile.junit=results.xml ${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}",
+    });
+    expect(config.commands.properties).toBeUndefined();
+    expect(config.universe.collected).toEqual(["collected.json"]);
+    expect(config.coverage.reports).toEqual(["coverage/coverage-final.json"]);
+    expect(config.results.junit).toEqual(["results.xml"]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("locks the golden folders; judges the seeds and the property tests as property tests (no vitest property step yet)", () => {
+    const { config } = planVitestInit(layout, DEFAULTS, true);
+    expect(config.fixtures).toMatchObject({ enabled: true, paths: layout.fixtures });
+    expect(config.properties).toMatchObject({
+      enabled: false,
+      judgeTests: true,
+      tests: ["packages/core/properties", "packages/core/src/__properties__"],
+    });
+  });
+
+  it("protects every vitest and vite config, a workspace project's too", () => {
+    const { config } = planVitestInit(layout, DEFAULTS, true);
+    const protect = pathMatcher(protectedPaths(config));
+    for (const path of [
+      "vitest.config.ts",
+      "packages/core/vitest.config.ts",
+      "apps/web/vite.config.mjs",
+      "vitest.workspace.ts",
+    ])
+      expect(protect(path), path).toBe(true);
+    expect(protect("packages/core/src/index.ts")).toBe(false);
+    expect(config.protect.paths).toEqual([...DEFAULTS.protect.paths, ...VITEST_CONFIG_GLOBS]);
+  });
+
+  it("warns when @vitest/coverage-v8 is missing, and turns fixtures off where there are none", () => {
+    const bare = detectVitest(memoryTree({ "package.json": '{"devDependencies":{"vitest":"4"}}' }))!;
+    const { config, warnings } = planVitestInit(bare, DEFAULTS, false);
+    expect(warnings).toEqual([expect.stringContaining("@vitest/coverage-v8 is not installed")]);
+    expect(config.fixtures.enabled).toBe(false);
+    expect(config.properties).toMatchObject({ enabled: false, judgeTests: false });
+  });
+
+  it("the template it writes is a config the gate loads as planned, [protect] paths uncommented", () => {
+    const plan = planVitestInit(layout, DEFAULTS, true);
+    const text = configTemplate(plan.config, plan.notes);
+    expect(text).toMatch(/^paths = \[.*"\*\*\/vitest\.config\.\*"/m);
+    const loaded = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.config?.commands).toEqual(plan.config.commands);
+    expect(loaded.config?.protect.paths).toEqual(plan.config.protect.paths);
+    expect(loaded.config?.properties).toEqual(plan.config.properties);
+    expect(loaded.config?.fixtures.paths).toEqual(plan.config.fixtures.paths);
+  });
+});

@@ -1,0 +1,112 @@
+// The config `proofgate init` writes for a vitest project: the universe from `vitest list --json`, the proof
+// run with @vitest/coverage-v8's Istanbul JSON and vitest's JUnit, the gate's reporter (deselection and the
+// run record), the golden files and seeds found, and vitest's config files protected (their settings are not
+// compared by meaning yet: docs/vitest.md). Pure: the caller detects.
+import type { GateConfig } from "@proofgate/core";
+import type { VitestLayout } from "./detect-vitest.js";
+import type { InitPlan, TemplateNotes } from "./init-config.js";
+
+/** The evidence files the vitest commands write. */
+export const VITEST_COLLECTED = "collected.json";
+export const VITEST_COVERAGE_DIR = "coverage";
+export const VITEST_REPORT = `${VITEST_COVERAGE_DIR}/coverage-final.json`;
+const RESULTS = "results.xml";
+
+/** vitest's and vite's config files anywhere in the repository: a project's own config too. */
+export const VITEST_CONFIG_GLOBS: readonly string[] = Object.freeze([
+  "**/vitest.config.*",
+  "**/vite.config.*",
+  "**/vitest.workspace.*",
+]);
+
+/** The proof command for `exec` (`pnpm exec vitest`): coverage-v8's Istanbul JSON, JUnit, and the gate's reporter when the gate runs it. */
+export function vitestProofCommand(exec: string): string {
+  return (
+    // reportOnFailure: a failing test is tests_failed, judged with the coverage of the run, not a missing report.
+    `${exec} run --coverage.enabled --coverage.provider=v8 --coverage.reporter=json --coverage.reportOnFailure ` +
+    `--coverage.reportsDirectory=${VITEST_COVERAGE_DIR} --reporter=default --reporter=junit ` +
+    `--outputFile.junit=${RESULTS} \${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}`
+  );
+}
+
+/** Plans the config for a vitest project on top of `defaults`; `coverageV8` says whether @vitest/coverage-v8 is installed. */
+export function planVitestInit(layout: VitestLayout, defaults: GateConfig, coverageV8: boolean): InitPlan {
+  const config: GateConfig = structuredClone(defaults);
+  const notes: TemplateNotes = {};
+  const findings: string[] = [];
+  const warnings: string[] = [];
+  const t = config.trailers;
+
+  config.universe.collected = [VITEST_COLLECTED];
+  config.coverage.reports = [VITEST_REPORT];
+  config.results.junit = [RESULTS];
+  config.commands = {
+    ...config.commands,
+    runner: "vitest",
+    collect: `${layout.exec} list --json > ${VITEST_COLLECTED}`,
+    proof: vitestProofCommand(layout.exec),
+  };
+  notes.commands = [
+    `Written by \`proofgate init\` for vitest (${layout.from}), run as \`${layout.exec}\`. The proof run loads the`,
+    "gate's reporter (PROOFGATE_VITEST_REPORTER): it skips the frozen tests and writes the signed run record.",
+  ];
+  notes.coverage = [
+    "@vitest/coverage-v8's Istanbul JSON of the proof run (rerun mode: vitest has no per-test contexts).",
+  ];
+  findings.push(`vitest: ${layout.from}; the commands run \`${layout.exec}\``);
+  if (!coverageV8) {
+    warnings.push(
+      "@vitest/coverage-v8 is not installed: the proof run cannot write coverage. Install it at vitest's version (for example `npm i -D @vitest/coverage-v8`)",
+    );
+  }
+
+  // vitest's own settings choose which tests run and what is measured: a change to any of them, a
+  // workspace project's included, needs a human.
+  config.protect.paths = [...config.protect.paths, ...VITEST_CONFIG_GLOBS];
+  findings.push(
+    `vitest config: ${layout.configFiles.length > 0 ? layout.configFiles.join(", ") : "none at the root"}; protected: ${VITEST_CONFIG_GLOBS.join(", ")} (a change needs \`${t.gateChange}: human\`)`,
+  );
+  // coverage.py's settings and Python exemptions do not apply.
+  config.measurement.exempt = [];
+
+  if (layout.fixtures.length > 0) {
+    config.fixtures.paths = [...layout.fixtures];
+    notes.fixtures = [`Found by \`proofgate init\`: ${layout.fixtures.join(", ")}.`];
+    findings.push(`golden files: ${layout.fixtures.join(", ")}`);
+  } else {
+    config.fixtures.enabled = false;
+    notes.fixtures = [
+      "Off: `proofgate init` found no golden-file folder (`__fixtures__` or `__snapshots__` anywhere, `fixtures`",
+      "in a test folder, holding files). To turn it on: list the folder in paths, set enabled = true, run",
+      `\`proofgate lock\`, and commit both in a human commit with \`${t.gateChange}: human\` and \`${t.fixtureLock}: human\`.`,
+    ];
+    findings.push("golden files: none found, so [fixtures] enabled = false");
+  }
+
+  // The property suite: vitest has no properties step of its own yet (docs/vitest.md), so the seed signals
+  // stay off and the property tests and their seeds are judged as property tests: a change to a file in
+  // those folders, the seeds included, needs a human's trailer (property_weakened). The suite itself runs
+  // in the proof run, where a failure is tests_failed.
+  config.properties.enabled = false;
+  config.properties.judgeTests = layout.propertyTests.length > 0;
+  if (layout.propertyTests.length > 0) config.properties.tests = [...layout.propertyTests];
+  if (layout.seeds.length > 0) {
+    notes.properties = [
+      `Found by \`proofgate init\`: the seeds ${layout.seeds.join(", ")}. vitest has no property step of its own`,
+      "yet, so the seed signals are off; the seeds' folders are property test folders, so a patch that changes",
+      `a seed or a property test needs \`${t.propertySeeds}: human\` (property_weakened). The suite runs in the proof run.`,
+    ];
+    findings.push(
+      `seeds: ${layout.seeds.join(", ")}; judged as property tests with ${layout.propertyTests.join(", ")}`,
+    );
+  } else {
+    notes.properties = [
+      "Off: `proofgate init` found no seed folder (properties/seeds, property/seeds or fuzz/corpus, holding",
+      `files).${layout.propertyTests.length > 0 ? ` The property tests in ${layout.propertyTests.join(", ")} are judged (property_weakened).` : ""}`,
+    ];
+    findings.push(
+      `seeds: none found, so [properties] enabled = false${layout.propertyTests.length > 0 ? `; property tests judged: ${layout.propertyTests.join(", ")}` : ""}`,
+    );
+  }
+  return { config, notes, findings, warnings };
+}
