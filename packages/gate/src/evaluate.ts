@@ -249,18 +249,7 @@ async function evaluateCheck(
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
   const measurement = measurementSource(ports, config, loaded);
 
-  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
-  const universe = { paths: config.universe.collected, flag: "[universe] collected" };
-  let book: LeaseBook | undefined;
-  // After the collection (with --run): the universe the proof run is planned on is the one judged.
-  const readBook = (): LeaseBook =>
-    (book ??= leaseBook(
-      files,
-      ledger,
-      universe,
-      request.clock.today,
-      config.commands.runner === undefined ? undefined : { name: config.commands.runner, file: config.file },
-    ));
+  const readBook = lazyLeaseBook(files, config, request.clock.today);
   // With --run, the base's own commands run on the base's files, in a worktree removed afterwards
   // whatever happens (once every base step has ended).
   let checkout: string | undefined;
@@ -332,49 +321,27 @@ async function evaluateCheck(
       }
       if (watch && phaseBefore) watchPhase(ports, watch, phaseBefore, watchedBefore, log);
     }
-    const baseTests = baseRead?.tests;
-    const baseProperties = baseRead?.properties;
     const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
 
     const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch);
     if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
     return await judge(
-      {
-        clock: request.clock,
+      checkSources({
+        request,
+        ports,
+        config,
+        loaded,
         book: readBook(),
-        coverage: coverageSources(request, config),
-        coverageRoles: "by-source",
-        results: config.results.junit,
-        maxUnledgeredSkips: config.results.maxUnledgeredSkips,
-        minProven: config.coverage.minProven,
-        minPatchProven: config.coverage.minPatchProven,
-        patchLines: shallow
-          ? { notMeasured: "the history does not reach the base" }
-          : patchLines(ports, loaded.patch.base, loaded.patch.head),
-        coverageDrop: baseCoverage,
-        maxLeaseDays: config.ledger.maxLeaseDays,
-        properties: config.properties.enabled
-          ? { kind: "results", paths: config.properties.results }
-          : { kind: "off", why: loaded.off.properties },
-        fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
-        policySource: shallow
-          ? "the work tree's proofgate.toml: the history does not reach the base"
-          : `${loaded.policySource}${config.evidence.bound ? "" : `; ${UNBOUND_POLICY}`}`,
-        bindEvidence: shallow
-          ? undefined
-          : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),
-        patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
-        fixtureLock: () => found.lock,
+        baseCoverage,
+        stamps,
+        found,
         commands,
         runner,
         warnings,
-        measurement:
-          measurement?.kind === "evidence" && baseTests?.base.kind === "measured"
-            ? { ...measurement, baseIds: baseTests.base.universe.ids }
-            : measurement,
-        propertyIds: baseProperties && propertyIdsSource(ports, loaded, config, baseProperties),
-        testChanges: baseTests && testChangesSource(baseOptions, loaded, baseTests),
-      },
+        measurement,
+        baseRead,
+        baseOptions,
+      }),
       ports,
       log,
       trace,
@@ -390,6 +357,79 @@ async function evaluateCheck(
       timed("base worktree removed", () => ports.git.removeWorktree(dir));
     }
   }
+}
+
+/** Everything `check` hands the one loader: where each input is, the base's side, and what was learned before. */
+function checkSources(s: {
+  request: CheckRequest;
+  ports: GatePorts;
+  config: GateConfig;
+  loaded: LoadedPatch;
+  book: LeaseBook;
+  baseCoverage: JudgeSources["coverageDrop"];
+  stamps: ReturnType<typeof readStamps>;
+  found: FixturesFound;
+  commands: CommandOutcome[];
+  runner: RunnerEvidence | undefined;
+  warnings: GateIssue[];
+  measurement: JudgeSources["measurement"];
+  baseRead: Awaited<ReturnType<typeof readBaseSteps>> | undefined;
+  baseOptions: BaseTestsOptions;
+}): JudgeSources {
+  const { request, ports, config, loaded, book, baseCoverage, stamps, found, commands, runner, warnings, measurement } =
+    s;
+  const shallow = loaded.patch.shallow !== undefined;
+  const baseTests = s.baseRead?.tests;
+  const baseProperties = s.baseRead?.properties;
+  return {
+    clock: request.clock,
+    book,
+    coverage: coverageSources(request, config),
+    coverageRoles: "by-source",
+    results: config.results.junit,
+    maxUnledgeredSkips: config.results.maxUnledgeredSkips,
+    minProven: config.coverage.minProven,
+    minPatchProven: config.coverage.minPatchProven,
+    patchLines: shallow
+      ? { notMeasured: "the history does not reach the base" }
+      : patchLines(ports, loaded.patch.base, loaded.patch.head),
+    coverageDrop: baseCoverage,
+    maxLeaseDays: config.ledger.maxLeaseDays,
+    properties: config.properties.enabled
+      ? { kind: "results", paths: config.properties.results }
+      : { kind: "off", why: loaded.off.properties },
+    fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
+    policySource: shallow
+      ? "the work tree's proofgate.toml: the history does not reach the base"
+      : `${loaded.policySource}${config.evidence.bound ? "" : `; ${UNBOUND_POLICY}`}`,
+    bindEvidence: shallow ? undefined : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),
+    patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
+    fixtureLock: () => found.lock,
+    commands,
+    runner,
+    warnings,
+    measurement:
+      measurement?.kind === "evidence" && baseTests?.base.kind === "measured"
+        ? { ...measurement, baseIds: baseTests.base.universe.ids }
+        : measurement,
+    propertyIds: baseProperties && propertyIdsSource(ports, loaded, config, baseProperties),
+    testChanges: baseTests && testChangesSource(s.baseOptions, loaded, baseTests),
+  };
+}
+
+/** The ledger, read now; the lease book, read on first use (after the collection with --run: the universe the proof run is planned on is the one judged). */
+function lazyLeaseBook(files: GatePorts["files"], config: GateConfig, today: IsoDate): () => LeaseBook {
+  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
+  const universe = { paths: config.universe.collected, flag: "[universe] collected" };
+  let book: LeaseBook | undefined;
+  return (): LeaseBook =>
+    (book ??= leaseBook(
+      files,
+      ledger,
+      universe,
+      today,
+      config.commands.runner === undefined ? undefined : { name: config.commands.runner, file: config.file },
+    ));
 }
 
 /** The patch from git, judged from the base `check` resolves, with the fixtures checked on the way. */
