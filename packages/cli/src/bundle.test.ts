@@ -38,12 +38,12 @@ describe("the bundle's lock path", () => {
   it("loads none of the policy beyond yargs and main.ts", () => {
     const graph = staticGraph(dynamicChunk("lock-entry"));
     // What it needs is there (so the scan reads the chunks)...
-    expect(graph.sources.some((s) => s.endsWith("core/dist/fixtures-lock.js"))).toBe(true);
-    expect(graph.sources.some((s) => s.endsWith("core/dist/config.js"))).toBe(true);
+    expect(graph.sources.some((s) => s.endsWith("core/dist/fixtures/fixtures-lock.js"))).toBe(true);
+    expect(graph.sources.some((s) => s.endsWith("core/dist/config/config.js"))).toBe(true);
     expect(graph.sources.some((s) => s.endsWith("gate/dist/node/fixture-hashing/hash-files.js"))).toBe(true);
     // ...and what it does not need is not: the XML and glob libraries, the policy modules.
     const heavy = graph.sources.filter((s) =>
-      /\/(fast-xml-parser|picomatch)@|core\/dist\/(decide|ledger|junit|universe|patch|signals|platform|coverage)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|inputs|patch|run-commands))/.test(
+      /\/(fast-xml-parser|picomatch)@|core\/dist\/(?:[a-z-]+\/)?(decide|ledger|junit|universe|patch|signals|platform|coverage)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|inputs|patch|run-commands))/.test(
         s,
       ),
     );
@@ -63,10 +63,10 @@ describe("the bundle's deselect path", () => {
   it("loads yargs and what deselect needs, not the rest of the gate", () => {
     const sources = [...mainSources(), ...staticGraph(dynamicChunk("deselect")).sources];
     expect(sources.some((s) => /\/yargs@/.test(s))).toBe(true);
-    expect(sources.some((s) => s.endsWith("core/dist/deselect.js"))).toBe(true);
-    expect(sources.some((s) => s.endsWith("core/dist/ledger.js"))).toBe(true);
+    expect(sources.some((s) => s.endsWith("core/dist/evidence/deselect.js"))).toBe(true);
+    expect(sources.some((s) => s.endsWith("core/dist/ledger/ledger.js"))).toBe(true);
     const heavy = sources.filter((s) =>
-      /\/picomatch@|core\/dist\/(decide|build-report|patch|signals|platform|coverage-model|coverage-config|runner-config|proof-run)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|patch|run-commands|signatures))/.test(
+      /\/picomatch@|core\/dist\/(?:[a-z-]+\/)?(decide|build-report|patch|signals|platform|coverage-model|coverage-config|runner-config|proof-run)|gate\/dist\/(evaluate|run-gate|sources\/(coverage|patch|run-commands|signatures))/.test(
         s,
       ),
     );

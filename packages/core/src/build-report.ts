@@ -1,8 +1,8 @@
 // From the facts and the findings to the typed report: the article's numbers, the decision table's
 // values and policies, and the sections a reader checks them against.
-import type { GateIssue } from "./errors.js";
-import type { Lease } from "./ledger.js";
-import type { Decision, ReasonCode } from "./reasons.js";
+import type { GateIssue } from "./common/errors.js";
+import type { Lease } from "./ledger/ledger.js";
+import type { Decision, ReasonCode } from "./common/reasons.js";
 import {
   REPORT_SCHEMA_VERSION,
   type CoverageSection,
@@ -11,18 +11,18 @@ import {
   type InputDigest,
   type ProvenCoverage,
   type ReportLease,
-} from "./report.js";
+} from "./model/report.js";
 import { frozenOnlyFiles } from "./coverage/frozen-only.js";
 import { coverageDrop } from "./coverage-drop.js";
 import { leaseCosts, type LeaseCosts } from "./coverage/lease-cost.js";
 import type { GateFacts } from "./rules.js";
-import { buildSignals, type SignalId, type SignalMeasure } from "./signals.js";
-import type { PatchPolicy } from "./patch.js";
-import { carriesHumanTrailer, classifyCommit } from "./authorship.js";
+import { buildSignals, type SignalId, type SignalMeasure } from "./common/signals.js";
+import type { PatchPolicy } from "./patch/patch.js";
+import { carriesHumanTrailer, classifyCommit } from "./model/authorship.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
 import type { RunRecord } from "./proof-run/record.js";
-import { unledgeredSkipCount } from "./evidence.js";
-import type { TestChangeJudgement } from "./test-changes.js";
+import { unledgeredSkipCount } from "./evidence/evidence.js";
+import type { TestChangeJudgement } from "./evidence/test-changes.js";
 
 /** The raw figure beside the proven one, and what only frozen tests run. */
 function hiddenDebt(

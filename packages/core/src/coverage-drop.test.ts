@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { coverageDrop, parseBaseCoverageReport, type CoverageDropEvidence } from "./coverage-drop.js";
 import { decide, type DecideInput } from "./decide.js";
-import type { ProvenCoverage } from "./report.js";
-import { reportObject } from "./report-json.js";
-import { toPythonJson } from "./python-json.js";
+import type { ProvenCoverage } from "./model/report.js";
+import { reportObject } from "./report/report-json.js";
+import { toPythonJson } from "./python/python-json.js";
 
 const BASE = "b".repeat(40);
 

@@ -2,8 +2,8 @@
 // proven figure. The base's figure is the proven percentage the base pipeline's own gate reported (its
 // report.json, or `proofgate coverage --format json`), a CI artifact named by `[coverage] base_report`.
 // No base figure: the signal is not measured; a drop is never guessed.
-import type { GateIssue } from "./errors.js";
-import type { Finding } from "./report.js";
+import type { GateIssue } from "./common/errors.js";
+import type { Finding } from "./model/report.js";
 
 /** What the coverage-drop signal judges: the policy, and the base's figure or why there is none. */
 export type CoverageDropEvidence =

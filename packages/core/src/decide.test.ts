@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { errorReport } from "./build-report.js";
 import { decide, type DecideInput } from "./decide.js";
-import type { ReasonCode } from "./reasons.js";
-import { REPORT_SCHEMA_VERSION, type GateReport, type ProvenCoverage } from "./report.js";
-import { reportObject } from "./report-json.js";
-import type { TestOutcome, TestResult } from "./junit.js";
-import type { Lease, Ledger } from "./ledger.js";
-import { toPythonJson } from "./python-json.js";
-import type { Universe } from "./universe.js";
+import type { ReasonCode } from "./common/reasons.js";
+import { REPORT_SCHEMA_VERSION, type GateReport, type ProvenCoverage } from "./model/report.js";
+import { reportObject } from "./report/report-json.js";
+import type { TestOutcome, TestResult } from "./evidence/junit.js";
+import type { Lease, Ledger } from "./ledger/ledger.js";
+import { toPythonJson } from "./python/python-json.js";
+import type { Universe } from "./evidence/universe.js";
 
 const TODAY = "2026-09-20";
 const LEASED = "tests/test_cache.py::test_stampede_window";

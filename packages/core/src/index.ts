@@ -5,8 +5,8 @@ export {
   type GateErrorCode,
   type GateIssue,
   type GateErrorLocation,
-} from "./errors.js";
-export { parseIsoDate, daysBetween, addDays, utcDateOf, type IsoDate } from "./dates.js";
+} from "./common/errors.js";
+export { parseIsoDate, daysBetween, addDays, utcDateOf, type IsoDate } from "./common/dates.js";
 export {
   parseLedger,
   classifyLeases,
@@ -14,14 +14,14 @@ export {
   type Ledger,
   type LedgerParseResult,
   type LeaseClasses,
-} from "./ledger.js";
+} from "./ledger/ledger.js";
 export {
   parseCollectOnly,
   mergeUniverses,
   type Universe,
   type UniverseParseResult,
   type CollectionError,
-} from "./universe.js";
+} from "./evidence/universe.js";
 export {
   parseVitestList,
   looksLikeVitestList,
@@ -29,8 +29,8 @@ export {
   idShape,
   VITEST_ID_SEPARATOR,
   type TestRunner,
-} from "./universe-vitest.js";
-export { CloseIdIndex, type CloseId } from "./close-ids.js";
+} from "./evidence/universe-vitest.js";
+export { CloseIdIndex, type CloseId } from "./ledger/close-ids.js";
 export {
   planDeselection,
   findUnknownLeases,
@@ -45,8 +45,8 @@ export {
   type UnknownLease,
   type JudgedLeases,
   type PrefixCollateral,
-} from "./deselect.js";
-export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage-json.js";
+} from "./evidence/deselect.js";
+export { parseCoveragePyJson, type CoverageTotals, type CoverageParseResult } from "./coverage/coverage-json.js";
 export { decide, type DecideInput } from "./decide.js";
 export {
   coverageDrop,
@@ -71,7 +71,7 @@ export {
   type BaseSkips,
   type FileRename,
   type TestChange,
-} from "./test-changes.js";
+} from "./evidence/test-changes.js";
 export {
   importsHypothesis,
   judgePropertyIds,
@@ -81,7 +81,7 @@ export {
   type PropertyIdEvidence,
   type PropertyIdContext,
   type PropertyIdJudgement,
-} from "./property-tests.js";
+} from "./evidence/property-tests.js";
 export {
   BASE_IMPORTS_PLUGIN_MODULE,
   basePythonPath,
@@ -90,7 +90,7 @@ export {
   baseImportIssues,
   type BaseImportsSetup,
   type BaseImportsLine,
-} from "./base-imports.js";
+} from "./evidence/base-imports.js";
 export {
   judgePropertySettings,
   parsePropertySettingsFile,
@@ -99,8 +99,8 @@ export {
   type PropertySettings,
   type PropertySettingsById,
   type WeakerSetting,
-} from "./property-settings.js";
-export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./reasons.js";
+} from "./evidence/property-settings.js";
+export { REASON_CODES, RULE_REASONS, type ReasonCode, type Decision } from "./common/reasons.js";
 export {
   REPORT_SCHEMA_VERSION,
   type GateReport,
@@ -118,13 +118,20 @@ export {
   type AccountingSection,
   type UniverseSection,
   type PropertiesSection,
-} from "./report.js";
+} from "./model/report.js";
 export { RULES, type Rule, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
 export { buildReport, errorReport } from "./build-report.js";
-export { leaseCostObject, reportJson, reportObject } from "./report-json.js";
-export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./fit-text.js";
-export { FULL_SHA, isFullSha, shortRevision } from "./revisions.js";
-export { SIGNALS, buildSignals, type Signal, type SignalId, type SignalResult, type SignalMeasure } from "./signals.js";
+export { leaseCostObject, reportJson, reportObject } from "./report/report-json.js";
+export { fitText, sizeOf, type FitOptions, type SizeUnit } from "./report/fit-text.js";
+export { FULL_SHA, isFullSha, shortRevision } from "./common/revisions.js";
+export {
+  SIGNALS,
+  buildSignals,
+  type Signal,
+  type SignalId,
+  type SignalResult,
+  type SignalMeasure,
+} from "./common/signals.js";
 export {
   renderText,
   renderMarkdown,
@@ -134,7 +141,7 @@ export {
   markdownSafe,
   palette,
   type Palette,
-} from "./render.js";
+} from "./report/render.js";
 export {
   frozenOnlyRanges,
   rangesByPriority,
@@ -145,7 +152,7 @@ export {
   lineSpan,
   type FrozenOnlyRangeView,
   type FrozenTestView,
-} from "./frozen-only-view.js";
+} from "./report/frozen-only-view.js";
 export {
   PROVIDERS,
   localPlatform,
@@ -161,10 +168,10 @@ export {
   type PublishTools,
   type PublishOutcome,
   type VerifyTools,
-} from "./platform.js";
-export { DEFAULT_GATE_NAME, gateNameIssue } from "./gate-name.js";
-export { REPORT_DIR, proofgateCommand, isRelease, type CiSnippet } from "./ci-snippet.js";
-export { toPythonJson, PyFloat } from "./python-json.js";
+} from "./report/platform.js";
+export { DEFAULT_GATE_NAME, gateNameIssue } from "./config/gate-name.js";
+export { REPORT_DIR, proofgateCommand, isRelease, type CiSnippet } from "./report/ci-snippet.js";
+export { toPythonJson, PyFloat } from "./python/python-json.js";
 export {
   parseJunitXml,
   mergeJunitResults,
@@ -177,7 +184,7 @@ export {
   type JunitParseOptions,
   type JunitParseResult,
   type JunitMergeResult,
-} from "./junit.js";
+} from "./evidence/junit.js";
 export {
   accountEvidence,
   countPropertyResults,
@@ -188,7 +195,7 @@ export {
   EVIDENCE_CLASSES,
   type EvidenceAccounting,
   type EvidenceClass,
-} from "./evidence.js";
+} from "./evidence/evidence.js";
 export {
   provenCoverageFromContexts,
   provenCoverageFromContextShards,
@@ -211,7 +218,7 @@ export {
   type CoverageData,
   type CoverageReadResult,
   type CoverageSummary,
-} from "./coverage-model.js";
+} from "./coverage/coverage-model.js";
 export { readCoverage } from "./coverage/read-coverage.js";
 export { detectCoverageFormat, COVERAGE_REPORT_FORMATS } from "./coverage/detect-format.js";
 export { readCoveragePyJson } from "./coverage/coveragepy-json-reader.js";
@@ -264,7 +271,7 @@ export {
   type FixturesLockParseResult,
   type FixturesLockDiff,
   type LockTreeComparison,
-} from "./fixtures-lock.js";
+} from "./fixtures/fixtures-lock.js";
 export {
   DEFAULT_AGENT_PATTERNS,
   CO_AUTHOR_TRAILER_KEYS,
@@ -281,7 +288,7 @@ export {
   type Commit,
   type CommitClass,
   type CommitSignature,
-} from "./authorship.js";
+} from "./model/authorship.js";
 export {
   commitsNeedingSignatures,
   principalMatches,
@@ -293,8 +300,8 @@ export {
   type CommitVerification,
   type SignaturePolicy,
   type SignersFor,
-} from "./signatures.js";
-export { leaseLength, leaseTooLongFindings, type LeaseLength } from "./lease-length.js";
+} from "./patch/signatures.js";
+export { leaseLength, leaseTooLongFindings, type LeaseLength } from "./ledger/lease-length.js";
 export {
   parseConfig,
   defaultConfig,
@@ -311,8 +318,8 @@ export {
   type HumanSignatures,
   type TrailerKeys,
   type ConfigParseResult,
-} from "./config.js";
-export { diffLedgers, looseningKey, describeLoosening, type LedgerLoosening } from "./ledger-diff.js";
+} from "./config/config.js";
+export { diffLedgers, looseningKey, describeLoosening, type LedgerLoosening } from "./ledger/ledger-diff.js";
 export {
   leaseFindings,
   unlockedFindings,
@@ -338,8 +345,8 @@ export {
   type CommitPaths,
   type PropertyTestTouch,
   type LockDelta,
-} from "./patch.js";
-export { evidencePaths, unexpectedChanges } from "./work-tree.js";
+} from "./patch/patch.js";
+export { evidencePaths, unexpectedChanges } from "./config/work-tree.js";
 export {
   addStampRun,
   BOUND_ROLES,
@@ -350,7 +357,7 @@ export {
   type BindingInput,
   type EvidenceStamp,
   type StampRun,
-} from "./evidence-stamp.js";
+} from "./evidence/evidence-stamp.js";
 export {
   readIni,
   parseIni,
@@ -360,9 +367,9 @@ export {
   type IniEntry,
   type IniProblem,
   type IniFile,
-} from "./ini.js";
-export { pythonRegex, type PythonRegexResult } from "./python-regex.js";
-export { fnmatch, fnmatchRegex } from "./fnmatch.js";
+} from "./python/ini.js";
+export { pythonRegex, type PythonRegexResult } from "./python/python-regex.js";
+export { fnmatch, fnmatchRegex } from "./python/fnmatch.js";
 export {
   readCoverageConfig,
   diffCoverageConfigs,
@@ -380,7 +387,7 @@ export {
   type CoverageSetting,
   type CoverageChange,
   type CoverageChangeKind,
-} from "./coverage-config.js";
+} from "./python/coverage-config.js";
 export {
   DEFAULT_PROTECTED_SECTIONS,
   DEFAULT_PYTHON_FILES,
@@ -401,7 +408,7 @@ export {
   type SectionDiff,
   type InvokedFiles,
   type PytestSettings,
-} from "./runner-config.js";
+} from "./python/runner-config.js";
 export {
   judgeMeasurement,
   matchExclusions,
@@ -416,16 +423,16 @@ export {
   type AddedLine,
   type ExclusionPattern,
   type ExclusionMatch,
-} from "./measurement.js";
-export { importedModules, importGraph, moduleNames } from "./python-imports.js";
-export { parseGitDiff, unquoteGitPath, type DiffFile, type ParsedDiff } from "./git-diff.js";
+} from "./patch/measurement.js";
+export { importedModules, importGraph, moduleNames } from "./python/python-imports.js";
+export { parseGitDiff, unquoteGitPath, type DiffFile, type ParsedDiff } from "./patch/git-diff.js";
 export {
   renderHtmlReport,
   HTML_REPORT_CSP,
   type HtmlReportInput,
   type HtmlSource,
   type PatchView,
-} from "./html-report.js";
-export { escapeHtml, scriptJson, scriptHashSource } from "./html-escape.js";
-export { badgeOf, badgeJson, badgeSvg, BADGE_COLORS, BADGE_LABEL, type Badge } from "./badge.js";
-export { repoPathOf } from "./repo-path.js";
+} from "./report/html-report.js";
+export { escapeHtml, scriptJson, scriptHashSource } from "./report/html-escape.js";
+export { badgeOf, badgeJson, badgeSvg, BADGE_COLORS, BADGE_LABEL, type Badge } from "./report/badge.js";
+export { repoPathOf } from "./common/repo-path.js";

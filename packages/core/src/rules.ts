@@ -1,20 +1,20 @@
 // The decision rules: one small function per reason code, in the article's order, then proofgate's own.
 // Each reads the facts decide() gathered once and returns its findings; none reads another's result.
 import { coverageDroppedFindings, type CoverageDropEvidence } from "./coverage-drop.js";
-import type { IsoDate } from "./dates.js";
-import { missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence.js";
-import type { UnknownLease } from "./deselect.js";
-import type { Lease, Ledger } from "./ledger.js";
-import { leaseTooLongFindings } from "./lease-length.js";
-import type { MeasurementJudgement } from "./measurement.js";
+import type { IsoDate } from "./common/dates.js";
+import { missingEvidence, skipBudget, testsFailed, type EvidenceAccounting } from "./evidence/evidence.js";
+import type { UnknownLease } from "./evidence/deselect.js";
+import type { Lease, Ledger } from "./ledger/ledger.js";
+import { leaseTooLongFindings } from "./ledger/lease-length.js";
+import type { MeasurementJudgement } from "./patch/measurement.js";
 import { lineRanges, type PatchCoverage } from "./coverage/patch-coverage.js";
-import type { PatchJudgement } from "./patch.js";
-import type { ReasonCode } from "./reasons.js";
-import { describeNarrowed, type TestChangeJudgement } from "./test-changes.js";
-import type { PropertyIdJudgement } from "./property-tests.js";
-import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./report.js";
-import type { TestResult } from "./junit.js";
-import type { Universe } from "./universe.js";
+import type { PatchJudgement } from "./patch/patch.js";
+import type { ReasonCode } from "./common/reasons.js";
+import { describeNarrowed, type TestChangeJudgement } from "./evidence/test-changes.js";
+import type { PropertyIdJudgement } from "./evidence/property-tests.js";
+import type { CommandOutcome, CommandStep, Finding, PropertyEvidence, ProvenCoverage } from "./model/report.js";
+import type { TestResult } from "./evidence/junit.js";
+import type { Universe } from "./evidence/universe.js";
 import {
   propertyWeakenedFindings,
   runnerTamperingFindings,

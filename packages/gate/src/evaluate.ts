@@ -26,6 +26,7 @@ import {
   type IsoDate,
   type Lease,
   type LockDelta,
+  type PatchEvidence,
   type PatchSource,
   type PropertyIdEvidence,
   type PropertySource,
@@ -64,6 +65,7 @@ import {
   loadBaseSkips,
   loadBaseUniverse,
   type BasePropertyIdsRead,
+  type BaseTestsOptions,
   type BaseUniverseRead,
   loadBaseCoverage,
 } from "./sources/base-tests.js";
@@ -235,82 +237,24 @@ async function evaluateCheck(
   trace: GateTrace,
 ): Promise<GateReport> {
   const { files } = ports;
-  const { inputs } = trace;
   const found: FixturesFound = { warnings: [] };
-  const loaded: LoadedPatch = await loadPatchEvidence(ports.git, {
-    base: judgedBase(request, ports, log),
-    head: request.head,
-    defaultBranch: request.defaultBranch,
-    shallowFix: request.shallowFix,
-    unlocked: unlockedFixtures(ports, found),
-    platformVerifier: request.platformVerifier,
-    sharedProtected: request.root ? pathScope(request.root).sharedPatterns : undefined,
-  });
+  const loaded = await loadJudgedPatch(request, ports, log, found);
   trace.base = loaded.patch.base;
   trace.head = loaded.patch.head;
   const shallow = loaded.patch.shallow !== undefined;
   const warnings: GateIssue[] = [...loaded.warnings, ...found.warnings];
-  // The judge is the base's config. A truncated history has no base: its paths then come from the work
-  // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
-  const judgeConfig = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
-  const timeout = request.run?.timeout;
-  const config =
-    timeout === undefined ? judgeConfig : { ...judgeConfig, commands: { ...judgeConfig.commands, timeout } };
+  const { judgeConfig, config } = judgeConfigOf(request, ports, loaded);
   trace.publishTimeout = judgeConfig.publish.timeout;
-  if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
-  if (loaded.signersSource) inputs.push({ role: "allowed_signers", ...loaded.signersSource });
-  if (!shallow && files.exists(CONFIG_FILE)) {
-    if (files.readText(CONFIG_FILE, "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
-      warnings.push({
-        code: "config_invalid",
-        file: CONFIG_FILE,
-        message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge`,
-      });
-    }
-  }
+  recordJudgeInputs(ports, loaded, trace.inputs, warnings);
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
-  // Measurement is judged from the base's config on a range that reaches the base; off is shown as off.
-  const measurement: JudgeSources["measurement"] = !config.measurement.enabled
-    ? { kind: "off" }
-    : shallow
-      ? undefined
-      : {
-          kind: "evidence",
-          evidence: loadMeasurement(ports.git, {
-            base: loaded.patch.base,
-            head: loaded.patch.head,
-            commits: loaded.patch.commits,
-            touched: loaded.touched,
-            config,
-            rcfile: loaded.invoked.coverageRc,
-          }),
-        };
+  const measurement = measurementSource(ports, config, loaded);
 
-  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
-  const universe = { paths: config.universe.collected, flag: "[universe] collected" };
-  let book: LeaseBook | undefined;
-  // After the collection (with --run): the universe the proof run is planned on is the one judged.
-  const readBook = (): LeaseBook =>
-    (book ??= leaseBook(
-      files,
-      ledger,
-      universe,
-      request.clock.today,
-      config.commands.runner === undefined ? undefined : { name: config.commands.runner, file: config.file },
-    ));
+  const readBook = lazyLeaseBook(files, config, request.clock.today);
   // With --run, the base's own commands run on the base's files, in a worktree removed afterwards
   // whatever happens (once every base step has ended).
   let checkout: string | undefined;
   const base = loaded.patch.base;
-  const now = ports.now ?? Date.now;
-  const timed = <T>(phase: string, work: () => T): T => {
-    const started = now();
-    try {
-      return work();
-    } finally {
-      log.timing?.(phase, (now() - started) / 1000);
-    }
-  };
+  const timed = phaseTimer(ports.now ?? Date.now, log);
   const run =
     request.run && !shallow
       ? {
@@ -319,17 +263,10 @@ async function evaluateCheck(
         }
       : undefined;
   // Every step, the base's included, is watched: the run must leave the commit as it found it.
-  const watch: RepositoryWatch | undefined = run && {
-    policy: {
-      outputs: evidencePaths(config),
-      outDir: repoRelative(files.root, request.outDir),
-      data: [...config.fixtures.paths, config.fixtures.lock, ...config.properties.seeds, config.ledger.path],
-    },
-    steps: [],
-  };
+  const watch: RepositoryWatch | undefined = run && repositoryWatch(config, files.root, request.outDir);
   // Every step that ran, the base's included, with its time (the report's `commands`); the rules read the head's.
   const commands: CommandOutcome[] = [];
-  const baseOptions = {
+  const baseOptions: BaseTestsOptions = {
     ports,
     config,
     base,
@@ -345,21 +282,13 @@ async function evaluateCheck(
   // whole: what the base's steps left in the repository that no head step's own watch saw is theirs.
   const parallel = run !== undefined && watch !== undefined && loaded.configSource !== undefined;
   const held = parallel ? heldLog(log) : undefined;
-  const baseChain = async (): Promise<{
-    tests?: BaseUniverseRead | undefined;
-    properties?: BasePropertyIdsRead | undefined;
-  }> => {
-    if (shallow) return {};
-    const o = held ? { ...baseOptions, log: held.log, watch: undefined } : baseOptions;
-    const tests = await loadBaseUniverse(o);
-    const properties = await loadBasePropertyIds(o);
-    return { tests, properties };
-  };
   let pending: Promise<unknown> | undefined;
   try {
     const phaseBefore = parallel ? ports.git.workTreeStatus() : undefined;
     const watchedBefore = watch?.steps.length ?? 0;
-    const baseRun = baseChain();
+    const baseRun = readBaseSteps(
+      shallow ? undefined : held ? { ...baseOptions, log: held.log, watch: undefined } : baseOptions,
+    );
     // Once the base failed, the head's steps not yet started do not start: the gate exits 2 on the base.
     let baseFailure: Error | undefined;
     pending = baseRun.catch((e: unknown) => {
@@ -369,48 +298,20 @@ async function evaluateCheck(
     let baseRead = parallel ? undefined : await baseRun;
     // The base's proven figure ([coverage] max_drop): read before any step runs, so a bad one stops early.
     const baseCoverage = loadBaseCoverage(baseOptions);
-    let records: CommandsRun["records"] = {};
-    if (request.run && shallow) {
-      // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
-      warnings.push({
-        code: "shallow_history",
-        message:
-          "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
-      });
-    } else if (request.run && loaded.configSource === undefined) {
-      // The adoption patch: the base has no proofgate.toml, so no [commands], and the patch's own may not run
-      // as its judge. The evidence files the defaults name are judged as they are.
-      warnings.push({
-        code: "config_invalid",
-        file: CONFIG_FILE,
-        message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
-        fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, each through `proofgate record -- '<command>'`, writing the files the defaults name (collected.txt, proven_coverage.json)",
-      });
-    } else if (request.run) {
-      const env = request.run.env;
-      const ran = await baseFirst(baseRun, parallel, () =>
-        runConfiguredCommands({
-          ports,
-          config,
-          env,
-          base,
-          outDir: request.outDir,
-          today: request.clock.today,
-          leases: () => readBook(),
-          log,
-          watch,
-          steps: commands,
-          stopped: () => baseFailure,
-        }),
-      );
-      records = ran.records;
-      // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
-      stampOwnRun(
-        ports,
-        config,
-        ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
-      );
-    }
+    const records = await runHeadSteps({
+      request,
+      ports,
+      config,
+      loaded,
+      baseRun,
+      parallel,
+      readBook,
+      log,
+      watch,
+      commands,
+      stopped: () => baseFailure,
+      warnings,
+    });
     if (parallel) {
       // The base's steps end before anything is judged; a base that failed stops the gate here (exit 2).
       try {
@@ -420,8 +321,6 @@ async function evaluateCheck(
       }
       if (watch && phaseBefore) watchPhase(ports, watch, phaseBefore, watchedBefore, log);
     }
-    const baseTests = baseRead?.tests;
-    const baseProperties = baseRead?.properties;
     const stamps = shallow ? [] : readStamps(ports, config.evidence.stamps);
 
     // vitest's run record has no file reads (docs/vitest.md): the reads outside the lock are not judged
@@ -439,97 +338,28 @@ async function evaluateCheck(
       });
     }
     return await judge(
-      {
-        clock: request.clock,
+      checkSources({
+        request,
+        ports,
+        config,
+        loaded,
         book: readBook(),
-        coverage: {
-          reports: config.coverage.reports,
-          contexts: config.coverage.contexts,
-          fullReport: config.coverage.fullReport,
-          // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
-          shards:
-            request.shards === undefined
-              ? config.coverage.shards
-              : Math.max(request.shards, config.coverage.shards ?? 0),
-        },
-        coverageRoles: "by-source",
-        results: config.results.junit,
-        maxUnledgeredSkips: config.results.maxUnledgeredSkips,
-        minProven: config.coverage.minProven,
-        minPatchProven: config.coverage.minPatchProven,
-        patchLines: shallow
-          ? { notMeasured: "the history does not reach the base" }
-          : patchLines(ports, loaded.patch.base, loaded.patch.head),
-        coverageDrop: baseCoverage,
-        maxLeaseDays: config.ledger.maxLeaseDays,
-        properties: config.properties.enabled
-          ? { kind: "results", paths: config.properties.results }
-          : { kind: "off", why: loaded.off.properties },
-        fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
-        policySource: shallow
-          ? "the work tree's proofgate.toml: the history does not reach the base"
-          : `${loaded.policySource}${config.evidence.bound ? "" : `; ${UNBOUND_POLICY}`}`,
-        bindEvidence: shallow
-          ? undefined
-          : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),
-        patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
-        fixtureLock: () => found.lock,
+        baseCoverage,
+        stamps,
+        found,
         commands,
         runner,
         warnings,
-        measurement:
-          measurement?.kind === "evidence" && baseTests?.base.kind === "measured"
-            ? { ...measurement, baseIds: baseTests.base.universe.ids }
-            : measurement,
-        propertyIds: baseProperties && {
-          evidence: {
-            base: baseProperties.base,
-            touched: touchedByCommit(loaded),
-            renames: loaded.renames,
-            collectionFiles: collectionFilesAt(ports, base, config.commands.properties),
-          },
-          inputs: baseProperties.inputs,
-        },
-        testChanges:
-          baseTests &&
-          (async (head) => {
-            const skips = head.results
-              ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe)
-              : { inputs: [], warnings: [] };
-            return {
-              evidence: {
-                base: baseTests.base,
-                baseSkips: skips.skips,
-                touched: touchedByCommit(loaded),
-                renames: loaded.renames,
-                collectionFiles: collectionFilesAt(ports, base, config.commands.collect),
-                maxNewSkips: config.results.maxNewSkips,
-              },
-              inputs: [...baseTests.inputs, ...skips.inputs],
-              warnings: [...baseTests.warnings, ...skips.warnings],
-            };
-          }),
-      },
+        measurement,
+        baseRead,
+        baseOptions,
+      }),
       ports,
       log,
       trace,
     );
   } catch (error) {
-    // Without the base, what the work tree lacks is a consequence: the history is the cause, said first.
-    const cut = loaded.patch.shallow;
-    if (cut && GateError.isInstance(error))
-      throw new GateError(
-        [
-          {
-            code: "shallow_history",
-            message: `${cut.message}; so the evidence could not be judged${request.run ? " (--run ran no command: they are the base's)" : ""}`,
-            fix: cut.fix,
-          },
-          ...error.issues,
-        ],
-        { cause: error },
-      );
-    throw error;
+    throw withShallowCause(error, loaded.patch.shallow, Boolean(request.run));
   } finally {
     // A head step that failed leaves the base's steps running: they end before their worktree goes.
     await pending;
@@ -539,6 +369,315 @@ async function evaluateCheck(
       timed("base worktree removed", () => ports.git.removeWorktree(dir));
     }
   }
+}
+
+/** Everything `check` hands the one loader: where each input is, the base's side, and what was learned before. */
+function checkSources(s: {
+  request: CheckRequest;
+  ports: GatePorts;
+  config: GateConfig;
+  loaded: LoadedPatch;
+  book: LeaseBook;
+  baseCoverage: JudgeSources["coverageDrop"];
+  stamps: ReturnType<typeof readStamps>;
+  found: FixturesFound;
+  commands: CommandOutcome[];
+  runner: RunnerEvidence | undefined;
+  warnings: GateIssue[];
+  measurement: JudgeSources["measurement"];
+  baseRead: Awaited<ReturnType<typeof readBaseSteps>> | undefined;
+  baseOptions: BaseTestsOptions;
+}): JudgeSources {
+  const { request, ports, config, loaded, book, baseCoverage, stamps, found, commands, runner, warnings, measurement } =
+    s;
+  const shallow = loaded.patch.shallow !== undefined;
+  const baseTests = s.baseRead?.tests;
+  const baseProperties = s.baseRead?.properties;
+  return {
+    clock: request.clock,
+    book,
+    coverage: coverageSources(request, config),
+    coverageRoles: "by-source",
+    results: config.results.junit,
+    maxUnledgeredSkips: config.results.maxUnledgeredSkips,
+    minProven: config.coverage.minProven,
+    minPatchProven: config.coverage.minPatchProven,
+    patchLines: shallow
+      ? { notMeasured: "the history does not reach the base" }
+      : patchLines(ports, loaded.patch.base, loaded.patch.head),
+    coverageDrop: baseCoverage,
+    maxLeaseDays: config.ledger.maxLeaseDays,
+    properties: config.properties.enabled
+      ? { kind: "results", paths: config.properties.results }
+      : { kind: "off", why: loaded.off.properties },
+    fixturesOff: config.fixtures.enabled ? false : (loaded.off.fixtures ?? true),
+    policySource: shallow
+      ? "the work tree's proofgate.toml: the history does not reach the base"
+      : `${loaded.policySource}${config.evidence.bound ? "" : `; ${UNBOUND_POLICY}`}`,
+    bindEvidence: shallow ? undefined : (read) => requireBoundEvidence(ports, config, loaded.patch.head, read, stamps),
+    patch: { kind: "git", patch: loaded.patch, policy: loaded.policy },
+    fixtureLock: () => found.lock,
+    commands,
+    runner,
+    warnings,
+    measurement:
+      measurement?.kind === "evidence" && baseTests?.base.kind === "measured"
+        ? { ...measurement, baseIds: baseTests.base.universe.ids }
+        : measurement,
+    propertyIds: baseProperties && propertyIdsSource(ports, loaded, config, baseProperties),
+    testChanges: baseTests && testChangesSource(s.baseOptions, loaded, baseTests),
+  };
+}
+
+/** The ledger, read now; the lease book, read on first use (after the collection with --run: the universe the proof run is planned on is the one judged). */
+function lazyLeaseBook(files: GatePorts["files"], config: GateConfig, today: IsoDate): () => LeaseBook {
+  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
+  const universe = { paths: config.universe.collected, flag: "[universe] collected" };
+  let book: LeaseBook | undefined;
+  return (): LeaseBook =>
+    (book ??= leaseBook(
+      files,
+      ledger,
+      universe,
+      today,
+      config.commands.runner === undefined ? undefined : { name: config.commands.runner, file: config.file },
+    ));
+}
+
+/** The patch from git, judged from the base `check` resolves, with the fixtures checked on the way. */
+function loadJudgedPatch(
+  request: CheckRequest,
+  ports: GatePorts,
+  log: GateLog,
+  found: FixturesFound,
+): Promise<LoadedPatch> {
+  return loadPatchEvidence(ports.git, {
+    base: judgedBase(request, ports, log),
+    head: request.head,
+    defaultBranch: request.defaultBranch,
+    shallowFix: request.shallowFix,
+    unlocked: unlockedFixtures(ports, found),
+    platformVerifier: request.platformVerifier,
+    sharedProtected: request.root ? pathScope(request.root).sharedPatterns : undefined,
+  });
+}
+
+/** The judge (the base's config) and the config the steps run with (`--run`'s timeout over it). */
+function judgeConfigOf(
+  request: CheckRequest,
+  ports: GatePorts,
+  loaded: LoadedPatch,
+): { judgeConfig: GateConfig; config: GateConfig } {
+  const shallow = loaded.patch.shallow !== undefined;
+  // The judge is the base's config. A truncated history has no base: its paths then come from the work
+  // tree, so the report can still say what it could (the answer is REJECT on shallow_history anyway).
+  const judgeConfig = shallow ? (workTreeConfigOrUndefined(ports) ?? loaded.config) : loaded.config;
+  const timeout = request.run?.timeout;
+  const config =
+    timeout === undefined ? judgeConfig : { ...judgeConfig, commands: { ...judgeConfig.commands, timeout } };
+  return { judgeConfig, config };
+}
+
+/** Lists the config and signers read as inputs; warns when the work tree's config is not the base's. */
+function recordJudgeInputs(ports: GatePorts, loaded: LoadedPatch, inputs: InputDigest[], warnings: GateIssue[]): void {
+  const { files } = ports;
+  if (loaded.configSource) inputs.push({ role: "config", ...loaded.configSource });
+  if (loaded.signersSource) inputs.push({ role: "allowed_signers", ...loaded.signersSource });
+  if (loaded.patch.shallow === undefined && files.exists(CONFIG_FILE)) {
+    if (files.readText(CONFIG_FILE, "the config", CONFIG_FILE).sha256 !== loaded.configSource?.sha256) {
+      warnings.push({
+        code: "config_invalid",
+        file: CONFIG_FILE,
+        message: `the work tree's ${CONFIG_FILE} differs from the base's: the gate is run by the base's, a patch cannot change its own judge`,
+      });
+    }
+  }
+}
+
+/** Measurement as judged from the base's config on a range that reaches the base; off is shown as off. */
+function measurementSource(ports: GatePorts, config: GateConfig, loaded: LoadedPatch): JudgeSources["measurement"] {
+  if (!config.measurement.enabled) return { kind: "off" };
+  if (loaded.patch.shallow !== undefined) return undefined;
+  return {
+    kind: "evidence",
+    evidence: loadMeasurement(ports.git, {
+      base: loaded.patch.base,
+      head: loaded.patch.head,
+      commits: loaded.patch.commits,
+      touched: loaded.touched,
+      config,
+      rcfile: loaded.invoked.coverageRc,
+    }),
+  };
+}
+
+/** Runs `work` and logs its time as `phase`, whatever happens. */
+function phaseTimer(now: () => number, log: GateLog): <T>(phase: string, work: () => T) => T {
+  return <T>(phase: string, work: () => T): T => {
+    const started = now();
+    try {
+      return work();
+    } finally {
+      log.timing?.(phase, (now() - started) / 1000);
+    }
+  };
+}
+
+/** What `--run`'s steps must leave as they found it: the evidence, the report folder, the data files. */
+function repositoryWatch(config: GateConfig, root: string, outDir: string): RepositoryWatch {
+  return {
+    policy: {
+      outputs: evidencePaths(config),
+      outDir: repoRelative(root, outDir),
+      data: [...config.fixtures.paths, config.fixtures.lock, ...config.properties.seeds, config.ledger.path],
+    },
+    steps: [],
+  };
+}
+
+/** The base's steps (its universe, then its property ids); none without options (a truncated history). */
+async function readBaseSteps(options: BaseTestsOptions | undefined): Promise<{
+  tests?: BaseUniverseRead | undefined;
+  properties?: BasePropertyIdsRead | undefined;
+}> {
+  if (!options) return {};
+  const tests = await loadBaseUniverse(options);
+  const properties = await loadBasePropertyIds(options);
+  return { tests, properties };
+}
+
+/** `--run`'s head steps (the base's [commands]), stamped as this run's; a warning when none can run. */
+async function runHeadSteps(s: {
+  request: CheckRequest;
+  ports: GatePorts;
+  config: GateConfig;
+  loaded: LoadedPatch;
+  baseRun: Promise<unknown>;
+  parallel: boolean;
+  readBook: () => LeaseBook;
+  log: GateLog;
+  watch: RepositoryWatch | undefined;
+  commands: CommandOutcome[];
+  stopped: () => Error | undefined;
+  warnings: GateIssue[];
+}): Promise<CommandsRun["records"]> {
+  const { request, ports, config, loaded, warnings } = s;
+  if (!request.run) return {};
+  if (loaded.patch.shallow !== undefined) {
+    // The commands are the base's, which a truncated history cannot show; the work tree's are the patch's.
+    warnings.push({
+      code: "shallow_history",
+      message:
+        "--run ran no command: the history does not reach the base, whose [commands] are the only ones the gate runs",
+    });
+    return {};
+  }
+  if (loaded.configSource === undefined) {
+    // The adoption patch: the base has no proofgate.toml, so no [commands], and the patch's own may not run
+    // as its judge. The evidence files the defaults name are judged as they are.
+    warnings.push({
+      code: "config_invalid",
+      file: CONFIG_FILE,
+      message: `--run ran no command: the base has no ${CONFIG_FILE}, so the defaults apply and name no [commands]; this patch's ${CONFIG_FILE} applies once merged`,
+      fix: "run the collection and the proof run in a CI step before `proofgate check` for this patch, each through `proofgate record -- '<command>'`, writing the files the defaults name (collected.txt, proven_coverage.json)",
+    });
+    return {};
+  }
+  const env = request.run.env;
+  const ran = await baseFirst(s.baseRun, s.parallel, () =>
+    runConfiguredCommands({
+      ports,
+      config,
+      env,
+      base: loaded.patch.base,
+      outDir: request.outDir,
+      today: request.clock.today,
+      leases: () => s.readBook(),
+      log: s.log,
+      watch: s.watch,
+      steps: s.commands,
+      stopped: s.stopped,
+    }),
+  );
+  // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
+  stampOwnRun(
+    ports,
+    config,
+    ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
+  );
+  return ran.records;
+}
+
+/** The coverage reports to read, waiting for the larger of the config's and the CI's shard counts. */
+function coverageSources(request: CheckRequest, config: GateConfig): JudgeSources["coverage"] {
+  return {
+    reports: config.coverage.reports,
+    contexts: config.coverage.contexts,
+    fullReport: config.coverage.fullReport,
+    // The base's config and the CI's declared parallel jobs: wait for the larger count, so neither lowers the other.
+    shards:
+      request.shards === undefined ? config.coverage.shards : Math.max(request.shards, config.coverage.shards ?? 0),
+  };
+}
+
+/** The base's property test ids beside what the range touched (`property_test_removed` and kin). */
+function propertyIdsSource(
+  ports: GatePorts,
+  loaded: LoadedPatch,
+  config: GateConfig,
+  baseProperties: BasePropertyIdsRead,
+): JudgeSources["propertyIds"] {
+  return {
+    evidence: {
+      base: baseProperties.base,
+      touched: touchedByCommit(loaded),
+      renames: loaded.renames,
+      collectionFiles: collectionFilesAt(ports, loaded.patch.base, config.commands.properties),
+    },
+    inputs: baseProperties.inputs,
+  };
+}
+
+/** The base's side of removed and newly skipped tests, read once the head's results are known. */
+function testChangesSource(
+  baseOptions: BaseTestsOptions,
+  loaded: LoadedPatch,
+  baseTests: BaseUniverseRead,
+): NonNullable<JudgeSources["testChanges"]> {
+  const { ports, config, base } = baseOptions;
+  return async (head) => {
+    const skips = head.results
+      ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe)
+      : { inputs: [], warnings: [] };
+    return {
+      evidence: {
+        base: baseTests.base,
+        baseSkips: skips.skips,
+        touched: touchedByCommit(loaded),
+        renames: loaded.renames,
+        collectionFiles: collectionFilesAt(ports, base, config.commands.collect),
+        maxNewSkips: config.results.maxNewSkips,
+      },
+      inputs: [...baseTests.inputs, ...skips.inputs],
+      warnings: [...baseTests.warnings, ...skips.warnings],
+    };
+  };
+}
+
+/** Without the base, what the work tree lacks is a consequence: the history is the cause, said first. */
+function withShallowCause(error: unknown, cut: PatchEvidence["shallow"], ran: boolean): unknown {
+  if (!cut || !GateError.isInstance(error)) return error;
+  return new GateError(
+    [
+      {
+        code: "shallow_history",
+        message: `${cut.message}; so the evidence could not be judged${ran ? " (--run ran no command: they are the base's)" : ""}`,
+        fix: cut.fix,
+      },
+      ...error.issues,
+    ],
+    { cause: error },
+  );
 }
 
 /**

@@ -1,8 +1,8 @@
 // Commits and the patch policy for the rules' unit tests: a human, an agent, and a commit factory whose
 // SHAs count up (each test file gets its own factory, so its SHAs are its own).
-import { DEFAULT_AGENT_PATTERNS, type Commit, type Identity } from "../authorship.js";
-import { defaultConfig } from "../config.js";
-import type { PatchPolicy } from "../patch.js";
+import { DEFAULT_AGENT_PATTERNS, type Commit, type Identity } from "../model/authorship.js";
+import { defaultConfig } from "../config/config.js";
+import type { PatchPolicy } from "../patch/patch.js";
 
 export const ADA: Identity = { name: "Ada Lovelace", email: "ada@example.org" };
 export const BOT: Identity = { name: "patchbot[bot]", email: "patchbot@example.org" };

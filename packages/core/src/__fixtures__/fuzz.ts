@@ -2,7 +2,7 @@
 // means, and the mutations of real recorded files. A test helper, not part of the build.
 import fc from "fast-check";
 import { expect } from "vitest";
-import { GateError, type GateIssue } from "../errors.js";
+import { GateError, type GateIssue } from "../common/errors.js";
 
 /** The fixed seed of every fuzz suite: `pnpm test` replays the same cases. PROOFGATE_FUZZ_SEED picks another. */
 export const FUZZ_SEED = Number(process.env.PROOFGATE_FUZZ_SEED) || 20261205;

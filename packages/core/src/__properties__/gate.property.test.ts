@@ -8,8 +8,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { decide, type DecideInput } from "../decide.js";
-import type { Lease, Ledger } from "../ledger.js";
-import type { ProvenCoverage } from "../report.js";
+import type { Lease, Ledger } from "../ledger/ledger.js";
+import type { ProvenCoverage } from "../model/report.js";
 
 const SEEDS = "packages/core/properties/seeds";
 const RUNS = 300;

@@ -4,7 +4,7 @@ import {
   type CoverageData,
   type CoverageReadResult,
   type FileCoverage,
-} from "../coverage-model.js";
+} from "./coverage-model.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { isRecord, LineIndex, ReportIssues } from "./report-issues.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { summarizeCoverage } from "../coverage-model.js";
-import { formatIssue } from "../errors.js";
+import { summarizeCoverage } from "./coverage-model.js";
+import { formatIssue } from "../common/errors.js";
 import {
   frozenContextNames,
   numbitsToNums,

@@ -14,7 +14,7 @@
 // coverage.py's own analysis (the statements, the first line of each multi-line statement, the
 // possible arcs) is not in the data file; it is read back from the JSON report of the full run, which
 // lists the executed and missing lines and branch arcs of every file. See docs/proven-coverage.md.
-import type { GateIssue } from "../errors.js";
+import type { GateIssue } from "../common/errors.js";
 import {
   coveragePercent,
   normalizeCoveragePath,
@@ -23,7 +23,7 @@ import {
   type CoverageReadResult,
   type CoverageSummary,
   type FileCoverage,
-} from "../coverage-model.js";
+} from "./coverage-model.js";
 
 /** The rows of a coverage.py 5-7 SQLite data file that proven coverage needs. */
 export interface CoverageDbRows {

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { coveragePercent } from "../coverage-model.js";
-import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
-import { formatIssue } from "../errors.js";
+import { coveragePercent } from "./coverage-model.js";
+import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
+import { formatIssue } from "../common/errors.js";
 import { readCoveragePyJson } from "./coveragepy-json-reader.js";
 
 /** Real coverage.py output, see __fixtures__/README.md. */

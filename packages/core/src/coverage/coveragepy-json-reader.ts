@@ -1,10 +1,10 @@
-import { parseCoveragePyJson } from "../coverage-json.js";
+import { parseCoveragePyJson } from "./coverage-json.js";
 import {
   normalizeCoveragePath,
   type CoverageData,
   type CoverageReadResult,
   type FileCoverage,
-} from "../coverage-model.js";
+} from "./coverage-model.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
 import { parseJsonOnce } from "./shared-json.js";
 import type { CoverageReadOptions } from "./read-options.js";

@@ -1,4 +1,4 @@
-import type { CoverageFormat } from "../coverage-model.js";
+import type { CoverageFormat } from "./coverage-model.js";
 import { parseJsonOnce } from "./shared-json.js";
 
 /** The report formats {@link readCoverage} reads, with the names users know them by. */

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
+import { summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
 import { provenCoverageFromContexts, type CoverageDbRows } from "./contexts.js";
 import { buildCoverageMap, branchLine, frozenOnlyFiles, frozenOnlyLines } from "./frozen-only.js";
 

@@ -5,14 +5,14 @@
 // Both modes end here. Single run: the contexts give both sets from one data file, and who ran each
 // line. Rerun: a full run's report (raw) and the proof run's report (proven) of the same code; no
 // per-test data, so the tests behind a frozen-only line are not known (`tests: null`).
-import type { GateIssue } from "../errors.js";
+import type { GateIssue } from "../common/errors.js";
 import {
   hasSets,
   summaryFromCounts,
   type CoverageData,
   type CoverageSummary,
   type FileCoverage,
-} from "../coverage-model.js";
+} from "./coverage-model.js";
 
 /** One measured file, line by line: what the HTML view, patch coverage and the Cobertura export read. */
 export interface FileLines {

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
-import { formatIssue } from "../errors.js";
+import { summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
+import { formatIssue } from "../common/errors.js";
 import { readIstanbulFinal } from "./istanbul-final-reader.js";
 
 /** Real vitest 4.1.12 + @vitest/coverage-v8 output, see __fixtures__/README.md. */

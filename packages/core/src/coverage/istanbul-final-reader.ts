@@ -3,7 +3,7 @@ import {
   type CoverageData,
   type CoverageReadResult,
   type FileCoverage,
-} from "../coverage-model.js";
+} from "./coverage-model.js";
 import type { CoverageReadOptions } from "./read-options.js";
 import { describeValue, isCount, isRecord, parseJsonReport, ReportIssues } from "./report-issues.js";
 

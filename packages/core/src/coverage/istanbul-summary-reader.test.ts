@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { hasSets, summarizeCoverage } from "../coverage-model.js";
-import { formatIssue } from "../errors.js";
+import { hasSets, summarizeCoverage } from "./coverage-model.js";
+import { formatIssue } from "../common/errors.js";
 import { readIstanbulFinal } from "./istanbul-final-reader.js";
 import { readIstanbulSummary } from "./istanbul-summary-reader.js";
 

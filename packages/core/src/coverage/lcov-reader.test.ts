@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
-import { formatIssue } from "../errors.js";
+import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
+import { formatIssue } from "../common/errors.js";
 import { readCoveragePyJson } from "./coveragepy-json-reader.js";
 import { LcovStreamReader, readLcov } from "./lcov-reader.js";
 

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { summarizeCoverage, type CoverageData, type FileCoverage } from "../coverage-model.js";
-import { formatIssue } from "../errors.js";
+import { summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
+import { formatIssue } from "../common/errors.js";
 import { CoverageShardMerger, mergeCoverageShards } from "./merge-shards.js";
 import { readCoverage } from "./read-coverage.js";
 

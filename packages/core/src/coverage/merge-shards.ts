@@ -4,8 +4,8 @@ import {
   type CoverageReadResult,
   type FileCounts,
   type FileCoverage,
-} from "../coverage-model.js";
-import type { GateIssue } from "../errors.js";
+} from "./coverage-model.js";
+import type { GateIssue } from "../common/errors.js";
 
 const SAME_RUN = "merge shards of the same commit, measured the same way (same tool, same format, same branch setting)";
 

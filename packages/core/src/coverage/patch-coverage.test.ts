@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { CoverageData, FileCoverage } from "../coverage-model.js";
-import { parseGitDiff } from "../git-diff.js";
+import type { CoverageData, FileCoverage } from "./coverage-model.js";
+import { parseGitDiff } from "../patch/git-diff.js";
 import { buildCoverageMap, type CoverageMap } from "./frozen-only.js";
 import { lineRanges, patchCoverage } from "./patch-coverage.js";
 

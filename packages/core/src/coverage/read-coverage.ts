@@ -1,4 +1,4 @@
-import type { CoverageFormat, CoverageReadResult } from "../coverage-model.js";
+import type { CoverageFormat, CoverageReadResult } from "./coverage-model.js";
 import { readCobertura } from "./cobertura-reader.js";
 import { readCoveragePyJson } from "./coveragepy-json-reader.js";
 import { COVERAGE_REPORT_FORMATS, detectCoverageFormat } from "./detect-format.js";

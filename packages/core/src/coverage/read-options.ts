@@ -1,4 +1,4 @@
-import type { CoverageFormat } from "../coverage-model.js";
+import type { CoverageFormat } from "./coverage-model.js";
 
 /** Options every coverage report reader takes. */
 export interface CoverageReadOptions {

@@ -1,5 +1,5 @@
-import type { CoverageData, CoverageReadResult } from "../coverage-model.js";
-import type { GateIssue } from "../errors.js";
+import type { CoverageData, CoverageReadResult } from "./coverage-model.js";
+import type { GateIssue } from "../common/errors.js";
 
 /** More than this many errors in one report are summed up in one last issue. */
 export const MAX_ERRORS_PER_REPORT = 20;
@@ -104,4 +104,4 @@ export function parseJsonReport(text: string, issues: ReportIssues, what: string
   }
 }
 
-export { LineIndex } from "../text-lines.js";
+export { LineIndex } from "../common/text-lines.js";

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from "node:fs";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CoverageReadResult } from "../coverage-model.js";
+import type { CoverageReadResult } from "../coverage/coverage-model.js";
 import { readCobertura } from "../coverage/cobertura-reader.js";
 import { readCoveragePyJson } from "../coverage/coveragepy-json-reader.js";
 import { readIstanbulFinal } from "../coverage/istanbul-final-reader.js";

@@ -5,10 +5,10 @@
 // Fixed seed; PROOFGATE_FUZZ_RUNS raises the budget.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { coverageConfigCandidates, readCoverageConfig } from "../coverage-config.js";
-import { EVIDENCE_STAMP_FORMAT, parseEvidenceStamp, renderEvidenceStamp } from "../evidence-stamp.js";
-import { parsePropertySettingsFile } from "../property-settings.js";
-import { readPytestSettings } from "../runner-config.js";
+import { coverageConfigCandidates, readCoverageConfig } from "../python/coverage-config.js";
+import { EVIDENCE_STAMP_FORMAT, parseEvidenceStamp, renderEvidenceStamp } from "../evidence/evidence-stamp.js";
+import { parsePropertySettingsFile } from "../evidence/property-settings.js";
+import { readPytestSettings } from "../python/runner-config.js";
 import {
   FUZZ_TIMEOUT,
   MB,

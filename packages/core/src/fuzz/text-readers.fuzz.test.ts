@@ -7,18 +7,18 @@ import { readFileSync, readdirSync } from "node:fs";
 import fc from "fast-check";
 import { stringify as stringifyToml } from "smol-toml";
 import { describe, expect, it } from "vitest";
-import { DEFAULT_AGENT_PATTERNS } from "../authorship.js";
-import { parseConfig } from "../config.js";
+import { DEFAULT_AGENT_PATTERNS } from "../model/authorship.js";
+import { parseConfig } from "../config/config.js";
 import { errorReport } from "../build-report.js";
 import { parseBaseCoverageReport } from "../coverage-drop.js";
-import { formatFixturesLock, parseFixturesLock } from "../fixtures-lock.js";
-import { parseGitDiff } from "../git-diff.js";
-import { parseJunitXml } from "../junit.js";
-import { parseLedger } from "../ledger.js";
+import { formatFixturesLock, parseFixturesLock } from "../fixtures/fixtures-lock.js";
+import { parseGitDiff } from "../patch/git-diff.js";
+import { parseJunitXml } from "../evidence/junit.js";
+import { parseLedger } from "../ledger/ledger.js";
 import { canonicalJson } from "../proof-run/canonical-json.js";
 import { verifyRunRecord } from "../proof-run/record.js";
-import { reportJson } from "../report-json.js";
-import { parseCollectOnly } from "../universe.js";
+import { reportJson } from "../report/report-json.js";
+import { parseCollectOnly } from "../evidence/universe.js";
 import {
   FUZZ_TIMEOUT,
   MB,

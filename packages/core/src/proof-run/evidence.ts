@@ -1,9 +1,9 @@
 // What the proof run's records, the work tree's modules and the patch's added lines say about the test
 // runner, as the gate's reasons: runner_tampering, unlocked_fixture_read, property_weakened and shipped_code_replaced.
-import { carriesHumanTrailer, hasHumanTrailer, type Commit } from "../authorship.js";
-import { needsTrailer, type CommitPaths, type PatchPolicy } from "../patch.js";
-import type { Finding } from "../report.js";
-import type { ReasonCode } from "../reasons.js";
+import { carriesHumanTrailer, hasHumanTrailer, type Commit } from "../model/authorship.js";
+import { needsTrailer, type CommitPaths, type PatchPolicy } from "../patch/patch.js";
+import type { Finding } from "../model/report.js";
+import type { ReasonCode } from "../common/reasons.js";
 import type { RunFinding } from "./findings.js";
 import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
 import type { RunRecord, RunRecordResult } from "./record.js";

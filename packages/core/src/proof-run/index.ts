@@ -1,5 +1,6 @@
 // The proof run's record (issue 15): the pytest plugin that writes it, its verification, and the judges
 // of what it says. Pure, like the rest of core; the caller runs pytest and reads the file.
+// May import: common, model, python, ledger, patch, evidence, pytest-plugins.
 export {
   PROOF_PLUGIN_VERSION,
   PROOF_RUN_RECORD_FORMAT,

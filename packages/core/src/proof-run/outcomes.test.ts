@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { accountEvidence } from "../evidence.js";
-import type { TestResult } from "../junit.js";
+import { accountEvidence } from "../evidence/evidence.js";
+import type { TestResult } from "../evidence/junit.js";
 import { testsNotProven, withRecordedXpasses, xpassedTests } from "./outcomes.js";
 import { verifyRunRecord } from "./record.js";
 

@@ -3,7 +3,7 @@
 // `append_pass` for it), so only the run record tells it apart. These read the record's outcomes back
 // into the results the gate accounts: an xpass counts as an xfail (not proven, an unledgered freeze when
 // the base did not xfail it), and the tests that did not pass are named for the single-run coverage.
-import type { TestResult } from "../junit.js";
+import type { TestResult } from "../evidence/junit.js";
 import type { RunRecord } from "./record.js";
 
 /** The tests the record shows as a non-strict xfail that passed, in the record's order. */

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { renderDeselectPlugin } from "../deselect.js";
+import { renderDeselectPlugin } from "../evidence/deselect.js";
 import { PROOF_RUN_ENV, proofPluginModuleName, proofRunEnvironment, renderProofPlugin } from "./plugin.js";
 
 // Debian's Python compiles the rendered source; real pytest runs of it are in apps/e2e/src/proof-run.e2e.test.ts.

@@ -1,5 +1,5 @@
-import { pythonString } from "../deselect.js";
-import type { Lease } from "../ledger.js";
+import { pythonString } from "../evidence/deselect.js";
+import type { Lease } from "../ledger/ledger.js";
 import { PROOF_PLUGIN_PY } from "../pytest-plugins/generated.js";
 import { fillPythonSlots } from "../pytest-plugins/slots.js";
 

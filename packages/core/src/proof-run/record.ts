@@ -1,5 +1,5 @@
-import type { GateIssue } from "../errors.js";
-import { readPropertySettings, type PropertySettingsById } from "../property-settings.js";
+import type { GateIssue } from "../common/errors.js";
+import { readPropertySettings, type PropertySettingsById } from "../evidence/property-settings.js";
 import { canonicalJson } from "./canonical-json.js";
 import { asciiBytes, equalInConstantTime, fromHex, hmacSha256, toHex } from "./hmac.js";
 import { PROOF_PLUGIN_VERSION, PROOF_RUN_RECORD_FORMAT, PROOF_RUN_RECORD_VERSION } from "./plugin.js";

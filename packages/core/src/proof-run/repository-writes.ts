@@ -4,7 +4,7 @@
 // Two witnesses: git's view of the work tree before and after each step (whoever wrote, subprocesses
 // included), and the run record's writes (a tracked file written and put back before the step ended).
 import picomatch from "picomatch";
-import type { Finding } from "../report.js";
+import type { Finding } from "../model/report.js";
 import { listSome } from "./findings.js";
 import type { RunRecord } from "./record.js";
 

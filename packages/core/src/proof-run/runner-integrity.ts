@@ -1,7 +1,7 @@
 // When the project under test is itself part of the test runner (it is pluggy, pytest or coverage.py, or
 // a pytest plugin pytest loads), its code runs before or around the gate's plugin: the run's record can
 // no longer vouch for the runner, and the report must say so.
-import type { GateIssue } from "../errors.js";
+import type { GateIssue } from "../common/errors.js";
 import { listSome } from "./findings.js";
 import type { RunRecord } from "./record.js";
 import { importRoots, RUNNER_MODULES, topLevelModule, type ShadowOptions } from "./shadow.js";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ADA, BOT, POLICY, commitFactory } from "../__fixtures__/commits.js";
-import type { Commit } from "../authorship.js";
-import { DEFAULT_PYTHON_FILES } from "../runner-config.js";
+import type { Commit } from "../model/authorship.js";
+import { DEFAULT_PYTHON_FILES } from "../python/runner-config.js";
 import type { RunReplacement } from "./record.js";
 import {
   judgeShippedReplacements,

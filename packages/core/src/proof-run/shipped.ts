@@ -2,10 +2,10 @@
 // method or attribute of the source that the patch changed, replaced while the tests ran by test code the
 // patch added or changed (the old function put back by an autouse fixture, `__code__` restored in a
 // tests/__init__.py), is judged from the run record; without a run, from the added lines.
-import { hasHumanTrailer, type Commit } from "../authorship.js";
-import { needsTrailer, who, type PatchPolicy } from "../patch.js";
-import type { Finding } from "../report.js";
-import { isTestFile, type PytestSettings } from "../runner-config.js";
+import { hasHumanTrailer, type Commit } from "../model/authorship.js";
+import { needsTrailer, who, type PatchPolicy } from "../patch/patch.js";
+import type { Finding } from "../model/report.js";
+import { isTestFile, type PytestSettings } from "../python/runner-config.js";
 import type { RunReplacement } from "./record.js";
 import { codeOf, type ScannedFile } from "./scan.js";
 

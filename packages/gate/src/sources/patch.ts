@@ -96,76 +96,12 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const range = resolved.ok
     ? resolved.range
     : { base: request.base ?? "", head: git.resolveCommit(request.head ?? "HEAD") ?? request.head ?? "HEAD" };
-  const baseConfigText = resolved.ok ? git.readFileAt(range.base, CONFIG_FILE) : undefined;
-  const configPath = resolved.ok ? `${CONFIG_FILE} at ${shortRevision(range.base)}` : CONFIG_FILE;
-  const parsed = parseConfig(baseConfigText ?? "", configPath, DEFAULT_AGENT_PATTERNS);
-  if (!parsed.config) throw new GateError(parsed.errors);
-  const configSource =
-    baseConfigText === undefined
-      ? undefined
-      : { path: configPath, sha256: createHash("sha256").update(baseConfigText).digest("hex") };
-  warnings.push(...parsed.warnings);
-  const given = new Set(parsed.given ?? []);
-  const config = { ...parsed.config };
-  const off: LoadedPatch["off"] = {};
-  const where = resolved.ok ? `proofgate.toml at ${shortRevision(range.base)}` : "proofgate.toml";
-  if (!config.fixtures.enabled) off.fixtures = `[fixtures] enabled = false in ${where}`;
-  if (!config.properties.enabled) off.properties = `[properties] enabled = false in ${where}`;
-  // A signal that is on only by default, with nothing to judge at the base or at head (a project that
-  // has no golden files or seeds), is off and says why; one whose files exist at the base stays on.
-  if (resolved.ok) {
-    const holds = (rev: string, paths: readonly string[]) => paths.some((p) => git.listFilesAt(rev, p).length > 0);
-    const either = (paths: readonly string[]) => holds(range.base, paths) || holds(range.head, paths);
-    // Configured: the base's proofgate.toml sets any key of the table (a team that names its seeds wants them
-    // judged); `judge_tests` is about the property tests, not the seeds.
-    const configured = (table: string) =>
-      [...given].some((key) => key.startsWith(`${table}.`) && key !== "properties.judge_tests");
-    if (
-      config.fixtures.enabled &&
-      !configured("fixtures") &&
-      !either([...config.fixtures.paths, config.fixtures.lock])
-    ) {
-      config.fixtures = { ...config.fixtures, enabled: false };
-      off.fixtures = `no ${config.fixtures.paths.join(", ")} or ${config.fixtures.lock} at the base or head (on by default once there are)`;
-    }
-    if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
-      config.properties = { ...config.properties, enabled: false };
-      off.properties = `no seeds in ${config.properties.seeds.join(", ")} at the base or head (on by default once there are)`;
-      // Off for want of seeds, not by a human's choice: the property tests are still judged (judge_tests).
-    }
-  }
-  const headHasConfig = resolved.ok && git.readFileAt(range.head, CONFIG_FILE) !== undefined;
-  const policySource =
-    baseConfigText !== undefined
-      ? where
-      : !resolved.ok
-        ? "unknown: the history does not reach the base"
-        : headHasConfig
-          ? "defaults: the base has no proofgate.toml (this patch's applies once merged)"
-          : "defaults: no proofgate.toml";
-  const policy: PatchPolicy = {
-    agentPatterns: config.agents.patterns,
-    trailers: config.trailers,
-    // What vouches, as configured; replaced by what was read once the range is judged.
-    signatures:
-      config.agents.humanSignatures === "required"
-        ? { required: true, allowedSigners: config.agents.allowedSigners, platform: request.platformVerifier?.name }
-        : undefined,
-  };
+  const { config, configPath, configSource, given, off, where } = readJudge(git, resolved.ok, range.base, warnings);
+  if (resolved.ok) turnOffIdleSignals(git, range, config, given, off);
+  const policySource = policySourceOf(git, resolved.ok, range.head, configSource !== undefined, where);
+  const policy = patchPolicy(config, request.platformVerifier);
   const ledgerFile = config.ledger.path;
-  const c = config.commands;
-  const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
-  // The files the base's commands run are protected with the config's own paths (`[protect] commands`).
-  const patterns = [
-    ...new Set([
-      ...protectedPaths(config),
-      ...(config.protect.commands ? invoked.paths : []),
-      ...(request.sharedProtected ?? []),
-    ]),
-  ];
-  const specs = [...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
-    .map(parseSectionSpec)
-    .filter((spec): spec is SectionSpec => spec !== undefined);
+  const { invoked, patterns, specs } = protectedScope(config, request.sharedProtected);
   const empty: PatchEvidence = {
     base: range.base,
     head: range.head,
@@ -199,65 +135,20 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const commits = verified.commits;
   policy.signatures = verified.policy;
   warnings.push(...verified.warnings);
-  const renames: FileRename[] = [];
-  const touched = new Map<string, string[]>(
-    commits.map((c) => {
-      const changed = git.changedPaths(c.sha);
-      for (const p of changed) if (p.status === "R" && p.oldPath) renames.push({ from: p.oldPath, to: p.path });
-      return [c.sha, ownPaths(git, c, changed)];
-    }),
-  );
-  const touching = (match: (path: string) => boolean): CommitPaths[] =>
-    commits.flatMap((commit) => {
-      const paths = (touched.get(commit.sha) ?? []).filter(match);
-      return paths.length ? [{ commit, paths }] : [];
-    });
-  const under = (dirs: readonly string[]) => (path: string) =>
-    dirs.some((d) => path === d.replace(/\/+$/, "") || path.startsWith(`${d.replace(/\/+$/, "")}/`));
-
-  const baseLedger = readLedgerAt(git, range.base, ledgerFile, warnings);
-  const ledgerChanges = touching((p) => p === ledgerFile).map(({ commit }) => ({
-    commit,
-    changes: ledgerChangesOf(git, commit, ledgerFile, warnings),
-  }));
+  const { touched, renames } = pathsByCommit(git, commits);
+  const touching = touchingIn(commits, touched);
 
   const patch: PatchEvidence = {
     ...empty,
     commits,
-    ledger: {
-      file: ledgerFile,
-      changes: ledgerChanges.filter((c) => c.changes.length > 0),
-      rejectIfAgentAddsLease: baseLedger?.rejectIfAgentAddsLease ?? true,
-    },
+    ledger: ledgerEvidence(git, range.base, ledgerFile, touching, warnings),
     protect: (() => {
       const byPath = touching(pathMatcher(patterns));
       return { patterns, touching: byPath, sections: sectionTouches(git, commits, touched, specs, byPath) };
     })(),
   };
-  if (config.fixtures.enabled) {
-    const lockAt = (rev: string) => {
-      const text = git.readFileAt(rev, config.fixtures.lock);
-      if (text === undefined) return [];
-      const result = parseFixturesLock(text, `${config.fixtures.lock} at ${shortRevision(rev)}`, {
-        allowSpecialNames: config.fixtures.allowSpecialNames,
-      });
-      if (result.errors.length > 0) throw new GateError(result.errors);
-      return result.entries;
-    };
-    patch.fixtures = {
-      lock: config.fixtures.lock,
-      delta: diffFixturesLocks(lockAt(range.base), lockAt(range.head)),
-      touching: touching((p) => p === config.fixtures.lock || under(config.fixtures.paths)(p)),
-      unlocked: request.unlocked ? await request.unlocked(config) : undefined,
-    };
-  }
-  if (config.properties.enabled) {
-    patch.seeds = {
-      dirs: config.properties.seeds,
-      filesAtHead: config.properties.seeds.reduce((n, dir) => n + git.listFilesAt(range.head, dir).length, 0),
-      touching: touching(under(config.properties.seeds)),
-    };
-  }
+  if (config.fixtures.enabled) patch.fixtures = await fixturesEvidence(git, range, config, touching, request.unlocked);
+  if (config.properties.enabled) patch.seeds = seedsEvidence(git, range.head, config, touching);
   if (config.properties.judgeTests) {
     patch.propertyTests = {
       dirs: config.properties.tests,
@@ -282,6 +173,210 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   };
 }
 
+/** The commits of the range whose own paths match, each with those paths. */
+type Touching = (match: (path: string) => boolean) => CommitPaths[];
+
+/** The judge: the base revision's proofgate.toml (defaults where it has none), and what it turned off. */
+function readJudge(
+  git: GitPort,
+  reachesBase: boolean,
+  base: string,
+  warnings: GateIssue[],
+): {
+  config: GateConfig;
+  configPath: string;
+  configSource: LoadedPatch["configSource"];
+  given: Set<string>;
+  off: LoadedPatch["off"];
+  where: string;
+} {
+  const baseConfigText = reachesBase ? git.readFileAt(base, CONFIG_FILE) : undefined;
+  const configPath = reachesBase ? `${CONFIG_FILE} at ${shortRevision(base)}` : CONFIG_FILE;
+  const parsed = parseConfig(baseConfigText ?? "", configPath, DEFAULT_AGENT_PATTERNS);
+  if (!parsed.config) throw new GateError(parsed.errors);
+  const configSource =
+    baseConfigText === undefined
+      ? undefined
+      : { path: configPath, sha256: createHash("sha256").update(baseConfigText).digest("hex") };
+  warnings.push(...parsed.warnings);
+  const given = new Set(parsed.given ?? []);
+  const config = { ...parsed.config };
+  const off: LoadedPatch["off"] = {};
+  const where = reachesBase ? `proofgate.toml at ${shortRevision(base)}` : "proofgate.toml";
+  if (!config.fixtures.enabled) off.fixtures = `[fixtures] enabled = false in ${where}`;
+  if (!config.properties.enabled) off.properties = `[properties] enabled = false in ${where}`;
+  return { config, configPath, configSource, given, off, where };
+}
+
+/**
+ * A signal that is on only by default, with nothing to judge at the base or at head (a project that
+ * has no golden files or seeds), is off and says why; one whose files exist at the base stays on.
+ */
+function turnOffIdleSignals(
+  git: GitPort,
+  range: { base: string; head: string },
+  config: GateConfig,
+  given: ReadonlySet<string>,
+  off: LoadedPatch["off"],
+): void {
+  const holds = (rev: string, paths: readonly string[]) => paths.some((p) => git.listFilesAt(rev, p).length > 0);
+  const either = (paths: readonly string[]) => holds(range.base, paths) || holds(range.head, paths);
+  // Configured: the base's proofgate.toml sets any key of the table (a team that names its seeds wants them
+  // judged); `judge_tests` is about the property tests, not the seeds.
+  const configured = (table: string) =>
+    [...given].some((key) => key.startsWith(`${table}.`) && key !== "properties.judge_tests");
+  if (config.fixtures.enabled && !configured("fixtures") && !either([...config.fixtures.paths, config.fixtures.lock])) {
+    config.fixtures = { ...config.fixtures, enabled: false };
+    off.fixtures = `no ${config.fixtures.paths.join(", ")} or ${config.fixtures.lock} at the base or head (on by default once there are)`;
+  }
+  if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
+    config.properties = { ...config.properties, enabled: false };
+    off.properties = `no seeds in ${config.properties.seeds.join(", ")} at the base or head (on by default once there are)`;
+    // Off for want of seeds, not by a human's choice: the property tests are still judged (judge_tests).
+  }
+}
+
+/** Where the policy came from, in words, for the report's Policy row. */
+function policySourceOf(
+  git: GitPort,
+  reachesBase: boolean,
+  head: string,
+  baseHasConfig: boolean,
+  where: string,
+): string {
+  const headHasConfig = reachesBase && git.readFileAt(head, CONFIG_FILE) !== undefined;
+  return baseHasConfig
+    ? where
+    : !reachesBase
+      ? "unknown: the history does not reach the base"
+      : headHasConfig
+        ? "defaults: the base has no proofgate.toml (this patch's applies once merged)"
+        : "defaults: no proofgate.toml";
+}
+
+/** The agent patterns, trailer names and signature policy a patch is judged by. */
+function patchPolicy(config: GateConfig, platformVerifier: PlatformVerifier | undefined): PatchPolicy {
+  return {
+    agentPatterns: config.agents.patterns,
+    trailers: config.trailers,
+    // What vouches, as configured; replaced by what was read once the range is judged.
+    signatures:
+      config.agents.humanSignatures === "required"
+        ? { required: true, allowedSigners: config.agents.allowedSigners, platform: platformVerifier?.name }
+        : undefined,
+  };
+}
+
+/** The protected paths and sections: the config's own, and the files the base's commands run (`[protect] commands`). */
+function protectedScope(
+  config: GateConfig,
+  sharedProtected: readonly string[] | undefined,
+): { invoked: InvokedFiles; patterns: string[]; specs: SectionSpec[] } {
+  const c = config.commands;
+  const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
+  // The files the base's commands run are protected with the config's own paths (`[protect] commands`).
+  const patterns = [
+    ...new Set([
+      ...protectedPaths(config),
+      ...(config.protect.commands ? invoked.paths : []),
+      ...(sharedProtected ?? []),
+    ]),
+  ];
+  const specs = [...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
+    .map(parseSectionSpec)
+    .filter((spec): spec is SectionSpec => spec !== undefined);
+  return { invoked, patterns, specs };
+}
+
+/** The paths each commit answers for (a merge: its own resolution's), and the renames git saw, oldest first. */
+function pathsByCommit(
+  git: GitPort,
+  commits: readonly Commit[],
+): { touched: Map<string, string[]>; renames: FileRename[] } {
+  const renames: FileRename[] = [];
+  const touched = new Map<string, string[]>(
+    commits.map((c) => {
+      const changed = git.changedPaths(c.sha);
+      for (const p of changed) if (p.status === "R" && p.oldPath) renames.push({ from: p.oldPath, to: p.path });
+      return [c.sha, ownPaths(git, c, changed)];
+    }),
+  );
+  return { touched, renames };
+}
+
+/** The commits that touched matching paths, each with those paths. */
+function touchingIn(commits: readonly Commit[], touched: ReadonlyMap<string, readonly string[]>): Touching {
+  return (match) =>
+    commits.flatMap((commit) => {
+      const paths = (touched.get(commit.sha) ?? []).filter(match);
+      return paths.length ? [{ commit, paths }] : [];
+    });
+}
+
+/** A matcher for paths in (or equal to) one of the folders. */
+function under(dirs: readonly string[]): (path: string) => boolean {
+  return (path) => dirs.some((d) => path === d.replace(/\/+$/, "") || path.startsWith(`${d.replace(/\/+$/, "")}/`));
+}
+
+/** What each commit did to the ledger, and whether the base's ledger rejects an agent's added lease. */
+function ledgerEvidence(
+  git: GitPort,
+  base: string,
+  ledgerFile: string,
+  touching: Touching,
+  warnings: GateIssue[],
+): PatchEvidence["ledger"] {
+  const baseLedger = readLedgerAt(git, base, ledgerFile, warnings);
+  const ledgerChanges = touching((p) => p === ledgerFile).map(({ commit }) => ({
+    commit,
+    changes: ledgerChangesOf(git, commit, ledgerFile, warnings),
+  }));
+  return {
+    file: ledgerFile,
+    changes: ledgerChanges.filter((c) => c.changes.length > 0),
+    rejectIfAgentAddsLease: baseLedger?.rejectIfAgentAddsLease ?? true,
+  };
+}
+
+/** The fixture lock at the base and head, the commits that touched the fixtures, and the files on disk against the lock. */
+async function fixturesEvidence(
+  git: GitPort,
+  range: { base: string; head: string },
+  config: GateConfig,
+  touching: Touching,
+  unlocked: PatchRequest["unlocked"],
+): Promise<NonNullable<PatchEvidence["fixtures"]>> {
+  const lockAt = (rev: string) => {
+    const text = git.readFileAt(rev, config.fixtures.lock);
+    if (text === undefined) return [];
+    const result = parseFixturesLock(text, `${config.fixtures.lock} at ${shortRevision(rev)}`, {
+      allowSpecialNames: config.fixtures.allowSpecialNames,
+    });
+    if (result.errors.length > 0) throw new GateError(result.errors);
+    return result.entries;
+  };
+  return {
+    lock: config.fixtures.lock,
+    delta: diffFixturesLocks(lockAt(range.base), lockAt(range.head)),
+    touching: touching((p) => p === config.fixtures.lock || under(config.fixtures.paths)(p)),
+    unlocked: unlocked ? await unlocked(config) : undefined,
+  };
+}
+
+/** The seed folders, how many files they hold at head, and the commits that touched them. */
+function seedsEvidence(
+  git: GitPort,
+  head: string,
+  config: GateConfig,
+  touching: Touching,
+): NonNullable<PatchEvidence["seeds"]> {
+  return {
+    dirs: config.properties.seeds,
+    filesAtHead: config.properties.seeds.reduce((n, dir) => n + git.listFilesAt(head, dir).length, 0),
+    touching: touching(under(config.properties.seeds)),
+  };
+}
+
 /**
  * The commits that touched property test files: under `[properties] tests`, or a Python test file that
  * imports hypothesis at the base or at head (a property test outside the folder). Seed files are
@@ -290,7 +385,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
 function propertyTestTouches(
   git: GitPort,
   range: { base: string; head: string },
-  touching: (match: (path: string) => boolean) => CommitPaths[],
+  touching: Touching,
   where: { dirs: (path: string) => boolean; seeds: (path: string) => boolean },
 ): PropertyTestTouch[] {
   const pytest = readPytestSettings((path) => git.readFileAt(range.base, path));

@@ -1,0 +1,498 @@
+// Tests that stop counting between the base and the head (docs/contract.md §13): a test the base collects
+// and the head does not (`tests_removed`), and a test skipped or xfailed at head that was not skipped at
+// the base (`tests_skipped_unledgered`). Both are judged by the lease rule: every commit that could have
+// done it (one that touched the test's file or the collection configuration) must be a human's carrying
+// `Test-Removal: human`. Pure: the gate collects the base, runs its skips, and reads git.
+import {
+  agentCommitClause,
+  classifyCommit,
+  formatIdentity,
+  hasHumanTrailer,
+  type Commit,
+} from "../model/authorship.js";
+import { pythonString } from "./deselect.js";
+import type { EvidenceAccounting } from "./evidence.js";
+import type { Lease } from "../ledger/ledger.js";
+import { pathMatcher, type CommitPaths, type PatchPolicy } from "../patch/patch.js";
+import type { Finding } from "../model/report.js";
+import type { NarrowedCollection, Universe } from "./universe.js";
+import { jsonLines } from "../common/json-lines.js";
+
+/**
+ * The files pytest reads what to collect from (its ini files and every conftest.py). A commit touching
+ * one may have changed the collection of any test; the files `[commands] collect` names are added.
+ */
+export const COLLECTION_CONFIG_PATTERNS: readonly string[] = Object.freeze([
+  "pytest.ini",
+  ".pytest.ini",
+  "pyproject.toml",
+  "setup.cfg",
+  "tox.ini",
+  "**/conftest.py",
+]);
+
+/** A file git saw renamed in the range (`git diff-tree -M`). */
+export interface FileRename {
+  from: string;
+  to: string;
+}
+
+/** The base's universe, as the gate collected or read it. */
+export interface BaseUniverse {
+  /** Where it came from, for a reader: `collected.txt (collected at base 1a2b3c4d5e6f)`. */
+  file: string;
+  ids: readonly string[];
+}
+
+/** What the base's results say of the tests skipped at head. */
+export interface BaseSkips {
+  /** Where they came from (a results file, or the base run in a worktree). */
+  file: string;
+  /** The ids skipped or xfailed at base. */
+  skipped: readonly string[];
+}
+
+/** Everything the two rules judge, learned by the gate (`check`). */
+export interface TestChangeEvidence {
+  /** The base's universe, or why it was not measured and how to turn it on. */
+  base: { kind: "measured"; universe: BaseUniverse } | { kind: "not_measured"; why: string; fix: string };
+  /** The base's outcomes of the tests skipped at head; undefined: none were given, so every skip is new. */
+  baseSkips?: BaseSkips | undefined;
+  /** Every commit of the range and the paths it answers for (old names of renames included). */
+  touched: readonly CommitPaths[];
+  /** Files renamed in the range, in commit order. */
+  renames: readonly FileRename[];
+  /** Files that configure the collection besides COLLECTION_CONFIG_PATTERNS (those `[commands] collect` names). */
+  collectionFiles: readonly string[];
+  /** New skips that no human approved, tolerated (`[results] max_new_skips`, default 0). */
+  maxNewSkips: number;
+}
+
+/** What the head shows, for the judge. */
+export interface TestChangeContext {
+  head: Universe;
+  active: readonly Lease[];
+  /** The proof run's accounting; undefined without results (then no skip is judged). */
+  accounting?: EvidenceAccounting | undefined;
+  commits: readonly Commit[];
+  policy: PatchPolicy;
+}
+
+/** Both rules' findings, and what the decision table shows. */
+export interface TestChangeJudgement {
+  removed: Finding[];
+  skipped: Finding[];
+  /** Set when the base's universe was not measured: the row says so, with the fix. */
+  notMeasured?: { why: string; fix: string } | undefined;
+  baseFile?: string | undefined;
+  baseTests: number;
+  /** Base tests the head does not collect, not leased (module-level skips not included). */
+  gone: number;
+  /** Of those, paired with a new id as a rename. */
+  renamed: number;
+  /** Of those, approved by a human's trailer. */
+  approvedRemovals: number;
+  /** Skips at head that were not skipped at base (every one, without base results). */
+  newSkips: number;
+  approvedSkips: number;
+  /** True when no base results were given, so every skip counts as new. */
+  skipsWithoutBase: boolean;
+  maxNewSkips: number;
+}
+
+/** One test (or a module that skipped itself) that stopped counting, with where it lives. */
+export interface TestChange {
+  id: string;
+  /** The test's file at base (its module's path for a module-level skip). */
+  file: string;
+  /** For a removal paired with a new id: that id. For a skip: pytest's message. */
+  note?: string | undefined;
+}
+
+const MAX_LISTED = 10;
+const short = (sha: string): string => sha.slice(0, 12);
+const fileOf = (id: string): string => id.split("::", 1)[0]!;
+const list = (items: readonly string[]): string =>
+  `${items.slice(0, MAX_LISTED).join(", ")}${items.length > MAX_LISTED ? `, and ${items.length - MAX_LISTED} more` : ""}`;
+
+/**
+ * A matcher for the collection configuration: pytest's own files anywhere they apply (COLLECTION_CONFIG_PATTERNS)
+ * and the exact files `[commands] collect` names.
+ */
+export function collectionConfigMatcher(files: readonly string[]): (path: string) => boolean {
+  const exact = new Set(files);
+  const globs = pathMatcher(COLLECTION_CONFIG_PATTERNS);
+  return (path) => exact.has(path) || globs(path);
+}
+
+// A tool implies the file it reads its targets from.
+const TOOL_FILES: Record<string, readonly string[]> = {
+  make: ["Makefile", "makefile", "GNUmakefile"],
+  tox: ["tox.ini"],
+  nox: ["noxfile.py"],
+};
+
+/**
+ * The repository paths a shell command may read its configuration from: every word that could name a
+ * file (`-c ci/pytest.ini`, `--config-file=x.ini`, `scripts/collect.sh`), and the file a tool named in it
+ * reads (`make` the Makefile, `tox` tox.ini, `nox` noxfile.py). The gate keeps those that are files at
+ * the base. Shell syntax is split roughly; a word it cannot read is simply not a path.
+ */
+export function commandFiles(command: string): string[] {
+  const words = command
+    .split(/[\s;|&<>()]+/)
+    .map((w) => w.replace(/^['"]+|['"]+$/g, ""))
+    .filter((w) => w !== "");
+  const out = new Set<string>();
+  for (const word of words) {
+    const value = (/^--?[\w-]+=(.+)$/.exec(word)?.[1] ?? word).replace(/^['"]+|['"]+$/g, "");
+    const path = value.replace(/^\.\//, "");
+    if (
+      path === "" ||
+      path === "." ||
+      path.startsWith("-") ||
+      path.startsWith("/") ||
+      path.includes("$") ||
+      path.includes("..")
+    )
+      continue;
+    out.add(path);
+    const tool = path.split("/").pop()!;
+    for (const implied of TOOL_FILES[tool] ?? []) out.add(implied);
+  }
+  return [...out];
+}
+
+/**
+ * A pytest plugin that keeps only `ids` (the base's run of the tests skipped at head): every other
+ * collected test is deselected, so the run costs what those tests cost, plus the collection. With
+ * `xpassedFile`, it writes there the ids of the tests that xpassed (a non-strict xfail that passed,
+ * which JUnit XML writes as a pass), one JSON string a line: at the base too they were xfailed.
+ */
+export function renderOnlyPlugin(ids: readonly string[], base: string, xpassedFile?: string): string {
+  const xpassed =
+    xpassedFile === undefined
+      ? ""
+      : `
+
+PROOFGATE_XPASSED_FILE = ${pythonString(xpassedFile)}
+_proofgate_xpassed = []
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logreport(report):
+    if report.when == "call" and report.passed and hasattr(report, "wasxfail"):
+        _proofgate_xpassed.append(report.nodeid)
+
+
+def pytest_sessionfinish(session):
+    import json
+
+    with open(PROOFGATE_XPASSED_FILE, "w", encoding="utf-8") as out:
+        out.write("".join(json.dumps(i) + "\\n" for i in _proofgate_xpassed))
+`;
+  return `# Generated by proofgate: the base's run (${short(base)}) of the tests skipped at head. Do not edit.
+import pytest
+
+PROOFGATE_ONLY = frozenset([
+${ids.map((id) => `    ${pythonString(id)},\n`).join("")}])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session, config, items):
+    kept = [item for item in items if item.nodeid in PROOFGATE_ONLY]
+    dropped = [item for item in items if item.nodeid not in PROOFGATE_ONLY]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+${xpassed}`;
+}
+
+/** The ids in the file the base run's plugin wrote (`renderOnlyPlugin`'s `xpassedFile`); none for lines it cannot read. */
+export function parseXpassedIds(text: string): string[] {
+  return jsonLines(text).flatMap(({ value }) => (typeof value === "string" ? [value] : []));
+}
+
+/**
+ * Each removed id paired with the id it probably became: the same test in a file git saw renamed
+ * (`tests/a.py::test_x` -> `tests/b.py::test_x`), else, in the same file, removed and added ids in
+ * the order pytest collected them (a renamed function). A pairing is shown, never an excuse.
+ */
+export function pairRenames(
+  removed: readonly string[],
+  added: readonly string[],
+  renames: readonly FileRename[],
+): Map<string, string> {
+  const forward = (file: string): string => {
+    let name = file;
+    for (const r of renames) if (r.from === name) name = r.to;
+    return name;
+  };
+  const pairs = new Map<string, string>();
+  const free = new Set(added);
+  for (const id of removed) {
+    const file = fileOf(id);
+    const moved = forward(file);
+    const candidate = moved + id.slice(file.length);
+    if (moved !== file && free.has(candidate)) {
+      pairs.set(id, candidate);
+      free.delete(candidate);
+    }
+  }
+  const byFile = new Map<string, string[]>();
+  for (const id of added) if (free.has(id)) byFile.set(fileOf(id), [...(byFile.get(fileOf(id)) ?? []), id]);
+  for (const id of removed) {
+    if (pairs.has(id)) continue;
+    const next = byFile.get(forward(fileOf(id)))?.shift();
+    if (next !== undefined) pairs.set(id, next);
+  }
+  return pairs;
+}
+
+/**
+ * The skips at head the rule judges: each skipped or xfailed test without a lease, and each test of a
+ * module that skipped itself, by `gone` (the base's tests the head does not collect, not leased); the
+ * module itself when `gone` holds none of it (the base's universe is unknown, or the module is new).
+ */
+export function skipsAtHead(accounting: EvidenceAccounting, gone: readonly string[]): TestChange[] {
+  const skips: TestChange[] = accounting.skips.map((r) => ({ id: r.id, file: fileOf(r.id), note: r.message }));
+  for (const m of accounting.moduleSkips) {
+    const tests = gone.filter((id) => fileOf(id) === m.id);
+    if (tests.length === 0) skips.push({ id: m.id, file: m.id, note: m.message });
+    for (const id of tests) skips.push({ id, file: m.id, note: m.message });
+  }
+  return skips;
+}
+
+/** Base tests the head does not collect and no lease holds. */
+export function goneSinceBase(base: readonly string[], head: Universe, active: readonly Lease[]): string[] {
+  const headIds = head.index ?? new Set(head.ids);
+  const leased = new Set(active.map((l) => l.nodeid));
+  return base.filter((id) => !headIds.has(id) && !leased.has(id));
+}
+
+/** Judges removals and new skips: the findings of both rules, and the numbers the table shows. */
+export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChangeContext): TestChangeJudgement {
+  const { head, active, accounting, commits, policy } = context;
+  const key = policy.trailers.testRemoval;
+  const moduleSkips = accounting?.moduleSkips ?? [];
+  const skippedModules = new Set(moduleSkips.map((r) => r.id));
+
+  // Removals: base ids the head does not collect and no lease holds. A module that skipped itself at
+  // head collects nothing: its tests are judged as skips, below.
+  const base = evidence.base.kind === "measured" ? evidence.base.universe : undefined;
+  const gone = base ? goneSinceBase(base.ids, head, active) : [];
+  const removedIds = gone.filter((id) => !skippedModules.has(fileOf(id)));
+  const baseSet = new Set(base?.ids ?? []);
+  const added = base ? head.ids.filter((id) => !baseSet.has(id)) : [];
+  const pairs = pairRenames(removedIds, added, evidence.renames);
+  const removals: TestChange[] = removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) }));
+
+  const skips = accounting ? skipsAtHead(accounting, gone) : [];
+  const skippedAtBase = new Set(evidence.baseSkips?.skipped ?? []);
+  const newSkips = skips.filter((s) => !skippedAtBase.has(s.id));
+
+  const attribution = changeAttributor(evidence, commits, policy, key);
+  const removalVerdicts = removals.map((c) => ({ change: c, ...attribution(c.file) }));
+  const skipVerdicts = newSkips.map((c) => ({ change: c, ...attribution(c.file) }));
+  const unapprovedSkips = skipVerdicts.filter((v) => !v.approved);
+  const removedFindings = changeFindings(
+    removalVerdicts,
+    "tests_removed",
+    key,
+    policy,
+    REMOVED_FIX(key),
+    (changes, file) => {
+      const names = changes.map((c) => (c.note ? `${c.id} (renamed: ${c.note})` : c.id));
+      return changes.length === 1
+        ? `${names[0]} is collected at base but not at head`
+        : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
+    },
+  );
+  const narrowed = head.narrowed;
+  if (narrowed && !base) {
+    // The base's universe is unknown, so which tests the narrowing took out cannot be told: the commits
+    // that touched the collection configuration answer for it.
+    const change: TestChange = { id: narrowed.summary, file: narrowed.file };
+    removedFindings.push(
+      ...changeFindings(
+        [{ change, ...attribution(narrowed.file) }],
+        "tests_removed",
+        key,
+        policy,
+        NARROWED_FIX(key),
+        () => describeNarrowed(narrowed),
+      ).map((f) => ({ ...f, line: narrowed.line })),
+    );
+  } else if (narrowed) {
+    for (const f of removedFindings) f.message = `${f.message}; ${describeNarrowed(narrowed)}`;
+  }
+  const withoutBase = evidence.baseSkips === undefined;
+  const skippedFindings =
+    unapprovedSkips.length <= evidence.maxNewSkips
+      ? []
+      : changeFindings(skipVerdicts, "tests_skipped_unledgered", key, policy, SKIPPED_FIX(key), (changes, file) => {
+          const names = changes.map((c) => (c.note ? `${c.id} (${c.note})` : c.id));
+          const atBase = withoutBase ? "and no base results show them skipped there" : "and were not skipped at base";
+          return `${changes.length} test(s) of ${file} are skipped or xfailed at head without a lease, ${atBase}: ${list(names)}`;
+        });
+  return {
+    removed: removedFindings,
+    skipped: skippedFindings.map((f) => ({
+      ...f,
+      fix: withoutBase
+        ? `${f.fix}; if they were skipped at the base too, give the gate the base's results: run \`proofgate check --run\`, or set [results] base_junit`
+        : f.fix,
+    })),
+    ...(evidence.base.kind === "not_measured"
+      ? { notMeasured: { why: evidence.base.why, fix: evidence.base.fix } }
+      : { baseFile: evidence.base.universe.file }),
+    baseTests: base?.ids.length ?? 0,
+    gone: removals.length,
+    renamed: removals.filter((c) => c.note !== undefined).length,
+    approvedRemovals: removalVerdicts.filter((v) => v.approved).length,
+    newSkips: newSkips.length,
+    approvedSkips: skipVerdicts.length - unapprovedSkips.length,
+    skipsWithoutBase: withoutBase,
+    maxNewSkips: evidence.maxNewSkips,
+  };
+}
+
+/** What narrowed the head's collection, in words (`tests_removed` names it, with the commits that could have). */
+export function describeNarrowed(n: NarrowedCollection): string {
+  const how = [
+    n.deselected > 0 ? `${n.deselected} deselected (-k, -m or --deselect in the runner's settings, or a hook)` : "",
+    n.unlisted > 0 ? `${n.unlisted} dropped without being deselected (a pytest_collection_modifyitems hook)` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  return `pytest left tests out of the collection at head: ${how} (\`${n.summary}\` at ${n.file}:${n.line})`;
+}
+
+const NARROWED_FIX = (key: string): string =>
+  `remove the -k/-m/--deselect from addopts (pytest.ini, pyproject.toml, setup.cfg, tox.ini) or the conftest.py hook that drops tests; tests that must go are removed by a human, in a commit with \`${key}: human\` (to name them, run \`proofgate check --run\` or set [universe] base_collected)`;
+
+const REMOVED_FIX = (key: string): string =>
+  `restore the tests; a test that must go is removed by a human, in a commit with \`${key}: human\` (a flaky test gets a lease in freeze.toml instead)`;
+const SKIPPED_FIX = (key: string): string =>
+  `remove the skip or xfail and fix the test, or have a human freeze it in freeze.toml; a skip a human means is committed by them with \`${key}: human\``;
+
+/** Documentation: prose no test imports (Markdown, reStructuredText, a docs/ folder, the licence and changelog). */
+function isDocumentation(path: string): boolean {
+  return (
+    /\.(md|rst|adoc)$/i.test(path) ||
+    /^docs?\//.test(path) ||
+    /(^|\/)(LICEN[CS]E|AUTHORS|CHANGELOG|CHANGES|NEWS)(\.[^/]*)?$/i.test(path)
+  );
+}
+
+/** The commits that could have changed a file's tests, and whether each is a human's with the trailer. */
+export interface Verdict {
+  /**
+   * Commits that touched the file (or a later name of it) or the collection configuration, and the paths;
+   * when none did, those that changed anything but documentation (the code the tests import).
+   */
+  commits: { commit: Commit; paths: string[]; approved: boolean }[];
+  /** Every such commit carries the trailer on a human commit; with none at all, some human commit of the range does. */
+  approved: boolean;
+}
+
+/**
+ * For a test file: the commits of the range that could have changed its tests (those that touched it, a
+ * later name of it, or the collection configuration), and whether `key` on a human commit approves them.
+ */
+export function changeAttributor(
+  evidence: Pick<TestChangeEvidence, "touched" | "renames" | "collectionFiles">,
+  commits: readonly Commit[],
+  policy: PatchPolicy,
+  key: string,
+): (file: string) => Verdict {
+  const isConfig = collectionConfigMatcher(evidence.collectionFiles);
+  const approves = (c: Commit): boolean => hasHumanTrailer(c, key, policy.agentPatterns);
+  const anyApproval = commits.some(approves);
+  const codeTouching = evidence.touched.flatMap(({ commit, paths }) => {
+    const code = paths.filter((p) => !isDocumentation(p));
+    return code.length > 0 ? [{ commit, paths: code, approved: approves(commit) }] : [];
+  });
+  const cache = new Map<string, Verdict>();
+  return (file: string): Verdict => {
+    const known = cache.get(file);
+    if (known) return known;
+    const names = new Set([file]);
+    for (const r of evidence.renames) if (names.has(r.from)) names.add(r.to);
+    const touching = evidence.touched.flatMap(({ commit, paths }) => {
+      const relevant = paths.filter((p) => names.has(p) || isConfig(p));
+      return relevant.length > 0 ? [{ commit, paths: relevant, approved: approves(commit) }] : [];
+    });
+    // Untouched, the change came through code the tests import: every commit that changed anything but
+    // documentation could have made it, and a human's trailer answers for the human's own commit only.
+    const candidates = touching.length > 0 ? touching : codeTouching;
+    const verdict = {
+      commits: candidates,
+      approved: candidates.length > 0 ? candidates.every((t) => t.approved) : anyApproval,
+    };
+    cache.set(file, verdict);
+    return verdict;
+  };
+}
+
+/**
+ * One finding per commit that could have made the change and does not approve it, and per file: the
+ * tests, the commit, its author, the paths it touched. A change no commit explains (its file and the
+ * collection configuration untouched: the collection changed through code the tests import) is one
+ * finding per file without a commit.
+ */
+export function changeFindings(
+  verdicts: readonly ({ change: TestChange } & Verdict)[],
+  reason: "tests_removed" | "tests_skipped_unledgered" | "property_weakened",
+  key: string,
+  policy: PatchPolicy,
+  fix: string,
+  describe: (changes: TestChange[], file: string) => string,
+): Finding[] {
+  interface Group {
+    file: string;
+    commit: Commit | undefined;
+    paths: string[];
+    changes: TestChange[];
+  }
+  const groups = new Map<string, Group>();
+  for (const v of verdicts) {
+    if (v.approved) continue;
+    const culprits = v.commits.filter((c) => !c.approved);
+    for (const c of culprits.length > 0 ? culprits : [undefined]) {
+      const id = `${c?.commit.sha ?? ""}\u0000${v.change.file}`;
+      const group: Group = groups.get(id) ?? {
+        file: v.change.file,
+        commit: c?.commit,
+        paths: c?.paths ?? [],
+        changes: [],
+      };
+      group.changes.push(v.change);
+      groups.set(id, group);
+    }
+  }
+  return [...groups.values()].map((g): Finding => {
+    const what = describe(g.changes, g.file);
+    if (!g.commit) {
+      return {
+        reason,
+        message: `${what}; no commit in the range touched ${g.file} or the collection configuration (the collection changed through code they import), and no human commit carries \`${key}: human\``,
+        file: g.file,
+        fix,
+      };
+    }
+    const { agent, reasons } = classifyCommit(g.commit, policy.agentPatterns);
+    const whose = agent
+      ? agentCommitClause(g.commit, key, reasons)
+      : `commit ${short(g.commit.sha)} lacks \`${key}: human\``;
+    return {
+      reason,
+      message: `${what}; ${whose} and touched ${list(g.paths)}`,
+      file: g.file,
+      commit: g.commit.sha,
+      author: formatIdentity(g.commit.author),
+      fix,
+    };
+  });
+}

@@ -1,0 +1,92 @@
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import type { Lease } from "../ledger/ledger.js";
+import { idShape, leaseShapeIssues, looksLikeVitestList, parseVitestList } from "./universe-vitest.js";
+import { mergeUniverses } from "./universe.js";
+
+// `npx vitest list --json` of vitest 4.1.12, run in /repo (two files, nested describes, one name in both).
+const recorded = readFileSync(new URL("../__fixtures__/vitest/list-4.1.12.json", import.meta.url), "utf8");
+
+const lease = (nodeid: string, line = 7): Lease => ({
+  index: 0,
+  nodeid,
+  owner: "o",
+  reason: "r",
+  expires: "2099-01-01",
+  line,
+});
+
+describe("parseVitestList", () => {
+  it("reads vitest 4.1.12's list as `<file> > <describe> > <test>` ids relative to the root", () => {
+    expect(looksLikeVitestList(recorded)).toBe(true);
+    const { universe, errors, warnings } = parseVitestList(recorded, "collected.json", "/repo");
+    expect(errors).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(universe!.runner).toBe("vitest");
+    expect(universe!.ids).toEqual([
+      "test/a.test.js > math > add > adds",
+      "test/a.test.js > math > add > adds more",
+      "test/a.test.js > math > sub",
+      "test/a.test.js > top level",
+      "test/b.test.js > math > sub",
+    ]);
+  });
+
+  it("takes relative paths as written, and refuses a file outside the root", () => {
+    const text = JSON.stringify([{ name: "t", file: "./src/x.test.ts" }]);
+    expect(parseVitestList(text, "c.json", "/repo").universe!.ids).toEqual(["src/x.test.ts > t"]);
+    const outside = parseVitestList(JSON.stringify([{ name: "t", file: "/elsewhere/x.test.ts" }]), "c.json", "/repo");
+    expect(outside.errors[0]!.message).toMatch(
+      /"\/elsewhere\/x\.test\.ts", which is not inside the repository \(\/repo\)/,
+    );
+    expect(
+      parseVitestList(JSON.stringify([{ name: "t", file: "../x.test.ts" }]), "c.json", "/repo").errors,
+    ).toHaveLength(1);
+  });
+
+  it("names what is wrong with a malformed list", () => {
+    expect(parseVitestList("", "c.json").errors[0]!.code).toBe("file_empty");
+    expect(parseVitestList("[", "c.json").errors[0]!.message).toMatch(/not valid JSON/);
+    expect(parseVitestList('{"a":1}', "c.json").errors[0]!.message).toMatch(/not a JSON array/);
+    expect(parseVitestList('[{"name":"x"}]', "c.json").errors[0]!.message).toMatch(/entry 1 is not a test/);
+    expect(parseVitestList("[]", "c.json").errors[0]!.code).toBe("universe_empty");
+    expect(parseVitestList('[{"name":"a\\nb","file":"x.test.ts"}]', "c.json").errors[0]!.message).toMatch(/line break/);
+  });
+
+  it("warns once for two tests with the same name path in one file", () => {
+    const text = JSON.stringify([
+      { name: "d > t", file: "/repo/x.test.ts" },
+      { name: "d > t", file: "/repo/x.test.ts" },
+    ]);
+    const { universe, warnings } = parseVitestList(text, "c.json", "/repo");
+    expect(universe!.ids).toEqual(["x.test.ts > d > t"]);
+    expect(warnings[0]!.message).toMatch(/listed more than once/);
+  });
+
+  it("keeps the runner through mergeUniverses (shards)", () => {
+    const a = parseVitestList(JSON.stringify([{ name: "t", file: "a.test.ts" }]), "1.json").universe!;
+    const b = parseVitestList(JSON.stringify([{ name: "t", file: "b.test.ts" }]), "2.json").universe!;
+    expect(mergeUniverses([a, b]).runner).toBe("vitest");
+  });
+});
+
+describe("lease ids of the other runner's shape", () => {
+  it("tells pytest's and vitest's ids apart", () => {
+    expect(idShape("tests/test_a.py::test_x")).toBe("pytest");
+    expect(idShape("tests/test_a.py::TestA::test_x[a > b]")).toBe("pytest");
+    expect(idShape("test/a.test.ts > math > adds")).toBe("vitest");
+    expect(idShape("src/x.spec.tsx > a::b")).toBe("vitest");
+    expect(idShape("whatever")).toBeUndefined();
+  });
+
+  it("is an error naming the ledger's line and the fix", () => {
+    const [issue] = leaseShapeIssues([lease("tests/test_a.py::test_x")], "vitest", "freeze.toml");
+    expect(issue).toMatchObject({ code: "ledger_invalid", file: "freeze.toml", line: 7 });
+    expect(issue!.message).toMatch(/is a pytest test id, but this project's tests run under vitest/);
+    expect(issue!.fix).toMatch(/`<file> > <describe> > <test>`/);
+    expect(leaseShapeIssues([lease("test/a.test.ts > t")], "pytest", "freeze.toml")[0]!.message).toMatch(
+      /is a vitest test id, but this project's tests run under pytest/,
+    );
+    expect(leaseShapeIssues([lease("test/a.test.ts > t")], "vitest", "freeze.toml")).toEqual([]);
+  });
+});

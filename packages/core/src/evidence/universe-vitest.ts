@@ -1,0 +1,144 @@
+// Vitest's universe: `vitest list --json` output, a JSON array of `{ name, file, projectName? }`, where
+// `name` is the test's full name path (`describe > describe > test`) and `file` the absolute path of its
+// test file. The ids are `<file> > <name>` with the file relative to the repository root, as vitest's own
+// `vitest list` prints them and as the ledger's leases name them.
+import type { GateIssue } from "../common/errors.js";
+import type { Lease } from "../ledger/ledger.js";
+import type { Universe, UniverseParseResult } from "./universe.js";
+
+/** The runners whose test ids the gate knows. */
+export type TestRunner = "pytest" | "vitest";
+
+/** The separator vitest puts between a file and its describes and between the describes and the test. */
+export const VITEST_ID_SEPARATOR = " > ";
+
+const COLLECT_FIX = "write it with `npx vitest list --json > collected.json` in the repository root";
+
+/** True when a universe file's text is `vitest list --json` output (a JSON array), not pytest's id list. */
+export function looksLikeVitestList(text: string): boolean {
+  return /^\uFEFF?\s*\[\s*(\{|\])/.test(text);
+}
+
+/** `file` relative to `root` (both absolute, `/`-separated), or undefined when it is not under it. */
+function relativeTo(file: string, root: string | undefined): string | undefined {
+  const path = file.replace(/\\/g, "/");
+  if (!path.startsWith("/") && !/^[A-Za-z]:\//.test(path)) {
+    const clean = path.replace(/^(\.\/)+/, "");
+    return clean.split("/").includes("..") ? undefined : clean;
+  }
+  if (root === undefined) return undefined;
+  const base = root.replace(/\\/g, "/").replace(/\/+$/, "");
+  return path.startsWith(`${base}/`) ? path.slice(base.length + 1) : undefined;
+}
+
+/**
+ * Parses `vitest list --json` output. `root` is the folder vitest ran in (the repository root, or the
+ * base's worktree): absolute file paths under it become relative; relative ones are taken as written.
+ */
+export function parseVitestList(text: string, file: string, root?: string): UniverseParseResult {
+  const errors: GateIssue[] = [];
+  const warnings: GateIssue[] = [];
+  const fail = (message: string, fix = COLLECT_FIX): UniverseParseResult => {
+    errors.push({ code: "universe_invalid", file, message, fix });
+    return { errors, warnings };
+  };
+  if (text.trim() === "") {
+    errors.push({ code: "file_empty", file, message: "the test universe is empty", fix: COLLECT_FIX });
+    return { errors, warnings };
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    return fail(`not valid JSON (vitest list --json output is one JSON array): ${(error as Error).message}`);
+  }
+  if (!Array.isArray(data)) return fail("not a JSON array: vitest list --json writes an array of tests");
+  const ids: string[] = [];
+  const seen = new Set<string>();
+  const duplicates: string[] = [];
+  for (let i = 0; i < data.length; i++) {
+    const entry = data[i] as Record<string, unknown> | null;
+    if (
+      entry === null ||
+      typeof entry !== "object" ||
+      typeof entry.name !== "string" ||
+      typeof entry.file !== "string" ||
+      entry.name === "" ||
+      entry.file === ""
+    )
+      return fail(`entry ${i + 1} is not a test (an object with a non-empty "name" and "file")`);
+    if (/[\r\n]/.test(entry.name) || /[\r\n]/.test(entry.file))
+      return fail(`entry ${i + 1} (${JSON.stringify(entry.name.slice(0, 80))}) has a line break in its name or file`);
+    const rel = relativeTo(entry.file, root);
+    if (rel === undefined)
+      return fail(
+        `entry ${i + 1} names the file ${JSON.stringify(entry.file.slice(0, 200))}, which is not inside the repository${root === undefined ? "" : ` (${root})`}`,
+        "run `npx vitest list --json` in the repository root; a list made in another checkout needs its paths made relative to that checkout's root",
+      );
+    const id = `${rel}${VITEST_ID_SEPARATOR}${entry.name}`;
+    if (seen.has(id)) duplicates.push(id);
+    else {
+      seen.add(id);
+      ids.push(id);
+    }
+  }
+  if (duplicates.length > 0) {
+    warnings.push({
+      code: "universe_invalid",
+      file,
+      message: `${duplicates.length} test id(s) listed more than once (two tests with the same name path in one file), counted once: ${duplicates.slice(0, 3).join(", ")}${duplicates.length > 3 ? ", ..." : ""}`,
+      fix: "give each test in a file a distinct name: a lease cannot tell two tests of the same name apart",
+    });
+  }
+  if (ids.length === 0) {
+    errors.push({
+      code: "universe_empty",
+      file,
+      message: "vitest listed no tests",
+      fix: "run the collection from the project root so vitest finds the tests (its include globs)",
+    });
+    return { errors, warnings };
+  }
+  const universe: Universe = {
+    file,
+    ids,
+    duplicates,
+    collectionErrors: [],
+    summaryCount: ids.length + duplicates.length,
+    index: seen,
+    runner: "vitest",
+  };
+  return { universe, errors, warnings };
+}
+
+/** The runner a test id's shape belongs to: pytest's `file::name`, vitest's `file > name`, or neither. */
+export function idShape(id: string): TestRunner | undefined {
+  const pytest = /^[^\s:][^:]*::/.test(id) && !id.slice(0, id.indexOf("::")).includes(VITEST_ID_SEPARATOR);
+  if (pytest) return "pytest";
+  const cut = id.indexOf(VITEST_ID_SEPARATOR);
+  if (cut > 0 && /\.[cm]?[jt]sx?$/.test(id.slice(0, cut))) return "vitest";
+  return undefined;
+}
+
+/**
+ * Leases whose id has the other runner's shape (a pytest node id in a vitest project, or a vitest name
+ * path in a pytest one): each an error naming the ledger's line, since it can never match a test.
+ */
+export function leaseShapeIssues(leases: readonly Lease[], runner: TestRunner, ledgerFile: string): GateIssue[] {
+  const issues: GateIssue[] = [];
+  for (const lease of leases) {
+    const shape = idShape(lease.nodeid);
+    if (shape === undefined || shape === runner) continue;
+    issues.push({
+      code: "ledger_invalid",
+      file: ledgerFile,
+      line: lease.line,
+      message: `lease #${lease.index + 1} (${lease.nodeid}) is a ${shape} test id, but this project's tests run under ${runner}`,
+      fix:
+        runner === "vitest"
+          ? "write the id as `npx vitest list` prints it: `<file> > <describe> > <test>`, the file relative to the repository root"
+          : "write the id as `python -m pytest --collect-only -q` prints it: `<file>::<test>`",
+    });
+  }
+  return issues;
+}

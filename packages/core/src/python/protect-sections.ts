@@ -1,0 +1,39 @@
+// `[protect] sections`: the runner's settings a patch may change only with a human's trailer, as the
+// config names them. Kept apart from their reading (runner-config.ts) so the config stays light to load.
+import { normalizeRepoPath } from "../common/repo-path.js";
+
+/**
+ * The runner's settings protected by default: pytest's own files wherever pytest may find them (a
+ * `pytest.ini` or `[tool.pytest.ini_options]` in a test folder takes precedence over the root's), and
+ * the entry points that register pytest plugins when the package is installed.
+ */
+export const DEFAULT_PROTECTED_SECTIONS: readonly string[] = Object.freeze([
+  "**/pytest.ini",
+  "**/.pytest.ini",
+  "**/pyproject.toml [tool.pytest.ini_options]",
+  "**/tox.ini [pytest]",
+  "**/setup.cfg [tool:pytest]",
+  "pyproject.toml [project.entry-points.pytest11]",
+  "pyproject.toml [tool.poetry.plugins.pytest11]",
+  "setup.cfg [options.entry_points]",
+]);
+
+/** One `[protect] sections` entry: a file glob, and a section of it (none: the whole file). */
+export interface SectionSpec {
+  /** As written in the config. */
+  spec: string;
+  /** A glob of repository paths (`**` crosses folders). */
+  file: string;
+  /** An INI section (`*` is any text: `coverage:*`) or a dotted TOML table (its subtables included). */
+  section?: string | undefined;
+}
+
+/** Reads a `[protect] sections` entry: `path` or `path [section]`; undefined when it is not one. */
+export function parseSectionSpec(spec: string): SectionSpec | undefined {
+  const m = /^\s*(\S(?:.*?\S)?)(?:\s+\[\s*([^\]]*?)\s*\])?\s*$/.exec(spec);
+  if (!m) return undefined;
+  const file = normalizeRepoPath(m[1]!);
+  if (file === undefined || /[[\]]/.test(file)) return undefined;
+  if (m[2] !== undefined && m[2] === "") return undefined;
+  return { spec: spec.trim(), file, section: m[2] };
+}
