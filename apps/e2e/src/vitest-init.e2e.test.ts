@@ -118,7 +118,7 @@ describe("proofgate init on a vitest project", () => {
     expect(r.report.signals.find((s) => s.id === "test_runner")?.result).toBe("pass");
     // The floor is this coverage, rounded down (no lease: the measuring run was the proof run); price's
     // qty <= 0 branch is never run, so it is below 100.
-    expect(floor).toBe(Math.floor(r.report.coverage.proven_coverage_percent));
+    expect(floor).toBe(Math.floor(Number(r.report.proven_coverage_percent)));
     expect(floor).toBeLessThan(100);
   });
 
@@ -155,6 +155,6 @@ describe("proofgate init on a vitest project", () => {
     expect(r.status).toBe(1);
     expect(r.report.reasons).toContain("tests_failed");
     expect(r.report.errors).toEqual([]);
-    expect(r.report.coverage.proven_coverage_percent).toBeGreaterThan(0);
+    expect(Number(r.report.proven_coverage_percent)).toBeGreaterThan(0);
   });
 });

@@ -414,7 +414,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
               "a .gitlab-ci.yml job: GIT_DEPTH 0, the coverage regex, the report artifacts",
             )
             .epilog(
-              "init reads pytest's settings (pytest.ini, pyproject.toml, tox.ini, setup.cfg), coverage.py's source (.coveragerc, setup.cfg, tox.ini, pyproject.toml), the package and test folders, golden-file and seed folders, and the pytest-cov version, and writes the commands for them; a signal whose files do not exist is written enabled = false. An existing file is kept, byte for byte, and reported.\n\n" +
+              "init reads pytest's settings (pytest.ini, pyproject.toml, tox.ini, setup.cfg), coverage.py's source (.coveragerc, setup.cfg, tox.ini, pyproject.toml), the package and test folders, golden-file and seed folders, and the pytest-cov version, and writes the commands for them; a vitest project (vitest in package.json, no Python settings) gets vitest's commands, its __fixtures__ and __snapshots__ locked and its vitest configs protected (docs/vitest.md). A signal whose files do not exist is written enabled = false. An existing file is kept, byte for byte, and reported.\n\n" +
                 EPILOG,
             ),
         async (a) => {
