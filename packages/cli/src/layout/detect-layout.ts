@@ -404,7 +404,7 @@ function packageFolders(
 }
 
 /** How many files a folder holds (placeholders and caches aside), and how many are Python modules. */
-function contents(tree: LayoutTree, folder: string): { files: number; python: number } {
+export function contents(tree: LayoutTree, folder: string): { files: number; python: number } {
   let files = 0;
   let python = 0;
   let seen = 0;

@@ -2,6 +2,7 @@
 // vitest config file at the root), how the project runs its tools (the package manager its lockfile names),
 // the config files a patch could loosen the run with, and the golden files (`__fixtures__`, `__snapshots__`)
 // and seed folders the gate locks. It reads only through a LayoutTree, like the Python layout's detector.
+import { contents } from "./detect-layout.js";
 import type { LayoutTree } from "./layout-tree.js";
 
 /** The layout of a vitest project, as far as the gate's commands and signals need it. */
@@ -36,8 +37,6 @@ const SEED = /(^|\/)(properties|property|fuzz)\/(seeds|corpus)$/;
 /** A walk stops after this many entries: init reads a layout, it does not index a tree. */
 const WALK_LIMIT = 50_000;
 
-const PLACEHOLDERS = new Set([".gitkeep", ".keep", ".gitignore"]);
-
 /** The vitest layout of the repository `tree` holds, or undefined when it is not a vitest project. */
 export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
   const configFiles = tree
@@ -60,13 +59,13 @@ export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
       const base = name.slice(0, -1);
       if (base.startsWith(".") || SKIP.has(base)) continue;
       const path = dir === "" ? base : `${dir}/${base}`;
-      if (SEED.test(path) && filesIn(tree, path) > 0) {
+      if (SEED.test(path) && contents(tree, path).files > 0) {
         seeds.push(path);
         propertyTests.push(path.slice(0, path.lastIndexOf("/")));
         continue;
       }
       if (base === "__properties__") propertyTests.push(path);
-      if ((GOLDEN.has(base) || (inTests && base === "fixtures")) && filesIn(tree, path) > 0) {
+      if ((GOLDEN.has(base) || (inTests && base === "fixtures")) && contents(tree, path).files > 0) {
         fixtures.push(path);
         continue;
       }
@@ -109,19 +108,4 @@ function packageRunner(tree: LayoutTree): string {
   if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bunx vitest";
   // --no: never download a vitest the project did not install.
   return "npx --no vitest";
-}
-
-/** How many files a folder holds (placeholders aside), counting at most a few thousand. */
-function filesIn(tree: LayoutTree, folder: string): number {
-  let files = 0;
-  let seen = 0;
-  const walk = (dir: string): void => {
-    for (const name of tree.list(dir)) {
-      if (++seen > 5_000) return;
-      if (name.endsWith("/")) walk(`${dir}/${name.slice(0, -1)}`);
-      else if (!PLACEHOLDERS.has(name)) files++;
-    }
-  };
-  walk(folder);
-  return files;
 }
