@@ -773,6 +773,18 @@ describe("proofgate init: the floor fits the project", () => {
     });
   });
 
+  it("gives the measuring run the suite's own limit, [commands] timeout (1800 s), not the collection's five minutes", async () => {
+    const limits: (number | undefined)[] = [];
+    const inner = measuring(90, 100);
+    const run: CommandTryRunner = (command, options) => {
+      if (command.includes("--cov=")) limits.push(options.timeoutSeconds);
+      return inner(command, options);
+    };
+    await runInit({}, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: run });
+    expect(floorOf()).toBe(90);
+    expect(limits.at(-1)).toBe(1800);
+  });
+
   it("keeps 70 with a note to raise it when it cannot measure: --no-measure, a failing run, leases in the ledger", async () => {
     await runInit({ measure: false }, memoryIo(), { env: {}, hash: HASH, probe, tryCommand: measuring(90, 100) });
     expect(floorOf()).toBe(70);

@@ -79,6 +79,8 @@ export function measureFloor(
     exitCode = (options.run ?? shellTry)(proof, {
       cwd: root,
       env: { ...options.env, PYTHONDONTWRITEBYTECODE: "1" },
+      // The suite's own length: the limit `check --run` gives the same step ([commands] timeout).
+      timeoutSeconds: config.commands.timeout,
     }).exitCode;
     try {
       text = readFileSync(at(report), "utf8");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coverageFlags, settingLine, unknownCoverageOptions } from "./try-collect.js";
+import { coverageFlags, settingLine, shellTry, unknownCoverageOptions } from "./try-collect.js";
 
 describe("init's try of the collect command: reading what it says", () => {
   it("the proof command's --cov words, with branches and no report", () => {
@@ -27,5 +27,13 @@ describe("init's try of the collect command: reading what it says", () => {
     expect(settingLine("[report]\nexclude_lines = x\nexclude_also:\n  y\n", "exclude_also")).toBe(3);
     expect(settingLine("[report]\n", "exclude_also")).toBeUndefined();
     expect(settingLine(undefined, "exclude_also")).toBeUndefined();
+  });
+
+  it("shellTry stops a command at its limit (exit 124, saying so) and waits without one when the limit is 0", () => {
+    const stopped = shellTry("sleep 5", { cwd: process.cwd(), env: process.env, timeoutSeconds: 1 });
+    expect(stopped.exitCode).toBe(124);
+    expect(stopped.stderr).toContain("timed out after 1 s");
+    const unlimited = shellTry("sleep 1; echo done", { cwd: process.cwd(), env: process.env, timeoutSeconds: 0 });
+    expect(unlimited).toEqual({ exitCode: 0, stdout: "done\n", stderr: "" });
   });
 });

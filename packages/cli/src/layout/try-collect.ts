@@ -16,22 +16,28 @@ export interface CommandTry {
 }
 
 /** Runs a shell command in `cwd`; injected in tests. */
-export type CommandTryRunner = (command: string, options: { cwd: string; env: Env }) => CommandTry;
+export type CommandTryRunner = (
+  command: string,
+  options: { cwd: string; env: Env; /** Seconds to wait; 0: no limit. Default 300. */ timeoutSeconds?: number },
+) => CommandTry;
 
-/** `sh -c command`, waiting at most five minutes (a collection that takes longer says so as a failure). */
-export const shellTry: CommandTryRunner = (command, { cwd, env }) => {
+/**
+ * `sh -c command`, waiting at most `timeoutSeconds` (default five minutes: a collection that takes longer
+ * says so as a failure, exit 124).
+ */
+export const shellTry: CommandTryRunner = (command, { cwd, env, timeoutSeconds = 300 }) => {
   const r = spawnSync("sh", ["-c", command], {
     cwd,
     env,
     encoding: "utf8",
-    timeout: 300_000,
+    ...(timeoutSeconds > 0 ? { timeout: timeoutSeconds * 1000 } : {}),
     maxBuffer: 64 * 1024 * 1024,
   });
   const timedOut = r.error !== undefined && (r.error as NodeJS.ErrnoException).code === "ETIMEDOUT";
   return {
     exitCode: r.status ?? (timedOut ? 124 : 127),
     stdout: r.stdout ?? "",
-    stderr: `${r.stderr ?? ""}${r.error && !timedOut ? `${r.error.message}\n` : ""}${timedOut ? "timed out after 300 s\n" : ""}`,
+    stderr: `${r.stderr ?? ""}${r.error && !timedOut ? `${r.error.message}\n` : ""}${timedOut ? `timed out after ${timeoutSeconds} s\n` : ""}`,
   };
 };
 
