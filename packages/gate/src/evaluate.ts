@@ -259,7 +259,11 @@ async function evaluateCheck(
     request.run && !shallow
       ? {
           env: request.run.env,
-          checkout: () => (checkout ??= timed("base worktree", () => ports.git.addWorktree(base))),
+          // With [commands] base_setup the base installs its own packages; else the work tree's are linked.
+          checkout: () =>
+            (checkout ??= timed("base worktree", () =>
+              ports.git.addWorktree(base, { linkNodeModules: config.commands.baseSetup === undefined }),
+            )),
         }
       : undefined;
   // Every step, the base's included, is watched: the run must leave the commit as it found it.
@@ -531,6 +535,8 @@ function repositoryWatch(config: GateConfig, root: string, outDir: string): Repo
       outDir: repoRelative(root, outDir),
       data: [...config.fixtures.paths, config.fixtures.lock, ...config.properties.seeds, config.ledger.path],
     },
+    // What a restored file held (a person may have edited it while the steps ran): under the report folder.
+    keepIn: `${(outDir.startsWith("/") ? outDir : `${root}/${outDir}`).replace(/\/+$/, "")}/restored`,
     steps: [],
   };
 }
@@ -542,7 +548,7 @@ async function readBaseSteps(options: BaseTestsOptions | undefined): Promise<{
 }> {
   if (!options) return {};
   const tests = await loadBaseUniverse(options);
-  const properties = await loadBasePropertyIds(options);
+  const properties = await loadBasePropertyIds(options, tests.universe?.runner);
   return { tests, properties };
 }
 
@@ -727,11 +733,11 @@ function watchPhase(
   writes.added = writes.added.filter((p) => !seen.has(p));
   if (writes.changed.length + writes.added.length === 0) return;
   if (writes.changed.length > 0) {
-    ports.git.restoreTracked(writes.changed);
+    ports.git.restoreTracked(writes.changed, watch.keepIn);
     writes.restored = [...writes.changed];
   }
   log.warn(
-    `the base's steps (run beside the head's) left ${writes.changed.length + writes.added.length} file(s) in the repository: ${[...writes.changed, ...writes.added].slice(0, 5).join(", ")}`,
+    `the base's steps (run beside the head's) left ${writes.changed.length + writes.added.length} file(s) in the repository: ${[...writes.changed, ...writes.added].slice(0, 5).join(", ")}${writes.changed.length > 0 && watch.keepIn ? `; the changed ones were restored from the commit, and what they held is kept in ${watch.keepIn}` : ""}`,
   );
   watch.steps.push(writes);
 }

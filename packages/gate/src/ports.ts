@@ -32,8 +32,11 @@ export interface GitPort {
   workTreeChanges(options: { untracked: boolean }): string[];
   /** Every path `git status` shows, ignored ones included: what a step wrote is told from it. */
   workTreeStatus(): WorkTreeEntry[];
-  /** Puts tracked files back as HEAD has them. */
-  restoreTracked(paths: readonly string[]): void;
+  /**
+   * Puts tracked files back as HEAD has them; with `keepIn` (an absolute folder), each changed file is first
+   * copied there under its path (the change may be a person's edit made while the steps ran).
+   */
+  restoreTracked(paths: readonly string[], keepIn?: string): void;
   commitParents(sha: string): string[];
   isAncestor(ancestor: string, descendant: string): boolean;
   mergeBase(a: string, b: string): string | undefined;
@@ -60,8 +63,11 @@ export interface GitPort {
   addedLines(sha: string, only?: AddedLinesFilter): { path: string; lines: { line: number; text: string }[] }[];
   /** Who wrote each line of `path` at head, over base..head (renames followed); none for a line older than the base. */
   blame(range: Pick<GitRange, "base" | "head">, path: string): BlameLine[];
-  /** A detached checkout of `rev` in a new folder outside the repository; its absolute path. */
-  addWorktree(rev: string): string;
+  /**
+   * A detached checkout of `rev` in a new folder outside the repository; its absolute path. The work tree's
+   * `node_modules` is linked into it unless `linkNodeModules` is false (the base installs its own).
+   */
+  addWorktree(rev: string, options?: { linkNodeModules?: boolean }): string;
   /** Every work tree of the repository (`git worktree list`), absolute: the main one and the linked ones. */
   listWorktrees(): string[];
   /** Removes a checkout made by addWorktree (never throws). */

@@ -136,8 +136,11 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
         const path = scope.toPackage(entry.path);
         return path === undefined || path === "." || path.startsWith("../") ? [] : [{ ...entry, path }];
       }),
-    restoreTracked: (paths) =>
-      git.restoreTracked(paths.flatMap((p) => (repoPath(p) === undefined ? [] : [repoPath(p)!]))),
+    restoreTracked: (paths, keepIn) =>
+      git.restoreTracked(
+        paths.flatMap((p) => (repoPath(p) === undefined ? [] : [repoPath(p)!])),
+        keepIn,
+      ),
     rangeDiff: (base, head) => git.rangeDiff(base, head, prefix),
     addedLines: (sha, only) =>
       git
@@ -156,7 +159,7 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
       const at = repoPath(path);
       return at === undefined ? [] : git.blame(range, at);
     },
-    addWorktree: (rev) => inWorktree(git.addWorktree(rev)),
+    addWorktree: (rev, options) => inWorktree(git.addWorktree(rev, options)),
     removeWorktree: (dir) => git.removeWorktree(worktreeOf(dir)),
     listWorktrees: () => git.listWorktrees().map(inWorktree),
   };

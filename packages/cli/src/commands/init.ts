@@ -229,6 +229,10 @@ test_removal = ${tomlString(t.testRemoval)}
 ${noteLines(notes.commands)}${commandLine("collect", d.commands.collect, "python -m pytest --collect-only -q > collected.txt")}
 ${commandLine("proof", d.commands.proof, "python -m pytest --cov=src --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s")}
 ${commandLine("properties", d.commands.properties, "python -m pytest tests/properties -o junit_family=xunit1 --junitxml=properties.xml")}
+# The base's steps run in a git worktree of the base, which has only what git tracks. Unset: the work
+# tree's node_modules is linked there (so a workspace package is the work tree's build, not the base's).
+# Set: this runs there first, once, and installs and builds the base's own code.
+${commandLine("base_setup", d.commands.baseSetup, "pnpm install --frozen-lockfile --prefer-offline && pnpm build")}
 # The test runner: "pytest" or "vitest" (its test ids, its deselection and its run record). Unset: the
 # universe's format says (\`vitest list --json\` output is vitest's, anything else pytest's).
 ${d.commands.runner === undefined ? '# runner = "vitest"' : `runner = ${tomlString(d.commands.runner)}`}

@@ -19,6 +19,13 @@ export interface VitestLayout {
   seeds: string[];
   /** Folders of property tests (`__properties__`), and the folders that hold the seed folders. */
   propertyTests: string[];
+  /**
+   * For a workspace (pnpm-workspace.yaml, or package.json `workspaces`): what installs and builds a clean
+   * checkout, `pnpm install --frozen-lockfile --prefer-offline && pnpm run build` (the build when the root
+   * package.json has a `build` script). Its tests import workspace packages, which the base's worktree must
+   * build from the base's code. Undefined for a single package.
+   */
+  setup?: string | undefined;
 }
 
 /** Config files vitest (or vite, whose `test` block vitest reads) takes its settings from. */
@@ -81,7 +88,39 @@ export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
     fixtures: fixtures.sort(),
     seeds: seeds.sort(),
     propertyTests: [...new Set(propertyTests)].sort(),
+    setup: workspaceSetup(tree),
   };
+}
+
+/** A clean checkout's install and build, for a workspace; undefined for a single package. */
+function workspaceSetup(tree: LayoutTree): string | undefined {
+  const manifest = parseObject(tree.read("package.json"));
+  const workspace = tree.kind("pnpm-workspace.yaml") === "file" || manifest?.workspaces !== undefined;
+  if (!workspace) return undefined;
+  const scripts = manifest?.scripts;
+  const build = typeof scripts === "object" && scripts !== null && "build" in scripts;
+  const [install, run] =
+    tree.kind("pnpm-lock.yaml") === "file"
+      ? ["pnpm install --frozen-lockfile --prefer-offline", "pnpm run build"]
+      : tree.kind("yarn.lock") === "file"
+        ? ["yarn install --immutable", "yarn run build"]
+        : tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file"
+          ? ["bun install --frozen-lockfile", "bun run build"]
+          : ["npm ci --prefer-offline --no-audit --no-fund", "npm run build"];
+  return build ? `${install} && ${run}` : install;
+}
+
+/** A JSON object's text as an object, or undefined. */
+function parseObject(text: string | undefined): Record<string, unknown> | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Where the root package.json declares vitest (`devDependencies`), or undefined. */

@@ -2,7 +2,7 @@ import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, pathMatcher, protec
 import { describe, expect, it } from "vitest";
 import { configTemplate } from "../commands/init.js";
 import { detectVitest } from "./detect-vitest.js";
-import { planVitestInit, VITEST_CONFIG_GLOBS } from "./init-vitest.js";
+import { planVitestInit, VITEST_CONFIG_GLOBS, vitestPropertiesCommand } from "./init-vitest.js";
 import { memoryTree } from "./layout-tree.js";
 
 const DEFAULTS = defaultConfig(DEFAULT_AGENT_PATTERNS);
@@ -51,6 +51,32 @@ describe("detectVitest", () => {
     );
   });
 
+  it("a workspace gets the install (and the build, when the root has one) its base's worktree needs; a single package none", () => {
+    const pnpm = { ...MONOREPO, "pnpm-workspace.yaml": "packages:\n  - packages/*\n" };
+    expect(detectVitest(memoryTree(pnpm))?.setup).toBe("pnpm install --frozen-lockfile --prefer-offline");
+    const built = {
+      ...pnpm,
+      "package.json": JSON.stringify({ scripts: { build: "turbo run build" }, devDependencies: { vitest: "4" } }),
+    };
+    expect(detectVitest(memoryTree(built))?.setup).toBe(
+      "pnpm install --frozen-lockfile --prefer-offline && pnpm run build",
+    );
+    const npm = {
+      "package.json": JSON.stringify({ workspaces: ["packages/*"], devDependencies: { vitest: "4" } }),
+      "package-lock.json": "{}",
+    };
+    expect(detectVitest(memoryTree(npm))?.setup).toBe("npm ci --prefer-offline --no-audit --no-fund");
+    expect(detectVitest(memoryTree({ ...npm, "yarn.lock": "" }))?.setup).toBe("yarn install --immutable");
+    expect(detectVitest(memoryTree(MONOREPO))?.setup).toBeUndefined();
+    const plan = planVitestInit(detectVitest(memoryTree(built))!, DEFAULTS, true);
+    expect(plan.config.commands.baseSetup).toBe("pnpm install --frozen-lockfile --prefer-offline && pnpm run build");
+    const loaded = parseConfig(configTemplate(plan.config, plan.notes), "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(loaded.config?.commands.baseSetup).toBe(plan.config.commands.baseSetup);
+    expect(
+      planVitestInit(detectVitest(memoryTree(MONOREPO))!, DEFAULTS, true).config.commands.baseSetup,
+    ).toBeUndefined();
+  });
+
   it("no vitest: a Python project, a package.json without vitest, one that is not JSON", () => {
     expect(detectVitest(memoryTree({ "pyproject.toml": "", "tests/test_a.py": "" }))).toBeUndefined();
     expect(detectVitest(memoryTree({ "package.json": '{"devDependencies":{"jest":"29"}}' }))).toBeUndefined();
@@ -70,21 +96,37 @@ describe("planVitestInit", () => {
       proof:
         "pnpm exec vitest run --coverage.enabled --coverage.provider=v8 --coverage.reporter=json --coverage.reportOnFailure --coverage.reportsDirectory=coverage --reporter=default --reporter=junit --outputFile.junit=results.xml ${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}",
     });
-    expect(config.commands.properties).toBeUndefined();
     expect(config.universe.collected).toEqual(["collected.json"]);
     expect(config.coverage.reports).toEqual(["coverage/coverage-final.json"]);
     expect(config.results.junit).toEqual(["results.xml"]);
     expect(warnings).toEqual([]);
   });
 
-  it("locks the golden folders; judges the seeds and the property tests as property tests (no vitest property step yet)", () => {
+  it("locks the golden folders; runs the property test folders on the base's seeds as the properties step", () => {
     const { config } = planVitestInit(layout, DEFAULTS, true);
     expect(config.fixtures).toMatchObject({ enabled: true, paths: layout.fixtures });
     expect(config.properties).toMatchObject({
-      enabled: false,
+      enabled: true,
       judgeTests: true,
+      seeds: ["packages/core/properties/seeds"],
+      results: ["properties.xml"],
       tests: ["packages/core/properties", "packages/core/src/__properties__"],
     });
+    expect(config.commands.properties).toBe(
+      "pnpm exec vitest run packages/core/properties packages/core/src/__properties__ --reporter=default --reporter=junit --outputFile.junit=properties.xml ${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}",
+    );
+  });
+
+  it("quotes a property folder that is not one plain shell word; no seeds: no properties step, the tests still judged", () => {
+    expect(vitestPropertiesCommand("npx --no vitest", ["test/my props", "it's"])).toBe(
+      "npx --no vitest run 'test/my props' 'it'\\''s' --reporter=default --reporter=junit --outputFile.junit=properties.xml ${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}",
+    );
+    const unseeded = detectVitest(
+      memoryTree({ "package.json": '{"devDependencies":{"vitest":"4"}}', "src/__properties__/a.test.ts": "" }),
+    )!;
+    const { config } = planVitestInit(unseeded, DEFAULTS, true);
+    expect(config.properties).toMatchObject({ enabled: false, judgeTests: true, tests: ["src/__properties__"] });
+    expect(config.commands.properties).toBeUndefined();
   });
 
   it("protects every vitest and vite config, a workspace project's too", () => {

@@ -29,6 +29,25 @@ export function vitestProofCommand(exec: string): string {
   );
 }
 
+/** The JUnit XML of the properties step. */
+export const PROPERTY_RESULTS = "properties.xml";
+
+/**
+ * The properties command for `exec`: the property test folders (vitest's file filters), vitest's JUnit, and
+ * the gate's reporter when the gate runs it (the record; nothing is leased in this step).
+ */
+export function vitestPropertiesCommand(exec: string, folders: readonly string[]): string {
+  return (
+    `${exec} run ${folders.map(shellWord).join(" ")} --reporter=default --reporter=junit ` +
+    `--outputFile.junit=${PROPERTY_RESULTS} \${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}`
+  );
+}
+
+/** A path as one `sh` word: bare when it is only safe characters, else single-quoted. */
+function shellWord(path: string): string {
+  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
+}
+
 /** Plans the config for a vitest project on top of `defaults`; `coverageV8` says whether @vitest/coverage-v8 is installed. */
 export function planVitestInit(layout: VitestLayout, defaults: GateConfig, coverageV8: boolean): InitPlan {
   const config: GateConfig = structuredClone(defaults);
@@ -45,6 +64,8 @@ export function planVitestInit(layout: VitestLayout, defaults: GateConfig, cover
     runner: "vitest",
     collect: `${layout.exec} list --json > ${VITEST_COLLECTED}`,
     proof: vitestProofCommand(layout.exec),
+    // A workspace's tests import its packages: the base's worktree installs and builds its own.
+    ...(layout.setup !== undefined ? { baseSetup: layout.setup } : {}),
   };
   notes.commands = [
     `Written by \`proofgate init\` for vitest (${layout.from}), run as \`${layout.exec}\`. The proof run loads the`,
@@ -54,6 +75,8 @@ export function planVitestInit(layout: VitestLayout, defaults: GateConfig, cover
     "@vitest/coverage-v8's Istanbul JSON of the proof run (rerun mode: vitest has no per-test contexts).",
   ];
   findings.push(`vitest: ${layout.from}; the commands run \`${layout.exec}\``);
+  if (layout.setup !== undefined)
+    findings.push(`workspace: the base's worktree is installed and built first (base_setup = \`${layout.setup}\`)`);
   if (!coverageV8) {
     warnings.push(
       "@vitest/coverage-v8 is not installed: the proof run cannot write coverage. Install it at vitest's version (for example `npm i -D @vitest/coverage-v8`)",
@@ -83,23 +106,26 @@ export function planVitestInit(layout: VitestLayout, defaults: GateConfig, cover
     findings.push("golden files: none found, so [fixtures] enabled = false");
   }
 
-  // The property suite: vitest has no properties step of its own yet (docs/vitest.md), so the seed signals
-  // stay off and the property tests and their seeds are judged as property tests: a change to a file in
-  // those folders, the seeds included, needs a human's trailer (property_weakened). The suite itself runs
+  // The property suite: with seeds, the properties step runs the property test folders with the base's seeds
+  // in $PROOFGATE_SEEDS_DIR (seeds_empty, seed_rewrite, property_hold); a change to a file in those folders
+  // needs a human's trailer (property_weakened). Without seeds the property tests are still judged, and run
   // in the proof run, where a failure is tests_failed.
-  config.properties.enabled = false;
   config.properties.judgeTests = layout.propertyTests.length > 0;
   if (layout.propertyTests.length > 0) config.properties.tests = [...layout.propertyTests];
-  if (layout.seeds.length > 0) {
+  if (layout.seeds.length > 0 && layout.propertyTests.length > 0) {
+    config.properties.enabled = true;
+    config.properties.seeds = [...layout.seeds];
+    config.properties.results = [PROPERTY_RESULTS];
+    config.commands.properties = vitestPropertiesCommand(layout.exec, layout.propertyTests);
     notes.properties = [
-      `Found by \`proofgate init\`: the seeds ${layout.seeds.join(", ")}. vitest has no property step of its own`,
-      "yet, so the seed signals are off; the seeds' folders are property test folders, so a patch that changes",
-      `a seed or a property test needs \`${t.propertySeeds}: human\` (property_weakened). The suite runs in the proof run.`,
+      `Found by \`proofgate init\`: the seeds ${layout.seeds.join(", ")}. The properties step runs the property`,
+      "test folders with the base's copy of the seeds in $PROOFGATE_SEEDS_DIR: the tests read them from there.",
     ];
     findings.push(
-      `seeds: ${layout.seeds.join(", ")}; judged as property tests with ${layout.propertyTests.join(", ")}`,
+      `seeds: ${layout.seeds.join(", ")}; the properties step runs ${layout.propertyTests.join(", ")} on the base's seeds`,
     );
   } else {
+    config.properties.enabled = false;
     notes.properties = [
       "Off: `proofgate init` found no seed folder (properties/seeds, property/seeds or fuzz/corpus, holding",
       `files).${layout.propertyTests.length > 0 ? ` The property tests in ${layout.propertyTests.join(", ")} are judged (property_weakened).` : ""}`,

@@ -268,6 +268,16 @@ timeout = 120
     expect(ok("[protect]\npaths = []\n").protect.paths).toEqual([]);
   });
 
+  it("[commands] base_setup: a string, unset by default; another type is an error with its line", () => {
+    expect(ok("").commands.baseSetup).toBeUndefined();
+    expect(ok('[commands]\nbase_setup = "pnpm install --frozen-lockfile"\n').commands.baseSetup).toBe(
+      "pnpm install --frozen-lockfile",
+    );
+    const bad = parse("[commands]\nbase_setup = true\n");
+    expect(bad.config).toBeUndefined();
+    expect(bad.errors).toEqual([expect.objectContaining({ code: "config_invalid", line: 2 })]);
+  });
+
   it("[commands] timeout: seconds, 1800 unset, 0 for no limit, at most six hours (with its line otherwise)", () => {
     expect(ok("").commands.timeout).toBe(1800);
     expect(ok("[commands]\ntimeout = 0\n").commands.timeout).toBe(0);

@@ -66,6 +66,13 @@ export interface GateConfig {
     proof?: string | undefined;
     properties?: string | undefined;
     /**
+     * Runs once in the base's worktree before the base's steps (`check --run`): installs and builds the
+     * base's own code there (`pnpm install --frozen-lockfile --prefer-offline && pnpm build`), so the base's
+     * tests import the base's packages, not the work tree's. Set, the work tree's `node_modules` is not
+     * linked into the worktree.
+     */
+    baseSetup?: string | undefined;
+    /**
      * The test runner the commands run (`pytest` or `vitest`): its ids, deselection and run record. Unset:
      * the universe's format says (`vitest list --json` output is vitest's).
      */
@@ -208,6 +215,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     collect: "string",
     proof: "string",
     properties: "string",
+    base_setup: "string",
     runner: "string",
     record: "bool",
     safe_path: "bool",
@@ -417,6 +425,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       collect: v("commands", "collect") as string | undefined,
       proof: v("commands", "proof") as string | undefined,
       properties: v("commands", "properties") as string | undefined,
+      baseSetup: v("commands", "base_setup") as string | undefined,
       runner: v("commands", "runner") as "pytest" | "vitest" | undefined,
       record: bool("commands", "record", true),
       safePath: bool("commands", "safe_path", false),

@@ -108,7 +108,7 @@ export type PatchCoverageSection = Omit<PatchCoverage, "unaligned"> & {
 export type CommandStep = "collect" | "proof" | "properties";
 
 /** A base command `check --run` ran in the base's worktree (its files are judged, not its exit code). */
-export type BaseCommandStep = "base collect" | "base properties" | "base skips";
+export type BaseCommandStep = "base setup" | "base collect" | "base properties" | "base skips";
 
 /** A command `check --run` ran, and how it ended. */
 export interface CommandOutcome {

@@ -3,7 +3,10 @@
 // files and trees at a revision. One git process per question, never a shell.
 import { spawnSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
+  lstatSync,
+  mkdirSync,
   statSync,
   mkdtempSync,
   readFileSync,
@@ -763,9 +766,28 @@ export function workTreeStatus(repo: GitRepo): WorkTreeEntry[] {
     });
 }
 
-/** Puts tracked files back as HEAD has them, in the index and the work tree (deleted ones included). */
-export function restoreTracked(paths: readonly string[], repo: GitRepo): void {
+/**
+ * Puts tracked files back as HEAD has them, in the index and the work tree (deleted ones included). With
+ * `keepIn` (an absolute folder), each changed file that is still a regular file is first copied there under
+ * its path, so nothing is lost: the change may be a person's edit made while the steps ran.
+ */
+export function restoreTracked(paths: readonly string[], repo: GitRepo, keepIn?: string): void {
   if (paths.length === 0) return;
+  if (keepIn !== undefined) {
+    for (const path of paths) {
+      const from = join(repo.cwd, path);
+      let regular = false;
+      try {
+        regular = lstatSync(from).isFile();
+      } catch {
+        regular = false;
+      }
+      if (!regular) continue;
+      const to = join(keepIn, path);
+      mkdirSync(dirname(to), { recursive: true });
+      copyFileSync(from, to);
+    }
+  }
   gitExec(["checkout", "-q", "HEAD", "--", ...paths], repo);
 }
 
@@ -954,7 +976,7 @@ const ownWorktrees = new Map<string, () => void>();
  * for running the base's own commands on the base's files. Returns its absolute path. Stale worktrees of
  * earlier gates (their process gone) are removed first, and this one is removed on a signal or exit.
  */
-export function addWorktree(rev: string, repo: GitRepo): string {
+export function addWorktree(rev: string, repo: GitRepo, options: { linkNodeModules?: boolean } = {}): string {
   refusesOption("revision", rev);
   pruneStaleWorktrees(repo);
   const dir = mkdtempSync(join(tmpdir(), `proofgate-base-${process.pid}-`));
@@ -964,7 +986,7 @@ export function addWorktree(rev: string, repo: GitRepo): string {
   );
   try {
     gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
-    linkNodeModules(dir, repo);
+    if (options.linkNodeModules !== false) linkNodeModules(dir, repo);
   } catch (error) {
     removeWorktree(dir, repo);
     throw error;
@@ -1162,7 +1184,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     listFilesAt: (rev, dir) => filesAt(rev, dir),
     workTreeChanges: (options) => workTreeChanges(repo, options),
     workTreeStatus: () => workTreeStatus(repo),
-    restoreTracked: (paths) => restoreTracked(paths, repo),
+    restoreTracked: (paths, keepIn) => restoreTracked(paths, repo, keepIn),
     commitParents: (sha) => commitParents(sha, repo),
     isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
     mergeBase: (a, b) => mergeBase(a, b, repo),
@@ -1174,7 +1196,7 @@ export function nodeGit(repo: GitRepo): GitPort {
     rangeDiff: (base, head, relative) => rangeDiff(base, head, repo, relative),
     blame: (range, path) =>
       FULL_SHA.test(range.base) ? blamed(range.head, `${range.base}\0${path}`) : blameRange(range, path, repo),
-    addWorktree: (rev) => addWorktree(rev, repo),
+    addWorktree: (rev, options) => addWorktree(rev, repo, options),
     removeWorktree: (dir) => removeWorktree(dir, repo),
     listWorktrees: () => worktreePaths(gitExec(["worktree", "list", "--porcelain"], repo).stdout.toString("utf8")),
   };

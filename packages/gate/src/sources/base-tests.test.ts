@@ -3,7 +3,7 @@
 // pytest's shapes (collect-only text, JUnit XML with pytest's classnames) from the tree they run in, and
 // honour the base run's plugin the way pytest would (only the ids it names). Real pytest: apps/e2e.
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { GateError, type GateReport } from "@proofgate/core";
@@ -38,7 +38,7 @@ writeFileSync("collected.txt", ids.join("\\n") + "\\n\\n" + ids.length + " tests
  * A proof run: every id of tests.txt passes unless skips.txt names it. With the base run's plugin loaded
  * (PYTEST_ADDOPTS "-p proofgate_only", the plugin on PYTHONPATH), only the ids the plugin names run.
  */
-const PROOF_SCRIPT = `import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+const PROOF_SCRIPT = `import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 ${HONOUR_BASE_IMPORTS}
 const lines = (f) => (existsSync(f) ? readFileSync(f, "utf8").split("\\n").filter(Boolean) : []);
 let ids = lines("tests.txt");
@@ -450,6 +450,67 @@ describe("check --run: the base's steps import the base's code (an editable inst
     expect(info).toContain(
       "warning: the base collect step loaded no pytest plugin of proofgate's ([commands] record = false): nothing shows that it imported the base's code rather than the work tree's",
     );
+  });
+});
+
+describe("check --run: [commands] base_setup prepares the base's worktree", () => {
+  /** A setup that notes where it ran and whether a node_modules was there, then exits with `code`. */
+  const setupScript = (log: string, code = 0): string => `import { appendFileSync, existsSync } from "node:fs";
+appendFileSync(${JSON.stringify(log)}, JSON.stringify({ cwd: process.cwd(), nodeModules: existsSync("node_modules") }) + "\\n");
+process.exit(${code});
+`;
+
+  it("runs once in the worktree before the base's collection, which then has no node_modules of the work tree's", async () => {
+    const { repo } = project();
+    const log = join(repo.dir, ".git", "setup-log.jsonl");
+    repo.commit(
+      "setup",
+      {
+        "setup.mjs": setupScript(log),
+        "proofgate.toml": CONFIG(`base_setup = ${JSON.stringify(`${NODE} setup.mjs`)}`),
+        ".gitignore": `${readFileSync(join(repo.dir, ".gitignore"), "utf8")}node_modules/\n`,
+      },
+      { author: HUMAN },
+    );
+    const base = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    // The work tree's installed packages: linked into the worktree when the base has no setup of its own.
+    mkdirSync(join(repo.dir, "node_modules"));
+    const { report, info, steps } = await gate(repo, base);
+    expect(report.decision).toBe("MERGE");
+    const runs = readFileSync(log, "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { cwd: string; nodeModules: boolean });
+    expect(runs).toHaveLength(1);
+    const worktree = info
+      .map((l) => /worktree at (\S+) with the base's \[commands\] base_setup/.exec(l)?.[1])
+      .find(Boolean);
+    expect(runs[0]).toEqual({ cwd: worktree, nodeModules: false });
+    expect(steps.indexOf("base setup")).toBeGreaterThanOrEqual(0);
+    expect(steps.indexOf("base setup")).toBeLessThan(steps.indexOf("base collect"));
+    expect(report.commands?.map((c) => c.step)).toContain("base setup");
+    expect(leftovers(repo, info).known).toEqual([]);
+  });
+
+  it("a setup that fails is exit 2 naming it and its exit code; it ran once; the worktree is removed", async () => {
+    const { repo } = project();
+    const log = join(repo.dir, ".git", "setup-log.jsonl");
+    repo.commit(
+      "setup",
+      {
+        "setup.mjs": setupScript(log, 3),
+        "proofgate.toml": CONFIG(`base_setup = ${JSON.stringify(`${NODE} setup.mjs`)}`),
+      },
+      { author: HUMAN },
+    );
+    const base = repo.git(["rev-parse", "HEAD"]).trim();
+    repo.commit("touch", { "src.txt": "x\n" }, { author: AGENT });
+    const error = await gateError(gate(repo, base));
+    expect(error.issues[0]!.message).toContain("[commands] base_setup (");
+    expect(error.issues[0]!.message).toContain("exited with 3 on the base");
+    expect(readFileSync(log, "utf8").trim().split("\n")).toHaveLength(1);
+    expect(leftovers(repo, []).known).toEqual([]);
   });
 });
 

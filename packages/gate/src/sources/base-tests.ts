@@ -91,7 +91,8 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
   const at = shortRevision(o.base);
   const collect = config.commands.collect;
   if (o.run && collect !== undefined) {
-    const dir = o.run.checkout();
+    const ready = baseCheckout(o);
+    const dir = typeof ready === "string" ? ready : await ready;
     o.log.info(`collecting the base ${at} in a git worktree at ${dir}, with the base's [commands] collect`);
     const step = baseCodeStep(o, dir, "base collect", collect, o.run.env);
     await runCommandStep(o, "base collect", collect, step.env, config.universe.collected, dir, (exit, stderr) => {
@@ -151,14 +152,21 @@ export interface BasePropertyIdsRead {
  * The property test ids the base runs (`property_weakened`): with `check --run`, `[properties] judge_tests`,
  * `[commands] properties` and `record`, the base's own property command in its worktree, with a plugin
  * that writes the ids it would run and deselects them all. Its seeds are the worktree's, the base's.
- * A step that exits non-zero or writes no ids is a GateError; otherwise undefined (not judged).
+ * A step that exits non-zero or writes no ids is a GateError; otherwise undefined (not judged), as for vitest.
  */
-export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BasePropertyIdsRead | undefined> {
+export async function loadBasePropertyIds(
+  o: BaseTestsOptions,
+  /** The base universe's runner (its format), when [commands] runner does not say. */
+  universeRunner?: "pytest" | "vitest" | undefined,
+): Promise<BasePropertyIdsRead | undefined> {
   const { config, ports } = o;
   const command = config.commands.properties;
   if (!o.run || !config.properties.judgeTests || command === undefined || !config.commands.record) return undefined;
+  // The ids plugin is pytest's; vitest's property tests that stop running leave the universe (tests_removed).
+  if ((config.commands.runner ?? universeRunner ?? "pytest") === "vitest") return undefined;
   const at = shortRevision(o.base);
-  const dir = o.run.checkout();
+  const ready = baseCheckout(o);
+  const dir = typeof ready === "string" ? ready : await ready;
   const pluginDir = join(o.outDir, "base-properties");
   const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
   const idsFile = absolute(join(pluginDir, "property-ids.jsonl"));
@@ -215,6 +223,42 @@ export async function loadBasePropertyIds(o: BaseTestsOptions): Promise<BaseProp
       ...(settingsRead ? [{ role: "base_properties" as const, path: settingsName, sha256: settingsRead.sha256 }] : []),
     ],
   };
+}
+
+/** The base's worktree of each check (its `run`), once `[commands] base_setup` has run in it. */
+const preparedWorktrees = new WeakMap<object, Promise<string>>();
+
+/**
+ * The base's worktree, made on first use; with `[commands] base_setup`, that command runs there first, once
+ * (the base's own install and build), and a failure of it is exit 2 naming it: the base's steps would
+ * otherwise run without the base's packages, or with the work tree's.
+ */
+export function baseCheckout(o: BaseTestsOptions): string | Promise<string> {
+  const run = o.run!;
+  // Without a setup, synchronously: the base's step starts before the head's (the log's order).
+  if (o.config.commands.baseSetup === undefined) return run.checkout();
+  let ready = preparedWorktrees.get(run);
+  if (ready === undefined) {
+    ready = prepareWorktree(o, run.checkout());
+    preparedWorktrees.set(run, ready);
+  }
+  return ready;
+}
+
+async function prepareWorktree(o: BaseTestsOptions, dir: string): Promise<string> {
+  const setup = o.config.commands.baseSetup!;
+  const at = shortRevision(o.base);
+  o.log.info(`preparing the base ${at}'s worktree at ${dir} with the base's [commands] base_setup`);
+  await runCommandStep(o, "base setup", setup, o.run!.env, [], dir, (exit, stderr) => {
+    if (exit === 0) return;
+    throw new GateError({
+      code: "usage",
+      file: o.config.file,
+      message: `[commands] base_setup (\`${setup}\`) exited with ${exit} on the base ${at} (a git worktree of it): the base's steps cannot run on the base's own packages; ${stderr}`,
+      fix: `make the setup work on a clean checkout of the base (git worktree add --detach /tmp/base ${at}, and run it there); its output is above in the log`,
+    });
+  });
+  return dir;
 }
 
 /** A base step's environment, and the check of what it imported (run after it). */
@@ -341,7 +385,8 @@ export async function loadBaseSkips(
     const ids = index ? wanted.filter((id) => index.has(id)) : wanted;
     if (ids.length === 0)
       return { skips: { file: `(not collected at base ${at})`, skipped: [] }, inputs: [], warnings: [] };
-    const dir = o.run.checkout();
+    const ready = baseCheckout(o);
+    const dir = typeof ready === "string" ? ready : await ready;
     const pluginDir = join(o.outDir, "base-skips");
     const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
     // JUnit XML writes a non-strict xpass as a pass: the plugin names them, so an xfail the base had counts.

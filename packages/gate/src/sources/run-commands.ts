@@ -68,6 +68,8 @@ export interface RunCommandsOptions {
 /** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
 export interface RepositoryWatch {
   policy: RunWritePolicy;
+  /** The absolute folder where a changed tracked file is kept before it is restored from the commit. */
+  keepIn?: string | undefined;
   /** Filled as the steps run: the steps that left something. */
   steps: StepWrites[];
 }
@@ -236,13 +238,17 @@ function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
   const absolute = (path: string): string => (path.startsWith("/") ? path : join(o.ports.files.root, path));
   const idsFile = join(o.outDir, "frozen-ids.txt");
   o.ports.files.writeAtomic(idsFile, active.map((l) => `${l.nodeid}\n`).join(""));
-  const runner = o.config.commands.runner ?? universe.value.runner ?? "pytest";
-  const setup = runner === "vitest" ? vitestStep(o, "proof", active) : pluginStep(o, "proof", active, []);
+  const setup = stepRunner(o) === "vitest" ? vitestStep(o, "proof", active) : pluginStep(o, "proof", active, []);
   return {
     ...setup,
     env: { PROOFGATE_FROZEN_IDS: absolute(idsFile), ...setup.env },
     leased: active.map((l) => l.nodeid),
   };
+}
+
+/** The runner the steps run: `[commands] runner`, else the universe's format says. */
+function stepRunner(o: RunCommandsOptions): "pytest" | "vitest" {
+  return o.config.commands.runner ?? o.leases().universe.value.runner ?? "pytest";
 }
 
 /**
@@ -293,7 +299,11 @@ function seedsSetup(o: RunCommandsOptions): StepSetup & { files: string[] } {
   const abs = dir.startsWith("/") ? dir : join(o.ports.files.root, dir);
   // The seeds' repository paths: the folder mirrors the repository.
   const seeds = files.map((f) => (f.startsWith(`${abs}/`) ? f.slice(abs.length + 1) : f));
-  const setup = pluginStep(o, "properties", [], [{ dir: abs, prefix: "", label: SEEDS_VIA }]);
+  // vitest's step loads the gate's reporter (its record has no file reads: the seeds' reads are not judged).
+  const setup =
+    stepRunner(o) === "vitest"
+      ? vitestStep(o, "properties", [])
+      : pluginStep(o, "properties", [], [{ dir: abs, prefix: "", label: SEEDS_VIA }]);
   return { ...setup, env: { PROOFGATE_SEEDS_DIR: abs, ...setup.env }, files: seeds };
 }
 
@@ -461,10 +471,10 @@ function watchStep(
   const writes = diffWorkTree(step, before, o.ports.git.workTreeStatus(), watch.policy);
   if (writes.changed.length + writes.added.length === 0) return;
   if (writes.changed.length > 0) {
-    o.ports.git.restoreTracked(writes.changed);
+    o.ports.git.restoreTracked(writes.changed, watch.keepIn);
     writes.restored = [...writes.changed];
     o.log.warn(
-      `[commands] ${step} changed ${writes.changed.length} file(s) the commit tracks (${writes.changed.slice(0, 5).join(", ")}${writes.changed.length > 5 ? ", ..." : ""}): restored from the commit`,
+      `[commands] ${step} changed ${writes.changed.length} file(s) the commit tracks (${writes.changed.slice(0, 5).join(", ")}${writes.changed.length > 5 ? ", ..." : ""}): restored from the commit${watch.keepIn ? `; what they held is kept in ${watch.keepIn}` : ""}`,
     );
   }
   if (writes.added.length > 0) {

@@ -106,11 +106,14 @@ describe("check --run: a step that writes the repository is run_wrote_repository
       "[commands] proof wrote the repository while it ran: changed 1 file(s) the commit tracks: tests/test_a.py; the gate restored them from the commit; left 1 new file(s), not removed by the gate: stray.txt",
     );
     expect(readFileSync(join(repo.dir, "tests/test_a.py"), "utf8")).toBe(TEST_A);
+    // What the step (or a person editing meanwhile) wrote is kept, not lost, under the report folder.
+    const kept = join(repo.dir, "proofgate-report", "restored");
+    expect(readFileSync(join(kept, "tests/test_a.py"), "utf8")).toBe(`${TEST_A}def test_three(): pass\n`);
     expect(repo.git(["status", "--porcelain", "--untracked-files=all"])).toBe(
       "?? .coverage\n?? proofgate-evidence.json\n?? stray.txt\n?? tests/__pycache__/test_a.cpython-311.pyc\n",
     );
     expect(warnings).toEqual([
-      "[commands] proof changed 1 file(s) the commit tracks (tests/test_a.py): restored from the commit",
+      `[commands] proof changed 1 file(s) the commit tracks (tests/test_a.py): restored from the commit; what they held is kept in ${kept}`,
       "[commands] proof left 1 new file(s) in the repository (stray.txt): left in place",
     ]);
   });
