@@ -65,11 +65,14 @@ function files(): Record<string, FileChange> {
 }
 
 /** A vitest project whose human base commit holds what `proofgate init` wrote, unedited. */
-function initialised(): { dir: string; init: { status: number | null; stdout: string; stderr: string } } {
+function initialised(extra: Record<string, FileChange> = {}): {
+  dir: string;
+  init: { status: number | null; stdout: string; stderr: string };
+} {
   const dir = mkdtempSync(join(tmpdir(), "proofgate-vitest-init-"));
   symlinkSync(NODE_MODULES, join(dir, "node_modules"), "dir");
   git(dir, ["init", "-q", "-b", "main", "."]);
-  applyFiles(dir, files());
+  applyFiles(dir, { ...files(), ...extra });
   git(dir, ["add", "-A"]);
   git(dir, ["commit", "-q", "-m", "Prices"]);
   const init = spawnSync(process.execPath, [PROOFGATE, "init", "--platform", "local"], {
@@ -89,6 +92,27 @@ function agentCommit(dir: string, change: Record<string, FileChange>): void {
   git(dir, ["add", "-A"]);
   git(dir, ["commit", "-q", "-m", "Patch"], AGENT);
 }
+
+/** A property test that replays its committed cases, from the base's copy when the gate hands one over. */
+const PROPERTY_TEST = `import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, it } from "vitest";
+import { price } from "../../src/price.js";
+
+const SEEDS = "test/properties/seeds/cases.json";
+const file = process.env.PROOFGATE_SEEDS_DIR ? join(process.env.PROOFGATE_SEEDS_DIR, SEEDS) : new URL("./seeds/cases.json", import.meta.url);
+const cases = JSON.parse(readFileSync(file, "utf8"));
+
+it("price holds on every committed case", () => {
+  expect(cases.length).toBeGreaterThan(0);
+  for (const [cents, qty, total] of cases) expect(price(cents, qty)).toBe(total);
+});
+`;
+
+const SEEDED: Record<string, FileChange> = {
+  "test/properties/price.property.test.js": PROPERTY_TEST,
+  "test/properties/seeds/cases.json": "[[150, 2, 300], [300, 0, 0]]\n",
+};
 
 const explain = (r: CheckRun): string =>
   `exit ${r.status}\n${r.report.details.map((d) => `${d.reason}: ${d.message}`).join("\n")}\n${r.report.errors.map((e) => e.message).join("\n")}\n${r.stderr.slice(-3000)}`;
@@ -156,5 +180,35 @@ describe("proofgate init on a vitest project", () => {
     expect(r.report.reasons).toContain("tests_failed");
     expect(r.report.errors).toEqual([]);
     expect(Number(r.report.proven_coverage_percent)).toBeGreaterThan(0);
+  });
+
+  it("with seeds: the properties step runs the property tests on the base's seeds; an agent's rewritten seed is REJECTed", async () => {
+    const { dir, init } = initialised(SEEDED);
+    expect(init.status, `${init.stdout}\n${init.stderr}`).toBe(0);
+    expect(init.stdout).toContain(
+      "seeds: test/properties/seeds; the properties step runs test/properties on the base's seeds",
+    );
+    const config = readFileSync(join(dir, "proofgate.toml"), "utf8");
+    expect(config).toMatch(/^properties = "npx --no vitest run test\/properties /m);
+    expect(config).toContain('results = ["properties.xml"]');
+
+    agentCommit(dir, { "README.md": "prices\n" });
+    const ok = await check(dir, ["--run", "--base", "main"]);
+    expect(ok.report.decision, explain(ok)).toBe("MERGE");
+    expect(ok.report.commands?.map((c) => c.step)).toContain("properties");
+    expect(ok.stderr).toMatch(/wrote 1 seed file\(s\) from /);
+
+    // The agent changes what an empty order costs and rewrites the seed to match: the work tree's copy
+    // agrees with the new code, so the proof run passes; the properties step reads the base's copy.
+    git(dir, ["reset", "-q", "--hard", "main"]);
+    agentCommit(dir, {
+      "src/price.js": PRICE.replace("return 0;", "return -1;"),
+      "test/properties/seeds/cases.json": "[[150, 2, 300], [300, 0, -1]]\n",
+    });
+    const r = await check(dir, ["--run", "--base", "main"]);
+    expect(r.report.decision, explain(r)).toBe("REJECT");
+    expect(r.report.reasons).toContain("seed_rewrite");
+    expect(r.report.reasons).toContain("property_hold");
+    expect(r.report.reasons).not.toContain("tests_failed");
   });
 });

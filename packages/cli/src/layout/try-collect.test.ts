@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coverageFlags, settingLine, shellTry, unknownCoverageOptions } from "./try-collect.js";
+import { coverageFlags, settingLine, shellTry, tail, unknownCoverageOptions } from "./try-collect.js";
 
 describe("init's try of the collect command: reading what it says", () => {
   it("the proof command's --cov words, with branches and no report", () => {
@@ -35,5 +35,11 @@ describe("init's try of the collect command: reading what it says", () => {
     expect(stopped.stderr).toContain("timed out after 1 s");
     const unlimited = shellTry("sleep 1; echo done", { cwd: process.cwd(), env: process.env, timeoutSeconds: 0 });
     expect(unlimited).toEqual({ exitCode: 0, stdout: "done\n", stderr: "" });
+  });
+
+  it("quotes a failure's last lines without terminal colour codes (vitest colours its output into a pipe)", () => {
+    const vitest =
+      '\u001b[90m 13|\u001b[39m import { x } from \u001b[32m"@acme/core"\u001b[39m;\n\n\u001b[31mError: no such package\u001b[39m\n';
+    expect(tail(vitest)).toBe(' 13| import { x } from "@acme/core"; | Error: no such package');
   });
 });

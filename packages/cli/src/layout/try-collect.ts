@@ -71,9 +71,13 @@ export function settingLine(text: string | undefined, key: string): number | und
   return at < 0 ? undefined : at + 1;
 }
 
-/** The last non-blank lines of `text`, joined: what a failure quotes. */
-function tail(text: string, lines = 5): string {
+/** Terminal colour codes (vitest colours its output even into a pipe): never quoted in a message. */
+const ANSI = /\u001b\[[0-9;?]*[A-Za-z]/g;
+
+/** The last non-blank lines of `text`, joined, colour codes removed: what a failure quotes. */
+export function tail(text: string, lines = 5): string {
   const kept = text
+    .replace(ANSI, "")
     .split(/\r?\n/)
     .map((l) => l.trimEnd())
     .filter((l) => l.trim() !== "")

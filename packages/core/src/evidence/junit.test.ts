@@ -389,6 +389,16 @@ describe("parseJunitXml: roots and other producers", () => {
       '<testsuites name="vitest tests"><testsuite name="a.test.js"><testcase classname="a.test.js" name="caf&#233; &#x263A; &apos;q&apos;"/></testsuite></testsuites>';
     expect(parseJunitXml(xml, "r.xml").results![0]!.id).toBe("a.test.js > café ☺ 'q'");
   });
+
+  it("reads a vitest name's literal tab or line break as a space, as `vitest list` ids hold it", () => {
+    // vitest 4.1.12 writes them literally inside the attribute (it.each of "a\\nb", describe "d\\tx").
+    const xml =
+      '<testsuites name="vitest tests"><testsuite name="t/a.test.js"><testcase classname="t/a.test.js" name="d\tx &gt; name a\nb"/><testcase classname="t/a.test.js" name="crlf a\r\nb"/></testsuite></testsuites>';
+    expect(parseJunitXml(xml, "r.xml").results!.map((r) => r.id)).toEqual([
+      "t/a.test.js > d x > name a b",
+      "t/a.test.js > crlf a b",
+    ]);
+  });
 });
 
 describe("parseJunitXml: bad input", () => {

@@ -2,6 +2,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import { LineIndex } from "../common/text-lines.js";
 import type { GateIssue } from "../common/errors.js";
 import type { Universe, UniverseParseResult } from "./universe.js";
+import { vitestName } from "./universe-vitest.js";
 
 /** What one test did in the proof run. pytest's xfail is its own outcome; xpass counts as passed. */
 export type TestOutcome = "passed" | "failed" | "error" | "skipped" | "xfail";
@@ -250,7 +251,7 @@ export function parseJunitXml(text: string, file: string, options: JunitParseOpt
         isUnresolved = mapped.unresolved === true;
       } else if (producer === "vitest") {
         collectionError = name === classname && outcome !== "passed" && /\.[cm]?[jt]sx?$/.test(name);
-        id = collectionError ? name : `${classname} > ${name}`;
+        id = collectionError ? name : `${classname} > ${vitestName(name)}`;
       } else if (producer === "jest-junit") {
         collectionError = classname === "Test suite failed to run";
         id = collectionError ? name : `${caseFile ?? suiteName}::${name}`;

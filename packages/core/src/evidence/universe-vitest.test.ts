@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Lease } from "../ledger/ledger.js";
-import { idShape, leaseShapeIssues, looksLikeVitestList, parseVitestList } from "./universe-vitest.js";
+import { idShape, leaseShapeIssues, looksLikeVitestList, parseVitestList, vitestName } from "./universe-vitest.js";
 import { mergeUniverses } from "./universe.js";
 
 // `npx vitest list --json` of vitest 4.1.12, run in /repo (two files, nested describes, one name in both).
@@ -50,7 +50,22 @@ describe("parseVitestList", () => {
     expect(parseVitestList('{"a":1}', "c.json").errors[0]!.message).toMatch(/not a JSON array/);
     expect(parseVitestList('[{"name":"x"}]', "c.json").errors[0]!.message).toMatch(/entry 1 is not a test/);
     expect(parseVitestList("[]", "c.json").errors[0]!.code).toBe("universe_empty");
-    expect(parseVitestList('[{"name":"a\\nb","file":"x.test.ts"}]', "c.json").errors[0]!.message).toMatch(/line break/);
+    expect(parseVitestList('[{"name":"a","file":"x\\n.test.ts"}]', "c.json").errors[0]!.message).toMatch(/line break/);
+  });
+
+  it("reads a tab or line break in a name as JUnit XML does, a space; two names that then agree count once", () => {
+    // vitest 4.1.12's own output for it.each([["a\\nb"], ["a b"]])("name %s") inside describe("d\\tx").
+    const text = JSON.stringify([
+      { name: "d\tx > name a\nb", file: "/repo/t/a.test.js" },
+      { name: "d\tx > name a b", file: "/repo/t/a.test.js" },
+      { name: "crlf a\r\nb", file: "/repo/t/a.test.js" },
+    ]);
+    const { universe, errors, warnings } = parseVitestList(text, "c.json", "/repo");
+    expect(errors).toEqual([]);
+    expect(universe!.ids).toEqual(["t/a.test.js > d x > name a b", "t/a.test.js > crlf a b"]);
+    expect(warnings[0]!.message).toMatch(/1 test id\(s\) listed more than once/);
+    // JUnit of the same run: the literal line break inside the attribute reads the same.
+    expect(vitestName("d\tx > name a\nb")).toBe("d x > name a b");
   });
 
   it("warns once for two tests with the same name path in one file", () => {
