@@ -140,7 +140,7 @@ interface VitestProject {
 }
 
 /** The base (a human's commit) on `main`, then the patch's commits on `patch`. */
-function project(o: { base?: Record<string, FileChange>; patch?: Commit[] } = {}): VitestProject {
+function project(o: { base?: Record<string, FileChange> | undefined; patch?: Commit[] } = {}): VitestProject {
   const dir = mkdtempSync(join(tmpdir(), "proofgate-vitest-"));
   symlinkSync(NODE_MODULES, join(dir, "node_modules"), "dir");
   git(dir, ["init", "-q", "-b", "main", "."]);
