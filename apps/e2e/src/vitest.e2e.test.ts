@@ -66,6 +66,18 @@ describe("math", () => {
 });
 `;
 
+// A describe and two tests outside it: what `describe.skip`, `.todo` and `skipIf(true)` take out.
+const TEST_C = `import { describe, expect, it } from "vitest";
+import { add, scale } from "../src/math.js";
+
+describe("extra", () => {
+  it("one", () => expect(add(0, 0)).toBe(0));
+  it("two", () => expect(scale(1, 1)).toBe(1));
+});
+it("three", () => expect(add(1, 1)).toBe(2));
+it("four", () => expect(add(2, 1)).toBe(3));
+`;
+
 const LEASED = ["test/a.test.js > math > add > adds", "test/b.test.js > math > sub"];
 
 const lease = (nodeid: string): string => `
@@ -128,7 +140,7 @@ interface VitestProject {
 }
 
 /** The base (a human's commit) on `main`, then the patch's commits on `patch`. */
-function project(o: { base?: Record<string, FileChange>; patch?: Commit[] } = {}): VitestProject {
+function project(o: { base?: Record<string, FileChange> | undefined; patch?: Commit[] } = {}): VitestProject {
   const dir = mkdtempSync(join(tmpdir(), "proofgate-vitest-"));
   symlinkSync(NODE_MODULES, join(dir, "node_modules"), "dir");
   git(dir, ["init", "-q", "-b", "main", "."]);
@@ -306,6 +318,7 @@ afterEach((context) => {
 
   const cases: {
     name: string;
+    base?: Record<string, FileChange>;
     patch: Commit[];
     reasons: string[];
     message?: RegExp;
@@ -358,17 +371,38 @@ afterEach((context) => {
       reasons: [],
     },
     {
-      // `vitest list` leaves out the tests vitest would skip: the skip reads as the test removed, which the
-      // same trailer as pytest's new skip approves (Test-Removal: human).
-      name: "tests_removed: the agent adds `it.skip` (vitest list no longer names the test)",
+      // `vitest list` leaves out the tests vitest would skip; the signed run record shows the test collected
+      // and skipped, so it is pytest's twin: a new skip, not a removal.
+      name: "tests_skipped_unledgered: the agent adds `it.skip` (vitest list no longer names the test)",
       patch: [
         {
           message: "Skip a test\n",
           files: { "test/a.test.js": edit(TEST_A, '  it("sub"', '  it.skip("sub"') },
         },
       ],
-      reasons: ["tests_removed"],
-      message: /test\/a\.test\.js > math > sub is collected at base but not at head/,
+      reasons: ["tests_skipped_unledgered"],
+      message:
+        /test\/a\.test\.js > math > sub \(skipped in the proof run, so `vitest list` leaves it out\).*is an agent's/,
+    },
+    {
+      name: "tests_skipped_unledgered: the agent adds `describe.skip`, `.todo` and `skipIf(true)`",
+      base: { "test/c.test.js": TEST_C },
+      patch: [
+        {
+          message: "Skip more\n",
+          files: {
+            "test/c.test.js": TEST_C.replace('describe("extra"', 'describe.skip("extra"')
+              .replace('it("three", () => expect(add(1, 1)).toBe(2));', 'it.todo("three");')
+              .replace('it("four"', 'it.skipIf(true)("four"'),
+          },
+        },
+      ],
+      reasons: ["tests_skipped_unledgered"],
+      message: new RegExp(
+        ["extra > one", "extra > two", "three", "four"]
+          .map((t) => `test/c\\.test\\.js > ${t} \\(skipped in the proof run`)
+          .join("[^]*"),
+      ),
     },
     {
       name: "a human adds `it.skip` with `Test-Removal: human`: MERGE",
@@ -422,7 +456,7 @@ afterEach((context) => {
 
   for (const c of cases) {
     it(c.name, async () => {
-      const p = project({ patch: c.patch });
+      const p = project({ base: c.base, patch: c.patch });
       const r = await run(p);
       expect(r.report.reasons, explain(r)).toEqual(c.reasons);
       expect(r.report.decision).toBe(c.reasons.length === 0 ? "MERGE" : "REJECT");

@@ -15,7 +15,7 @@ import { judgeTestChanges, type TestChangeEvidence } from "./evidence/test-chang
 import { judgePropertyIds, type PropertyIdEvidence } from "./evidence/property-tests.js";
 import type { Universe } from "./evidence/universe.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
-import { testsNotRun } from "./proof-run/judges.js";
+import { skippedUnlisted, testsNotRun } from "./proof-run/judges.js";
 import { patchCoverage, type ChangedFileLines, type PatchCoverage } from "./coverage/patch-coverage.js";
 
 /** Everything `decide` judges. The caller reads files, git and the clock; this stays pure. */
@@ -94,6 +94,17 @@ function unalignedWarnings(patch: PatchCoverage | { notMeasured: string }): Gate
   }));
 }
 
+/**
+ * vitest: the tests the proof run's verified record shows skipped that `vitest list` left out of the
+ * universe. Only the signed record says so (never the results file): without one, a base test the head
+ * does not list stays a removal.
+ */
+function unlistedSkips(input: DecideInput): string[] {
+  const record = input.runner?.proof?.result.record;
+  if (input.universe.runner !== "vitest" || !record || input.runner?.proof?.result.errors.length) return [];
+  return skippedUnlisted(record, input.universe.index ?? new Set(input.universe.ids));
+}
+
 /** Applies every rule and builds the report. The first failing signal is enough; all are listed. */
 export function decide(input: DecideInput): GateReport {
   const { active, expired } = input.leases ?? classifyLeases(input.ledger.leases, input.today);
@@ -114,6 +125,7 @@ export function decide(input: DecideInput): GateReport {
           accounting,
           commits: range.patch.commits,
           policy: range.policy,
+          unlistedSkips: unlistedSkips(input),
         })
       : undefined;
   // Without a verified record of the head's property run there is nothing to compare: runner_tampering says so.

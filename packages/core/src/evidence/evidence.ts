@@ -57,7 +57,8 @@ export function accountEvidence(
     }
     if (!collected.has(r.id)) {
       // `vitest list` leaves out the tests vitest would skip (it.skip, .todo, the others of an .only): their
-      // skips are not another collection. A skip the patch added reads as a test removed (tests_removed).
+      // skips are not another collection. A skip the patch added is judged from the signed run record
+      // (tests_skipped_unledgered; test-changes.ts), never from these results.
       if (universe.runner === "vitest" && (r.outcome === "skipped" || r.outcome === "xfail")) continue;
       unknownResults.push(r);
       continue;

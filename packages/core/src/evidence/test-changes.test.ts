@@ -442,6 +442,74 @@ describe("pairRenames", () => {
   });
 });
 
+describe("vitest: a test `vitest list` leaves out because the run skips it is a skip, not a removal", () => {
+  const V_BASE = ["test/a.test.ts > math > adds", "test/a.test.ts > math > sub", "test/b.test.ts > scale"];
+  const vHead = (ids: string[]): Universe => ({ ...universe(ids, "collected.json"), runner: "vitest" });
+  const headIds = V_BASE.filter((id) => id !== "test/a.test.ts > math > sub");
+  const vJudge = (
+    c: Commit,
+    o: { unlisted?: string[]; results?: boolean; maxNewSkips?: number; head?: string[] } = {},
+  ): TestChangeJudgement => {
+    const head = vHead(o.head ?? headIds);
+    return judgeTestChanges(
+      {
+        base: { kind: "measured", universe: { file: "collected.json (base)", ids: V_BASE } },
+        baseSkips: { file: "(no test skipped at head)", skipped: [] },
+        touched: [{ commit: c, paths: ["test/a.test.ts"] }],
+        renames: [],
+        collectionFiles: [],
+        maxNewSkips: o.maxNewSkips ?? 0,
+      },
+      {
+        head,
+        active: [],
+        accounting: o.results === false ? undefined : accountEvidence(head, [], passing(head.ids)),
+        commits: [c],
+        policy,
+        unlistedSkips: o.unlisted,
+      },
+    );
+  };
+
+  it("an agent's it.skip: tests_skipped_unledgered, counted as a new skip, not tests_removed", () => {
+    const c = agent();
+    const j = vJudge(c, { unlisted: ["test/a.test.ts > math > sub"] });
+    expect(j.removed).toEqual([]);
+    expect(j.skipped.map((f) => [f.reason, f.commit])).toEqual([["tests_skipped_unledgered", c.sha]]);
+    expect(j.skipped[0]!.message).toContain("test/a.test.ts > math > sub (skipped in the proof run");
+    expect(j).toMatchObject({ gone: 0, newSkips: 1, approvedSkips: 0 });
+  });
+
+  it("the same skip without results is still judged: what is not a removal is a skip", () => {
+    const j = vJudge(agent(), { unlisted: ["test/a.test.ts > math > sub"], results: false });
+    expect([...j.removed, ...j.skipped].map((f) => f.reason)).toEqual(["tests_skipped_unledgered"]);
+  });
+
+  it("a human's it.skip with `Test-Removal: human` is approved", () => {
+    const j = vJudge(approved(), { unlisted: ["test/a.test.ts > math > sub"] });
+    expect([...j.removed, ...j.skipped]).toEqual([]);
+    expect(j).toMatchObject({ newSkips: 1, approvedSkips: 1 });
+  });
+
+  it("max_new_skips tolerates it as it tolerates pytest's new skip; a removal it does not", () => {
+    expect(vJudge(agent(), { unlisted: ["test/a.test.ts > math > sub"], maxNewSkips: 1 }).skipped).toEqual([]);
+    const removed = vJudge(agent(), { maxNewSkips: 1 });
+    expect(removed.removed.map((f) => f.reason)).toEqual(["tests_removed"]);
+    expect(removed.removed[0]!.message).toContain("test/a.test.ts > math > sub is collected at base but not at head");
+  });
+
+  it("a test the run did not show skipped stays a removal; a skip the head lists is not reclassified", () => {
+    const j = vJudge(agent(), {
+      unlisted: ["test/a.test.ts > math > other", "test/b.test.ts > scale"],
+      head: ["test/a.test.ts > math > adds", "test/b.test.ts > scale"],
+    });
+    expect(j.removed.map((f) => f.message)).toEqual([
+      expect.stringContaining("test/a.test.ts > math > sub is collected at base but not at head"),
+    ]);
+    expect(j.skipped).toEqual([]);
+  });
+});
+
 describe("commandFiles", () => {
   it.each([
     ["python -m pytest --collect-only -q -c ci/pytest.ini tests > collected.txt", ["ci/pytest.ini", "tests"]],

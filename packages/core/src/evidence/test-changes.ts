@@ -76,6 +76,13 @@ export interface TestChangeContext {
   accounting?: EvidenceAccounting | undefined;
   commits: readonly Commit[];
   policy: PatchPolicy;
+  /**
+   * vitest: the tests the head's verified run record shows collected and skipped (it.skip, describe.skip,
+   * .todo, skipIf, the others of an .only), not deselected by the gate, that `vitest list` leaves out of
+   * the universe (`unlistedSkips`). A base test the head does not list is a skip when it is one of these,
+   * else a removal. Undefined or empty: every base test the head does not list is a removal.
+   */
+  unlistedSkips?: readonly string[] | undefined;
 }
 
 /** Both rules' findings, and what the decision table shows. */
@@ -110,6 +117,7 @@ export interface TestChange {
 }
 
 const MAX_LISTED = 10;
+const UNLISTED_NOTE = "skipped in the proof run, so `vitest list` leaves it out";
 const short = (sha: string): string => sha.slice(0, 12);
 const fileOf = (id: string): string => id.split("::", 1)[0]!;
 const list = (items: readonly string[]): string =>
@@ -282,13 +290,22 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
   // head collects nothing: its tests are judged as skips, below.
   const base = evidence.base.kind === "measured" ? evidence.base.universe : undefined;
   const gone = base ? goneSinceBase(base.ids, head, active) : [];
-  const removedIds = gone.filter((id) => !skippedModules.has(fileOf(id)));
+  // vitest: a test `vitest list` leaves out because vitest skips it is a skip, not a removal, when the
+  // signed record shows it collected and skipped; every other test the head does not list is removed.
+  const unlisted = new Set(context.unlistedSkips ?? []);
+  const removedIds = gone.filter((id) => !skippedModules.has(fileOf(id)) && !unlisted.has(id));
   const baseSet = new Set(base?.ids ?? []);
   const added = base ? head.ids.filter((id) => !baseSet.has(id)) : [];
   const pairs = pairRenames(removedIds, added, evidence.renames);
   const removals: TestChange[] = removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) }));
 
-  const skips = accounting ? skipsAtHead(accounting, gone) : [];
+  // Every gone test that is not a removal is a skip: the unlisted skips count with or without results.
+  const skips = [
+    ...(accounting ? skipsAtHead(accounting, gone) : []),
+    ...gone
+      .filter((id) => unlisted.has(id) && !skippedModules.has(fileOf(id)))
+      .map((id) => ({ id, file: fileOf(id), note: UNLISTED_NOTE })),
+  ];
   const skippedAtBase = new Set(evidence.baseSkips?.skipped ?? []);
   const newSkips = skips.filter((s) => !skippedAtBase.has(s.id));
 

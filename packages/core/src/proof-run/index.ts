@@ -49,6 +49,7 @@ export {
   describeSkipOrigin,
   judgeSkips,
   judgeSelection,
+  skippedUnlisted,
   testsNotRun,
   judgeFileReads,
   judgeSeedReads,

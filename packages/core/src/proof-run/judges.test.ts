@@ -9,6 +9,7 @@ import {
   judgeSkips,
   listSkips,
   phaseTampering,
+  skippedUnlisted,
   testsNotRun,
 } from "./judges.js";
 import { verifyRunRecord, type RunPhase, type RunRecord, type RunTest } from "./record.js";
@@ -231,6 +232,34 @@ describe("judgeSelection", () => {
   it("testsNotRun names the expected ids without a report", () => {
     expect(testsNotRun(RECORDED, ["tests/test_calc.py::test_add", "tests/test_calc.py::test_frozen"])).toEqual([
       "tests/test_calc.py::test_frozen",
+    ]);
+  });
+
+  it("skippedUnlisted: collected tests the run skipped that the universe does not list, not the gate's deselections", () => {
+    const skip = (id: string): RunTest =>
+      testOf(id, { made: "skipped", final: "skipped", logged: "skipped" }, "skipped");
+    const record = withRecord({
+      collected: [
+        "a.test.ts > listed",
+        "a.test.ts > skipped",
+        "a.test.ts > todo",
+        "a.test.ts > leased",
+        "a.test.ts > ran",
+      ],
+      deselected: { proofgate: ["a.test.ts > leased"], other: [] },
+      tests: [
+        skip("a.test.ts > listed"),
+        skip("a.test.ts > skipped"),
+        testOf("a.test.ts > todo", { made: "skipped", final: "skipped", logged: "skipped" }, "xfailed"),
+        skip("a.test.ts > leased"),
+        testOf("a.test.ts > ran", {}),
+        // Reported skipped without being collected: never a skip of the suite's.
+        skip("a.test.ts > made up"),
+      ],
+    });
+    expect(skippedUnlisted(record, new Set(["a.test.ts > listed", "a.test.ts > ran"]))).toEqual([
+      "a.test.ts > skipped",
+      "a.test.ts > todo",
     ]);
   });
 });

@@ -336,6 +336,23 @@ export function testsNotRun(record: RunRecord, ids: Iterable<string>): string[] 
   return [...ids].filter((id) => !ran.has(id));
 }
 
+/**
+ * The tests a run record shows collected and skipped (or xfailed) that `listed` does not hold and the
+ * gate did not deselect: vitest's statically skipped tests (`it.skip`, `describe.skip`, `.todo`,
+ * `skipIf(true)`, the others of an `.only`), which `vitest list` leaves out of the universe but the run
+ * collects and reports skipped. A test the run never collected is none of these.
+ */
+export function skippedUnlisted(record: RunRecord, listed: ReadonlySet<string>): string[] {
+  const collected = new Set(record.collected);
+  const ours = new Set(record.deselected.proofgate);
+  const out = new Set<string>();
+  for (const t of record.tests) {
+    if (t.outcome !== "skipped" && t.outcome !== "xfailed") continue;
+    if (collected.has(t.id) && !ours.has(t.id) && !listed.has(t.id)) out.add(t.id);
+  }
+  return [...out];
+}
+
 /** Files a run may read besides source and the lock: tool configuration and caches (globs, `**` crosses folders). */
 export const DEFAULT_READ_ALLOW: readonly string[] = [
   "pyproject.toml",

@@ -112,12 +112,25 @@ function deselect(suite, want, found) {
   return [idle, leased];
 }
 
+// The tests vitest will not run (it.skip, describe.skip, .todo, skipIf(true), the others of an .only), as
+// collection left them: skipped as made and after every hook. vitest skips a suite or file that runs
+// nothing without sending its tests through the runner, so they are noted here; a test that runs after
+// all gets its views anew in runTask.
+function noteSkipped(suite) {
+  for (const task of suite.tasks) {
+    if (task.type === "suite") noteSkipped(task);
+    else if (task.type === "test" && (task.mode === "skip" || task.mode === "todo") && !task.meta.proofgate)
+      task.meta.proofgate = { made: "skipped", final: "skipped" };
+  }
+}
+
 const done = new WeakSet();
 function deselectFiles(files) {
   const lost = [];
   for (const file of files) {
     if (done.has(file)) continue;
     done.add(file);
+    noteSkipped(file);
     const rel = relativePath(file.filepath);
     const names = rel === undefined ? undefined : LEASED[rel];
     if (!names) continue;
