@@ -130,7 +130,7 @@ describe("proofgate init on a vitest project", () => {
     expect(existsSync(join(dir, "coverage", "coverage-final.json"))).toBe(false);
     const config = readFileSync(join(dir, "proofgate.toml"), "utf8");
     expect(config).toContain('runner = "vitest"');
-    expect(config).toContain('collect = "npx --no vitest list --json > collected.json"');
+    expect(config).toContain('collect = "npx --no vitest list --json=collected.json"');
     const floor = Number(/^min_proven = (\S+)$/m.exec(config)![1]);
 
     agentCommit(dir, { "README.md": "prices\n" });

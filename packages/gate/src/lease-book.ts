@@ -29,7 +29,7 @@ export function leaseBook(
   /** `[commands] runner`, when the config names one: the universe must be that runner's. */
   runner?: { name: "pytest" | "vitest"; file: string } | undefined,
 ): LeaseBook {
-  const read = loadUniverse(files, universe.paths, universe.flag);
+  const read = loadUniverse(files, universe.paths, universe.flag, runner?.name);
   const collectedBy = read.value.runner ?? "pytest";
   if (runner !== undefined && runner.name !== collectedBy)
     throw new GateError({
@@ -38,7 +38,7 @@ export function leaseBook(
       message: `[commands] runner is "${runner.name}" (${runner.file}), but ${universe.flag} is ${collectedBy}'s output`,
       fix:
         runner.name === "vitest"
-          ? "collect with `npx vitest list --json > collected.json` (and name that file in [universe] collected)"
+          ? "collect with `npx vitest list --json=collected.json` (and name that file in [universe] collected)"
           : 'collect with `python -m pytest --collect-only -q > collected.txt`, or set runner = "vitest"',
     });
   // An id of the other runner's shape can never match a test: a clear error, not an unknown lease.

@@ -92,7 +92,7 @@ describe("planVitestInit", () => {
     expect(config.commands).toMatchObject({
       runner: "vitest",
       record: true,
-      collect: "pnpm exec vitest list --json > collected.json",
+      collect: "pnpm exec vitest list --json=collected.json",
       proof:
         "pnpm exec vitest run --coverage.enabled --coverage.provider=v8 --coverage.reporter=json --coverage.reportOnFailure --coverage.reportsDirectory=coverage --reporter=default --reporter=junit --outputFile.junit=results.xml ${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}",
     });

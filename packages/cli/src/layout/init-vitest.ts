@@ -62,7 +62,9 @@ export function planVitestInit(layout: VitestLayout, defaults: GateConfig, cover
   config.commands = {
     ...config.commands,
     runner: "vitest",
-    collect: `${layout.exec} list --json > ${VITEST_COLLECTED}`,
+    // --json=FILE, not a redirect: a test file that prints at import (console.log, node:test) would mix its
+    // output into the list.
+    collect: `${layout.exec} list --json=${VITEST_COLLECTED}`,
     proof: vitestProofCommand(layout.exec),
     // A workspace's tests import its packages: the base's worktree installs and builds its own.
     ...(layout.setup !== undefined ? { baseSetup: layout.setup } : {}),

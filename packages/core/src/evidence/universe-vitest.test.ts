@@ -53,6 +53,16 @@ describe("parseVitestList", () => {
     expect(parseVitestList('[{"name":"a","file":"x\\n.test.ts"}]', "c.json").errors[0]!.message).toMatch(/line break/);
   });
 
+  it("a list preceded by what a test file printed at import (unjs/defu's node:test describe): says so, and how to collect", () => {
+    const text =
+      'TAP version 13\n# Subtest: isPlainObject\nok 1 - isPlainObject\n[\n  {\n    "name": "defu > copies",\n    "file": "/r/test/defu.test.ts"\n  }\n]\n';
+    const [error] = parseVitestList(text, "collected.json", "/r").errors;
+    expect(error!.message).toBe(
+      'not valid JSON: the list is preceded by other output, starting "TAP version 13" (a test file that prints to stdout when vitest imports it, with stdout redirected to this file)',
+    );
+    expect(error!.fix).toContain("`npx vitest list --json=collected.json`");
+  });
+
   it("reads a tab or line break in a name as JUnit XML does, a space; two names that then agree count once", () => {
     // vitest 4.1.12's own output for it.each([["a\\nb"], ["a b"]])("name %s") inside describe("d\\tx").
     const text = JSON.stringify([

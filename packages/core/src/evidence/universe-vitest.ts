@@ -27,7 +27,8 @@ export function vitestName(name: string): string {
   return name.replace(new RegExp(VITEST_NAME_BLANKS, "g"), " ");
 }
 
-const COLLECT_FIX = "write it with `npx vitest list --json > collected.json` in the repository root";
+const COLLECT_FIX =
+  "write it with `npx vitest list --json=collected.json` in the repository root (`--json=FILE`: a redirect of stdout takes in whatever a test file prints at import)";
 
 /** True when a universe file's text is `vitest list --json` output (a JSON array), not pytest's id list. */
 export function looksLikeVitestList(text: string): boolean {
@@ -65,6 +66,15 @@ export function parseVitestList(text: string, file: string, root?: string): Univ
   try {
     data = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
+    const first = text
+      .replace(/^\uFEFF/, "")
+      .trimStart()
+      .split(/\r?\n/, 1)[0]!;
+    // Something printed before the list: a test file that writes to stdout at import, under a redirect.
+    if (!first.startsWith("[") && /^\[\s*$/m.test(text))
+      return fail(
+        `not valid JSON: the list is preceded by other output, starting ${JSON.stringify(first.slice(0, 80))} (a test file that prints to stdout when vitest imports it, with stdout redirected to this file)`,
+      );
     return fail(`not valid JSON (vitest list --json output is one JSON array): ${(error as Error).message}`);
   }
   if (!Array.isArray(data)) return fail("not a JSON array: vitest list --json writes an array of tests");

@@ -112,7 +112,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
         "[universe] collected (written by [commands] collect on the base)",
       );
       const name = `${p} (collected at base ${at})`;
-      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name, dir) };
+      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name, dir, config.commands.runner) };
     });
     const universe = mergeUniverses(read.map((r) => r.universe));
     failOnCollectionErrors(universe, config.file);
@@ -125,7 +125,12 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
   }
   if (config.universe.baseCollected.length > 0) {
     refuseCommitted(o, config.universe.baseCollected, "[universe] base_collected");
-    const loaded = loadUniverse(ports.files, config.universe.baseCollected, "[universe] base_collected");
+    const loaded = loadUniverse(
+      ports.files,
+      config.universe.baseCollected,
+      "[universe] base_collected",
+      config.commands.runner,
+    );
     failOnCollectionErrors(loaded.value, config.file);
     return {
       base: { kind: "measured", universe: { file: loaded.value.file, ids: loaded.value.ids } },

@@ -30,7 +30,13 @@ export function loadLedger(fs: FilePort, path: string, flag = "--freeze"): Loade
  * Reads the universe from one or more files: `pytest --collect-only -q` output, or JUnit XML. Several
  * files (collection shards) are one universe: their ids in order, once.
  */
-export function loadUniverse(fs: FilePort, paths: readonly string[], flag = "[universe] collected"): Loaded<Universe> {
+export function loadUniverse(
+  fs: FilePort,
+  paths: readonly string[],
+  flag = "[universe] collected",
+  /** `[commands] runner`, when the config names one: vitest's list is read as one, whatever precedes it. */
+  runner?: "pytest" | "vitest" | undefined,
+): Loaded<Universe> {
   if (paths.length === 0)
     throw new GateError({
       code: "config_invalid",
@@ -39,7 +45,7 @@ export function loadUniverse(fs: FilePort, paths: readonly string[], flag = "[un
     });
   const loaded = paths.map((path) => {
     const file = fs.readText(path, "the collected test list", flag);
-    return { file, ...parseUniverseText(file.text, path, fs.root) };
+    return { file, ...parseUniverseText(file.text, path, fs.root, runner) };
   });
   return {
     value: mergeUniverses(loaded.map((l) => l.universe)),
@@ -57,13 +63,16 @@ export function parseUniverseText(
   text: string,
   name: string,
   root?: string,
+  /** `[commands] runner`: with "vitest", text that is not JUnit is read as vitest's list (and its error is vitest's). */
+  runner?: "pytest" | "vitest" | undefined,
 ): { universe: Universe; warnings: GateIssue[] } {
-  if (looksLikeVitestList(text)) {
+  const junitText = /^\s*<(\?xml|testsuites?[\s>])/.test(text);
+  if (looksLikeVitestList(text) || (runner === "vitest" && !junitText)) {
     const result = parseVitestList(text, name, root);
     return { universe: orThrow(result, result.universe), warnings: result.warnings };
   }
   // JUnit XML (not pytest's `--collect-only` tree, whose lines also start with `<`).
-  if (/^\s*<(\?xml|testsuites?[\s>])/.test(text)) {
+  if (junitText) {
     const junit = parseJunitXml(text, name);
     if (junit.errors.length > 0 || !junit.results) throw new GateError(junit.errors);
     const result = universeFromJunit(junit.results, name);
