@@ -78,6 +78,24 @@ describe("parseVitestList", () => {
     expect(vitestName("d\tx > name a\nb")).toBe("d x > name a b");
   });
 
+  it("drops what vitest's JUnit reporter drops (controls, U+FFFD, lone surrogates), so both name a test alike", () => {
+    // vitest 4.1.12: it("a\\x01b"), it("c\\x7fd"), it("e\\uFFFDf") are listed as written, and its JUnit
+    // names them "ab", "cd", "ef".
+    const text = JSON.stringify([
+      { name: "a\u0001b", file: "/r/t.test.js" },
+      { name: "c\u007fd", file: "/r/t.test.js" },
+      { name: "e\ufffdf", file: "/r/t.test.js" },
+      { name: "g\ud800h \u{1fffe}i \u{1f600}", file: "/r/t.test.js" },
+    ]);
+    expect(parseVitestList(text, "c.json", "/r").universe!.ids).toEqual([
+      "t.test.js > ab",
+      "t.test.js > cd",
+      "t.test.js > ef",
+      "t.test.js > gh i \u{1f600}",
+    ]);
+    expect(vitestName("tab\there \u0085next")).toBe("tab here \u0085next");
+  });
+
   it("warns once for two tests with the same name path in one file", () => {
     const text = JSON.stringify([
       { name: "d > t", file: "/repo/x.test.ts" },

@@ -6,7 +6,7 @@
 // it, the result after every hook (afterEach, onTestFinished, `fails`), and the result the main process
 // received. The reporter writes the run record in the pytest plugin's format (record.ts), signed with
 // the run's key (HMAC-SHA256 over the canonical JSON), so the same judges read it.
-import { VITEST_NAME_BLANKS } from "../evidence/universe-vitest.js";
+import { VITEST_NAME_BLANKS, VITEST_NAME_DROPPED } from "../evidence/universe-vitest.js";
 import { PROOF_PLUGIN_VERSION, PROOF_RUN_ENV, PROOF_RUN_RECORD_FORMAT, PROOF_RUN_RECORD_VERSION } from "./plugin.js";
 
 /** The environment variable naming the gate's vitest reporter: the proof command passes it to `--reporter`. */
@@ -72,13 +72,15 @@ const ROOT = ${json(plan.root)};
 const LEASED = ${json(leasedByFile(plan.leased))};
 const SEP = ${json(SEP)};
 ${PATHS_JS}
-// A tab or line break in a name reads as a space, as in the gate's ids (JUnit XML cannot keep them).
+// A name as the gate's ids hold it: what JUnit XML cannot carry dropped, a tab or line break a space.
+const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
 const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
+const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ");
 
 function namePath(task) {
   const names = [];
   for (let t = task; t && t !== task.file && t.type !== "file"; t = t.suite) names.unshift(t.name);
-  return names.join(SEP).replace(BLANKS, " ");
+  return idName(names.join(SEP));
 }
 const outcome = (state) =>
   state === "pass" ? "passed" : state === "fail" ? "failed" : state === "skip" || state === "todo" ? "skipped" : undefined;
@@ -217,7 +219,9 @@ const ROOT = ${json(plan.root)};
 const RUNNER = ${json(plan.runner)};
 const LEASED = ${json([...plan.leased])};
 const SEP = ${json(SEP)};
+const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
 const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
+const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ");
 const NONCE = process.env.${PROOF_RUN_ENV.nonce};
 const KEY = process.env.${PROOF_RUN_ENV.key};
 const RECORD = process.env.${PROOF_RUN_ENV.record};
@@ -282,7 +286,7 @@ export default class ProofgateReporter {
         collection.push({ id: file, scope: "collection", made: "failed", logged: "failed", message: String(error?.message ?? error).split("\\n")[0] });
       }
       for (const test of module.children.allTests()) {
-        const id = file + SEP + test.fullName.replace(BLANKS, " ");
+        const id = file + SEP + idName(test.fullName);
         collected.push(id);
         seen.add(id);
         const views = test.meta().proofgate ?? {};
