@@ -2,6 +2,7 @@
 import {
   deselectionJson,
   planDeselection,
+  planDeselectionOnText,
   renderContextsRegex,
   renderDeselectArgs,
   renderDeselectPlugin,
@@ -12,7 +13,7 @@ import { basename, dirname, resolve } from "node:path";
 import { DESELECT_FORMATS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "@proofgate/gate/inputs";
+import { loadLedger, parseUniverseText } from "@proofgate/gate/inputs";
 import { nodeFiles, writeAtomic } from "@proofgate/gate/files";
 import { printWarnings } from "../messages.js";
 
@@ -44,12 +45,16 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
 
   const files = nodeFiles(io.cwd);
   const ledger = loadLedger(files, freezePath);
-  const universe = loadUniverse(files, [collectedPath], "--collected");
-  printWarnings(io, [...ledger.warnings, ...universe.warnings]);
+  // The universe as loadUniverse reads one file. Plain `--collect-only -q` text is planned without building
+  // it (100,000 id strings and their set); anything else is parsed in full, warnings and errors included.
+  const collected = files.readText(collectedPath, "the collected test list", "--collected");
+  const planned = planDeselectionOnText(ledger.value, collected.text, today);
+  const universe = planned ? undefined : parseUniverseText(collected.text, collectedPath, files.root);
+  printWarnings(io, [...ledger.warnings, ...(universe?.warnings ?? [])]);
   if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
-  if (universe.value.collectionErrors.length > 0) {
+  if (universe && universe.universe.collectionErrors.length > 0) {
     throw new GateError(
-      universe.value.collectionErrors.map((e) => ({
+      universe.universe.collectionErrors.map((e) => ({
         code: "deselect_refused",
         file: collectedPath,
         line: e.line,
@@ -58,7 +63,7 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
       })),
     );
   }
-  const plan = planDeselection(ledger.value, universe.value, today);
+  const plan = planned ?? planDeselection(ledger.value, universe!.universe, today);
   if (plan.refusal) throw new GateError(refusalIssues(plan, freezePath, collectedPath, ledger.value.maxActiveLeases));
 
   let text: string;

@@ -1,6 +1,6 @@
 import { classifyLeases, type Lease, type Ledger } from "../ledger/ledger.js";
 import { CloseIdIndex, type CloseId } from "../ledger/close-ids.js";
-import type { Universe } from "./universe.js";
+import { NOT_AN_ID_START_CODES, plainSummaryCount, type Universe } from "./universe.js";
 import type { IsoDate } from "../common/dates.js";
 import { DESELECT_PLUGIN_PY } from "../pytest-plugins/generated.js";
 import { fillPythonSlots } from "../pytest-plugins/slots.js";
@@ -113,6 +113,172 @@ export function planDeselection(ledger: Ledger, universe: Universe, today: IsoDa
           : undefined;
   const collateral = refusal ? [] : findPrefixCollateral(active, universe.ids);
   return { today, active, expired, unknown, overBudget, refusal, collateral };
+}
+
+/**
+ * planDeselection on the text of `pytest --collect-only -q` output, without building the universe: for
+ * 100,000 ids, their strings and their set cost more than the rest of `deselect` (BENCHMARKS.md, issue 25
+ * item 3). Each line is hashed where it lies in the text; only the ids a lease drops by prefix become strings.
+ *
+ * Only for text in the plain shape, where parseCollectOnly would give a universe without warnings: ids
+ * that parseCollectOnly takes at a glance, one blank line, pytest's plain summary with their count (blank
+ * lines around it), no id twice, no BOM, carriage return or terminal escape, and every active lease naming
+ * a collected id. Otherwise undefined: the caller parses the text in full, and gets the same answer as
+ * before, warnings, errors and suggestions included. The plan is then the one planDeselection gives.
+ */
+export function planDeselectionOnText(ledger: Ledger, text: string, today: IsoDate): DeselectionPlan | undefined {
+  if (text.charCodeAt(0) === 0xfeff || text.includes("\r") || text.includes("\u001b")) return undefined;
+  const lines = plainIdLines(text);
+  if (!lines) return undefined;
+  const { active, expired } = classifyLeases(ledger.leases, today);
+  // Every active lease names a collected id (an unknown one: the full parse finds what it probably meant).
+  const leasedLines = new Set<number>();
+  for (const lease of active) {
+    const line = lines.find(lease.nodeid);
+    if (line < 0) return undefined;
+    leasedLines.add(line);
+  }
+  const overBudget = Math.max(0, active.length - ledger.maxActiveLeases);
+  const refusal =
+    ledger.rejectIfExpired && expired.length > 0 ? "expired_leases" : overBudget > 0 ? "freeze_budget" : undefined;
+  const collateral = refusal ? [] : lines.prefixCollateral(active, leasedLines);
+  return { today, active, expired, unknown: [], overBudget, refusal, collateral };
+}
+
+/** FNV-1a over a string's UTF-16 code units, from `from` to `to`, 32 bits. */
+function hashRange(text: string, from: number, to: number): number {
+  let h = 0x811c9dc5 | 0;
+  for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** Whether `text` from `a` and from `b` holds the same `length` code units. */
+function sameRange(text: string, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+  return true;
+}
+
+/** The id lines of plain `--collect-only -q` text, located in it (no string per line), or undefined. */
+interface IdLines {
+  /** The line that is exactly `id`, or -1. */
+  find(id: string): number;
+  /** findPrefixCollateral's answer, with `leased` the lines of the active leases. */
+  prefixCollateral(active: readonly Lease[], leased: ReadonlySet<number>): PrefixCollateral[];
+}
+
+function plainIdLines(text: string): IdLines | undefined {
+  let count = 0;
+  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  const starts = new Int32Array(count + 1);
+  const ends = new Int32Array(count + 1);
+  const hashes = new Int32Array(count + 1);
+  const fileHashes = new Int32Array(count + 1);
+  const fileLengths = new Int32Array(count + 1);
+  let size = 1024;
+  while (size < 2 * (count + 1)) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size); // line + 1; 0 is a free slot
+  let n = 0;
+  let start = 0;
+  // The id lines, up to the first blank line: each hashed whole and up to its first "::" (its file).
+  for (;;) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    if (end === start) break;
+    if (NOT_AN_ID_START_CODES.has(text.charCodeAt(start))) return undefined;
+    let h = 0x811c9dc5 | 0;
+    let fileHash = 0;
+    let cut = -1;
+    for (let i = start; i < end; i++) {
+      const c = text.charCodeAt(i);
+      if (c === 0x3a && cut === -1 && text.charCodeAt(i + 1) === 0x3a) {
+        cut = i;
+        fileHash = h;
+      }
+      h = Math.imul(h ^ c, 0x01000193);
+    }
+    if (cut === -1) return undefined;
+    const length = end - start;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const other = table[slot]! - 1;
+      if (other === -1) {
+        table[slot] = n + 1;
+        break;
+      }
+      if (
+        hashes[other] === h &&
+        ends[other]! - starts[other]! === length &&
+        sameRange(text, starts[other]!, start, length)
+      )
+        return undefined; // printed twice: parseCollectOnly warns
+    }
+    starts[n] = start;
+    ends[n] = end;
+    hashes[n] = h;
+    fileHashes[n] = fileHash;
+    fileLengths[n] = cut - start;
+    n++;
+    if (end === text.length) return undefined; // no blank line, no summary
+    start = end + 1;
+  }
+  // Then blank lines and pytest's plain summary, with their count, as the last line that is not blank.
+  let summary: number | undefined;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end === -1) end = text.length;
+    const line = text.slice(start, end).trim();
+    if (line !== "") {
+      if (summary !== undefined) return undefined;
+      summary = plainSummaryCount(line);
+      if (summary === undefined) return undefined;
+    }
+    start = end + 1;
+  }
+  if (summary !== n || n === 0) return undefined;
+
+  const find = (id: string): number => {
+    const h = hashRange(id, 0, id.length);
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const line = table[slot]! - 1;
+      if (line === -1) return -1;
+      if (hashes[line] === h && ends[line]! - starts[line]! === id.length && text.startsWith(id, starts[line]))
+        return line;
+    }
+  };
+  const prefixCollateral = (active: readonly Lease[], leased: ReadonlySet<number>): PrefixCollateral[] => {
+    // As findPrefixCollateral: a lease can only be a prefix of the ids of its own file.
+    const byFile = new Map<number, Lease[]>();
+    const fileLength = new Map<Lease, number>();
+    for (const lease of active) {
+      const cut = lease.nodeid.indexOf("::");
+      const length = cut === -1 ? lease.nodeid.length : cut;
+      fileLength.set(lease, length);
+      const fileHash = hashRange(lease.nodeid, 0, length);
+      const list = byFile.get(fileHash);
+      if (list) list.push(lease);
+      else byFile.set(fileHash, [lease]);
+    }
+    const dropped = new Map<Lease, string[]>();
+    for (let line = 0; line < n; line++) {
+      const candidates = byFile.get(fileHashes[line]!);
+      if (!candidates || leased.has(line)) continue;
+      const start = starts[line]!;
+      const length = ends[line]! - start;
+      for (const lease of candidates) {
+        // Its file part as long as the lease's and the id starting with the lease: the same file.
+        if (length <= lease.nodeid.length || fileLength.get(lease) !== fileLengths[line]) continue;
+        if (!text.startsWith(lease.nodeid, start)) continue;
+        const id = text.slice(start, start + length);
+        const list = dropped.get(lease);
+        if (list) list.push(id);
+        else dropped.set(lease, [id]);
+      }
+    }
+    return active
+      .filter((lease) => dropped.has(lease))
+      .map((lease) => ({ lease, alsoDropped: dropped.get(lease)!.sort() }));
+  };
+  return { find, prefixCollateral };
 }
 
 /** pytest arguments, one per line: `--deselect=<nodeid>` for each active lease, in ledger order. */
