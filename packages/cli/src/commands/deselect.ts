@@ -2,7 +2,7 @@
 import {
   deselectionJson,
   planDeselection,
-  planDeselectionOnText,
+  planDeselectionOnBytes,
   renderContextsRegex,
   renderDeselectArgs,
   renderDeselectPlugin,
@@ -14,7 +14,7 @@ import { DESELECT_FORMATS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
 import { loadLedger, parseUniverseText } from "@proofgate/gate/inputs";
-import { nodeFiles, writeAtomic } from "@proofgate/gate/files";
+import { asText, nodeFiles, writeAtomic } from "@proofgate/gate/files";
 import { printWarnings } from "../messages.js";
 
 /** Options of `proofgate deselect`, as yargs hands them over. */
@@ -45,11 +45,13 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
 
   const files = nodeFiles(io.cwd);
   const ledger = loadLedger(files, freezePath);
-  // The universe as loadUniverse reads one file. Plain `--collect-only -q` text is planned without building
-  // it (100,000 id strings and their set); anything else is parsed in full, warnings and errors included.
-  const collected = files.readText(collectedPath, "the collected test list", "--collected");
-  const planned = planDeselectionOnText(ledger.value, collected.text, today);
-  const universe = planned ? undefined : parseUniverseText(collected.text, collectedPath, files.root);
+  // The universe as loadUniverse reads one file (its bytes, then UTF-8 text). Plain `--collect-only -q`
+  // output is planned from its bytes, without decoding it or building the universe (100,000 id strings and
+  // their set); anything else is decoded and parsed in full, warnings and errors included.
+  const what = "the collected test list";
+  const collected = files.readBytes(collectedPath, what, "--collected");
+  const planned = planDeselectionOnBytes(ledger.value, collected.bytes, today);
+  const universe = planned ? undefined : parseUniverseText(asText(collected, what).text, collectedPath, files.root);
   printWarnings(io, [...ledger.warnings, ...(universe?.warnings ?? [])]);
   if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
   if (universe && universe.universe.collectionErrors.length > 0) {

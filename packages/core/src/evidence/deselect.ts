@@ -116,19 +116,20 @@ export function planDeselection(ledger: Ledger, universe: Universe, today: IsoDa
 }
 
 /**
- * planDeselection on the text of `pytest --collect-only -q` output, without building the universe: for
- * 100,000 ids, their strings and their set cost more than the rest of `deselect` (BENCHMARKS.md, issue 25
- * item 3). Each line is hashed where it lies in the text; only the ids a lease drops by prefix become strings.
+ * planDeselection on the bytes of `pytest --collect-only -q` output, without building the universe: for
+ * 100,000 ids, decoding the file, their strings and their set cost more than the rest of `deselect`
+ * (BENCHMARKS.md, issue 25 item 3). Each line is hashed where it lies in the bytes; only the ids a lease
+ * drops by prefix become strings.
  *
- * Only for text in the plain shape, where parseCollectOnly would give a universe without warnings: ids
+ * Only for bytes in the plain shape, where parseCollectOnly would give a universe without warnings: ASCII
+ * text (so UTF-8, and one byte per UTF-16 code unit) without carriage returns or terminal escapes, ids
  * that parseCollectOnly takes at a glance, one blank line, pytest's plain summary with their count (blank
- * lines around it), no id twice, no BOM, carriage return or terminal escape, and every active lease naming
- * a collected id. Otherwise undefined: the caller parses the text in full, and gets the same answer as
- * before, warnings, errors and suggestions included. The plan is then the one planDeselection gives.
+ * lines around it), no id twice, and every active lease naming a collected id. Otherwise undefined: the
+ * caller decodes and parses the file in full, and gets the same answer as before, warnings, errors and
+ * suggestions included. When it answers, the plan is the one planDeselection gives.
  */
-export function planDeselectionOnText(ledger: Ledger, text: string, today: IsoDate): DeselectionPlan | undefined {
-  if (text.charCodeAt(0) === 0xfeff || text.includes("\r") || text.includes("\u001b")) return undefined;
-  const lines = plainIdLines(text);
+export function planDeselectionOnBytes(ledger: Ledger, bytes: Uint8Array, today: IsoDate): DeselectionPlan | undefined {
+  const lines = plainIdLines(bytes);
   if (!lines) return undefined;
   const { active, expired } = classifyLeases(ledger.leases, today);
   // Every active lease names a collected id (an unknown one: the full parse finds what it probably meant).
@@ -145,20 +146,30 @@ export function planDeselectionOnText(ledger: Ledger, text: string, today: IsoDa
   return { today, active, expired, unknown: [], overBudget, refusal, collateral };
 }
 
-/** FNV-1a over a string's UTF-16 code units, from `from` to `to`, 32 bits. */
-function hashRange(text: string, from: number, to: number): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = from; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+const FNV_START = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a over a string's UTF-16 code units, from 0 to `to`, 32 bits (over ASCII bytes: the same hash). */
+function hashString(text: string, to: number): number {
+  let h = FNV_START;
+  for (let i = 0; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
   return h;
 }
 
-/** Whether `text` from `a` and from `b` holds the same `length` code units. */
-function sameRange(text: string, a: number, b: number, length: number): boolean {
-  for (let i = 0; i < length; i++) if (text.charCodeAt(a + i) !== text.charCodeAt(b + i)) return false;
+/** Whether `bytes` from `a` and from `b` hold the same `length` bytes. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
   return true;
 }
 
-/** The id lines of plain `--collect-only -q` text, located in it (no string per line), or undefined. */
+/** Whether `bytes` from `at` start with `text`'s code units. */
+function startsWithText(bytes: Uint8Array, at: number, text: string): boolean {
+  if (at + text.length > bytes.length) return false;
+  for (let i = 0; i < text.length; i++) if (bytes[at + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The id lines of plain `--collect-only -q` output, located in its bytes (no string per line). */
 interface IdLines {
   /** The line that is exactly `id`, or -1. */
   find(id: string): number;
@@ -166,9 +177,12 @@ interface IdLines {
   prefixCollateral(active: readonly Lease[], leased: ReadonlySet<number>): PrefixCollateral[];
 }
 
-function plainIdLines(text: string): IdLines | undefined {
+const NEWLINE = 0x0a;
+const COLON = 0x3a;
+
+function plainIdLines(bytes: Uint8Array): IdLines | undefined {
   let count = 0;
-  for (let at = text.indexOf("\n"); at !== -1; at = text.indexOf("\n", at + 1)) count++;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count++;
   const starts = new Int32Array(count + 1);
   const ends = new Int32Array(count + 1);
   const hashes = new Int32Array(count + 1);
@@ -182,22 +196,25 @@ function plainIdLines(text: string): IdLines | undefined {
   let start = 0;
   // The id lines, up to the first blank line: each hashed whole and up to its first "::" (its file).
   for (;;) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    if (end === start) break;
-    if (NOT_AN_ID_START_CODES.has(text.charCodeAt(start))) return undefined;
-    let h = 0x811c9dc5 | 0;
+    if (start >= bytes.length) return undefined; // no blank line, no summary
+    if (bytes[start] === NEWLINE) break;
+    if (NOT_AN_ID_START_CODES.has(bytes[start]!)) return undefined;
+    let h = FNV_START;
     let fileHash = 0;
     let cut = -1;
-    for (let i = start; i < end; i++) {
-      const c = text.charCodeAt(i);
-      if (c === 0x3a && cut === -1 && text.charCodeAt(i + 1) === 0x3a) {
-        cut = i;
+    let end = start;
+    for (; end < bytes.length; end++) {
+      const c = bytes[end]!;
+      if (c === NEWLINE) break;
+      // Not ASCII (or not UTF-8), a carriage return, a terminal escape: the full parser's business.
+      if (c >= 0x80 || c === 0x0d || c === 0x1b) return undefined;
+      if (c === COLON && cut === -1 && bytes[end + 1] === COLON) {
+        cut = end;
         fileHash = h;
       }
-      h = Math.imul(h ^ c, 0x01000193);
+      h = Math.imul(h ^ c, FNV_PRIME);
     }
-    if (cut === -1) return undefined;
+    if (cut === -1 || end === bytes.length) return undefined;
     const length = end - start;
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const other = table[slot]! - 1;
@@ -208,7 +225,7 @@ function plainIdLines(text: string): IdLines | undefined {
       if (
         hashes[other] === h &&
         ends[other]! - starts[other]! === length &&
-        sameRange(text, starts[other]!, start, length)
+        sameBytes(bytes, starts[other]!, start, length)
       )
         return undefined; // printed twice: parseCollectOnly warns
     }
@@ -218,30 +235,28 @@ function plainIdLines(text: string): IdLines | undefined {
     fileHashes[n] = fileHash;
     fileLengths[n] = cut - start;
     n++;
-    if (end === text.length) return undefined; // no blank line, no summary
     start = end + 1;
   }
   // Then blank lines and pytest's plain summary, with their count, as the last line that is not blank.
+  const ascii = new TextDecoder();
+  const tail = bytes.subarray(start);
+  if (tail.some((c) => c >= 0x80 || c === 0x0d || c === 0x1b)) return undefined;
   let summary: number | undefined;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end === -1) end = text.length;
-    const line = text.slice(start, end).trim();
-    if (line !== "") {
-      if (summary !== undefined) return undefined;
-      summary = plainSummaryCount(line);
-      if (summary === undefined) return undefined;
-    }
-    start = end + 1;
+  for (const raw of ascii.decode(tail).split("\n")) {
+    const line = raw.trim();
+    if (line === "") continue;
+    if (summary !== undefined) return undefined;
+    summary = plainSummaryCount(line);
+    if (summary === undefined) return undefined;
   }
   if (summary !== n || n === 0) return undefined;
 
   const find = (id: string): number => {
-    const h = hashRange(id, 0, id.length);
+    const h = hashString(id, id.length);
     for (let slot = h & mask; ; slot = (slot + 1) & mask) {
       const line = table[slot]! - 1;
       if (line === -1) return -1;
-      if (hashes[line] === h && ends[line]! - starts[line]! === id.length && text.startsWith(id, starts[line]))
+      if (hashes[line] === h && ends[line]! - starts[line]! === id.length && startsWithText(bytes, starts[line]!, id))
         return line;
     }
   };
@@ -253,7 +268,7 @@ function plainIdLines(text: string): IdLines | undefined {
       const cut = lease.nodeid.indexOf("::");
       const length = cut === -1 ? lease.nodeid.length : cut;
       fileLength.set(lease, length);
-      const fileHash = hashRange(lease.nodeid, 0, length);
+      const fileHash = hashString(lease.nodeid, length);
       const list = byFile.get(fileHash);
       if (list) list.push(lease);
       else byFile.set(fileHash, [lease]);
@@ -267,8 +282,8 @@ function plainIdLines(text: string): IdLines | undefined {
       for (const lease of candidates) {
         // Its file part as long as the lease's and the id starting with the lease: the same file.
         if (length <= lease.nodeid.length || fileLength.get(lease) !== fileLengths[line]) continue;
-        if (!text.startsWith(lease.nodeid, start)) continue;
-        const id = text.slice(start, start + length);
+        if (!startsWithText(bytes, start, lease.nodeid)) continue;
+        const id = ascii.decode(bytes.subarray(start, start + length));
         const list = dropped.get(lease);
         if (list) list.push(id);
         else dropped.set(lease, [id]);

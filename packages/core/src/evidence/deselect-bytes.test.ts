@@ -1,13 +1,16 @@
-// planDeselectionOnText plans `deselect` from the collected text without building the universe. Whenever
+// planDeselectionOnBytes plans `deselect` from the collected text without building the universe. Whenever
 // it answers, the answer must be planDeselection's on the parsed universe; whenever the text is not in the
 // plain shape, it must leave the text to the full parser (undefined).
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { planDeselection, planDeselectionOnText } from "./deselect.js";
+import { planDeselection, planDeselectionOnBytes } from "./deselect.js";
 import { parseCollectOnly } from "./universe.js";
 import type { Lease, Ledger } from "../ledger/ledger.js";
 
 const TODAY = "2026-09-20";
+
+const onText = (ledger: Ledger, text: string, today: string): ReturnType<typeof planDeselectionOnBytes> =>
+  planDeselectionOnBytes(ledger, new TextEncoder().encode(text), today);
 
 function ledgerOf(leases: Array<{ nodeid: string; expires: string }>, options: Partial<Ledger> = {}): Ledger {
   return {
@@ -47,21 +50,21 @@ const ids = [
 ];
 const plain = `${ids.join("\n")}\n\n${ids.length} tests collected in 0.01s\n`;
 
-describe("planDeselectionOnText", () => {
+describe("planDeselectionOnBytes", () => {
   it("plans plain text as planDeselection does, prefix collateral included", () => {
     const ledger = ledgerOf([
       { nodeid: "tests/test_a.py::test_one", expires: "2026-12-31" },
       { nodeid: "tests/test_b.py::test_two[x]", expires: "2026-12-31" },
       { nodeid: "tests/test_c.py::test_c", expires: "2026-01-01" },
     ]);
-    const fast = planDeselectionOnText({ ...ledger, rejectIfExpired: false }, plain, TODAY);
+    const fast = onText({ ...ledger, rejectIfExpired: false }, plain, TODAY);
     expect(fast).toBeDefined();
     expect(fast!.collateral.map((c) => [c.lease.nodeid, c.alsoDropped])).toEqual([
       ["tests/test_a.py::test_one", ["tests/test_a.py::test_one_more"]],
     ]);
     expect(fast).toEqual(fullPlan({ ...ledger, rejectIfExpired: false }, plain));
-    expect(planDeselectionOnText(ledger, plain, TODAY)).toEqual(fullPlan(ledger, plain));
-    expect(planDeselectionOnText(ledger, plain, TODAY)!.refusal).toBe("expired_leases");
+    expect(onText(ledger, plain, TODAY)).toEqual(fullPlan(ledger, plain));
+    expect(onText(ledger, plain, TODAY)!.refusal).toBe("expired_leases");
   });
 
   it("leaves anything but the plain shape to the full parser", () => {
@@ -83,16 +86,20 @@ describe("planDeselectionOnText", () => {
       `[{"name": "x::y"}]\n`,
       `<?xml version="1.0"?>\n`,
     ]) {
-      expect(planDeselectionOnText(ledger, text, TODAY), JSON.stringify(text)).toBeUndefined();
+      expect(onText(ledger, text, TODAY), JSON.stringify(text)).toBeUndefined();
     }
     // A lease that names no collected id: the full parse suggests what it meant.
     expect(
-      planDeselectionOnText(ledgerOf([{ nodeid: "tests/test_a.py::test_on", expires: "2026-12-31" }]), plain, TODAY),
+      onText(ledgerOf([{ nodeid: "tests/test_a.py::test_on", expires: "2026-12-31" }]), plain, TODAY),
     ).toBeUndefined();
   });
 
   it("on generated collections and ledgers: the full path's plan whenever it answers, and an answer whenever the text is plain", () => {
-    const part = fc.constantFrom("a", "b", ":", "::", "[", "]", "x", "1", "-", "é", "\uD83D\uDE00", "_", " ", "=");
+    // ASCII mostly (the plain shape), sometimes not (the full parser's).
+    const part = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom("a", "b", ":", "::", "[", "]", "x", "1", "-", "_", " ", "=") },
+      { weight: 1, arbitrary: fc.constantFrom("é", "\uD83D\uDE00", "\r", "\u001b") },
+    );
     const name = fc.array(part, { minLength: 1, maxLength: 5 }).map((p) => p.join(""));
     // Mostly pytest-shaped ids (a file, "::", a name: prefixes of each other often), sometimes anything.
     const id = fc.oneof(
@@ -132,21 +139,21 @@ describe("planDeselectionOnText", () => {
             }))
             .filter((l) => !seen.has(l.nodeid) && seen.add(l.nodeid));
           const ledger = ledgerOf(leases, { rejectIfExpired, maxActiveLeases: 3 });
-          const fast = planDeselectionOnText(ledger, text, TODAY);
+          const fast = onText(ledger, text, TODAY);
           const full = fullPlan(ledger, text);
           if (fast !== undefined) {
             answered++;
             if (fast.collateral.length > 0) collateral++;
             expect(fast).toEqual(full);
           }
-          // The plain shape the fast path takes: ids at a glance, no repeats, the right count, every lease known.
-          const atAGlance = lines.every((l) => l.includes("::") && !/^[=!_< \t]/.test(l));
+          // The plain shape the fast path takes: ASCII ids at a glance, no repeats, the right count, every lease known.
+          const atAGlance = lines.every((l) => l.includes("::") && !/^[=!_< \t]/.test(l) && /^[\x20-\x7e]*$/.test(l));
           if (atAGlance && countDelta === 0 && lines.length > 0 && full !== "not plain") expect(fast).toEqual(full);
         },
       ),
       { numRuns: 2000, seed: 25 },
     );
-    expect(answered).toBeGreaterThan(200);
+    expect(answered).toBeGreaterThan(100);
     expect(collateral).toBeGreaterThan(20);
   });
 });
