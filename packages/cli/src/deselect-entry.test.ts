@@ -209,13 +209,15 @@ describe("the fast path answers as yargs does", () => {
       "",
       "-x",
     );
+    // --out only in the temp folder: a relative one is written where the test process runs.
+    const outValue = fc.constantFrom(abs("out/gen.py"), abs("out/gen.txt"), abs("out/a b.py"), " ", "", "-x");
+    const flagAndValue = fc.oneof(
+      fc.tuple(fc.constantFrom("freeze", "collected", "format", "today"), value),
+      fc.tuple(fc.constant("out"), outValue),
+    );
     const token = fc.oneof(
-      fc
-        .tuple(fc.constantFrom("--freeze", "--collected", "--format", "--out", "--today"), value)
-        .map(([f, v]) => [f, v]),
-      fc
-        .tuple(fc.constantFrom("--freeze=", "--collected=", "--format=", "--out=", "--today="), value)
-        .map(([f, v]) => [f + v]),
+      flagAndValue.map(([f, v]) => [`--${f}`, v]),
+      flagAndValue.map(([f, v]) => [`--${f}=${v}`]),
       fc.constantFrom(["--help"], ["positional"], ["--check"]),
     );
     let plain = 0;
