@@ -5,12 +5,14 @@
 //   pnpm build && pnpm --filter @proofgate/bench bench:lock        # or: node tooling/bench/lock.mjs
 //
 // Options: --runs N (rounds after one warm-up, default 5, at least 3: fewer than 5 only when asked, and
-// the report says so), --only big|small, --keep (keep the generated trees), --dir PATH (where to
-// generate them; default the OS temp folder).
+// the report says so), --only SHAPE[,SHAPE...] (default big,small), --keep (keep the generated trees),
+// --dir PATH (where to generate them; default the OS temp folder).
 //
-// Two trees, generated once into a temp folder (with a fixed seed):
-//   big:   1 GiB in 10,000 files (sizes 0.5x-1.5x of the mean, summing to exactly 1 GiB), 100 folders
-//   small: 100,000 files of 2 KiB, 100 folders of 1,000
+// The trees, each generated once into a temp folder (with a fixed seed):
+//   big:   1 GiB in 10,000 files (sizes 0.5x-1.5x of the mean, summing to exactly 1 GiB), 100 folders (issue 4)
+//   small: 100,000 files of 2 KiB, 100 folders of 1,000 (issue 4)
+//   mid:   192 MiB in 96 files of 2 MiB, one per folder (issue 25 item 3, target >= 2x)
+//   20k:   20,000 files of 2 KiB, 100 folders of 200 (issue 25 item 3, target >= 1.5x)
 // Before any timing, both tools run once and their locks must list the same paths with the same digests
 // (and, in the C.UTF-8 or C locale, be byte-identical). Then whole processes are timed by wall clock,
 // interleaved (A, B, then B, A, ...), and the median is reported; peak RSS of proofgate comes from
@@ -39,15 +41,27 @@ import {
 
 const BUNDLE = join(root, "packages/cli/dist/proofgate.js");
 const PIPELINE = "find tests/fixtures -type f -print0 | sort -z | xargs -0 sha256sum > fixtures.lock";
-const TARGET_SPEEDUP = 2;
 const TARGET_RSS_MIB = 256;
 const GiB = 1024 ** 3;
+const MiB = 1024 ** 2;
+
+/** The trees: file count, sizes (a fixed size, or varying around the mean to an exact total), the target. */
+const SHAPES = {
+  big: { label: "1 GiB in 10,000 files", files: 10_000, total: GiB, ext: "bin", seed: 1, target: 2 },
+  small: { label: "100,000 files of 2 KiB", files: 100_000, size: 2048, ext: "json", seed: 2, target: 2 },
+  mid: { label: "192 MiB in 96 files", files: 96, size: 2 * MiB, ext: "bin", seed: 3, target: 2 },
+  "20k": { label: "20,000 files of 2 KiB", files: 20_000, size: 2048, ext: "json", seed: 4, target: 1.5 },
+};
 
 const fail = makeFail("bench lock");
 
 const OPTIONS = {
   runs: { value: "N", default: 5, parse: wholeNumber(3) },
-  only: { value: "big|small", default: undefined, parse: oneOf("big", "small") },
+  only: {
+    value: Object.keys(SHAPES).join("|"),
+    default: undefined,
+    parse: (text, context) => text.split(",").map((name) => oneOf(...Object.keys(SHAPES))(name, context)),
+  },
   keep: { default: false },
   dir: { value: "PATH", default: tmpdir(), parse: absolutePath },
   // Another build of the CLI (e.g. one without the lock fast path), timed in the same rounds.
@@ -80,38 +94,36 @@ function pool(seed) {
 }
 
 function generate(dir, name) {
+  const shape = SHAPES[name];
   const repo = join(dir, name);
   const fixtures = join(repo, "tests/fixtures");
-  const rnd = random(name === "big" ? 1 : 2);
-  const bytes = pool(name === "big" ? 1 : 2);
-  let files = 0;
-  let total = 0;
-  if (name === "big") {
-    const count = 10_000;
-    const mean = GiB / count;
-    const sizes = Array.from({ length: count }, () => Math.floor(mean * (0.5 + rnd())));
+  const rnd = random(shape.seed);
+  const bytes = pool(shape.seed);
+  const count = shape.files;
+  const folders = Math.min(100, count);
+  const digits = String(count - 1).length;
+  let sizes;
+  if (shape.size !== undefined) sizes = new Array(count).fill(shape.size);
+  else {
+    const mean = shape.total / count;
+    sizes = Array.from({ length: count }, () => Math.floor(mean * (0.5 + rnd())));
     const sum = sizes.reduce((a, b) => a + b, 0);
-    sizes[count - 1] += GiB - sum; // exactly 1 GiB
-    for (let i = 0; i < count; i++) {
-      const folder = join(fixtures, `d${String(i % 100).padStart(2, "0")}`);
-      if (i < 100) mkdirSync(folder, { recursive: true });
-      const offset = Math.floor(rnd() * (bytes.length - sizes[i]));
-      writeFileSync(join(folder, `f${String(i).padStart(5, "0")}.bin`), bytes.subarray(offset, offset + sizes[i]));
-      total += sizes[i];
-      files++;
-    }
-  } else {
-    const count = 100_000;
-    for (let i = 0; i < count; i++) {
-      const folder = join(fixtures, `d${String(i % 100).padStart(2, "0")}`);
-      if (i < 100) mkdirSync(folder, { recursive: true });
-      const offset = Math.floor(rnd() * (bytes.length - 2048));
-      writeFileSync(join(folder, `f${String(i).padStart(6, "0")}.json`), bytes.subarray(offset, offset + 2048));
-      total += 2048;
-      files++;
-    }
+    sizes[count - 1] += shape.total - sum; // exactly the total
   }
-  return { name, repo, files, bytes: total };
+  let total = 0;
+  for (let i = 0; i < count; i++) {
+    const folder = join(fixtures, `d${String(i % folders).padStart(2, "0")}`);
+    if (i < folders) mkdirSync(folder, { recursive: true });
+    const size = sizes[i];
+    // Pool-sized files (2 MiB is within 16 MiB) are slices at varying offsets, like the others.
+    const offset = Math.floor(rnd() * (bytes.length - size));
+    writeFileSync(
+      join(folder, `f${String(i).padStart(digits, "0")}.${shape.ext}`),
+      bytes.subarray(offset, offset + size),
+    );
+    total += size;
+  }
+  return { name, repo, files: count, bytes: total };
 }
 
 // ---------------------------------------------------------------------------------------------- runs
@@ -197,7 +209,7 @@ const loadBefore = loadavg();
 const started = new Date();
 const results = [];
 try {
-  for (const name of options.only ? [options.only] : ["big", "small"]) {
+  for (const name of options.only ?? ["big", "small"]) {
     const t0 = Date.now();
     const tree = generate(dir, name);
     const synced = run(["sync"], {});
@@ -242,7 +254,6 @@ const fmtMs = (runs, key = "ms") => {
   const xs = runs.map((x) => x[key]);
   return `${median(xs).toFixed(0)} ms (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
 };
-const label = { big: "1 GiB in 10,000 files", small: "100,000 files of 2 KiB" };
 let md = `## lock: run of ${started.toISOString().slice(0, 16)}Z, ${options.runs} interleaved runs after one warm-up${options.runs < 5 ? " (fewer than 5: see the note)" : ""}\n\n`;
 md += `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? "?"}), ${(totalmem() / GiB).toFixed(1)} GiB, Linux ${release()}, Node ${process.version}; load average ${loadBefore[0].toFixed(2)} before, ${loadAfter[0].toFixed(2)} after.\n\n`;
 const lines = (rows) => `${rows.join("\n")}\n`;
@@ -253,17 +264,17 @@ md += lines(
       "Pipeline (find, sort -z, xargs sha256sum)",
       "proofgate lock",
       "Speedup",
-      "Target >= 2x",
+      "Target",
       "Peak RSS",
       "Target <= 256 MiB",
       "Same digests",
     ],
     results.map((r) => [
-      label[r.name],
+      SHAPES[r.name].label,
       fmtMs(r.samples.pipeline),
       fmtMs(r.samples.proofgate),
       `${r.speedup.toFixed(2)}x`,
-      r.speedup >= TARGET_SPEEDUP ? "met" : "**not met**",
+      `>= ${SHAPES[r.name].target}x: ${r.speedup >= SHAPES[r.name].target ? "met" : "**not met**"}`,
       r.peakRssMiB === undefined ? "n/a" : `${r.peakRssMiB.toFixed(1)} MiB`,
       r.peakRssMiB === undefined ? "n/a" : r.peakRssMiB <= TARGET_RSS_MIB ? "met" : "**not met**",
       `yes${r.byteIdentical ? ", byte-identical lock" : ""}`,
@@ -277,7 +288,7 @@ if (hasGnuTime) {
     table(
       ["Tree", "Pipeline CPU", "proofgate CPU", "proofgate CPU / pipeline CPU"],
       results.map((r) => [
-        label[r.name],
+        SHAPES[r.name].label,
         fmtMs(r.samples.pipeline, "cpuMs"),
         fmtMs(r.samples.proofgate, "cpuMs"),
         (r.proofgateCpuMs / r.pipelineCpuMs).toFixed(2),

@@ -1,5 +1,11 @@
+import module from "node:module";
 import { VERSION } from "./version.js";
 import type { CliIo } from "./io.js";
+
+// Node 22.1+ keeps V8's compiled code of the chunks a command loads next in a cache on disk (in the folder
+// of NODE_COMPILE_CACHE, else the temp folder; NODE_DISABLE_COMPILE_CACHE turns it off), so the next run
+// skips compiling them. Older Nodes have no such function: nothing happens.
+(module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 
 const argv = process.argv.slice(2);
 // A reader that stops early (`proofgate ledger list | head`) closes the pipe: that ends the output,
@@ -23,7 +29,12 @@ if (argv.length === 1 && argv[0] === "--version") {
   // The fast path: a version probe loads neither yargs nor the policy code.
   process.stdout.write(`${VERSION}\n`);
 } else {
-  // One parser for every command line: yargs, in main.ts. (A separate parser for plain `lock` lines saved
-  // less than 10% of `lock`'s time, measured in BENCHMARKS.md, issue 14, and was removed.)
-  process.exitCode = await (await import("./main.js")).run(argv, io);
+  // A plain `deselect` command line runs without yargs (deselect-entry.ts: it runs before every proof run,
+  // and yargs was a good part of its start-up, BENCHMARKS.md, issue 25 item 3). Every other command line
+  // goes to yargs, in main.ts. (A separate parser for plain `lock` lines saved less than 10% of `lock`'s
+  // time, measured in BENCHMARKS.md, issue 14, and was removed.)
+  const entry = argv[0] === "deselect" || argv[0] === "emit-deselect" ? await import("./deselect-entry.js") : undefined;
+  const deselect = entry?.plainDeselectArgs(argv);
+  process.exitCode =
+    entry && deselect ? entry.runDeselectCommand(deselect, io) : await (await import("./main.js")).run(argv, io);
 }

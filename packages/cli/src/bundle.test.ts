@@ -10,7 +10,7 @@ const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
 /** The chunk a bundle file loads for `name` with a dynamic import (`import("./name-HASH.js")`). */
 function dynamicChunk(name: string): string {
   for (const file of readdirSync(DIST).filter((f) => f.endsWith(".js"))) {
-    const m = new RegExp(`import\\("\\./(${name}-[^"]+\\.js)"\\)`).exec(readFileSync(join(DIST, file), "utf8"));
+    const m = new RegExp(`import\\("\\./(${name}-[A-Z0-9]+\\.js)"\\)`).exec(readFileSync(join(DIST, file), "utf8"));
     if (m) return m[1]!;
   }
   throw new Error(`no bundle file imports ${name}.js: run pnpm build`);
@@ -71,6 +71,16 @@ describe("the bundle's deselect path", () => {
       ),
     );
     expect(heavy).toEqual([]);
+  });
+});
+
+describe("the bundle's plain deselect path", () => {
+  // bin.ts runs a plain `deselect` command line with deselect-entry.ts alone (BENCHMARKS.md, issue 25 item 3).
+  it("loads what deselect needs, without yargs or main.ts", () => {
+    const graph = staticGraph(dynamicChunk("deselect-entry"));
+    expect(graph.sources.some((s) => s.endsWith("core/dist/evidence/deselect.js"))).toBe(true);
+    expect(graph.sources.some((s) => s.endsWith("src/commands/deselect.ts"))).toBe(true);
+    expect(graph.sources.filter((s) => /\/yargs@|\/yargs-parser@|src\/main\.ts$/.test(s))).toEqual([]);
   });
 });
 

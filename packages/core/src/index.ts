@@ -35,6 +35,7 @@ export {
   planDeselection,
   findUnknownLeases,
   findPrefixCollateral,
+  planDeselectionOnBytes,
   renderDeselectArgs,
   renderDeselectPlugin,
   renderContextsRegex,

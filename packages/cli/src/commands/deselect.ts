@@ -2,6 +2,7 @@
 import {
   deselectionJson,
   planDeselection,
+  planDeselectionOnBytes,
   renderContextsRegex,
   renderDeselectArgs,
   renderDeselectPlugin,
@@ -12,8 +13,8 @@ import { basename, dirname, resolve } from "node:path";
 import { DESELECT_FORMATS } from "../command-options.js";
 import { optionalFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
-import { loadLedger, loadUniverse } from "@proofgate/gate/inputs";
-import { nodeFiles, writeAtomic } from "@proofgate/gate/files";
+import { loadLedger, parseUniverseText } from "@proofgate/gate/inputs";
+import { asText, nodeFiles, writeAtomic } from "@proofgate/gate/files";
 import { printWarnings } from "../messages.js";
 
 /** Options of `proofgate deselect`, as yargs hands them over. */
@@ -44,12 +45,18 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
 
   const files = nodeFiles(io.cwd);
   const ledger = loadLedger(files, freezePath);
-  const universe = loadUniverse(files, [collectedPath], "--collected");
-  printWarnings(io, [...ledger.warnings, ...universe.warnings]);
+  // The universe as loadUniverse reads one file (its bytes, then UTF-8 text). Plain `--collect-only -q`
+  // output is planned from its bytes, without decoding it or building the universe (100,000 id strings and
+  // their set); anything else is decoded and parsed in full, warnings and errors included.
+  const what = "the collected test list";
+  const collected = files.readBytes(collectedPath, what, "--collected");
+  const planned = planDeselectionOnBytes(ledger.value, collected.bytes, today);
+  const universe = planned ? undefined : parseUniverseText(asText(collected, what).text, collectedPath, files.root);
+  printWarnings(io, [...ledger.warnings, ...(universe?.warnings ?? [])]);
   if (override) io.stderr(`proofgate: warning: leases judged as of ${today} (--today), not the machine's clock\n`);
-  if (universe.value.collectionErrors.length > 0) {
+  if (universe && universe.universe.collectionErrors.length > 0) {
     throw new GateError(
-      universe.value.collectionErrors.map((e) => ({
+      universe.universe.collectionErrors.map((e) => ({
         code: "deselect_refused",
         file: collectedPath,
         line: e.line,
@@ -58,7 +65,7 @@ export function runDeselect(args: DeselectArgs, io: CliIo): number {
       })),
     );
   }
-  const plan = planDeselection(ledger.value, universe.value, today);
+  const plan = planned ?? planDeselection(ledger.value, universe!.universe, today);
   if (plan.refusal) throw new GateError(refusalIssues(plan, freezePath, collectedPath, ledger.value.maxActiveLeases));
 
   let text: string;

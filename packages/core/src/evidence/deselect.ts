@@ -1,6 +1,6 @@
 import { classifyLeases, type Lease, type Ledger } from "../ledger/ledger.js";
 import { CloseIdIndex, type CloseId } from "../ledger/close-ids.js";
-import type { Universe } from "./universe.js";
+import { NOT_AN_ID_START_CODES, plainSummaryCount, type Universe } from "./universe.js";
 import type { IsoDate } from "../common/dates.js";
 import { DESELECT_PLUGIN_PY } from "../pytest-plugins/generated.js";
 import { fillPythonSlots } from "../pytest-plugins/slots.js";
@@ -113,6 +113,187 @@ export function planDeselection(ledger: Ledger, universe: Universe, today: IsoDa
           : undefined;
   const collateral = refusal ? [] : findPrefixCollateral(active, universe.ids);
   return { today, active, expired, unknown, overBudget, refusal, collateral };
+}
+
+/**
+ * planDeselection on the bytes of `pytest --collect-only -q` output, without building the universe: for
+ * 100,000 ids, decoding the file, their strings and their set cost more than the rest of `deselect`
+ * (BENCHMARKS.md, issue 25 item 3). Each line is hashed where it lies in the bytes; only the ids a lease
+ * drops by prefix become strings.
+ *
+ * Only for bytes in the plain shape, where parseCollectOnly would give a universe without warnings: ASCII
+ * text (so UTF-8, and one byte per UTF-16 code unit) without carriage returns or terminal escapes, ids
+ * that parseCollectOnly takes at a glance, one blank line, pytest's plain summary with their count (blank
+ * lines around it), no id twice, and every active lease naming a collected id. Otherwise undefined: the
+ * caller decodes and parses the file in full, and gets the same answer as before, warnings, errors and
+ * suggestions included. When it answers, the plan is the one planDeselection gives.
+ */
+export function planDeselectionOnBytes(ledger: Ledger, bytes: Uint8Array, today: IsoDate): DeselectionPlan | undefined {
+  const lines = plainIdLines(bytes);
+  if (!lines) return undefined;
+  const { active, expired } = classifyLeases(ledger.leases, today);
+  // Every active lease names a collected id (an unknown one: the full parse finds what it probably meant).
+  const leasedLines = new Set<number>();
+  for (const lease of active) {
+    const line = lines.find(lease.nodeid);
+    if (line < 0) return undefined;
+    leasedLines.add(line);
+  }
+  const overBudget = Math.max(0, active.length - ledger.maxActiveLeases);
+  const refusal =
+    ledger.rejectIfExpired && expired.length > 0 ? "expired_leases" : overBudget > 0 ? "freeze_budget" : undefined;
+  const collateral = refusal ? [] : lines.prefixCollateral(active, leasedLines);
+  return { today, active, expired, unknown: [], overBudget, refusal, collateral };
+}
+
+const FNV_START = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** FNV-1a over a string's UTF-16 code units, from 0 to `to`, 32 bits (over ASCII bytes: the same hash). */
+function hashString(text: string, to: number): number {
+  let h = FNV_START;
+  for (let i = 0; i < to; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+  return h;
+}
+
+/** Whether `bytes` from `a` and from `b` hold the same `length` bytes. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let i = 0; i < length; i++) if (bytes[a + i] !== bytes[b + i]) return false;
+  return true;
+}
+
+/** Whether `bytes` from `at` start with `text`'s code units. */
+function startsWithText(bytes: Uint8Array, at: number, text: string): boolean {
+  if (at + text.length > bytes.length) return false;
+  for (let i = 0; i < text.length; i++) if (bytes[at + i] !== text.charCodeAt(i)) return false;
+  return true;
+}
+
+/** The id lines of plain `--collect-only -q` output, located in its bytes (no string per line). */
+interface IdLines {
+  /** The line that is exactly `id`, or -1. */
+  find(id: string): number;
+  /** findPrefixCollateral's answer, with `leased` the lines of the active leases. */
+  prefixCollateral(active: readonly Lease[], leased: ReadonlySet<number>): PrefixCollateral[];
+}
+
+const NEWLINE = 0x0a;
+const COLON = 0x3a;
+
+function plainIdLines(bytes: Uint8Array): IdLines | undefined {
+  let count = 0;
+  for (let at = bytes.indexOf(NEWLINE); at !== -1; at = bytes.indexOf(NEWLINE, at + 1)) count++;
+  const starts = new Int32Array(count + 1);
+  const ends = new Int32Array(count + 1);
+  const hashes = new Int32Array(count + 1);
+  const fileHashes = new Int32Array(count + 1);
+  const fileLengths = new Int32Array(count + 1);
+  let size = 1024;
+  while (size < 2 * (count + 1)) size *= 2;
+  const mask = size - 1;
+  const table = new Int32Array(size); // line + 1; 0 is a free slot
+  let n = 0;
+  let start = 0;
+  // The id lines, up to the first blank line: each hashed whole and up to its first "::" (its file).
+  for (;;) {
+    if (start >= bytes.length) return undefined; // no blank line, no summary
+    if (bytes[start] === NEWLINE) break;
+    if (NOT_AN_ID_START_CODES.has(bytes[start]!)) return undefined;
+    let h = FNV_START;
+    let fileHash = 0;
+    let cut = -1;
+    let end = start;
+    for (; end < bytes.length; end++) {
+      const c = bytes[end]!;
+      if (c === NEWLINE) break;
+      // Not ASCII (or not UTF-8), a carriage return, a terminal escape: the full parser's business.
+      if (c >= 0x80 || c === 0x0d || c === 0x1b) return undefined;
+      if (c === COLON && cut === -1 && bytes[end + 1] === COLON) {
+        cut = end;
+        fileHash = h;
+      }
+      h = Math.imul(h ^ c, FNV_PRIME);
+    }
+    if (cut === -1 || end === bytes.length) return undefined;
+    const length = end - start;
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const other = table[slot]! - 1;
+      if (other === -1) {
+        table[slot] = n + 1;
+        break;
+      }
+      if (
+        hashes[other] === h &&
+        ends[other]! - starts[other]! === length &&
+        sameBytes(bytes, starts[other]!, start, length)
+      )
+        return undefined; // printed twice: parseCollectOnly warns
+    }
+    starts[n] = start;
+    ends[n] = end;
+    hashes[n] = h;
+    fileHashes[n] = fileHash;
+    fileLengths[n] = cut - start;
+    n++;
+    start = end + 1;
+  }
+  // Then blank lines and pytest's plain summary, with their count, as the last line that is not blank.
+  const ascii = new TextDecoder();
+  const tail = bytes.subarray(start);
+  if (tail.some((c) => c >= 0x80 || c === 0x0d || c === 0x1b)) return undefined;
+  let summary: number | undefined;
+  for (const raw of ascii.decode(tail).split("\n")) {
+    const line = raw.trim();
+    if (line === "") continue;
+    if (summary !== undefined) return undefined;
+    summary = plainSummaryCount(line);
+    if (summary === undefined) return undefined;
+  }
+  if (summary !== n || n === 0) return undefined;
+
+  const find = (id: string): number => {
+    const h = hashString(id, id.length);
+    for (let slot = h & mask; ; slot = (slot + 1) & mask) {
+      const line = table[slot]! - 1;
+      if (line === -1) return -1;
+      if (hashes[line] === h && ends[line]! - starts[line]! === id.length && startsWithText(bytes, starts[line]!, id))
+        return line;
+    }
+  };
+  const prefixCollateral = (active: readonly Lease[], leased: ReadonlySet<number>): PrefixCollateral[] => {
+    // As findPrefixCollateral: a lease can only be a prefix of the ids of its own file.
+    const byFile = new Map<number, Lease[]>();
+    const fileLength = new Map<Lease, number>();
+    for (const lease of active) {
+      const cut = lease.nodeid.indexOf("::");
+      const length = cut === -1 ? lease.nodeid.length : cut;
+      fileLength.set(lease, length);
+      const fileHash = hashString(lease.nodeid, length);
+      const list = byFile.get(fileHash);
+      if (list) list.push(lease);
+      else byFile.set(fileHash, [lease]);
+    }
+    const dropped = new Map<Lease, string[]>();
+    for (let line = 0; line < n; line++) {
+      const candidates = byFile.get(fileHashes[line]!);
+      if (!candidates || leased.has(line)) continue;
+      const start = starts[line]!;
+      const length = ends[line]! - start;
+      for (const lease of candidates) {
+        // Its file part as long as the lease's and the id starting with the lease: the same file.
+        if (length <= lease.nodeid.length || fileLength.get(lease) !== fileLengths[line]) continue;
+        if (!startsWithText(bytes, start, lease.nodeid)) continue;
+        const id = ascii.decode(bytes.subarray(start, start + length));
+        const list = dropped.get(lease);
+        if (list) list.push(id);
+        else dropped.set(lease, [id]);
+      }
+    }
+    return active
+      .filter((lease) => dropped.has(lease))
+      .map((lease) => ({ lease, alsoDropped: dropped.get(lease)!.sort() }));
+  };
+  return { find, prefixCollateral };
 }
 
 /** pytest arguments, one per line: `--deselect=<nodeid>` for each active lease, in ledger order. */

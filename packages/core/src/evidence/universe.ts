@@ -56,6 +56,20 @@ const NOT_AN_ID_START = new Set([0x3d, 0x21, 0x5f, 0x3c, 0x20, 0x09]);
 const ANSI = /\u001b\[[0-9;]*m/g;
 
 /**
+ * What a line is when it is pytest's plain summary (`100 tests collected in 1.00s`, trimmed as
+ * parseCollectOnly trims it): its count, with nothing deselected, no error and no `N/M` form; else undefined.
+ */
+export function plainSummaryCount(line: string): number | undefined {
+  const m = SUMMARY.exec(line);
+  if (!m || m[1] !== undefined || m[2] === undefined || m[3] !== undefined) return undefined;
+  if (/, (\d+) errors?\b/.test(m[4] ?? "") || ERRORS_ONLY.test(line)) return undefined;
+  return Number(m[2]);
+}
+
+/** The first characters (char codes) that rule out a test id at a glance: parseCollectOnly's common case. */
+export const NOT_AN_ID_START_CODES: ReadonlySet<number> = NOT_AN_ID_START;
+
+/**
  * Parses `pytest --collect-only -q` output (pytest 7, 8 and 9). Every line before the first blank line
  * or section header is a test id, spaces and escapes included. The summary line must agree with the
  * number of ids; collection errors are reported, not dropped.

@@ -379,6 +379,8 @@ function editDistance(a: string, b: string): number {
   return row[b.length]!;
 }
 
+const UNQUOTED_DATE_HINT = /=\s*\d{4}-\d{2}-\d{2}/;
+
 /** Finds lines of keys and `[[leases]]` headers, so errors can point at them. TOML parsers keep no positions. */
 class LineIndex {
   private readonly lines: string[];
@@ -395,6 +397,9 @@ class LineIndex {
   impossibleDates(): { line: number; key: string; date: string }[] {
     const found: { line: number; key: string; date: string }[] = [];
     this.lines.forEach((raw, i) => {
+      // Most lines have no unquoted date: none has one unless `= YYYY-MM-DD` is in the line as written
+      // (blanking strings and comments only takes characters out between quotes, or cuts the end).
+      if (!UNQUOTED_DATE_HINT.test(raw)) return;
       const code = raw.replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, '""').replace(/#.*/, "");
       for (const m of code.matchAll(/([A-Za-z_][\w-]*)\s*=\s*(\d{4}-\d{2}-\d{2})(?![\d:T])/g)) {
         if (!parseIsoDate(m[2]!)) found.push({ line: i + 1, key: m[1]!, date: m[2]! });
