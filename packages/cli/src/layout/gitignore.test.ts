@@ -129,4 +129,19 @@ describe("appendGitignore", () => {
     expect(() => appendGitignore(repo, [{ line: ".coverage", probe: ".coverage" }])).toThrow(/not a regular file/);
     expect(readFileSync(join(repo, "elsewhere"), "utf8")).toBe("mine\n");
   });
+
+  it("a vitest project's: its evidence and the report folder, not coverage.py's data or Python's caches", () => {
+    const c = config();
+    c.commands.runner = "vitest";
+    c.universe.collected = ["collected.json"];
+    c.coverage.reports = ["coverage/coverage-final.json"];
+    expect(lines(ignoreEntries(c, "proofgate-report", false))).toEqual([
+      "collected.json",
+      "coverage/coverage-final.json",
+      "results.xml",
+      "properties.xml",
+      "proofgate-evidence.json",
+      "proofgate-report/",
+    ]);
+  });
 });

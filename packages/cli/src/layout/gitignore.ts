@@ -25,12 +25,13 @@ export function ignoreEntries(config: GateConfig, reportDir: string, hypothesis:
     ...(config.properties.enabled || config.properties.judgeTests ? config.properties.results : []),
     ...config.evidence.stamps,
   ].map((p) => p.replace(/^\.\//, ""));
+  // coverage.py's data and Python's caches only where the steps run Python.
+  const python = config.commands.runner !== "vitest";
   const entries = [
     ...files.map(file),
-    file(".coverage"),
-    { line: ".coverage.*", probe: ".coverage.proofgate-probe.1" },
+    ...(python ? [file(".coverage"), { line: ".coverage.*", probe: ".coverage.proofgate-probe.1" }] : []),
     { line: `${reportDir}/`, probe: `${reportDir}/report.json` },
-    { line: "__pycache__/", probe: "__pycache__/proofgate_probe.cpython-312.pyc" },
+    ...(python ? [{ line: "__pycache__/", probe: "__pycache__/proofgate_probe.cpython-312.pyc" }] : []),
     ...(hypothesis ? [{ line: ".hypothesis/", probe: ".hypothesis/examples/proofgate-probe" }] : []),
   ];
   return entries.filter((e, i) => entries.findIndex((f) => f.line === e.line) === i);
