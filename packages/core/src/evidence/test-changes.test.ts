@@ -389,6 +389,20 @@ describe("judgeTestChanges", () => {
     c.also?.(j);
   });
 
+  it("an empty range (the base is the head) whose collections disagree: names the unstable test name, not a commit", () => {
+    const j = judge({
+      name: "",
+      head: BASE.filter((id) => id !== "tests/test_a.py::test_two"),
+      touched: [],
+      expect: [],
+    });
+    expect(j.removed).toHaveLength(1);
+    expect(j.removed[0]!.message).toContain(
+      "the range has no commit (the base is the head), so two collections of one commit disagree",
+    );
+    expect(j.removed[0]!.fix).toContain("a name that is the same in every collection");
+  });
+
   it("a later commit touching the renamed file is attributed too (renames are followed)", () => {
     const mover = approved();
     const editor = agent();

@@ -325,6 +325,7 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
         ? `${names[0]} is collected at base but not at head`
         : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
     },
+    commits.length === 0,
   );
   const narrowed = head.narrowed;
   if (narrowed && !base) {
@@ -466,6 +467,8 @@ export function changeFindings(
   policy: PatchPolicy,
   fix: string,
   describe: (changes: TestChange[], file: string) => string,
+  /** The range has no commit (base and head are one commit): a change there is the collection's own. */
+  emptyRange = false,
 ): Finding[] {
   interface Group {
     file: string;
@@ -491,6 +494,14 @@ export function changeFindings(
   }
   return [...groups.values()].map((g): Finding => {
     const what = describe(g.changes, g.file);
+    if (!g.commit && emptyRange) {
+      return {
+        reason,
+        message: `${what}; the range has no commit (the base is the head), so two collections of one commit disagree: a test whose name is not the same in every collection (a temporary path, a time or a random value in it) reads as gone`,
+        file: g.file,
+        fix: "give each test a name that is the same in every collection (a placeholder such as <tmp> in place of a temporary path)",
+      };
+    }
     if (!g.commit) {
       return {
         reason,
