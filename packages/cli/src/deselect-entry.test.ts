@@ -178,7 +178,7 @@ describe("the fast path answers as yargs does", () => {
 
   // The name shows <tmp> for the temp folder: a test's name must be the same in every collection (the
   // gate's universe compares the base's with the head's).
-  it.each(lines.map((argv) => [argv.join(" ").split(dir).join("<tmp>"), argv]))("%s", async (_name, argv) => {
+  it.each(lines.map((argv) => [JSON.stringify(argv).split(dir).join("<tmp>"), argv]))("%s", async (_name, argv) => {
     const slow = await viaYargs(argv);
     const fast = await viaFastPath(argv);
     expect(fast).toEqual(slow);

@@ -33,7 +33,11 @@ export const VITEST_NAME_DROPPED =
  * attribute), so the list, the JUnit results, the run record and the leases name a test alike.
  */
 export function vitestName(name: string): string {
-  return name.replace(new RegExp(VITEST_NAME_DROPPED, "gu"), "").replace(new RegExp(VITEST_NAME_BLANKS, "g"), " ");
+  // Trimmed: the JUnit reader trims an attribute's value, so a name's outer blanks never reach a result.
+  return name
+    .replace(new RegExp(VITEST_NAME_DROPPED, "gu"), "")
+    .replace(new RegExp(VITEST_NAME_BLANKS, "g"), " ")
+    .trim();
 }
 
 const COLLECT_FIX =

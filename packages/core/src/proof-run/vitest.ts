@@ -75,7 +75,7 @@ ${PATHS_JS}
 // A name as the gate's ids hold it: what JUnit XML cannot carry dropped, a tab or line break a space.
 const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
 const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
-const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ");
+const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ").trim();
 
 function namePath(task) {
   const names = [];
@@ -221,7 +221,7 @@ const LEASED = ${json([...plan.leased])};
 const SEP = ${json(SEP)};
 const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
 const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
-const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ");
+const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ").trim();
 const NONCE = process.env.${PROOF_RUN_ENV.nonce};
 const KEY = process.env.${PROOF_RUN_ENV.key};
 const RECORD = process.env.${PROOF_RUN_ENV.record};
