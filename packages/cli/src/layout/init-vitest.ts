@@ -4,7 +4,7 @@
 // compared by meaning yet: docs/vitest.md). Pure: the caller detects.
 import type { GateConfig } from "@proofgate/core";
 import type { VitestLayout } from "./detect-vitest.js";
-import type { InitPlan, TemplateNotes } from "./init-config.js";
+import { shellWord, type InitPlan, type TemplateNotes } from "./init-config.js";
 
 /** The evidence files the vitest commands write. */
 export const VITEST_COLLECTED = "collected.json";
@@ -41,11 +41,6 @@ export function vitestPropertiesCommand(exec: string, folders: readonly string[]
     `${exec} run ${folders.map(shellWord).join(" ")} --reporter=default --reporter=junit ` +
     `--outputFile.junit=${PROPERTY_RESULTS} \${PROOFGATE_VITEST_REPORTER:+--reporter=$PROOFGATE_VITEST_REPORTER}`
   );
-}
-
-/** A path as one `sh` word: bare when it is only safe characters, else single-quoted. */
-function shellWord(path: string): string {
-  return /^[\w@%+=:,./-]+$/.test(path) ? path : `'${path.replace(/'/g, "'\\''")}'`;
 }
 
 /** Plans the config for a vitest project on top of `defaults`; `coverageV8` says whether @vitest/coverage-v8 is installed. */

@@ -40,6 +40,11 @@ const json = (value: unknown): string => JSON.stringify(value);
 
 // Shared by both modules: the repository-relative path of an absolute one (the root as given and as
 // resolved, since vitest reports real paths), and a test's name path below its file.
+/** Both modules' copy of vitestName: what JUnit XML cannot carry dropped, a tab or line break a space, trimmed. */
+const ID_NAME_JS = `const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
+const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
+const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ").trim();`;
+
 const PATHS_JS = `const ROOTS = (() => {
   const roots = [ROOT];
   try {
@@ -72,10 +77,7 @@ const ROOT = ${json(plan.root)};
 const LEASED = ${json(leasedByFile(plan.leased))};
 const SEP = ${json(SEP)};
 ${PATHS_JS}
-// A name as the gate's ids hold it: what JUnit XML cannot carry dropped, a tab or line break a space.
-const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
-const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
-const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ").trim();
+${ID_NAME_JS}
 
 function namePath(task) {
   const names = [];
@@ -219,9 +221,7 @@ const ROOT = ${json(plan.root)};
 const RUNNER = ${json(plan.runner)};
 const LEASED = ${json([...plan.leased])};
 const SEP = ${json(SEP)};
-const DROPPED = new RegExp(${json(VITEST_NAME_DROPPED)}, "gu");
-const BLANKS = new RegExp(${json(VITEST_NAME_BLANKS)}, "g");
-const idName = (name) => name.replace(DROPPED, "").replace(BLANKS, " ").trim();
+${ID_NAME_JS}
 const NONCE = process.env.${PROOF_RUN_ENV.nonce};
 const KEY = process.env.${PROOF_RUN_ENV.key};
 const RECORD = process.env.${PROOF_RUN_ENV.record};
