@@ -464,7 +464,16 @@ export function errorReport(
 
 // The steps in the order they are planned, whatever order they ended in (the base's collection runs beside
 // the head's steps): the report is the same for the same run. A step repeated keeps its own order.
-const STEP_ORDER = ["base setup", "base collect", "base properties", "collect", "proof", "properties", "base skips"];
+const STEP_ORDER = [
+  "base setup",
+  "base collect",
+  "base properties",
+  "base coverage settings",
+  "collect",
+  "proof",
+  "properties",
+  "base skips",
+];
 
 function inStepOrder<T extends { step: string }>(commands: readonly T[]): T[] {
   const rank = (step: string): number => {

@@ -65,6 +65,7 @@ export {
   renderOnlyPlugin,
   parseXpassedIds,
   COLLECTION_CONFIG_PATTERNS,
+  isDocumentation,
   type TestChangeEvidence,
   type TestChangeContext,
   type TestChangeJudgement,

@@ -396,7 +396,7 @@ const SKIPPED_FIX = (key: string): string =>
   `remove the skip or xfail and fix the test, or have a human freeze it in freeze.toml; a skip a human means is committed by them with \`${key}: human\``;
 
 /** Documentation: prose no test imports (Markdown, reStructuredText, a docs/ folder, the licence and changelog). */
-function isDocumentation(path: string): boolean {
+export function isDocumentation(path: string): boolean {
   return (
     /\.(md|rst|adoc)$/i.test(path) ||
     /^docs?\//.test(path) ||

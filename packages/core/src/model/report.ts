@@ -39,7 +39,8 @@ export type InputRole =
   | "base_universe"
   | "base_results"
   | "base_coverage"
-  | "base_properties";
+  | "base_properties"
+  | "base_settings";
 
 /** A digest of one input file, so a report says exactly what it judged. */
 export interface InputDigest {
@@ -108,7 +109,8 @@ export type PatchCoverageSection = Omit<PatchCoverage, "unaligned"> & {
 export type CommandStep = "collect" | "proof" | "properties";
 
 /** A base command `check --run` ran in the base's worktree (its files are judged, not its exit code). */
-export type BaseCommandStep = "base setup" | "base collect" | "base properties" | "base skips";
+export type BaseCommandStep =
+  "base setup" | "base collect" | "base properties" | "base coverage settings" | "base skips";
 
 /** A command `check --run` ran, and how it ended. */
 export interface CommandOutcome {

@@ -18,9 +18,19 @@ export {
   leasedByFile,
   renderVitestReporter,
   renderVitestRunner,
+  renderVitestSettingsReporter,
   vitestReporterFile,
   vitestRunnerFile,
+  vitestSettingsReporterFile,
+  VITEST_SETTINGS_FORMAT,
 } from "./vitest.js";
+export {
+  diffVitestCoverage,
+  isVitestConfigPath,
+  parseVitestSettingsFile,
+  readVitestCoverageSettings,
+  type VitestCoverageSettings,
+} from "./vitest-coverage.js";
 export {
   verifyRunRecord,
   type RunRecord,

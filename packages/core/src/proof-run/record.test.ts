@@ -156,6 +156,31 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
     expect(problem(resigned((p) => (p.importers = ["pkg/a.py"])))).toMatchObject({ problem: "malformed" });
   });
 
+  it("reads vitest's coverage settings (null when its reporter could not read them); another shape is malformed", () => {
+    const settings = {
+      provider: "v8",
+      custom_provider_module: null,
+      include: ["src/**"],
+      exclude: ["coverage/**"],
+      exclude_after_remap: false,
+      allow_external: false,
+      ignore_class_methods: [],
+      setup_files: [{ path: "test/setup.ts", measured: false }],
+      config_file: "vitest.config.ts",
+    };
+    const read = (v: unknown) =>
+      verifyRunRecord(
+        resigned((p) => (p.vitest_coverage = v)),
+        expected,
+      ).record!;
+    expect(read(settings).vitestCoverage).toMatchObject({ include: ["src/**"], configFile: "vitest.config.ts" });
+    expect(read(null).vitestCoverage).toBeNull();
+    expect(verifyRunRecord(RECORDED, expected).record!.vitestCoverage).toBeUndefined();
+    expect(problem(resigned((p) => (p.vitest_coverage = { ...settings, exclude: "x" })))).toMatchObject({
+      problem: "malformed",
+    });
+  });
+
   it("accepts the same record signed again with this key (the resigning helper is faithful)", () => {
     expect(
       verifyRunRecord(

@@ -3,6 +3,7 @@ import { readPropertySettings, type PropertySettingsById } from "../evidence/pro
 import { canonicalJson } from "./canonical-json.js";
 import { asciiBytes, equalInConstantTime, fromHex, hmacSha256, toHex } from "./hmac.js";
 import { PROOF_PLUGIN_VERSION, PROOF_RUN_RECORD_FORMAT, PROOF_RUN_RECORD_VERSION } from "./plugin.js";
+import { readVitestCoverageSettings, type VitestCoverageSettings } from "./vitest-coverage.js";
 
 /** What made a skip or an xfail: a marker, pytest itself, unittest, or code (with its file and line). */
 export interface SkipOrigin {
@@ -197,6 +198,11 @@ export interface RunRecord {
   importers?: Record<string, string | null> | undefined;
   /** Present when the run was distributed by pytest-xdist (absent from plain runs and older records). */
   xdist?: RunXdist | undefined;
+  /**
+   * vitest's resolved coverage settings, as the gate's reporter read them before any test ran (absent from
+   * pytest's records; null when the reporter could not read them).
+   */
+  vitestCoverage?: VitestCoverageSettings | null | undefined;
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -485,11 +491,19 @@ function readRecord(p: Json, file: string): RunRecord | string {
       modules: p.modules === undefined ? undefined : strings(p, "modules", "record"),
       importers: p.importers === undefined ? undefined : readImporters(obj(p.importers, "record.importers")),
       xdist: p.xdist === undefined ? undefined : readXdist(obj(p.xdist, "xdist")),
+      vitestCoverage: readVitestCoverage(p.vitest_coverage),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
     throw error;
   }
+}
+
+function readVitestCoverage(v: unknown): VitestCoverageSettings | null | undefined {
+  if (v === undefined || v === null) return v;
+  const settings = readVitestCoverageSettings(v, "vitest_coverage");
+  if (typeof settings === "string") throw new ShapeError(settings);
+  return settings;
 }
 
 function readXdist(x: Json): RunXdist {

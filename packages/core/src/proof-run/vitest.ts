@@ -60,6 +60,102 @@ function relativePath(path) {
 }`;
 
 /**
+ * Both reporters' reading of vitest's resolved coverage settings (\`vitest.config.coverage\`, the CLI's
+ * options and the config file's merged): what decides which files coverage measures. Paths under the root
+ * are written repository-relative, so a worktree of the base and the work tree compare equal. vitest appends
+ * its own entries to \`coverage.exclude\` (each setup file, the test files' include globs, the config
+ * files, node_modules): those are not the project's exclusions and are left out of \`exclude\`; the test
+ * globs are judged by their effect on the tests, and each setup file is written with whether the rest of
+ * the settings would measure it (vitest's own matcher), so a source file made a setup file is seen.
+ */
+const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
+  const config = vitest?.config ?? {};
+  const c = config.coverage ?? {};
+  const slash = (v) => String(v).replace(/\\\\/g, "/");
+  const rel = (v) => {
+    const s = slash(v);
+    return ROOTS.includes(s) ? "." : (relativePath(s) ?? s);
+  };
+  const setupFiles = Array.isArray(config.setupFiles) ? config.setupFiles.map(String) : [];
+  const setupPattern = (file) => (c.allowExternal ? "**/" : "") + slash(relative(String(config.root ?? ROOT), file));
+  const derived = new Set([
+    ...setupFiles.map(setupPattern),
+    ...(Array.isArray(config.include) ? config.include.map(String) : []),
+    ...(config.config ? [slash(config.config)] : []),
+    "**/virtual:*",
+    "**/__x00__*",
+    "**/node_modules/**",
+  ]);
+  const own = (p) => !derived.has(String(p)) && !/^(?:vitest|vite)\\.config\\.[a-z]+$/.test(String(p));
+  // Whether coverage would measure a setup file were it not one: the provider's own matcher, without the
+  // entry vitest added for it (true, failing closed, when the provider has no such matcher).
+  const measuredOtherwise = (file) => {
+    const provider = vitest?.coverageProvider;
+    if (!provider || typeof provider.isIncluded !== "function" || !Array.isArray(provider.options?.exclude)) return true;
+    const exclude = provider.options.exclude;
+    const cache = provider.globCache;
+    try {
+      provider.options.exclude = exclude.filter((p) => p !== setupPattern(file));
+      provider.globCache = new Map();
+      return provider.isIncluded(slash(file)) === true;
+    } catch {
+      return true;
+    } finally {
+      provider.options.exclude = exclude;
+      provider.globCache = cache;
+    }
+  };
+  const configFile = vitest?.vite?.config?.configFile;
+  return {
+    provider: String(c.provider ?? "v8"),
+    custom_provider_module: c.customProviderModule == null ? null : rel(c.customProviderModule),
+    include: Array.isArray(c.include) ? c.include.map(rel) : null,
+    exclude: Array.isArray(c.exclude) ? c.exclude.filter(own).map(rel) : [],
+    exclude_after_remap: c.excludeAfterRemap === true,
+    allow_external: c.allowExternal === true,
+    ignore_class_methods: Array.isArray(c.ignoreClassMethods) ? c.ignoreClassMethods.map(String) : [],
+    setup_files: setupFiles.map((file) => ({ path: rel(file), measured: measuredOtherwise(file) })),
+    config_file: configFile ? rel(configFile) : null,
+  };
+}`;
+
+/** The settings file the base's reporter writes: its format name. */
+export const VITEST_SETTINGS_FORMAT = "proofgate-vitest-settings";
+
+/** The settings reporter's module file name for a run. */
+export function vitestSettingsReporterFile(nonce: string): string {
+  return `proofgate-settings-${nonce.slice(0, 16)}.mjs`;
+}
+
+/**
+ * The base's settings reporter: loaded by the base's own \`[commands] proof\` in the base's worktree, it
+ * writes vitest's resolved coverage settings once vitest has read its config and then ends the process,
+ * before any test runs (the base's tests are not what it is for). The same reading as the proof run's
+ * reporter, so the base's and the head's settings compare by meaning.
+ */
+export function renderVitestSettingsReporter(plan: { root: string; out: string; nonce: string }): string {
+  return `// Written by proofgate for one check; do not edit or commit.
+import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
+
+const ROOT = ${json(plan.root)};
+const OUT = ${json(plan.out)};
+const NONCE = ${json(plan.nonce)};
+${PATHS_JS}
+${COVERAGE_SETTINGS_JS}
+
+export default class ProofgateSettingsReporter {
+  onInit(vitest) {
+    mkdirSync(dirname(OUT), { recursive: true });
+    writeFileSync(OUT, JSON.stringify({ format: ${json(VITEST_SETTINGS_FORMAT)}, nonce: NONCE, coverage: coverageSettings(vitest) }));
+    // Nothing else of the base's run is read: no test runs.
+    process.exit(0);
+  }
+}
+`;
+}
+
+/**
  * The runner: vitest's own TestRunner, with the leased tests marked skipped after collection (a suite
  * whose every test is leased is skipped too, so its hooks do not run) and each test's views noted in its
  * meta. A leased test that its file no longer holds stops the run.
@@ -215,7 +311,7 @@ export function renderVitestReporter(plan: { root: string; runner: string; lease
   return `// Written by proofgate for one proof run; do not edit or commit.
 import { createHmac } from "node:crypto";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { dirname, relative } from "node:path";
 
 const ROOT = ${json(plan.root)};
 const RUNNER = ${json(plan.runner)};
@@ -227,6 +323,7 @@ const KEY = process.env.${PROOF_RUN_ENV.key};
 const RECORD = process.env.${PROOF_RUN_ENV.record};
 delete process.env.${PROOF_RUN_ENV.key};
 ${PATHS_JS}
+${COVERAGE_SETTINGS_JS}
 
 // Python's json.dumps(sort_keys=True, separators=(",", ":"), ensure_ascii=True): what the gate verifies.
 function pyString(text) {
@@ -267,6 +364,12 @@ const LOGGED = { passed: "passed", failed: "failed", skipped: "skipped" };
 export default class ProofgateReporter {
   onInit(vitest) {
     this.vitest = vitest;
+    // Read before the gate's own runner joins coverage's exclude below.
+    try {
+      this.coverage = coverageSettings(vitest);
+    } catch (error) {
+      this.coverage = null;
+    }
     for (const project of vitest.projects) project.config.runner = RUNNER;
     // The gate's runner runs in every worker: it is no source of the project, so coverage never measures
     // it (the coverage provider reads these arrays when it filters each file).
@@ -336,6 +439,7 @@ export default class ProofgateReporter {
       plugins: [],
       shadowed: [],
       replaced: [],
+      vitest_coverage: this.coverage ?? null,
     }));
     const signature = createHmac("sha256", Buffer.from(KEY, "hex")).update(Buffer.from(canonical(payload), "ascii")).digest("hex");
     mkdirSync(dirname(RECORD), { recursive: true });
