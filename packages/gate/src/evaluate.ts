@@ -41,6 +41,11 @@ import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
 import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
 import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
+import {
+  loadBaseVitestCoverage,
+  vitestCoverageChanges,
+  type BaseVitestCoverageRead,
+} from "./sources/vitest-coverage.js";
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { pathScope } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
@@ -424,12 +429,49 @@ function checkSources(s: {
     commands,
     runner,
     warnings,
-    measurement:
-      measurement?.kind === "evidence" && baseTests?.base.kind === "measured"
-        ? { ...measurement, baseIds: baseTests.base.universe.ids }
-        : measurement,
+    measurement: withBaseSides(
+      measurement,
+      loaded,
+      baseTests,
+      s.baseRead?.vitestCoverage,
+      runner,
+      (path) => ports.git.readFileAt(loaded.patch.base, path) !== undefined,
+    ),
     propertyIds: baseProperties && propertyIdsSource(ports, loaded, config, baseProperties),
     testChanges: baseTests && testChangesSource(s.baseOptions, loaded, baseTests),
+  };
+}
+
+/**
+ * Measurement with what the base's steps read: the base's test ids (which files hold tests), and vitest's
+ * coverage settings compared with the proof run's (its record), each loosening charged to the commits that
+ * could have made it. Without the proof run's record (runner_tampering already) they are not compared.
+ */
+function withBaseSides(
+  measurement: JudgeSources["measurement"],
+  loaded: LoadedPatch,
+  baseTests: BaseUniverseRead | undefined,
+  baseVitest: BaseVitestCoverageRead | undefined,
+  runner: RunnerEvidence | undefined,
+  existedAtBase: (path: string) => boolean,
+): JudgeSources["measurement"] {
+  if (measurement?.kind !== "evidence") return measurement;
+  const baseIds = baseTests?.base.kind === "measured" ? baseTests.base.universe.ids : undefined;
+  const record = runner?.proof?.result.record;
+  if (!baseVitest || !record) return { ...measurement, baseIds };
+  const vitest = vitestCoverageChanges(
+    baseVitest.settings,
+    record.vitestCoverage ?? null,
+    loaded.patch.commits,
+    loaded.touched,
+    existedAtBase,
+  );
+  const evidence = measurement.evidence;
+  return {
+    ...measurement,
+    baseIds,
+    inputs: baseVitest.inputs,
+    evidence: { ...evidence, net: [...evidence.net, ...vitest.net], commits: [...evidence.commits, ...vitest.commits] },
   };
 }
 
@@ -545,11 +587,13 @@ function repositoryWatch(config: GateConfig, root: string, outDir: string): Repo
 async function readBaseSteps(options: BaseTestsOptions | undefined): Promise<{
   tests?: BaseUniverseRead | undefined;
   properties?: BasePropertyIdsRead | undefined;
+  vitestCoverage?: BaseVitestCoverageRead | undefined;
 }> {
   if (!options) return {};
   const tests = await loadBaseUniverse(options);
   const properties = await loadBasePropertyIds(options, tests.universe?.runner);
-  return { tests, properties };
+  const vitestCoverage = await loadBaseVitestCoverage(options);
+  return { tests, properties, vitestCoverage };
 }
 
 /** `--run`'s head steps (the base's [commands]), stamped as this run's; a warning when none can run. */
@@ -973,7 +1017,13 @@ interface JudgeSources {
   bindEvidence?: ((read: readonly InputDigest[]) => void) | undefined;
   /** What the patch did to measurement (`check`), once the proof run's measured files are known; off; or not judged. */
   measurement?:
-    | { kind: "evidence"; evidence: PatchMeasurement; baseIds?: readonly string[] | undefined }
+    | {
+        kind: "evidence";
+        evidence: PatchMeasurement;
+        baseIds?: readonly string[] | undefined;
+        /** The base's files read for it (vitest's coverage settings). */
+        inputs?: InputDigest[] | undefined;
+      }
     | { kind: "off" }
     | undefined;
   /** The base's property test ids and what the range touched (`check --run`), with the file read. */
@@ -1021,6 +1071,7 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
     ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })
     : undefined;
   inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []), ...(s.coverageDrop?.inputs ?? []));
+  if (s.measurement?.kind === "evidence") inputs.push(...(s.measurement.inputs ?? []));
 
   const read = [
     ...ledger.warnings,

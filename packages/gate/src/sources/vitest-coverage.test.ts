@@ -1,0 +1,60 @@
+// Which commits answer for a loosened vitest coverage setting: those that touched a vitest config file or a
+// package.json; when none did, every commit that changed anything but documentation.
+import { describe, expect, it } from "vitest";
+import type { Commit } from "@proofgate/core";
+import type { VitestCoverageSettings } from "@proofgate/core/proof-run";
+import { vitestCoverageChanges } from "./vitest-coverage.js";
+
+const BASE: VitestCoverageSettings = {
+  provider: "v8",
+  customProviderModule: null,
+  include: null,
+  exclude: ["coverage/**"],
+  excludeAfterRemap: false,
+  allowExternal: false,
+  ignoreClassMethods: [],
+  setupFiles: [],
+  configFile: "vitest.config.ts",
+};
+const LOOSER: VitestCoverageSettings = { ...BASE, exclude: ["coverage/**", "src/hard.ts"] };
+
+const who = { name: "coding-agent[bot]", email: "agent@example.com" };
+const commit = (sha: string): Commit => ({ sha, parents: [], author: who, committer: who, subject: sha, trailers: [] });
+const A = commit("a".repeat(40));
+const B = commit("b".repeat(40));
+const C = commit("c".repeat(40));
+
+const charged = (touched: Record<string, string[]>, head: VitestCoverageSettings | null = LOOSER) =>
+  vitestCoverageChanges(BASE, head, [A, B, C], new Map(Object.entries(touched))).commits.map((c) => [
+    c.commit.sha[0],
+    c.changes.map((x) => x.item),
+  ]);
+
+describe("vitestCoverageChanges", () => {
+  it("no change: nothing charged", () => {
+    const r = vitestCoverageChanges(BASE, BASE, [A], new Map([[A.sha, ["vitest.config.ts"]]]));
+    expect(r).toEqual({ net: [], commits: [] });
+  });
+
+  it("charges the commits that touched a vitest config or a package.json, each with every change", () => {
+    expect(
+      charged({ [A.sha]: ["src/a.ts"], [B.sha]: ["vitest.config.ts"], [C.sha]: ["packages/x/package.json"] }),
+    ).toEqual([
+      ["b", ["src/hard.ts"]],
+      ["c", ["src/hard.ts"]],
+    ]);
+  });
+
+  it("when none did (a config importing a module), every commit that changed more than documentation", () => {
+    expect(
+      charged({ [A.sha]: ["src/a.ts"], [B.sha]: ["README.md", "docs/x.md"], [C.sha]: ["coverage.settings.ts"] }),
+    ).toEqual([
+      ["a", ["src/hard.ts"]],
+      ["c", ["src/hard.ts"]],
+    ]);
+  });
+
+  it("settings the proof run could not read are charged like a loosening", () => {
+    expect(charged({ [A.sha]: ["vitest.config.ts"] }, null)).toEqual([["a", [undefined]]]);
+  });
+});
