@@ -1,7 +1,8 @@
 // The config `proofgate init` writes for a vitest project: the universe from `vitest list --json`, the proof
 // run with @vitest/coverage-v8's Istanbul JSON and vitest's JUnit, the gate's reporter (deselection and the
-// run record), the golden files and seeds found, and vitest's config files protected (their settings are not
-// compared by meaning yet: docs/vitest.md). Pure: the caller detects.
+// run record), the golden files and seeds found, and vitest's config files protected as conftest.py is (the
+// coverage settings are compared by meaning, but a config also holds plugins, aliases and retries that no
+// comparison sees: docs/vitest.md). Pure: the caller detects.
 import type { GateConfig } from "@proofgate/core";
 import type { VitestLayout } from "./detect-vitest.js";
 import { shellWord, type InitPlan, type TemplateNotes } from "./init-config.js";
