@@ -389,3 +389,20 @@ describe("fail closed", { timeout: 60_000 }, () => {
     expect(where(await judge(repo, base))).toEqual([]);
   });
 });
+
+describe("the ledger read along the range", () => {
+  it("a ledger invalid at one commit of a chain is read once: one warning, though it is also the next commit's parent", async () => {
+    const valid = "version = 1\nmax_active_leases = 0\n";
+    const { repo, base, commits } = history([
+      {
+        message: "break the ledger",
+        files: { "freeze.toml": `${valid}\n[[leases]]\nnodeid = "tests/test_calc.py::test_total"\n` },
+      },
+      { message: "mend it", files: { "freeze.toml": valid } },
+    ]);
+    const r = await judge(repo, base);
+    const about = r.warnings.filter((w) => w.message.includes("the ledger was not valid at this commit"));
+    expect(about, JSON.stringify(r.warnings)).toHaveLength(1);
+    expect(about[0]!.file).toBe(`freeze.toml at ${commits[0]!.slice(0, 12)}`);
+  });
+});

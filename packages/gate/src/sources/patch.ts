@@ -326,10 +326,17 @@ function ledgerEvidence(
   touching: Touching,
   warnings: GateIssue[],
 ): PatchEvidence["ledger"] {
-  const baseLedger = readLedgerAt(git, base, ledgerFile, warnings);
+  // Each revision's ledger read and parsed once: in a chain of commits that each changed it, a commit's
+  // ledger is also its child's parent's (and an invalid one is warned about once).
+  const parsed = new Map<string, Ledger | undefined>();
+  const ledgerAt = (rev: string): Ledger | undefined => {
+    if (!parsed.has(rev)) parsed.set(rev, readLedgerAt(git, rev, ledgerFile, warnings));
+    return parsed.get(rev);
+  };
+  const baseLedger = ledgerAt(base);
   const ledgerChanges = touching((p) => p === ledgerFile).map(({ commit }) => ({
     commit,
-    changes: ledgerChangesOf(git, commit, ledgerFile, warnings),
+    changes: ledgerChangesOf(commit, ledgerAt),
   }));
   return {
     file: ledgerFile,
@@ -466,13 +473,11 @@ function readLedgerAt(git: GitPort, rev: string, file: string, warnings: GateIss
 }
 
 /** The loosening changes one commit made to the ledger (a merge: only its own resolution's). */
-function ledgerChangesOf(git: GitPort, commit: Commit, file: string, warnings: GateIssue[]): LedgerLoosening[] {
-  const after = readLedgerAt(git, commit.sha, file, warnings);
+function ledgerChangesOf(commit: Commit, ledgerAt: (rev: string) => Ledger | undefined): LedgerLoosening[] {
+  const after = ledgerAt(commit.sha);
   if (!after) return [];
   const parents = commit.parents.length > 0 ? commit.parents : [undefined];
-  const perParent = parents.map((parent) =>
-    diffLedgers(parent ? readLedgerAt(git, parent, file, warnings) : undefined, after),
-  );
+  const perParent = parents.map((parent) => diffLedgers(parent ? ledgerAt(parent) : undefined, after));
   return mergeOwnChanges(perParent, looseningKey);
 }
 
