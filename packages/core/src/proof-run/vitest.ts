@@ -287,6 +287,12 @@ export default class ProofgateRunner extends VitestTestRunner {
     if (test.type === "test") (test.meta.proofgate ??= {}).made = outcome(test.result?.state);
     return super.onTaskFinished?.(test);
   }
+  // After every try's hooks (afterEach, onTestFinished, onTestFailed): the result then. A test skipped at
+  // run time (\`ctx.skip()\`) ends there, without onAfterRunTask; any other goes on to it below.
+  async onAfterRetryTask(test, options) {
+    await super.onAfterRetryTask?.(test, options);
+    if (test.type === "test") (test.meta.proofgate ??= {}).final = outcome(test.result?.state);
+  }
   async onAfterRunTask(test) {
     await super.onAfterRunTask(test);
     if (test.type !== "test") return;
