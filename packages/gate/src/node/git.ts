@@ -979,7 +979,9 @@ const ownWorktrees = new Map<string, () => void>();
 export function addWorktree(rev: string, repo: GitRepo, options: { linkNodeModules?: boolean } = {}): string {
   refusesOption("revision", rev);
   pruneStaleWorktrees(repo);
-  const dir = mkdtempSync(join(tmpdir(), `proofgate-base-${process.pid}-`));
+  // Its real path (a temp folder behind a symlink, macOS's /var): what its steps' processes see as the
+  // current folder, and what the base's files are said to be under (base-tests.ts writes it as the root).
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), `proofgate-base-${process.pid}-`)));
   ownWorktrees.set(
     dir,
     cleanupOnExit(() => removeWorktree(dir, repo)),

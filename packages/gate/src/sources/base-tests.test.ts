@@ -11,6 +11,7 @@ import { evaluateGate, type CheckRequest } from "../evaluate.js";
 import { silentLog, type GateLog } from "../log.js";
 import { nodePorts } from "../node/index.js";
 import { scratchRepo, type ScratchIdentity, type ScratchRepo } from "../testing/git-scratch.js";
+import { asAtRoot } from "./base-tests.js";
 
 const AGENT: ScratchIdentity = { name: "coding-agent[bot]", email: "7+coding-agent[bot]@users.noreply.github.com" };
 const HUMAN: ScratchIdentity = { name: "Ada Lovelace", email: "ada@example.org" };
@@ -897,5 +898,25 @@ describe("check --run: the base's property test ids, collected by the base's [co
       expect(steps).not.toContain("base properties");
       expect(report.inputs.map((i) => i.role)).not.toContain("base_properties");
     }
+  });
+});
+
+describe("asAtRoot: what a base step wrote, as if the base were checked out at the root", () => {
+  const dir = "/tmp/proofgate-base-42-AbC123";
+  it("writes the worktree's folder as the root, wherever it occurs (a name built from process.cwd())", () => {
+    const list = `[{"name":"resolves ${dir}/src","file":"${dir}/test/a.test.ts"}]`;
+    expect(asAtRoot(list, dir, "/work/repo")).toBe(
+      `[{"name":"resolves /work/repo/src","file":"/work/repo/test/a.test.ts"}]`,
+    );
+    expect(asAtRoot(`tests/test_a.py::test_p[${dir}/x]\n`, dir, "/work/repo")).toBe(
+      "tests/test_a.py::test_p[/work/repo/x]\n",
+    );
+  });
+  it("leaves the text alone when the root would need escaping in JSON or XML, or the folder is not in it", () => {
+    const text = `{"file":"${dir}/a.test.ts"}`;
+    expect(asAtRoot(text, dir, '/work/a"b')).toBe(text);
+    expect(asAtRoot(text, dir, "/work/a&b")).toBe(text);
+    expect(asAtRoot(text, dir, "C:\\work")).toBe(text);
+    expect(asAtRoot("no path here", dir, "/work/repo")).toBe("no path here");
   });
 });

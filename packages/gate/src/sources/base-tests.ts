@@ -112,7 +112,10 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
         "[universe] collected (written by [commands] collect on the base)",
       );
       const name = `${p} (collected at base ${at})`;
-      return { name, sha256: file.sha256, ...parseUniverseText(file.text, name, dir, config.commands.runner) };
+      // Paths in it are under the root once written as at the root; else still under the worktree.
+      const text = asAtRoot(file.text, dir, ports.files.root);
+      const under = text === file.text ? dir : ports.files.root;
+      return { name, sha256: file.sha256, ...parseUniverseText(text, name, under, config.commands.runner) };
     });
     const universe = mergeUniverses(read.map((r) => r.universe));
     failOnCollectionErrors(universe, config.file);
@@ -212,7 +215,7 @@ export async function loadBasePropertyIds(
   step.check();
   const name = `property test ids (collected at base ${at})`;
   const file = ports.files.readText(idsFile, "the base's property test ids", "[commands] properties");
-  const parsed = parsePropertyIds(file.text, name);
+  const parsed = parsePropertyIds(asAtRoot(file.text, dir, ports.files.root), name);
   if (!parsed.ids) throw new GateError(parsed.errors);
   // The base's Hypothesis settings, written beside the ids by the same hook (none: not compared).
   const settingsName = `property test settings (collected at base ${at})`;
@@ -414,7 +417,7 @@ export async function loadBaseSkips(
     await runCommandStep(o, "base skips", proof, step.env, config.results.junit, dir);
     step.check();
     const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (base run at ${at})` }));
-    const read = readBaseResults(o, names, base, "[results] junit (written by [commands] proof on the base)");
+    const read = readBaseResults(o, dir, names, base, "[results] junit (written by [commands] proof on the base)");
     // No file: no xpass is known at the base, so an xpass at head counts as new (fail-closed).
     const xpassed = ports.files.exists(xpassedFile)
       ? parseXpassedIds(ports.files.readText(xpassedFile, "the base's xpassed tests", "[commands] proof").text)
@@ -430,13 +433,15 @@ export async function loadBaseSkips(
   if (config.results.baseJunit.length > 0) {
     refuseCommitted(o, config.results.baseJunit, "[results] base_junit");
     const names = config.results.baseJunit.map((p) => ({ path: p, name: p }));
-    return readBaseResults(o, names, base, "[results] base_junit");
+    return readBaseResults(o, undefined, names, base, "[results] base_junit");
   }
   return { inputs: [], warnings: [] };
 }
 
 function readBaseResults(
   o: BaseTestsOptions,
+  /** The worktree the files were written in; undefined: written by CI in the work tree. */
+  dir: string | undefined,
   files: readonly { path: string; name: string }[],
   base: Universe | undefined,
   flag: string,
@@ -448,7 +453,8 @@ function readBaseResults(
   for (const { path, name } of files) {
     const file = o.ports.files.readText(path, "the base's JUnit XML results", flag);
     inputs.push({ role: "base_results", path: name, sha256: file.sha256 });
-    const parsed = parseJunitXml(file.text, name, base ? { universe: base } : {});
+    const text = dir === undefined ? file.text : asAtRoot(file.text, dir, o.ports.files.root);
+    const parsed = parseJunitXml(text, name, base ? { universe: base } : {});
     errors.push(...parsed.errors);
     warnings.push(...parsed.warnings);
     if (parsed.results) shards.push(parsed.results);
@@ -462,6 +468,17 @@ function readBaseResults(
     inputs,
     warnings: [...warnings, ...merged.warnings],
   };
+}
+
+/**
+ * What a base step wrote in its worktree, with the worktree's folder written as the work tree's root: a
+ * test whose name holds the current folder (a path built from \`process.cwd()\`, a parametrized path) is
+ * then named alike at the base and at head, as the base's files would be were it checked out in place.
+ * Only when the root needs no escaping in JSON or XML (the files are either); otherwise unchanged.
+ */
+export function asAtRoot(text: string, dir: string, root: string): string {
+  if (dir === root || /[&<>"'\\\u0000-\u001f]/.test(root) || !text.includes(dir)) return text;
+  return text.split(dir).join(root);
 }
 
 /**
