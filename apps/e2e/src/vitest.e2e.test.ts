@@ -511,6 +511,33 @@ afterEach((context) => {
       reasons: [],
     },
     {
+      // vitest measures only the files changed since main: the rest leave the report, proven goes up.
+      name: "coverage_exclusions_added: the agent's vitest.config.js sets coverage.changed",
+      base: { "src/extra.js": "export const half = (x) => {\n  if (x > 0) return x / 2;\n  return 0;\n};\n" },
+      patch: [
+        {
+          message: "Faster coverage\n",
+          files: {
+            "vitest.config.js": `export default { test: { coverage: { changed: "main" } } };\n`,
+            "src/math.js": `// arithmetic\n${MATH}`,
+          },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /vitest's coverage\.changed is set \("main"\)/,
+    },
+    {
+      name: "the base's coverage.exclude respelled with `./` by the agent: the same setting, MERGE",
+      base: { "vitest.config.js": `export default { test: { coverage: { exclude: ["src/legacy/**"] } } };\n` },
+      patch: [
+        {
+          message: "Style\n",
+          files: { "vitest.config.js": `export default { test: { coverage: { exclude: ["./src/legacy/**"] } } };\n` },
+        },
+      ],
+      reasons: [],
+    },
+    {
       name: "a vitest.config.js that changes no coverage setting (a timeout, the reporter's output): MERGE",
       patch: [
         {

@@ -56,6 +56,10 @@ describe("readCoverage", () => {
       }),
     ]);
     expect(readCoverage("", "empty.json").errors[0]!.message).toMatch(/empty/);
+    // vitest's coverage-final.json when nothing was measured (an include matching nothing, coverage.changed).
+    const none = readCoverage(" {}\n", "coverage-final.json").errors[0]!;
+    expect(none.message).toMatch(/lists no file .*measured nothing/);
+    expect(none.fix).toMatch(/coverage\.changed/);
     expect(readCoverage("SQLite format 3\u0000", ".coverage").errors[0]!.fix).toMatch(/--contexts/);
     expect(readCoverage("{}", "x.json", { format: "coveragepy-contexts" }).errors[0]!.message).toMatch(
       /SQLite data file/,

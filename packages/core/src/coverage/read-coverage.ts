@@ -39,6 +39,13 @@ function readAs(text: string, file: string, options: ReadCoverageOptions): Cover
       "pass it as `--contexts .coverage` for the single-run mode, or write a report from it with `coverage json`",
     );
   }
+  if (format === undefined && /^\s*\{\s*\}\s*$/.test(text)) {
+    return fail(
+      file,
+      "the coverage report lists no file (an empty JSON object): the proof run measured nothing",
+      "check the coverage settings the proof run used: an include that matches no source file, or vitest's `coverage.changed` with nothing changed, measures nothing",
+    );
+  }
   if (format === undefined) {
     return fail(
       file,

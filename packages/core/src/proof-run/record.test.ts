@@ -163,6 +163,7 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
       include: ["src/**"],
       exclude: ["coverage/**"],
       exclude_after_remap: false,
+      changed: null,
       allow_external: false,
       ignore_class_methods: [],
       setup_files: [{ path: "test/setup.ts", measured: false }],

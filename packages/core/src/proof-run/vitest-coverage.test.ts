@@ -16,6 +16,7 @@ const BASE: VitestCoverageSettings = {
   include: null,
   exclude: ["coverage/**", "**/node_modules/**", "**/*.test.ts", "vitest.config.ts"],
   excludeAfterRemap: false,
+  changed: null,
   allowExternal: false,
   ignoreClassMethods: [],
   setupFiles: [],
@@ -67,6 +68,9 @@ describe("diffVitestCoverage: what the head measures less than the base", () => 
       ["vitest:coverage.ignoreClassMethods", "render"],
     ]);
     expect(keys(BASE, head({ excludeAfterRemap: true }))).toEqual([["vitest:coverage.excludeAfterRemap", undefined]]);
+    expect(keys(BASE, head({ changed: "main" }))).toEqual([["vitest:coverage.changed", undefined]]);
+    expect(keys(head({ changed: "main" }), head({ changed: "main" }))).toEqual([]);
+    expect(keys(head({ changed: "main" }), BASE)).toEqual([]);
     expect(keys(head({ allowExternal: true }), BASE)).toEqual([["vitest:coverage.allowExternal", undefined]]);
   });
 
@@ -103,6 +107,7 @@ describe("reading the settings", () => {
     include: null,
     exclude: ["coverage/**"],
     exclude_after_remap: false,
+    changed: null,
     allow_external: false,
     ignore_class_methods: [],
     setup_files: [],
@@ -117,6 +122,9 @@ describe("reading the settings", () => {
       "c.include is not a list of strings or null",
     );
     expect(readVitestCoverageSettings({ ...written, exclude: [1] }, "c")).toBe("c.exclude is not a list of strings");
+    expect(readVitestCoverageSettings({ ...written, changed: undefined }, "c")).toBe(
+      "c.changed is not a string or null",
+    );
     expect(readVitestCoverageSettings({ ...written, allow_external: "no" }, "c")).toBe(
       "c.allow_external is not a boolean",
     );

@@ -19,6 +19,8 @@ export interface VitestCoverageSettings {
   /** The project's `coverage.exclude` (the entries vitest appends itself left out: see setupFiles). */
   exclude: string[];
   excludeAfterRemap: boolean;
+  /** `coverage.changed`: measure only the files changed since this git ref (`"true"`: uncommitted), or null. */
+  changed: string | null;
   allowExternal: boolean;
   ignoreClassMethods: string[];
   /**
@@ -48,6 +50,8 @@ export function readVitestCoverageSettings(v: unknown, at: string): VitestCovera
   if (!isStrings(v.exclude)) return `${at}.exclude is not a list of strings`;
   if (!isStrings(v.ignore_class_methods)) return `${at}.ignore_class_methods is not a list of strings`;
   if (typeof v.exclude_after_remap !== "boolean") return `${at}.exclude_after_remap is not a boolean`;
+  const changed = nullableStr("changed");
+  if (changed === undefined) return `${at}.changed is not a string or null`;
   if (typeof v.allow_external !== "boolean") return `${at}.allow_external is not a boolean`;
   const setup = v.setup_files;
   if (
@@ -63,6 +67,7 @@ export function readVitestCoverageSettings(v: unknown, at: string): VitestCovera
     include,
     exclude: v.exclude,
     excludeAfterRemap: v.exclude_after_remap,
+    changed,
     allowExternal: v.allow_external,
     ignoreClassMethods: v.ignore_class_methods,
     setupFiles: (setup as Json[]).map((f) => ({ path: f.path as string, measured: f.measured as boolean })),
@@ -104,7 +109,8 @@ const quote = (s: string): string => JSON.stringify(s);
 /**
  * What the head's settings measure less than the base's, each a loosening: an `exclude` pattern or an
  * `ignoreClassMethods` entry added; `include` set where it was unset, or a pattern of it removed; the
- * provider (or a custom provider's module) changed; `excludeAfterRemap` turned on; `allowExternal` turned
+ * provider (or a custom provider's module) changed; `changed` set (only changed files measured);
+ * `excludeAfterRemap` turned on; `allowExternal` turned
  * off; a file of the base's that the settings would measure made a setup file (vitest never measures
  * one). Reordering, a pattern removed from `exclude`, `include` unset (every loaded file), a new setup file
  * (its code is the patch's, not code the base measured) are no change. `head` null: the proof run's
@@ -175,6 +181,13 @@ export function diffVitestCoverage(
           "setupFiles",
         ),
       );
+  if (head.changed !== null && head.changed !== base.changed)
+    out.push(
+      change(
+        "changed",
+        `is set (${quote(head.changed)}): only the files changed since then are measured, the rest leave the report`,
+      ),
+    );
   if (head.excludeAfterRemap && !base.excludeAfterRemap)
     out.push(change("excludeAfterRemap", "is turned on: exclude now also drops the files source maps lead to"));
   if (!head.allowExternal && base.allowExternal)

@@ -73,7 +73,7 @@ const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
   const c = config.coverage ?? {};
   const slash = (v) => String(v).replace(/\\\\/g, "/");
   const rel = (v) => {
-    const s = slash(v);
+    const s = slash(v).replace(/^(?:\\.\\/)+/, "");
     return ROOTS.includes(s) ? "." : (relativePath(s) ?? s);
   };
   const setupFiles = Array.isArray(config.setupFiles) ? config.setupFiles.map(String) : [];
@@ -112,6 +112,9 @@ const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
     include: Array.isArray(c.include) ? c.include.map(rel) : null,
     exclude: Array.isArray(c.exclude) ? c.exclude.filter(own).map(rel) : [],
     exclude_after_remap: c.excludeAfterRemap === true,
+    // Only the files changed since this git ref (true: uncommitted ones) are measured; vitest defaults it
+    // from the top-level \`changed\`.
+    changed: c.changed == null || c.changed === false ? null : String(c.changed),
     allow_external: c.allowExternal === true,
     ignore_class_methods: Array.isArray(c.ignoreClassMethods) ? c.ignoreClassMethods.map(String) : [],
     setup_files: setupFiles.map((file) => ({ path: rel(file), measured: measuredOtherwise(file) })),

@@ -11,6 +11,7 @@ const BASE: VitestCoverageSettings = {
   include: null,
   exclude: ["coverage/**"],
   excludeAfterRemap: false,
+  changed: null,
   allowExternal: false,
   ignoreClassMethods: [],
   setupFiles: [],
