@@ -331,6 +331,8 @@ afterEach((context) => {
     patch: Commit[];
     reasons: string[];
     message?: RegExp;
+    /** The report's Measurement row. */
+    measurement?: string;
   }[] = [
     {
       name: "agent_added_lease: the agent leases `math > scale`",
@@ -458,6 +460,7 @@ afterEach((context) => {
       ],
       reasons: ["coverage_exclusions_added"],
       message: /vitest's coverage\.exclude adds "src\/legacy\/\*\*": the files it matches are no longer measured/,
+      measurement: "vitest's coverage settings (vitest.config.js): 1 loosening; 0 ignore comments added",
     },
     {
       // vitest never measures a setup file: a source file of the base's made one leaves the report.
@@ -606,6 +609,7 @@ afterEach((context) => {
       expect(r.report.reasons, explain(r)).toEqual(c.reasons);
       expect(r.report.decision).toBe(c.reasons.length === 0 ? "MERGE" : "REJECT");
       if (c.message) expect(r.report.details.map((d) => d.message).join("\n")).toMatch(c.message);
+      if (c.measurement) expect(r.report.signals.find((s) => s.id === "measurement")?.value).toBe(c.measurement);
     });
   }
 });

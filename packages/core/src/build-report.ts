@@ -279,11 +279,24 @@ function runnerValue(runner: RunnerEvidence): string {
 
 /** The measurement row: coverage.py's config file, what changed, the pragmas added and the source left unmeasured. */
 function measurementMeasure(facts: GateFacts, trailer: string): SignalMeasure {
-  const policy = `no loosening of coverage.py's config, no exclusion added, changed source measured; else ${trailer}`;
+  // A vitest proof run's record holds vitest's coverage settings: the row speaks of them, not coverage.py.
+  const vitest = facts.runner?.proof?.result.record?.vitestCoverage;
+  const policy =
+    vitest !== undefined
+      ? `no loosening of vitest's coverage settings, no ignore comment added; else ${trailer}`
+      : `no loosening of coverage.py's config, no exclusion added, changed source measured; else ${trailer}`;
   const m = facts.measurement;
   if (m === "off") return { value: "off in proofgate.toml", policy, off: true };
   if (m === undefined) return { value: "not judged", policy, notMeasured: true };
   const e = m.evidence;
+  if (vitest !== undefined) {
+    const loosened = e.net.filter((c) => c.kind === "loosening").length;
+    const config = vitest === null ? "unread" : (vitest.configFile ?? "no config file");
+    return {
+      value: `vitest's coverage settings (${config}): ${plural(loosened, "loosening")}; ${plural(e.excluded.length, "ignore comment")} added`,
+      policy,
+    };
+  }
   const file = e.configFile.head ?? "coverage.py's defaults";
   const moved =
     e.configFile.base !== e.configFile.head ? ` (was ${e.configFile.base ?? "coverage.py's defaults"})` : "";

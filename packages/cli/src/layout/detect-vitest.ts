@@ -148,3 +148,17 @@ function packageRunner(tree: LayoutTree): string {
   // --no: never download a vitest the project did not install.
   return "npx --no vitest";
 }
+
+/** The installed vitest's version when it is older than 4 (node_modules/vitest/package.json), else undefined. */
+export function vitestBelow4(tree: LayoutTree): string | undefined {
+  const text = tree.read("node_modules/vitest/package.json");
+  if (text === undefined) return undefined;
+  let version: unknown;
+  try {
+    version = (JSON.parse(text) as { version?: unknown }).version;
+  } catch {
+    return undefined;
+  }
+  const major = typeof version === "string" ? /^(\d+)\./.exec(version)?.[1] : undefined;
+  return major !== undefined && Number(major) < 4 ? (version as string) : undefined;
+}

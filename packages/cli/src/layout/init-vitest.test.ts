@@ -1,7 +1,7 @@
 import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, pathMatcher, protectedPaths } from "@proofgate/core";
 import { describe, expect, it } from "vitest";
 import { configTemplate } from "../commands/init.js";
-import { detectVitest } from "./detect-vitest.js";
+import { detectVitest, vitestBelow4 } from "./detect-vitest.js";
 import { planVitestInit, VITEST_CONFIG_GLOBS, vitestPropertiesCommand } from "./init-vitest.js";
 import { memoryTree } from "./layout-tree.js";
 
@@ -161,5 +161,17 @@ describe("planVitestInit", () => {
     expect(loaded.config?.protect.paths).toEqual(plan.config.protect.paths);
     expect(loaded.config?.properties).toEqual(plan.config.properties);
     expect(loaded.config?.fixtures.paths).toEqual(plan.config.fixtures.paths);
+  });
+});
+
+describe("vitestBelow4: the installed vitest, when too old for the gate's runner", () => {
+  const at = (version: string) => memoryTree({ "node_modules/vitest/package.json": JSON.stringify({ version }) });
+  it("names a vitest 3 (or older); 4 and later, none installed or an unreadable package.json are not", () => {
+    expect(vitestBelow4(at("3.2.4"))).toBe("3.2.4");
+    expect(vitestBelow4(at("1.6.0"))).toBe("1.6.0");
+    expect(vitestBelow4(at("4.1.12"))).toBeUndefined();
+    expect(vitestBelow4(at("5.0.0-beta.1"))).toBeUndefined();
+    expect(vitestBelow4(memoryTree({}))).toBeUndefined();
+    expect(vitestBelow4(memoryTree({ "node_modules/vitest/package.json": "{" }))).toBeUndefined();
   });
 });

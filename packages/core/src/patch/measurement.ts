@@ -101,10 +101,11 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
     );
     const reason = change.kind === "loosening" ? ("coverage_exclusions_added" as const) : ("protected_path" as const);
     const out = change.kind === "loosening" ? exclusions : protectedSettings;
+    const tool = change.key.startsWith("vitest:") ? "vitest's coverage" : "coverage.py";
     const fix =
       change.kind === "loosening"
-        ? `revert it; a human loosens what coverage.py measures, in a commit with \`${key}: human\``
-        : `revert it; coverage.py's settings change in a human commit with \`${key}: human\``;
+        ? `revert it; a human loosens what ${tool} measures, in a commit with \`${key}: human\``
+        : `revert it; ${tool}'s settings change in a human commit with \`${key}: human\``;
     if (charged.length === 0) {
       out.push({
         reason,

@@ -170,7 +170,12 @@ const VITEST = "vitest";
 export function renderVitestRunner(plan: { root: string; leased: readonly string[] }): string {
   return `// Written by proofgate for one proof run; do not edit or commit.
 import { realpathSync } from "node:fs";
-import { TestRunner as VitestTestRunner } from ${json(VITEST)};
+import * as vitestExports from ${json(VITEST)};
+
+// vitest 4's runner class (vitest 3 has no such export): without it, say so rather than fail obscurely.
+const VitestTestRunner = vitestExports.TestRunner;
+if (typeof VitestTestRunner !== "function")
+  throw new Error("proofgate: this vitest has no TestRunner export: the gate's runner needs vitest 4 or later; upgrade vitest and @vitest/coverage-v8 together");
 
 const ROOT = ${json(plan.root)};
 const LEASED = ${json(leasedByFile(plan.leased))};
@@ -372,6 +377,9 @@ const LOGGED = { passed: "passed", failed: "failed", skipped: "skipped" };
 
 export default class ProofgateReporter {
   onInit(vitest) {
+    const major = Number(String(vitest?.version ?? "").split(".")[0]);
+    if (major > 0 && major < 4)
+      throw new Error("proofgate: vitest " + vitest.version + " is installed: the gate's reporter and runner need vitest 4 or later; upgrade vitest and @vitest/coverage-v8 together");
     this.vitest = vitest;
     // Read before the gate's own runner joins coverage's exclude below.
     try {
