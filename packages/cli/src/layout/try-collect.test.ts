@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { coverageFlags, settingLine, shellTry, tail, unknownCoverageOptions } from "./try-collect.js";
+import { collectTryIssues, coverageFlags, settingLine, shellTry, tail, unknownCoverageOptions } from "./try-collect.js";
 
 describe("init's try of the collect command: reading what it says", () => {
   it("the proof command's --cov words, with branches and no report", () => {
@@ -41,5 +41,19 @@ describe("init's try of the collect command: reading what it says", () => {
     const vitest =
       '\u001b[90m 13|\u001b[39m import { x } from \u001b[32m"@acme/core"\u001b[39m;\n\n\u001b[31mError: no such package\u001b[39m\n';
     expect(tail(vitest)).toBe(' 13| import { x } from "@acme/core"; | Error: no such package');
+  });
+
+  it("a collect that fails: the fix speaks of what fails in that runner (pnpm's pin for vitest, warnings for pytest)", () => {
+    const failed = { exitCode: 1, stdout: "", stderr: "ERR_PNPM_BAD_CONFIG_DEP\n" };
+    const ctx = { configFile: "proofgate.toml", python: "python", read: () => undefined };
+    const vitest = collectTryIssues("pnpm exec vitest list --json=collected.json", undefined, failed, {
+      ...ctx,
+      runner: "vitest",
+    });
+    expect(vitest[0]!.message).toContain("ERR_PNPM_BAD_CONFIG_DEP");
+    expect(vitest[0]!.fix).toMatch(/packageManager/);
+    expect(vitest[0]!.fix).not.toMatch(/filterwarnings/);
+    const pytest = collectTryIssues("python -m pytest --collect-only -q", undefined, failed, ctx);
+    expect(pytest[0]!.fix).toMatch(/filterwarnings/);
   });
 });

@@ -93,6 +93,8 @@ export interface TryContext {
   /** The interpreter the commands run, and its coverage.py's version. */
   python: string;
   coverage?: string | undefined;
+  /** `[commands] runner`: vitest's failures are not pytest's. */
+  runner?: "pytest" | "vitest" | undefined;
   /** Reads a repository file, for the line of a setting. */
   read: (path: string) => string | undefined;
 }
@@ -123,7 +125,11 @@ export function collectTryIssues(
       code: "usage",
       file: ctx.configFile,
       message: `[commands] collect (\`${command}\`), run once by init${flags ? ` with the proof run's coverage flags (PYTEST_ADDOPTS=${flags})` : ""}, exited with ${tried.exitCode}; its output ended: ${tail(tried.stderr || tried.stdout)}`,
-      fix: `make it run: fix what the output names (pytest settings such as filterwarnings = error turn a warning from coverage.py or a plugin into an error), or edit [commands] in ${ctx.configFile}; then run \`proofgate check --run\``,
+      fix: `make it run: fix what the output names (${
+        ctx.runner === "vitest"
+          ? "the package manager in the command must run here: a project that pins another pnpm or yarn in package.json's packageManager needs that one on PATH"
+          : "pytest settings such as filterwarnings = error turn a warning from coverage.py or a plugin into an error"
+      }), or edit [commands] in ${ctx.configFile}; then run \`proofgate check --run\``,
     });
   }
   return issues;
@@ -161,6 +167,7 @@ export function tryCollectOnce(
     configFile: config.file,
     python: tools.command,
     coverage: tools.coverage,
+    runner: config.commands.runner,
     read: (path) => {
       try {
         return readFileSync(at(path), "utf8");
