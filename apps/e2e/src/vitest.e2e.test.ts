@@ -530,12 +530,12 @@ afterEach((context) => {
       message: /vitest's coverage\.changed is set \("main"\)/,
     },
     {
-      name: "the base's coverage.exclude respelled with `./` by the agent: the same setting, MERGE",
+      name: "the base's coverage.exclude respelled `./src/legacy/**/*` by the agent: the same setting, MERGE",
       base: { "vitest.config.js": `export default { test: { coverage: { exclude: ["src/legacy/**"] } } };\n` },
       patch: [
         {
           message: "Style\n",
-          files: { "vitest.config.js": `export default { test: { coverage: { exclude: ["./src/legacy/**"] } } };\n` },
+          files: { "vitest.config.js": `export default { test: { coverage: { exclude: ["./src/legacy/**/*"] } } };\n` },
         },
       ],
       reasons: [],

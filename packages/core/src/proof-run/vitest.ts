@@ -73,7 +73,10 @@ const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
   const c = config.coverage ?? {};
   const slash = (v) => String(v).replace(/\\\\/g, "/");
   const rel = (v) => {
-    const s = slash(v).replace(/^(?:\\.\\/)+/, "");
+    // \`./src/**\` is \`src/**\`, and \`src/**/*\` matches the same files as \`src/**\`.
+    const s = slash(v)
+      .replace(/^(?:\\.\\/)+/, "")
+      .replace(/(^|\\/)\\*\\*\\/\\*$/, "$1**");
     return ROOTS.includes(s) ? "." : (relativePath(s) ?? s);
   };
   const setupFiles = Array.isArray(config.setupFiles) ? config.setupFiles.map(String) : [];
