@@ -306,6 +306,22 @@ describe("vitest: universe, exact deselection and the run record", () => {
   });
 });
 
+describe("vitest: the base's run of the tests skipped at head", () => {
+  it("runs only those tests: every other test of the base is marked skipped, its result unread", async () => {
+    const p = project({ base: { "test/d.test.js": RUNTIME_SKIP } });
+    const r = await run(p);
+    expect(r.report.decision, explain(r)).toBe("MERGE");
+    expect(r.report.commands?.map((c) => c.step)).toContain("base skips");
+    // eslint-disable-next-line no-control-regex
+    const log = r.stderr.replace(/\u001b\[[0-9;]*m/g, "");
+    const section = log.slice(log.indexOf("▶ base skips"), log.indexOf("✔ base skips"));
+    // Seven tests at the base (six of a.test.js and b.test.js, d's one): the one skipped at head ran (and
+    // skipped itself), the rest were marked skipped.
+    expect(section).toMatch(/Tests\s+7 skipped \(7\)/);
+    expect(section).not.toMatch(/Tests\s+\d+ passed/);
+  });
+});
+
 describe("vitest: what a patch does, the same reasons as pytest's", () => {
   const failing = `import { describe, expect, it } from "vitest";
 import { scale } from "../src/math.js";
@@ -569,6 +585,20 @@ afterEach((context) => {
       },
       patch: [{ message: "Docs\n", files: { "README.md": "vitest project\n" } }],
       reasons: [],
+    },
+    {
+      // The base's run of that test (only it) passed: the skip is the patch's.
+      name: "tests_skipped_unledgered: the agent makes a test skip itself at run time",
+      patch: [
+        {
+          message: "Skip sub for now\n",
+          files: {
+            "test/a.test.js": edit(TEST_A, '  it("sub", () => expect', '  it("sub", (ctx) => ctx.skip() || expect'),
+          },
+        },
+      ],
+      reasons: ["tests_skipped_unledgered"],
+      message: /test\/a\.test\.js > math > sub/,
     },
     {
       name: "runner_tampering: the agent's afterEach turns a failure into a run-time skip",

@@ -170,7 +170,12 @@ export default class ProofgateSettingsReporter {
 // but Node's own modules: its packing test scans for import specifiers, and this text is not one of its).
 const VITEST = "vitest";
 
-export function renderVitestRunner(plan: { root: string; leased: readonly string[] }): string {
+export function renderVitestRunner(plan: {
+  root: string;
+  leased: readonly string[];
+  /** The base's run of the tests skipped at head: only these run, every other test is marked skipped. */
+  only?: readonly string[] | undefined;
+}): string {
   return `// Written by proofgate for one proof run; do not edit or commit.
 import { realpathSync } from "node:fs";
 import * as vitestExports from ${json(VITEST)};
@@ -182,6 +187,7 @@ if (typeof VitestTestRunner !== "function")
 
 const ROOT = ${json(plan.root)};
 const LEASED = ${json(leasedByFile(plan.leased))};
+const ONLY = ${json(plan.only === undefined ? null : leasedByFile(plan.only))};
 const SEP = ${json(SEP)};
 ${PATHS_JS}
 ${ID_NAME_JS}
@@ -216,11 +222,39 @@ function deselect(suite, want, found) {
   }
   // Nothing left to run: its all-hooks do not run either, as pytest runs no fixture of a module whose every
   // test is deselected. Each test still goes through the runner, so every reporter hears it was skipped.
-  if (idle && leased) {
-    const hooks = VitestTestRunner.getSuiteHooks(suite);
-    if (hooks) for (const name of ["beforeAll", "afterAll", "aroundAll"]) if (Array.isArray(hooks[name])) hooks[name].length = 0;
-  }
+  if (idle && leased) dropSuiteHooks(suite);
   return [idle, leased];
+}
+
+function dropSuiteHooks(suite) {
+  const hooks = VitestTestRunner.getSuiteHooks(suite);
+  if (hooks) for (const name of ["beforeAll", "afterAll", "aroundAll"]) if (Array.isArray(hooks[name])) hooks[name].length = 0;
+}
+
+// The base's run of the tests skipped at head (ONLY): every other test is marked skipped, so only those
+// run (their results are all that is read); a suite left with none of them loses its all-hooks, as a
+// fully leased one does. Returns [nothing left to run, any marked].
+function keepOnly(suite, want, found) {
+  let idle = true;
+  let marked = false;
+  for (const task of suite.tasks) {
+    if (task.type === "suite") {
+      const [subIdle, subMarked] = keepOnly(task, want, found);
+      idle &&= subIdle;
+      marked ||= subMarked;
+      continue;
+    }
+    const path = namePath(task);
+    if (want.has(path)) {
+      found.add(path);
+      idle = false;
+    } else if (task.mode !== "skip" && task.mode !== "todo") {
+      task.mode = "skip";
+      marked = true;
+    }
+  }
+  if (idle && marked) dropSuiteHooks(suite);
+  return [idle, marked];
 }
 
 // The tests vitest will not run (it.skip, describe.skip, .todo, skipIf(true), the others of an .only), as
@@ -243,12 +277,21 @@ function deselectFiles(files) {
     done.add(file);
     noteSkipped(file);
     const rel = relativePath(file.filepath);
+    if (ONLY) {
+      const wanted = (rel !== undefined && ONLY[rel]) || [];
+      const found = new Set();
+      keepOnly(file, new Set(wanted), found);
+      for (const name of wanted) if (!found.has(name)) lost.push(rel + SEP + name);
+      continue;
+    }
     const names = rel === undefined ? undefined : LEASED[rel];
     if (!names) continue;
     const found = new Set();
     deselect(file, new Set(names), found);
     for (const name of names) if (!found.has(name)) lost.push(rel + SEP + name);
   }
+  if (lost.length > 0 && ONLY)
+    throw new Error("proofgate: test(s) the base's run was to run are not in their file: " + lost.join(", "));
   if (lost.length > 0)
     throw new Error("proofgate: leased test(s) no longer in their file: " + lost.join(", ") + ". Remove or rename the lease in freeze.toml");
 }

@@ -4,6 +4,7 @@
 // base's own [commands]; without it, it reads the files a CI step wrote ([universe] base_collected,
 // [results] base_junit; the property ids need --run). When the signal is on and
 // its evidence cannot be made or read, that is exit 2, never a pass.
+import { randomBytes } from "node:crypto";
 import {
   BASE_IMPORTS_PLUGIN_MODULE,
   GateError,
@@ -39,6 +40,13 @@ import {
   type TestResult,
   type Universe,
 } from "@proofgate/core";
+import {
+  VITEST_REPORTER_ENV,
+  renderVitestReporter,
+  renderVitestRunner,
+  vitestReporterFile,
+  vitestRunnerFile,
+} from "@proofgate/core/proof-run";
 import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
 import { loadUniverse, parseUniverseText } from "./inputs.js";
@@ -400,15 +408,27 @@ export async function loadBaseSkips(
     // JUnit XML writes a non-strict xpass as a pass: the plugin names them, so an xfail the base had counts.
     const xpassedFile = absolute(join(pluginDir, "xpassed.jsonl"));
     ports.files.removeTree(xpassedFile);
-    ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
-    // Only the outcomes are read here: a proof command that measures with pytest-cov is told not to
-    // (`--no-cov`), which spares the coverage tracing and the base's 0 % table in the log.
-    const noCov = PYTEST_COV_FLAG.test(proof) ? "--no-cov" : undefined;
-    const env: Env = {
-      ...o.run.env,
-      PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
-      PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, noCov, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
-    };
+    let env: Env;
+    if (isVitestCommand(config, proof)) {
+      // vitest: the gate's runner (through its reporter) marks every other test skipped, so only these
+      // run; no record is written (only the JUnit outcomes are read).
+      const nonce = randomBytes(16).toString("hex");
+      const runner = absolute(join(pluginDir, vitestRunnerFile(nonce)));
+      const reporter = absolute(join(pluginDir, vitestReporterFile(nonce)));
+      ports.files.writeAtomic(runner, renderVitestRunner({ root: dir, leased: [], only: ids }));
+      ports.files.writeAtomic(reporter, renderVitestReporter({ root: dir, runner, leased: [] }));
+      env = { ...o.run.env, [VITEST_REPORTER_ENV]: reporter };
+    } else {
+      ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
+      // Only the outcomes are read here: a proof command that measures with pytest-cov is told not to
+      // (`--no-cov`), which spares the coverage tracing and the base's 0 % table in the log.
+      const noCov = PYTEST_COV_FLAG.test(proof) ? "--no-cov" : undefined;
+      env = {
+        ...o.run.env,
+        PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
+        PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, noCov, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+      };
+    }
     o.log.info(
       `running the base ${at}'s [commands] proof on the ${ids.length} test(s) skipped at head, in its worktree`,
     );
