@@ -312,7 +312,6 @@ describe("vitest: the base's run of the tests skipped at head", () => {
     const r = await run(p);
     expect(r.report.decision, explain(r)).toBe("MERGE");
     expect(r.report.commands?.map((c) => c.step)).toContain("base skips");
-    // eslint-disable-next-line no-control-regex
     const log = r.stderr.replace(/\u001b\[[0-9;]*m/g, "");
     const section = log.slice(log.indexOf("▶ base skips"), log.indexOf("✔ base skips"));
     // Seven tests at the base (six of a.test.js and b.test.js, d's one): the one skipped at head ran (and
