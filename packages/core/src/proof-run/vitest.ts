@@ -53,8 +53,9 @@ const PATHS_JS = `const ROOTS = (() => {
   } catch {}
   return roots;
 })();
+const slash = (path) => String(path).replace(/\\\\/g, "/");
 function relativePath(path) {
-  const clean = String(path).replace(/\\\\/g, "/");
+  const clean = slash(path);
   for (const root of ROOTS) if (clean.startsWith(root + "/")) return clean.slice(root.length + 1);
   return undefined;
 }`;
@@ -71,7 +72,6 @@ function relativePath(path) {
 const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
   const config = vitest?.config ?? {};
   const c = config.coverage ?? {};
-  const slash = (v) => String(v).replace(/\\\\/g, "/");
   const rel = (v) => {
     // \`./src/**\` is \`src/**\`, and \`src/**/*\` matches the same files as \`src/**\`.
     const s = slash(v)

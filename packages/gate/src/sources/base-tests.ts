@@ -40,17 +40,12 @@ import {
   type TestResult,
   type Universe,
 } from "@proofgate/core";
-import {
-  VITEST_REPORTER_ENV,
-  renderVitestReporter,
-  renderVitestRunner,
-  vitestReporterFile,
-  vitestRunnerFile,
-} from "@proofgate/core/proof-run";
+import { VITEST_REPORTER_ENV } from "@proofgate/core/proof-run";
 import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
+import { join, underRoot } from "./paths.js";
 import { loadUniverse, parseUniverseText } from "./inputs.js";
-import { runCommandStep, type RepositoryWatch } from "./run-commands.js";
+import { runCommandStep, writeVitestModules, type RepositoryWatch } from "./run-commands.js";
 import { isVitestCommand } from "./vitest-steps.js";
 
 /** A pytest-cov flag in a command (`--cov`, `--cov=pkg`): pytest-cov is loaded, so `--no-cov` is known to it. */
@@ -86,8 +81,6 @@ export interface BaseUniverseRead {
   inputs: InputDigest[];
   warnings: GateIssue[];
 }
-
-const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
 
 /**
  * The universe at the base: collected by the base's `[commands] collect` in a worktree of the base
@@ -184,7 +177,7 @@ export async function loadBasePropertyIds(
   const ready = baseCheckout(o);
   const dir = typeof ready === "string" ? ready : await ready;
   const pluginDir = join(o.outDir, "base-properties");
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const absolute = underRoot(ports.files.root);
   const idsFile = absolute(join(pluginDir, "property-ids.jsonl"));
   const settingsFile = absolute(join(pluginDir, "property-settings.jsonl"));
   ports.files.removeTree(idsFile);
@@ -299,7 +292,7 @@ function baseCodeStep(o: BaseTestsOptions, dir: string, step: string, command: s
     // work tree's code: docs/config.md says so). There is no pytest plugin to load.
     return { env, check: () => undefined };
   }
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const absolute = underRoot(ports.files.root);
   const pluginDir = absolute(join(o.outDir, "base-imports"));
   const report = join(pluginDir, `${step.replace(/[^a-z]+/g, "-")}.jsonl`);
   const checkouts = [...new Set([ports.files.root, ...ports.git.listWorktrees()])].filter((c) => c !== dir);
@@ -404,7 +397,7 @@ export async function loadBaseSkips(
     const ready = baseCheckout(o);
     const dir = typeof ready === "string" ? ready : await ready;
     const pluginDir = join(o.outDir, "base-skips");
-    const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+    const absolute = underRoot(ports.files.root);
     // JUnit XML writes a non-strict xpass as a pass: the plugin names them, so an xfail the base had counts.
     const xpassedFile = absolute(join(pluginDir, "xpassed.jsonl"));
     ports.files.removeTree(xpassedFile);
@@ -413,10 +406,11 @@ export async function loadBaseSkips(
       // vitest: the gate's runner (through its reporter) marks every other test skipped, so only these
       // run; no record is written (only the JUnit outcomes are read).
       const nonce = randomBytes(16).toString("hex");
-      const runner = absolute(join(pluginDir, vitestRunnerFile(nonce)));
-      const reporter = absolute(join(pluginDir, vitestReporterFile(nonce)));
-      ports.files.writeAtomic(runner, renderVitestRunner({ root: dir, leased: [], only: ids }));
-      ports.files.writeAtomic(reporter, renderVitestReporter({ root: dir, runner, leased: [] }));
+      const reporter = writeVitestModules(ports.files, absolute(pluginDir), nonce, {
+        root: dir,
+        leased: [],
+        only: ids,
+      });
       env = { ...o.run.env, [VITEST_REPORTER_ENV]: reporter };
     } else {
       ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));

@@ -35,6 +35,7 @@ import {
 import { CommandTimedOut, type GatePorts } from "../ports.js";
 import type { GateLog, LogStep } from "../log.js";
 import type { LeaseBook } from "../lease-book.js";
+import { join, underRoot } from "./paths.js";
 import { stderrNote, stderrTail } from "./step-stderr.js";
 
 /** The name the frozen-test plugin is loaded by (`-p proofgate_frozen`). */
@@ -73,8 +74,6 @@ export interface RepositoryWatch {
   /** Filled as the steps run: the steps that left something. */
   steps: StepWrites[];
 }
-
-const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
 
 /** A head step's outcome. */
 export type HeadOutcome = CommandOutcome & { step: CommandStep };
@@ -185,7 +184,7 @@ function pluginStep(
 ): StepSetup {
   const { config, ports } = o;
   const pluginDir = join(o.outDir, "pytest");
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const absolute = underRoot(ports.files.root);
   const inherited = { PYTHONPATH: o.env.PYTHONPATH, PYTEST_ADDOPTS: o.env.PYTEST_ADDOPTS };
   const safe = config.commands.safePath ? SAFE_PATH : {};
   if (!config.commands.record) {
@@ -235,7 +234,7 @@ function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
   // make the plugin stop the proof run.
   const collected = universe.value.index ?? new Set(universe.value.ids);
   const active = o.config.coverage.contexts === undefined ? leases.active.filter((l) => collected.has(l.nodeid)) : [];
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(o.ports.files.root, path));
+  const absolute = underRoot(o.ports.files.root);
   const idsFile = join(o.outDir, "frozen-ids.txt");
   o.ports.files.writeAtomic(idsFile, active.map((l) => `${l.nodeid}\n`).join(""));
   const setup = stepRunner(o) === "vitest" ? vitestStep(o, "proof", active) : pluginStep(o, "proof", active, []);
@@ -260,15 +259,12 @@ function stepRunner(o: RunCommandsOptions): "pytest" | "vitest" {
  */
 function vitestStep(o: RunCommandsOptions, name: string, active: readonly Lease[]): StepSetup {
   const { config, ports } = o;
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const absolute = underRoot(ports.files.root);
   const dir = join(o.outDir, "vitest");
   ports.files.removeTree(dir);
   const { nonce, key } = freshRun();
   const leased = active.map((l) => l.nodeid);
-  const runnerPath = absolute(join(dir, vitestRunnerFile(nonce)));
-  const reporterPath = absolute(join(dir, vitestReporterFile(nonce)));
-  ports.files.writeAtomic(runnerPath, renderVitestRunner({ root: ports.files.root, leased }));
-  ports.files.writeAtomic(reporterPath, renderVitestReporter({ root: ports.files.root, runner: runnerPath, leased }));
+  const reporterPath = writeVitestModules(ports.files, absolute(dir), nonce, { root: ports.files.root, leased });
   const env: Record<string, string> = { [VITEST_REPORTER_ENV]: reporterPath };
   if (!config.commands.record) return { env };
   const file = join(o.outDir, `${name}-record.json`);
@@ -283,6 +279,24 @@ function vitestStep(o: RunCommandsOptions, name: string, active: readonly Lease[
     },
     record: { file, nonce, key },
   };
+}
+
+/**
+ * The gate's vitest runner and reporter for one run, written in `dir` (absolute) under names made from the
+ * nonce; returns the reporter's path, what the command's `$PROOFGATE_VITEST_REPORTER` names. The runner
+ * deselects `leased`, or with `only` runs only those tests (the base's run of the tests skipped at head).
+ */
+export function writeVitestModules(
+  files: RunCommandsOptions["ports"]["files"],
+  dir: string,
+  nonce: string,
+  plan: { root: string; leased: readonly string[]; only?: readonly string[] | undefined },
+): string {
+  const runner = join(dir, vitestRunnerFile(nonce));
+  const reporter = join(dir, vitestReporterFile(nonce));
+  files.writeAtomic(runner, renderVitestRunner(plan));
+  files.writeAtomic(reporter, renderVitestReporter({ root: plan.root, runner, leased: plan.leased }));
+  return reporter;
 }
 
 /** The property suite's setup: the base's seeds, read-only, and the plugin that records their reads. */

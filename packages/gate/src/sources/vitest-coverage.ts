@@ -22,11 +22,10 @@ import {
   vitestSettingsReporterFile,
   type VitestCoverageSettings,
 } from "@proofgate/core/proof-run";
+import { join, underRoot } from "./paths.js";
 import { baseCheckout, type BaseTestsOptions } from "./base-tests.js";
 import { runCommandStep } from "./run-commands.js";
 import { isVitestCommand } from "./vitest-steps.js";
-
-const join = (...parts: string[]): string => parts.join("/").replace(/\/+/g, "/");
 
 /** The base's vitest coverage settings, with the file they were read from. */
 export interface BaseVitestCoverageRead {
@@ -48,7 +47,7 @@ export async function loadBaseVitestCoverage(o: BaseTestsOptions): Promise<BaseV
   const at = shortRevision(o.base);
   const ready = baseCheckout(o);
   const dir = typeof ready === "string" ? ready : await ready;
-  const absolute = (path: string): string => (path.startsWith("/") ? path : join(ports.files.root, path));
+  const absolute = underRoot(ports.files.root);
   const nonce = randomBytes(16).toString("hex");
   const folder = join(o.outDir, "base-settings");
   const out = absolute(join(folder, "vitest-coverage.json"));
