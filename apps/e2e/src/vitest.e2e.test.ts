@@ -66,6 +66,14 @@ describe("math", () => {
 });
 `;
 
+// A human's vitest.config.js with a globalSetup file, which runs in vitest's main process before the tests.
+const GLOBAL_SETUP_BASE = {
+  "vitest.config.js": `export default { test: { globalSetup: ["./test/global-setup.js"] } };\n`,
+  "test/global-setup.js": `export default function setup() {\n  process.env.TZ = "UTC";\n}\n`,
+  "src/extra.js": "export const half = (x) => {\n  if (x > 0) return x / 2;\n  return 0;\n};\n",
+  "test/extra.test.js": `import { expect, it } from "vitest";\nimport { half } from "../src/extra.js";\n\nit("half", () => expect([half(4), half(-1)]).toEqual([2, 0]));\n`,
+};
+
 // A describe and two tests outside it: what `describe.skip`, `.todo` and `skipIf(true)` take out.
 const TEST_C = `import { describe, expect, it } from "vitest";
 import { add, scale } from "../src/math.js";
@@ -543,6 +551,64 @@ afterEach((context) => {
       ],
       reasons: ["coverage_exclusions_added"],
       message: /vitest's coverage\.changed is set \("main"\)/,
+    },
+    {
+      // Code that runs in vitest's main process after it read its config (a globalSetup file, a plugin's
+      // later hook) can change the settings coverage filters with: read again when the run ends.
+      name: "coverage_exclusions_added: the agent's globalSetup file pushes a coverage.exclude pattern while the tests run",
+      base: GLOBAL_SETUP_BASE,
+      patch: [
+        {
+          message: "Set up once\n",
+          files: {
+            "test/global-setup.js": `export default function setup(project) {\n  process.env.TZ = "UTC";\n  project.vitest.config.coverage.exclude?.push("src/math.js");\n}\n`,
+          },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message:
+        /vitest's coverage\.exclude adds "src\/math\.js".*\(set while the tests ran\)[^]*changed while the tests ran/,
+    },
+    {
+      name: "coverage_exclusions_added: the agent's globalSetup file wraps the coverage provider's file filter",
+      base: GLOBAL_SETUP_BASE,
+      patch: [
+        {
+          message: "Set up once\n",
+          files: {
+            "test/global-setup.js": `export default function setup(project) {\n  const provider = project.vitest.coverageProvider;\n  if (!provider) return;\n  const own = provider.isIncluded.bind(provider);\n  provider.isIncluded = (file, root) => !file.endsWith("/math.js") && own(file, root);\n}\n`,
+          },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /the coverage provider's file filter \(isIncluded\) was replaced after vitest read its config/,
+    },
+    {
+      name: "coverage_exclusions_added: the agent's globalSetup file seeds the filter's cache with `not measured`",
+      base: GLOBAL_SETUP_BASE,
+      patch: [
+        {
+          message: "Set up once\n",
+          files: {
+            "test/global-setup.js": `import { resolve } from "node:path";\n\nexport default function setup(project) {\n  project.vitest.coverageProvider?.globCache.set(resolve("src/math.js"), false);\n}\n`,
+          },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /the coverage provider's cached answer for src\/math\.js is not what its settings give/,
+    },
+    {
+      name: "the agent's globalSetup file changes no coverage setting: MERGE",
+      base: GLOBAL_SETUP_BASE,
+      patch: [
+        {
+          message: "Set up once\n",
+          files: {
+            "test/global-setup.js": `export default function setup(project) {\n  process.env.TZ = "Europe/Paris";\n  void project.vitest.config.coverage.exclude.length;\n}\n`,
+          },
+        },
+      ],
+      reasons: [],
     },
     {
       name: "the base's coverage.exclude respelled `./src/legacy/**/*` by the agent: the same setting, MERGE",

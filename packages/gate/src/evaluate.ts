@@ -461,7 +461,7 @@ function withBaseSides(
   if (!baseVitest || !record) return { ...measurement, baseIds };
   const vitest = vitestCoverageChanges(
     baseVitest.settings,
-    record.vitestCoverage ?? null,
+    { start: record.vitestCoverage ?? null, end: record.vitestCoverageEnd },
     loaded.patch.commits,
     loaded.touched,
     existedAtBase,

@@ -26,6 +26,7 @@ export {
 } from "./vitest.js";
 export {
   diffVitestCoverage,
+  diffVitestCoverageRun,
   isVitestConfigPath,
   parseVitestSettingsFile,
   readVitestCoverageSettings,
@@ -48,6 +49,7 @@ export {
   type RunHook,
   type RunReplacement,
   type RunXdist,
+  type VitestCoverageAtEnd,
   type RunXdistWorker,
 } from "./record.js";
 export { verifyDistributedRun, mergeWorkerRecords, workerRecordFile, workerRecordDir } from "./workers.js";

@@ -180,6 +180,28 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
     expect(problem(resigned((p) => (p.vitest_coverage = { ...settings, exclude: "x" })))).toMatchObject({
       problem: "malformed",
     });
+    // The second reading, when the run ended.
+    const end = (v: unknown) =>
+      verifyRunRecord(
+        resigned((p) => (p.vitest_coverage_end = v)),
+        expected,
+      );
+    expect(end({ settings, altered: ["the coverage provider was replaced"] }).record!.vitestCoverageEnd).toMatchObject({
+      settings: { include: ["src/**"] },
+      altered: ["the coverage provider was replaced"],
+    });
+    expect(end({ settings: null, altered: [] }).record!.vitestCoverageEnd).toEqual({ settings: null, altered: [] });
+    expect(verifyRunRecord(RECORDED, expected).record!.vitestCoverageEnd).toBeUndefined();
+    for (const bad of [
+      null,
+      [],
+      { altered: [] },
+      { settings, altered: "x" },
+      { settings: { ...settings, include: 1 }, altered: [] },
+    ])
+      expect(problem(resigned((p) => (p.vitest_coverage_end = bad)))).toMatchObject({
+        problem: "malformed",
+      });
   });
 
   it("accepts the same record signed again with this key (the resigning helper is faithful)", () => {

@@ -203,6 +203,18 @@ export interface RunRecord {
    * pytest's records; null when the reporter could not read them).
    */
   vitestCoverage?: VitestCoverageSettings | null | undefined;
+  /**
+   * The same settings read again when the run ended, from the coverage provider's own options, and what
+   * replaced or bypassed the provider's reading of them since (absent from pytest's records).
+   */
+  vitestCoverageEnd?: VitestCoverageAtEnd | undefined;
+}
+
+/** vitest's coverage settings when the run ended: null when they could not be read. */
+export interface VitestCoverageAtEnd {
+  settings: VitestCoverageSettings | null;
+  /** What replaced or bypassed the coverage provider's filter during the run, each said in a sentence. */
+  altered: string[];
 }
 
 /** What is wrong with a run record, for messages and for the caller's choice of reason. */
@@ -492,6 +504,7 @@ function readRecord(p: Json, file: string): RunRecord | string {
       importers: p.importers === undefined ? undefined : readImporters(obj(p.importers, "record.importers")),
       xdist: p.xdist === undefined ? undefined : readXdist(obj(p.xdist, "xdist")),
       vitestCoverage: readVitestCoverage(p.vitest_coverage),
+      vitestCoverageEnd: p.vitest_coverage_end === undefined ? undefined : readVitestCoverageEnd(p.vitest_coverage_end),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
@@ -504,6 +517,13 @@ function readVitestCoverage(v: unknown): VitestCoverageSettings | null | undefin
   const settings = readVitestCoverageSettings(v, "vitest_coverage");
   if (typeof settings === "string") throw new ShapeError(settings);
   return settings;
+}
+
+function readVitestCoverageEnd(v: unknown): VitestCoverageAtEnd {
+  const end = obj(v, "vitest_coverage_end");
+  const settings = readVitestCoverage(end.settings);
+  if (settings === undefined) throw new ShapeError("vitest_coverage_end.settings is missing");
+  return { settings, altered: strings(end, "altered", "vitest_coverage_end") };
 }
 
 function readXdist(x: Json): RunXdist {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import {
   diffVitestCoverage,
+  diffVitestCoverageRun,
   isVitestConfigPath,
   parseVitestSettingsFile,
   readVitestCoverageSettings,
@@ -97,6 +98,73 @@ describe("diffVitestCoverage: what the head measures less than the base", () => 
     expect(diffVitestCoverage(BASE, moved)[0]!.file).toBe("vite.config.mts");
     const none = { ...BASE, configFile: null };
     expect(diffVitestCoverage(none, { ...none, exclude: ["x"] })[0]!.file).toBe("vitest.config");
+  });
+});
+
+describe("diffVitestCoverageRun: the settings read before any test and again when the run ended", () => {
+  const run = (
+    start: VitestCoverageSettings | null,
+    end?: { settings: VitestCoverageSettings | null; altered: string[] },
+  ) => {
+    const r = diffVitestCoverageRun(BASE, start, end);
+    return { config: r.config.map((c) => [c.key, c.item]), duringRun: r.duringRun.map((c) => [c.key, c.item]) };
+  };
+  const same = { settings: BASE, altered: [] };
+
+  it("unchanged from start to end: only what the config changed", () => {
+    expect(run(BASE, same)).toEqual({ config: [], duringRun: [] });
+    const looser = head({ exclude: [...BASE.exclude, "src/a.ts"] });
+    expect(run(looser, { settings: looser, altered: [] })).toEqual({
+      config: [["vitest:coverage.exclude", "src/a.ts"]],
+      duringRun: [],
+    });
+  });
+
+  it("an exclude pattern pushed while the tests ran (a globalSetup file) is a loosening, and the change itself", () => {
+    const r = diffVitestCoverageRun(BASE, BASE, {
+      settings: head({ exclude: [...BASE.exclude, "src/hard.ts"] }),
+      altered: [],
+    });
+    expect(r.config).toEqual([]);
+    expect(r.duringRun.map((c) => [c.key, c.item])).toEqual([
+      ["vitest:coverage.exclude", "src/hard.ts"],
+      ["vitest:coverage.duringRun", undefined],
+    ]);
+    expect(r.duringRun[0]!.message).toMatch(/adds "src\/hard.ts".*\(set while the tests ran\)/);
+    expect(r.duringRun[1]!.message).toMatch(/changed while the tests ran/);
+  });
+
+  it("a change that loosens nothing by itself (a pattern dropped) still counts: the settings moved under the run", () => {
+    expect(run(BASE, { settings: head({ exclude: BASE.exclude.slice(1) }), altered: [] }).duringRun).toEqual([
+      ["vitest:coverage.duringRun", undefined],
+    ]);
+  });
+
+  it("the provider's filter replaced or its cache seeded: each said, with the settings unchanged", () => {
+    const what = "the coverage provider's file filter (isIncluded) was replaced";
+    expect(run(BASE, { settings: BASE, altered: [what] }).duringRun).toEqual([["vitest:coverage.duringRun", what]]);
+  });
+
+  it("no second reading, or one that failed, fails closed", () => {
+    expect(run(BASE, undefined).duringRun).toEqual([["vitest:coverage.duringRun", undefined]]);
+    expect(
+      run(BASE, { settings: null, altered: ["the coverage settings could not be read when the run ended"] }).duringRun,
+    ).toEqual([
+      ["vitest:coverage.settings", undefined],
+      ["vitest:coverage.duringRun", "the coverage settings could not be read when the run ended"],
+    ]);
+  });
+
+  it("a loosening already in the first reading is not said twice", () => {
+    const looser = head({ exclude: [...BASE.exclude, "src/a.ts"] });
+    const later = head({ exclude: [...BASE.exclude, "src/a.ts", "src/b.ts"] });
+    expect(run(looser, { settings: later, altered: [] })).toEqual({
+      config: [["vitest:coverage.exclude", "src/a.ts"]],
+      duringRun: [
+        ["vitest:coverage.exclude", "src/b.ts"],
+        ["vitest:coverage.duringRun", undefined],
+      ],
+    });
   });
 });
 

@@ -196,6 +196,50 @@ export function diffVitestCoverage(
 }
 
 /**
+ * The head's settings over the whole proof run against the base's. `config`: what the settings read before
+ * any test (`start`) measure less than the base's (what a config file, a module it imports or the command
+ * line set). `duringRun`: what the settings read when the run ended (`end`, from the coverage provider's own
+ * options) measure less besides, and, when the two readings differ or the provider's filter was replaced or
+ * bypassed during the run, that too: code that ran after vitest read its config (a globalSetup file, a
+ * plugin, another reporter) changed what is measured. `end` undefined (no second reading) fails closed.
+ */
+export function diffVitestCoverageRun(
+  base: VitestCoverageSettings,
+  start: VitestCoverageSettings | null,
+  end: { settings: VitestCoverageSettings | null; altered: readonly string[] } | undefined,
+  existedAtBase?: (path: string) => boolean,
+): { config: CoverageChange[]; duringRun: CoverageChange[] } {
+  const config = diffVitestCoverage(base, start, existedAtBase);
+  const file = start?.configFile ?? base.configFile ?? "vitest.config";
+  const during = (message: string, item?: string): CoverageChange => ({
+    kind: "loosening",
+    key: "vitest:coverage.duringRun",
+    item,
+    message: `vitest's coverage settings ${message}`,
+    file,
+  });
+  if (end === undefined) return { config, duringRun: [during("were not read again when the proof run ended")] };
+  const duringRun: CoverageChange[] = [];
+  const seen = new Set(config.map((c) => `${c.key}\0${c.item ?? ""}`));
+  for (const change of diffVitestCoverage(base, end.settings, existedAtBase))
+    if (!seen.has(`${change.key}\0${change.item ?? ""}`))
+      duringRun.push({ ...change, message: `${change.message} (set while the tests ran)` });
+  for (const what of end.altered)
+    duringRun.push(during(`were bypassed while the tests ran: ${what} after vitest read its config`, what));
+  if (end.altered.length === 0 && start !== null && end.settings !== null && !sameSettings(start, end.settings))
+    duringRun.push(
+      during(
+        "changed while the tests ran: code that ran after vitest read its config (a globalSetup file, a plugin, another reporter) changed them",
+      ),
+    );
+  return { config, duringRun };
+}
+
+function sameSettings(a: VitestCoverageSettings, b: VitestCoverageSettings): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/**
  * The files whose change may change vitest's resolved settings: its config files (`vitest.config.*`,
  * `vite.config.*`, `vitest.workspace.*`, `vitest.projects.*`) and `package.json` (its scripts run the
  * proof command). A config can import any module; when no commit touched one of these, every commit that

@@ -69,9 +69,9 @@ function relativePath(path) {
  * globs are judged by their effect on the tests, and each setup file is written with whether the rest of
  * the settings would measure it (vitest's own matcher), so a source file made a setup file is seen.
  */
-const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
+const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest, options, gateOwn = []) {
   const config = vitest?.config ?? {};
-  const c = config.coverage ?? {};
+  const c = options ?? config.coverage ?? {};
   const rel = (v) => {
     // \`./src/**\` is \`src/**\`, and \`src/**/*\` matches the same files as \`src/**\`.
     const s = slash(v)
@@ -89,7 +89,7 @@ const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest) {
     "**/__x00__*",
     "**/node_modules/**",
   ]);
-  const own = (p) => !derived.has(String(p)) && !/^(?:vitest|vite)\\.config\\.[a-z]+$/.test(String(p));
+  const own = (p) => !derived.has(String(p)) && !gateOwn.includes(p) && !/^(?:vitest|vite)\\.config\\.[a-z]+$/.test(String(p));
   // Whether coverage would measure a setup file were it not one: the provider's own matcher, without the
   // entry vitest added for it (true, failing closed, when the provider has no such matcher).
   const measuredOtherwise = (file) => {
@@ -433,6 +433,10 @@ export default class ProofgateReporter {
     } catch (error) {
       this.coverage = null;
     }
+    // What the settings are read from again when the run ends: code of the main process that runs after
+    // this (a globalSetup file, a plugin's later hook, another reporter) could change them.
+    const provider = vitest.coverageProvider;
+    this.coverageStart = { provider, options: provider?.options, config: vitest.config?.coverage, isIncluded: provider?.isIncluded };
     for (const project of vitest.projects) project.config.runner = RUNNER;
     // The gate's runner runs in every worker: it is no source of the project, so coverage never measures
     // it (the coverage provider reads these arrays when it filters each file).
@@ -441,6 +445,46 @@ export default class ProofgateReporter {
       if (!Array.isArray(options.exclude)) options.exclude = [];
       if (!options.exclude.includes(RUNNER)) options.exclude.push(RUNNER);
     }
+  }
+  // vitest's coverage settings as they stand when the run ends (the report is written from them), and
+  // whatever replaced or bypassed the provider's own reading of them since onInit.
+  coverageAtEnd() {
+    const vitest = this.vitest;
+    const start = this.coverageStart ?? {};
+    const provider = vitest?.coverageProvider;
+    const altered = [];
+    if (provider !== start.provider) altered.push("the coverage provider was replaced");
+    else if (provider) {
+      if (provider.options !== start.options) altered.push("the coverage provider's options object was replaced");
+      if (vitest.config?.coverage !== start.config) altered.push("vitest's coverage config object was replaced");
+      if (provider.isIncluded !== start.isIncluded) altered.push("the coverage provider's file filter (isIncluded) was replaced");
+      // Every answer the filter cached must be the one the settings give now (a cache seeded with "not
+      // measured" for a source file hides it as surely as an exclude pattern).
+      const cache = provider.globCache;
+      if (cache instanceof Map && typeof provider.isIncluded === "function") {
+        const roots = Array.isArray(provider.roots) ? provider.roots : [];
+        try {
+          for (const [file, cached] of cache) {
+            provider.globCache = new Map();
+            if (provider.isIncluded(file) === cached) continue;
+            if (roots.some((root) => ((provider.globCache = new Map()), provider.isIncluded(file, root) === cached))) continue;
+            altered.push("the coverage provider's cached answer for " + (relativePath(file) ?? file) + " is not what its settings give");
+            break;
+          }
+        } catch (error) {
+          altered.push("the coverage provider's file filter failed: " + String(error?.message ?? error).split("\\n")[0]);
+        } finally {
+          provider.globCache = cache;
+        }
+      }
+    }
+    let settings = null;
+    try {
+      settings = coverageSettings(vitest, provider?.options ?? vitest?.config?.coverage, [RUNNER]);
+    } catch (error) {
+      altered.push("the coverage settings could not be read when the run ended");
+    }
+    return { settings, altered };
   }
   onTestRunEnd(modules, errors, reason) {
     if (!NONCE || !KEY || !RECORD) return;
@@ -503,6 +547,7 @@ export default class ProofgateReporter {
       shadowed: [],
       replaced: [],
       vitest_coverage: this.coverage ?? null,
+      vitest_coverage_end: this.coverageAtEnd(),
     }));
     const signature = createHmac("sha256", Buffer.from(KEY, "hex")).update(Buffer.from(canonical(payload), "ascii")).digest("hex");
     mkdirSync(dirname(RECORD), { recursive: true });

@@ -25,7 +25,11 @@ const A = commit("a".repeat(40));
 const B = commit("b".repeat(40));
 const C = commit("c".repeat(40));
 
-const charged = (touched: Record<string, string[]>, head: VitestCoverageSettings | null = LOOSER) =>
+const steady = (settings: VitestCoverageSettings | null) => ({
+  start: settings,
+  end: { settings, altered: [] as string[] },
+});
+const charged = (touched: Record<string, string[]>, head: ReturnType<typeof steady> = steady(LOOSER)) =>
   vitestCoverageChanges(BASE, head, [A, B, C], new Map(Object.entries(touched))).commits.map((c) => [
     c.commit.sha[0],
     c.changes.map((x) => x.item),
@@ -33,7 +37,7 @@ const charged = (touched: Record<string, string[]>, head: VitestCoverageSettings
 
 describe("vitestCoverageChanges", () => {
   it("no change: nothing charged", () => {
-    const r = vitestCoverageChanges(BASE, BASE, [A], new Map([[A.sha, ["vitest.config.ts"]]]));
+    const r = vitestCoverageChanges(BASE, steady(BASE), [A], new Map([[A.sha, ["vitest.config.ts"]]]));
     expect(r).toEqual({ net: [], commits: [] });
   });
 
@@ -56,6 +60,23 @@ describe("vitestCoverageChanges", () => {
   });
 
   it("settings the proof run could not read are charged like a loosening", () => {
-    expect(charged({ [A.sha]: ["vitest.config.ts"] }, null)).toEqual([["a", [undefined]]]);
+    expect(charged({ [A.sha]: ["vitest.config.ts"] }, steady(null))).toEqual([["a", [undefined]]]);
+  });
+
+  it("a change made while the tests ran answers to every commit that changed code, not only the config's", () => {
+    // B touched the config (a human's harmless edit), A added a globalSetup file that pushes an exclude.
+    const during = { start: BASE, end: { settings: LOOSER, altered: [] } };
+    expect(
+      charged({ [A.sha]: ["test/global-setup.ts"], [B.sha]: ["vitest.config.ts"], [C.sha]: ["README.md"] }, during),
+    ).toEqual([
+      ["a", ["src/hard.ts", undefined]],
+      ["b", ["src/hard.ts", undefined]],
+    ]);
+    // Both kinds at once: the config's change stays with the config's commit.
+    const both = { start: LOOSER, end: { settings: LOOSER, altered: ["the coverage provider was replaced"] } };
+    expect(charged({ [A.sha]: ["src/a.ts"], [B.sha]: ["vitest.config.ts"] }, both)).toEqual([
+      ["a", ["the coverage provider was replaced"]],
+      ["b", ["src/hard.ts", "the coverage provider was replaced"]],
+    ]);
   });
 });

@@ -15,11 +15,12 @@ import {
 } from "@proofgate/core";
 import {
   VITEST_REPORTER_ENV,
-  diffVitestCoverage,
+  diffVitestCoverageRun,
   isVitestConfigPath,
   parseVitestSettingsFile,
   renderVitestSettingsReporter,
   vitestSettingsReporterFile,
+  type VitestCoverageAtEnd,
   type VitestCoverageSettings,
 } from "@proofgate/core/proof-run";
 import { join, underRoot } from "./paths.js";
@@ -76,24 +77,36 @@ export async function loadBaseVitestCoverage(o: BaseTestsOptions): Promise<BaseV
 }
 
 /**
- * The head's settings (the proof run's record) against the base's: each loosening, and the commits that
- * answer for them. Those are the commits that touched a vitest config file or a package.json; when none
- * did (a config imports any module), every commit that changed anything but documentation. Each answering
- * commit is charged with every change: the settings are not read commit by commit. `existedAtBase` says
- * whether a path was a file of the base (a setup file made of one).
+ * The head's settings (the proof run's record: read before any test and again when the run ended) against
+ * the base's: each loosening, and the commits that answer for them. A setting read before any test answers
+ * to the commits that touched a vitest config file or a package.json; when none did (a config imports any
+ * module), to every commit that changed anything but documentation. A change made while the tests ran (a
+ * globalSetup file, a plugin) answers to every commit that changed anything but documentation. Each
+ * answering commit is charged with every change of its kind: the settings are not read commit by commit.
+ * `existedAtBase` says whether a path was a file of the base (a setup file made of one).
  */
 export function vitestCoverageChanges(
   base: VitestCoverageSettings,
-  head: VitestCoverageSettings | null,
+  head: { start: VitestCoverageSettings | null; end: VitestCoverageAtEnd | undefined },
   commits: readonly Commit[],
   touched: ReadonlyMap<string, readonly string[]>,
   existedAtBase?: (path: string) => boolean,
 ): { net: CoverageChange[]; commits: CommitCoverageChanges[] } {
-  const net = diffVitestCoverage(base, head, existedAtBase);
+  const { config, duringRun } = diffVitestCoverageRun(base, head.start, head.end, existedAtBase);
+  const net = [...config, ...duringRun];
   if (net.length === 0) return { net, commits: [] };
   const paths = (c: Commit): readonly string[] => touched.get(c.sha) ?? [];
+  const codeCommits = commits.filter((c) => paths(c).some((p) => !isDocumentation(p)));
   const configCommits = commits.filter((c) => paths(c).some(isVitestConfigPath));
-  const answering =
-    configCommits.length > 0 ? configCommits : commits.filter((c) => paths(c).some((p) => !isDocumentation(p)));
-  return { net, commits: answering.map((commit) => ({ commit, changes: net })) };
+  const forConfig = new Set(config.length === 0 ? [] : configCommits.length > 0 ? configCommits : codeCommits);
+  const forRun = new Set(duringRun.length === 0 ? [] : codeCommits);
+  return {
+    net,
+    commits: commits
+      .filter((c) => forConfig.has(c) || forRun.has(c))
+      .map((commit) => ({
+        commit,
+        changes: [...(forConfig.has(commit) ? config : []), ...(forRun.has(commit) ? duringRun : [])],
+      })),
+  };
 }
