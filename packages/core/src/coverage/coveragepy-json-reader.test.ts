@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { coveragePercent } from "./coverage-model.js";
 import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
 import { formatIssue } from "../common/errors.js";
-import { readCoveragePyJson } from "./coveragepy-json-reader.js";
+import { readCoveragePyJson, statementLines, statementLinesBySets } from "./coveragepy-json-reader.js";
+import { ReportIssues } from "./report-issues.js";
 
 /** Real coverage.py output, see __fixtures__/README.md. */
 const recorded = (name: string): string => readFileSync(new URL(`./__fixtures__/${name}`, import.meta.url), "utf8");
@@ -261,5 +263,57 @@ describe("an exception's arc coverage.py executed but did not predict", () => {
     };
     report.files["scan/__init__.py"]!.missing_branches.push([3, 6]);
     expect(errorsOf(JSON.stringify(report))[0]).toMatch(/branches but its summary says/);
+  });
+});
+
+describe("statementLines: the marks array gives what the sets give", () => {
+  // Lists near what coverage.py writes (disjoint executed and missing lines, a few excluded ones, the
+  // summary's counts within two of the lists'), and now and then an overlap or a duplicate.
+  const file = fc
+    .record({
+      kinds: fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.integer({ min: 0, max: 5 })), { maxLength: 40 }),
+      overlap: fc.array(fc.integer({ min: 0, max: 60 }), { maxLength: 2 }),
+      stmts: fc.integer({ min: -2, max: 2 }),
+      covered: fc.integer({ min: -2, max: 2 }),
+    })
+    .map(({ kinds, overlap, stmts, covered }) => {
+      const executed = kinds.filter(([, k]) => k <= 2).map(([l]) => l);
+      const missing = kinds.filter(([l, k]) => k === 3 && l >= 1 && !executed.includes(l)).map(([l]) => l);
+      const excluded = kinds.filter(([, k]) => k >= 4).map(([l]) => l);
+      missing.push(...overlap.filter((l) => l >= 1));
+      const distinct = new Set(executed.filter((l) => l >= 1 && !excluded.includes(l)));
+      const num = distinct.size + new Set(missing).size + stmts;
+      return { executed, missing, excluded, summary: { num_statements: num, covered_lines: distinct.size + covered } };
+    });
+  it("on any lists and summary counts: the same statements in the same order, or the same error", () => {
+    let read = 0;
+    fc.assert(
+      fc.property(file, ({ executed, missing, excluded, summary }) => {
+        const a = new ReportIssues(FILE, "fix");
+        const b = new ReportIssues(FILE, "fix");
+        const fast = statementLines(executed, missing, excluded, summary, "files[x]", a);
+        const slow = statementLinesBySets(executed, missing, excluded, summary, "files[x]", b);
+        const shape = (r: typeof fast) => r && { s: [...r.statements], c: [...r.coveredStatements] };
+        expect(shape(fast)).toEqual(shape(slow));
+        expect(a.errors).toEqual(b.errors);
+        if (fast) read++;
+      }),
+      { numRuns: 3000, seed: 20261206 },
+    );
+    // Both answers are exercised: files read, and files refused.
+    expect(read).toBeGreaterThan(300);
+    expect(read).toBeLessThan(2700);
+  });
+
+  it("a consistent file reads the same through both, phantom lines dropped lowest first", () => {
+    // Lines 1 (a docstring) and 3 ran, 5 did not; the summary counts 2 statements, 1 covered.
+    const issues = new ReportIssues(FILE, "fix");
+    const r = statementLines([3, 1, 3], [5], [], { num_statements: 2, covered_lines: 1 }, "f", issues);
+    expect(issues.errors).toEqual([]);
+    expect([...r!.statements]).toEqual(["3", "5"]);
+    expect([...r!.coveredStatements]).toEqual(["3"]);
+    // Lines past the marks array's limit take the set-based path, with the same answer.
+    const far = statementLines([3_000_001, 1], [5], [], { num_statements: 2, covered_lines: 1 }, "f", issues);
+    expect([...far!.statements]).toEqual(["3000001", "5"]);
   });
 });

@@ -5,6 +5,7 @@ import {
   type CoverageReadResult,
   type FileCoverage,
 } from "./coverage-model.js";
+import { arcKey, lineKey } from "./coverage-keys.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
 import { parseJsonOnce } from "./shared-json.js";
 import type { CoverageReadOptions } from "./read-options.js";
@@ -83,34 +84,9 @@ function readFile(
   if (!summary) issues.error(`\`${where}\` has no \`summary\``);
   if (issues.errors.length > before || !executed || !missing || !summary) return undefined;
 
-  const missingSet = new Set(missing);
-  const excludedSet = new Set(excluded);
-  const both = executed.find((line) => missingSet.has(line));
-  if (both !== undefined) {
-    issues.error(`\`${where}\`: line ${both} is both executed and missing`);
-    return undefined;
-  }
-  const candidates = executed.filter((line) => line >= 1 && !excludedSet.has(line));
-  const statementCount = new Set([...candidates, ...missing]).size;
-  const numStatements = summaryCount(summary, "num_statements", where, true, issues);
-  const coveredLines = summaryCount(summary, "covered_lines", where, true, issues);
-  if (numStatements === undefined || coveredLines === undefined) return undefined;
-  const phantoms = statementCount - numStatements;
-  if (phantoms < 0) {
-    issues.error(
-      `\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`,
-    );
-    return undefined;
-  }
-  const dropped = new Set(dropPhantomLines(candidates, phantoms));
-  const covered = candidates.filter((line) => !dropped.has(line));
-  if (new Set(covered).size !== coveredLines) {
-    issues.error(
-      `\`${where}\` lists ${new Set(covered).size} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
-    );
-    return undefined;
-  }
-  const statements = new Set<string>([...covered, ...missing].map(String));
+  const lines = statementLines(executed, missing, excluded, summary, where, issues);
+  if (!lines) return undefined;
+  const { statements, coveredStatements } = lines;
 
   const branches = new Set<string>();
   const coveredBranches = new Set<string>();
@@ -119,12 +95,12 @@ function readFile(
     // the predicted ones in its summary. A line to itself (a generator or comprehension resuming on its
     // own line) is never predicted: not a branch, as coverage.py's own totals say.
     if (from === to) continue;
-    const k = `${from}>${to}`;
+    const k = arcKey(from, to);
     branches.add(k);
     coveredBranches.add(k);
   }
   for (const [from, to] of missingArcs ?? []) {
-    const k = `${from}>${to}`;
+    const k = arcKey(from, to);
     if (coveredBranches.has(k)) {
       issues.error(`\`${where}\`: branch ${from}->${to} is both executed and missing`);
       return undefined;
@@ -157,7 +133,138 @@ function readFile(
     }
     return undefined;
   }
-  return { statements, coveredStatements: new Set(covered.map(String)), branches, coveredBranches };
+  return { statements, coveredStatements, branches, coveredBranches };
+}
+
+/** Lines above this are read by the set-based path (a marks array that large is not worth its memory). */
+const MARKS_LIMIT = 1 << 20;
+let marks = new Uint8Array(1024);
+const MISSING = 1;
+const EXCLUDED = 2;
+const CANDIDATE = 4;
+const DROPPED = 8;
+const COUNTED = 16;
+
+/**
+ * A file's statements and covered statements from its lists and summary: statements are the executed
+ * lines (less line 0 and the excluded ones) and the missing ones, less as many of the lowest executed
+ * lines as the summary says are not statements (see {@link dropPhantomLines}); undefined after an error.
+ * Lines are marked in one reused array (no set per list); {@link statementLinesBySets} is the same
+ * reading with sets, for files with lines past {@link MARKS_LIMIT}.
+ */
+export function statementLines(
+  executed: readonly number[],
+  missing: readonly number[],
+  excluded: readonly number[],
+  summary: Record<string, unknown>,
+  where: string,
+  issues: ReportIssues,
+): { statements: Set<string>; coveredStatements: Set<string> } | undefined {
+  let highest = 0;
+  for (const list of [executed, missing, excluded]) for (const line of list) if (line > highest) highest = line;
+  if (highest >= MARKS_LIMIT) return statementLinesBySets(executed, missing, excluded, summary, where, issues);
+  if (marks.length <= highest) marks = new Uint8Array(Math.max(highest + 1, marks.length * 2));
+  const m = marks;
+  try {
+    for (const line of missing) m[line]! |= MISSING;
+    for (const line of excluded) m[line]! |= EXCLUDED;
+    for (const line of executed)
+      if (m[line]! & MISSING) {
+        issues.error(`\`${where}\`: line ${line} is both executed and missing`);
+        return undefined;
+      }
+    // The executed lines that may be statements, once each, in the order listed.
+    const candidates: number[] = [];
+    for (const line of executed)
+      if (line >= 1 && !(m[line]! & (EXCLUDED | CANDIDATE))) {
+        m[line]! |= CANDIDATE;
+        candidates.push(line);
+      }
+    let missingCount = 0;
+    for (const line of missing)
+      if (!(m[line]! & COUNTED)) {
+        m[line]! |= COUNTED;
+        missingCount++;
+      }
+    // No line is both a candidate and missing (checked above): the statements are the two counts.
+    const statementCount = candidates.length + missingCount;
+    const numStatements = summaryCount(summary, "num_statements", where, true, issues);
+    const coveredLines = summaryCount(summary, "covered_lines", where, true, issues);
+    if (numStatements === undefined || coveredLines === undefined) return undefined;
+    const phantoms = statementCount - numStatements;
+    if (phantoms < 0) {
+      issues.error(
+        `\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`,
+      );
+      return undefined;
+    }
+    const dropCount = Math.min(phantoms, candidates.length);
+    if (dropCount > 0) {
+      const lowest = Int32Array.from(candidates).sort();
+      for (let i = 0; i < dropCount; i++) m[lowest[i]!]! |= DROPPED;
+    }
+    const coveredCount = candidates.length - dropCount;
+    if (coveredCount !== coveredLines) {
+      issues.error(
+        `\`${where}\` lists ${coveredCount} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
+      );
+      return undefined;
+    }
+    const statements = new Set<string>();
+    const coveredStatements = new Set<string>();
+    for (const line of candidates)
+      if (!(m[line]! & DROPPED)) {
+        const key = lineKey(line);
+        statements.add(key);
+        coveredStatements.add(key);
+      }
+    for (const line of missing) statements.add(lineKey(line));
+    return { statements, coveredStatements };
+  } finally {
+    for (const list of [executed, missing, excluded]) for (const line of list) m[line] = 0;
+  }
+}
+
+/** {@link statementLines} with sets: the reading for files whose lines run past {@link MARKS_LIMIT}. */
+export function statementLinesBySets(
+  executed: readonly number[],
+  missing: readonly number[],
+  excluded: readonly number[],
+  summary: Record<string, unknown>,
+  where: string,
+  issues: ReportIssues,
+): { statements: Set<string>; coveredStatements: Set<string> } | undefined {
+  const missingSet = new Set(missing);
+  const excludedSet = new Set(excluded);
+  const both = executed.find((line) => missingSet.has(line));
+  if (both !== undefined) {
+    issues.error(`\`${where}\`: line ${both} is both executed and missing`);
+    return undefined;
+  }
+  const candidates = executed.filter((line) => line >= 1 && !excludedSet.has(line));
+  const statementCount = new Set([...candidates, ...missing]).size;
+  const numStatements = summaryCount(summary, "num_statements", where, true, issues);
+  const coveredLines = summaryCount(summary, "covered_lines", where, true, issues);
+  if (numStatements === undefined || coveredLines === undefined) return undefined;
+  const phantoms = statementCount - numStatements;
+  if (phantoms < 0) {
+    issues.error(
+      `\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`,
+    );
+    return undefined;
+  }
+  const dropped = new Set(dropPhantomLines(candidates, phantoms));
+  const covered = candidates.filter((line) => !dropped.has(line));
+  if (new Set(covered).size !== coveredLines) {
+    issues.error(
+      `\`${where}\` lists ${new Set(covered).size} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
+    );
+    return undefined;
+  }
+  return {
+    statements: new Set<string>([...covered, ...missing].map(lineKey)),
+    coveredStatements: new Set(covered.map(lineKey)),
+  };
 }
 
 /**
