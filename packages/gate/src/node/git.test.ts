@@ -481,6 +481,42 @@ describe("readFileAt and listFilesAt", () => {
     expect(gateError(() => readFileAt(bin, "bin.dat", at(repo.dir))).code).toBe("file_unreadable");
   });
 
+  it("nodeGit's reads at a full object name give what the plain readers give (its root listing and caches)", () => {
+    const repo = track(scratchRepo());
+    const c1 = repo.commit("1\n", {
+      "setup.cfg": "[tool:pytest]\n",
+      "dir/tox.ini": "x\n",
+      link: { symlink: "setup.cfg" },
+    });
+    const c2 = repo.commit("2\n", { "setup.cfg": null, "tox.ini": "[pytest]\n" });
+    const port = nodeGit(at(repo.dir));
+    const plain = (rev: string, path: string) => readFileAt(rev, path, at(repo.dir));
+    for (const rev of [c1, c2])
+      for (const path of [
+        "setup.cfg",
+        "./setup.cfg",
+        "tox.ini",
+        "pytest.ini",
+        "dir",
+        "dir/tox.ini",
+        "dir/none",
+        "link",
+      ])
+        expect(port.readFileAt(rev, path), `${rev}:${path}`).toBe(plain(rev, path));
+    // An object name this repository lacks is still an error that names the revision.
+    const missing = "0123456789abcdef0123456789abcdef01234567";
+    expect(gateError(() => port.readFileAt(missing, "setup.cfg")).message).toMatch(/is not a revision/);
+    expect(port.resolveCommit(c1)).toBe(c1);
+    expect(port.resolveCommit(c1)).toBe(c1);
+    expect(port.resolveCommit(missing)).toBeUndefined();
+    expect(port.treeOf(c2)).toBe(repo.git(["rev-parse", `${c2}^{tree}`]).trim());
+    // Each caller gets its own set of differing paths.
+    const first = port.differingPaths(c1, c2);
+    expect([...first].sort()).toEqual(["setup.cfg", "tox.ini"]);
+    first.clear();
+    expect(port.differingPaths(c1, c2).size).toBe(2);
+  });
+
   it("lists the files under a folder at a revision, with modes and object names", () => {
     const repo = track(scratchRepo());
     const c = repo.commit("seeds\n", {

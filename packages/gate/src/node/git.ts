@@ -598,12 +598,13 @@ function readNameStatus(
  * has no file there (absent, or a folder). A symlink yields its target text, as git stores it. A
  * revision that does not exist is a GateError.
  */
-export function readBlobAt(rev: string, path: string, repo: GitRepo): Buffer | undefined {
+export function readBlobAt(rev: string, path: string, repo: GitRepo, revIsKnown = false): Buffer | undefined {
   refusesOption("revision", rev);
   const spec = `${rev}:${path.replace(/^\.?\//, "")}`;
   const out = gitExec(["cat-file", "blob", spec], repo, { okCodes: [0, 128] });
   if (out.status === 0) return out.stdout;
-  if (resolveTree(rev, repo) === undefined) {
+  // No file there, or no such revision: asked only when the revision was never seen to hold a tree.
+  if (!revIsKnown && resolveTree(rev, repo) === undefined) {
     throw new GateError({
       code: "git_failed",
       message: `${rev} is not a revision in this repository (reading ${path})`,
@@ -683,8 +684,21 @@ function resolveTree(rev: string, repo: GitRepo): string | undefined {
  * The text of the file at `path` (repository-relative) in revision `rev`, or undefined when there is
  * no file there. Not UTF-8: a GateError (`file_unreadable`) naming `rev:path`.
  */
-export function readFileAt(rev: string, path: string, repo: GitRepo): string | undefined {
-  return fileText(rev, path, readBlobAt(rev, path, repo));
+export function readFileAt(rev: string, path: string, repo: GitRepo, revIsKnown = false): string | undefined {
+  return fileText(rev, path, readBlobAt(rev, path, repo, revIsKnown));
+}
+
+/**
+ * The names at the root of `rev`'s tree (`git ls-tree -z --name-only`), or undefined when git cannot list
+ * them (no such revision: the caller then asks as before, for its own error).
+ */
+function rootNamesAt(rev: string, repo: GitRepo): Set<string> | undefined {
+  refusesOption("revision", rev);
+  const out = gitExec(["ls-tree", "-z", "--full-tree", "--name-only", "--end-of-options", rev], repo, {
+    okCodes: [0, 128],
+  });
+  if (out.status !== 0) return undefined;
+  return new Set(splitNul(out.stdout).map((name) => pathText(name, `git ls-tree ${rev}`)));
 }
 
 /** readFileAt's answer from the bytes read: undefined for no file; not UTF-8 is a GateError. */
@@ -1123,8 +1137,14 @@ export function nodeGit(repo: GitRepo): GitPort {
   const prefetched = new Map<string, Buffer | null>();
   const notPrefetched = new Set<string>();
   const readsInRange = new Map<string, number>();
+  // A commit's root folder, listed once: the settings files looked for at the root (pytest.ini, tox.ini,
+  // setup.cfg, .coveragerc, ...) are mostly absent, and each absent one took two git processes to tell.
+  const rootNames = byCommit((rev) => rootNamesAt(rev, repo) ?? null);
   const fileAt = byCommit((rev, path) => {
     const key = `${rev}\0${path}`;
+    const clean = path.replace(/^\.?\//, "");
+    const root = FULL_SHA.test(rev) ? rootNames(rev, "") : null;
+    if (root !== null && !clean.includes("/") && clean !== "" && !root.has(clean)) return undefined;
     // A file read at the base and the head (a setting) is read one at a time; from its third revision of
     // the range on (the ledger at each commit that changed it), at every one of them at once.
     const reads = rangeRevisions.has(rev) ? (readsInRange.get(path) ?? 0) + 1 : 0;
@@ -1136,7 +1156,7 @@ export function nodeGit(repo: GitRepo): GitPort {
       else for (const [r, bytes] of read) prefetched.set(`${r}\0${path}`, bytes);
     }
     const bytes = prefetched.get(key);
-    if (bytes === undefined) return readFileAt(rev, path, repo);
+    if (bytes === undefined) return readFileAt(rev, path, repo, root !== null);
     prefetched.delete(key); // byCommit keeps the text from here on
     return fileText(rev, path, bytes ?? undefined);
   });
@@ -1162,6 +1182,21 @@ export function nodeGit(repo: GitRepo): GitPort {
     return paths.get(sha)!;
   };
   const filesAt = byCommit((rev, dir) => listFilesAt(rev, dir, repo));
+  const differing = byCommit((to, from) => differingPaths(from, to, repo));
+  // A full object name found names the same commit and tree for good (a ref is read afresh each time, and
+  // so is a name not found: a fetch may bring it).
+  const found = <T>(read: (rev: string) => T | undefined): ((rev: string) => T | undefined) => {
+    const known = new Map<string, T>();
+    return (rev) => {
+      const hit = known.get(rev);
+      if (hit !== undefined) return hit;
+      const value = read(rev);
+      if (value !== undefined) known.set(rev, value);
+      return value;
+    };
+  };
+  const commitOf = found((rev) => resolveCommit(rev, repo));
+  const treeOfCommit = found((rev) => treeOf(rev, repo));
   // Keyed by head; the base travels in the key, and only a full SHA there makes the answer fixed.
   const blamed = byCommit((head, key) => {
     const cut = key.indexOf("\0");
@@ -1180,7 +1215,7 @@ export function nodeGit(repo: GitRepo): GitPort {
       return commits;
     },
     changedPaths: changed,
-    differingPaths: (from, to) => differingPaths(from, to, repo),
+    differingPaths: (from, to) => (FULL_SHA.test(from) ? new Set(differing(to, from)) : differingPaths(from, to, repo)),
     readBlobAt: (rev, path) => readBlobAt(rev, path, repo),
     readFileAt: (rev, path) => fileAt(rev, path),
     listFilesAt: (rev, dir) => filesAt(rev, dir),
@@ -1190,8 +1225,8 @@ export function nodeGit(repo: GitRepo): GitPort {
     commitParents: (sha) => commitParents(sha, repo),
     isAncestor: (ancestor, descendant) => isAncestor(ancestor, descendant, repo),
     mergeBase: (a, b) => mergeBase(a, b, repo),
-    resolveCommit: (ref) => resolveCommit(ref, repo),
-    treeOf: (rev) => treeOf(rev, repo),
+    resolveCommit: (ref) => (FULL_SHA.test(ref) ? commitOf(ref) : resolveCommit(ref, repo)),
+    treeOf: (rev) => (FULL_SHA.test(rev) ? treeOfCommit(rev) : treeOf(rev, repo)),
     signatureChecks: (shas, allowedSigners) => signatureChecks(shas, allowedSigners, repo),
     addedLines: (sha, only) =>
       added(sha, only === undefined ? "" : JSON.stringify({ suffixes: only.suffixes, paths: only.paths })),
