@@ -264,6 +264,19 @@ describe("proofgate lock (the bundle)", { timeout: 60_000 }, () => {
     expect(sha256sumCheck().code).toBe(0);
   });
 
+  it("a lock with the same digests in another spelling (sha256sum's binary mode) is rewritten, with its warning", () => {
+    writeTree();
+    expect(proofgate("lock").code).toBe(0);
+    const canonical = readFileSync(join(repo, "fixtures.lock"), "utf8");
+    // Only a lock byte for byte the canonical one is "up to date" without being read line by line.
+    writeFileSync(join(repo, "fixtures.lock"), canonical.replace(/^([0-9a-f]{64})  /, "$1 *"));
+    const r = proofgate("lock");
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/^proofgate: warning: fixtures\.lock:1: a binary-mode line/);
+    expect(readFileSync(join(repo, "fixtures.lock"), "utf8")).toBe(canonical);
+    expect(proofgate("lock")).toEqual({ code: 0, stdout: "fixtures.lock is up to date (11 file(s))\n", stderr: "" });
+  });
+
   it("--check without a lock, a missing fixture path, and a tree with no file are exit 2", () => {
     writeTree();
     const noLock = proofgate("lock", "--check");

@@ -33,7 +33,7 @@ export type { InputFile, InputBytes } from "../ports.js";
 import type { InputBytes, InputFile } from "../ports.js";
 
 /** The bytes as read from disk. */
-type DiskBytes = InputBytes & { bytes: Buffer };
+export type DiskBytes = InputBytes & { bytes: Buffer };
 
 /** Reads an input file's bytes. Missing, a folder or unreadable: a GateError naming the file and its flag. */
 export function readInputBytes(path: string, what: string, flag: string): DiskBytes {

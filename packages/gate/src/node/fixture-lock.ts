@@ -12,7 +12,7 @@ import {
   type LockTreeComparison,
 } from "@proofgate/core/fixtures-lock";
 import { hashFixtures, type HashFixturesOptions, type HashFixturesResult } from "./fixture-hashing/hash-files.js";
-import { asText, readInputBytes, writeAtomic } from "./files.js";
+import { asText, readInputBytes, writeAtomic, type DiskBytes } from "./files.js";
 import type { FixtureHasher } from "../ports.js";
 
 /** Where the fixtures and their lock are, and what the walk tolerates (from `[fixtures]` in proofgate.toml). */
@@ -99,8 +99,33 @@ export interface ReadLock {
 }
 
 export function readLock(abs: string, settings: LockSettings): ReadLock {
+  return parseLock(readLockBytes(abs, settings), settings);
+}
+
+/** The lock's bytes as read from disk, or why there are none (missing, unreadable). */
+type LockBytes = { input: DiskBytes; errors?: undefined } | { input?: undefined; errors: GateIssue[] };
+
+function readLockBytes(abs: string, settings: LockSettings): LockBytes {
   try {
-    const input = readInputBytes(abs, "the fixture lock", "--lock");
+    return { input: readInputBytes(abs, "the fixture lock", "--lock") };
+  } catch (error) {
+    if (!GateError.isInstance(error)) throw error;
+    return { errors: lockErrors(error.issues, settings) };
+  }
+}
+
+function lockErrors(issues: readonly GateIssue[], settings: LockSettings): GateIssue[] {
+  const fix = (i: GateIssue): string | undefined =>
+    i.code === "file_missing"
+      ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)"
+      : i.fix;
+  return issues.map((i) => ({ ...i, file: settings.lock, fix: fix(i) }));
+}
+
+function parseLock(read: LockBytes, settings: LockSettings): ReadLock {
+  if (read.input === undefined) return { errors: read.errors ?? [], warnings: [] };
+  const input = read.input;
+  try {
     const parsed = parseFixturesLock(asText(input, "the fixture lock").text, settings.lock, {
       allowSpecialNames: settings.allowSpecialNames,
     });
@@ -115,11 +140,7 @@ export function readLock(abs: string, settings: LockSettings): ReadLock {
     };
   } catch (error) {
     if (!GateError.isInstance(error)) throw error;
-    const fix = (i: GateIssue): string | undefined =>
-      i.code === "file_missing"
-        ? "write it with `proofgate lock`, or set [fixtures] lock in proofgate.toml (or --lock)"
-        : i.fix;
-    return { errors: error.issues.map((i) => ({ ...i, file: settings.lock, fix: fix(i) })), warnings: [] };
+    return { errors: lockErrors(error.issues, settings), warnings: [] };
   }
 }
 
@@ -169,16 +190,20 @@ export interface FixtureLockWrite {
  */
 export async function writeFixtureLock(root: string, settings: LockSettings): Promise<FixtureLockWrite> {
   const lock = lockPaths(root, settings.lock);
-  const read = readLock(lock.abs, settings);
+  const bytes = readLockBytes(lock.abs, settings);
+  const tree = await hashTree(root, settings, lock.rel);
+  // A lock that is byte for byte the one the tree gives is up to date, and has nothing to warn about (it
+  // is proofgate's own output): it is not parsed. Any other is, for its warnings and the diff.
+  if (tree.errors.length === 0 && bytes.input?.bytes.equals(Buffer.concat(tree.lock)))
+    return { files: tree.files, warnings: [], errors: [], outcome: "up_to_date" };
+  const read = parseLock(bytes, settings);
   const missing = read.errors.length === 1 && read.errors[0]?.code === "file_missing";
   const warnings = [
     ...read.warnings,
     ...(missing ? [] : read.errors.map((e) => ({ ...e, message: `${e.message} (rewriting the lock)` }))),
   ];
-  const tree = await hashTree(root, settings, lock.rel);
   const done = { files: tree.files, warnings, errors: tree.errors };
   if (tree.errors.length > 0) return { ...done, outcome: "refused" };
-  if (read.bytes?.equals(Buffer.concat(tree.lock))) return { ...done, outcome: "up_to_date" };
   writeAtomic(lock.abs, tree.lock);
   if (missing) return { ...done, outcome: "new" };
   return { ...done, outcome: "changed", diff: compareLockToTree(read.entries ?? [], tree.entries) };
