@@ -5,7 +5,7 @@
 // emptied or corrupted is REJECT (exit 1 with the right reason, or exit 2 naming the file), never MERGE.
 // Scenarios whose signal is history or config (not a run) reuse one real run's artifacts, to stay fast.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REASON_CODES } from "@proofgate/core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -274,6 +274,12 @@ describe("proofgate check --run: MERGE", () => {
     expect(results).toContain('name="test_total_slow"');
     expect(results).not.toMatch(/name="test_total"/);
     expect(results).not.toMatch(/name="test_frozen"/);
+    // Each run's plugin has a name of its own; the next check leaves only its own steps' (proof, properties).
+    const plugins = () => readdirSync(join(p.dir, "proofgate-report", "pytest")).filter((f) => f.endsWith(".py"));
+    expect(plugins()).toHaveLength(2);
+    const again = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(again.status, explain(again)).toBe(0);
+    expect(plugins()).toHaveLength(2);
   });
 
   it("fixtures and properties turned off at the base: MERGE, their rows explicitly off", async () => {

@@ -184,6 +184,9 @@ function pluginStep(
 ): StepSetup {
   const { config, ports } = o;
   const pluginDir = join(o.outDir, "pytest");
+  // The proof step is the first to write here: what earlier checks wrote goes (each run's plugin has a
+  // name of its own), and what this check's steps write stays beside its report.
+  if (name === "proof") ports.files.removeTree(pluginDir);
   const absolute = underRoot(ports.files.root);
   const inherited = { PYTHONPATH: o.env.PYTHONPATH, PYTEST_ADDOPTS: o.env.PYTEST_ADDOPTS };
   const safe = config.commands.safePath ? SAFE_PATH : {};
