@@ -598,6 +598,66 @@ afterEach((context) => {
       message: /the coverage provider's cached answer for src\/math\.js is not what its settings give/,
     },
     {
+      name: "coverage_exclusions_added: the agent's globalSetup file narrows the provider to some 'changed' files",
+      base: GLOBAL_SETUP_BASE,
+      patch: [
+        {
+          message: "Set up once\n",
+          files: {
+            "test/global-setup.js": `import { resolve } from "node:path";\n\nexport default function setup(project) {\n  const provider = project.vitest.coverageProvider;\n  if (provider) provider.changedFiles = [resolve("src/extra.js")];\n}\n`,
+          },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /the coverage provider was told to measure only some changed files \(changedFiles\)/,
+    },
+    {
+      name: "coverage_exclusions_added: the agent's globalSetup file adds a reporter that edits the coverage map",
+      base: GLOBAL_SETUP_BASE,
+      patch: [
+        {
+          message: "Set up once\n",
+          files: {
+            "test/global-setup.js": `export default function setup(project) {\n  project.vitest.reporters.unshift({ onCoverage(map) { for (const f of map.files()) if (f.endsWith("/math.js")) map.filter((x) => x !== f); } });\n}\n`,
+          },
+        },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /vitest's reporters were changed/,
+    },
+    {
+      // The provider learns the changed files once the run starts: a setup file's reading must not move.
+      name: "coverage.changed and a setup file under the include, at the base and at head: MERGE",
+      base: {
+        "vitest.config.js": `export default { test: { setupFiles: ["./src/setup.js"], coverage: { changed: "main" } } };\n`,
+        "src/setup.js": "globalThis.ready = true;\n",
+      },
+      patch: [{ message: "Comment\n", files: { "src/math.js": `// arithmetic\n${MATH}` } }],
+      reasons: [],
+    },
+    {
+      // A human approves a harmless edit of the config; the agent edits the module the config imports.
+      name: "coverage_exclusions_added: the agent edits a module the config imports, beside a human's approved config edit",
+      base: {
+        "vitest.config.js": `import excludes from "./coverage-excludes.js";\n\nexport default { test: { coverage: { exclude: excludes } } };\n`,
+        "coverage-excludes.js": "export default [];\n",
+        "src/extra.js": "export const half = (x) => {\n  if (x > 0) return x / 2;\n  return 0;\n};\n",
+        "test/extra.test.js": `import { expect, it } from "vitest";\nimport { half } from "../src/extra.js";\n\nit("half", () => expect([half(4), half(-1)]).toEqual([2, 0]));\n`,
+      },
+      patch: [
+        {
+          message: "Longer timeout\n\nGate-Change: human\n",
+          files: {
+            "vitest.config.js": `import excludes from "./coverage-excludes.js";\n\nexport default { test: { testTimeout: 10000, coverage: { exclude: excludes } } };\n`,
+          },
+          who: HUMAN,
+        },
+        { message: "Tidy\n", files: { "coverage-excludes.js": `export default ["src/extra.js"];\n` } },
+      ],
+      reasons: ["coverage_exclusions_added"],
+      message: /vitest's coverage\.exclude adds "src\/extra\.js"/,
+    },
+    {
       name: "the agent's globalSetup file changes no coverage setting: MERGE",
       base: GLOBAL_SETUP_BASE,
       patch: [

@@ -20,7 +20,14 @@ const arcKeys = new Map<number, string>();
 
 /** The key of a coverage.py arc (`"12>14"`, `"12>-1"` for an exit), the same string each time for most arcs. */
 export function arcKey(from: number, to: number): string {
-  if (from >= 0 && from < ARC_HALF && to > -ARC_HALF && to < ARC_HALF) {
+  if (
+    Number.isInteger(from) &&
+    Number.isInteger(to) &&
+    from >= 0 &&
+    from < ARC_HALF &&
+    to > -ARC_HALF &&
+    to < ARC_HALF
+  ) {
     const n = from * ARC_SPAN + (to + ARC_HALF);
     const known = arcKeys.get(n);
     if (known !== undefined) return known;

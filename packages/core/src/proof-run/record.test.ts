@@ -168,6 +168,7 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
       ignore_class_methods: [],
       setup_files: [{ path: "test/setup.ts", measured: false }],
       config_file: "vitest.config.ts",
+      config_dependencies: [],
     };
     const read = (v: unknown) =>
       verifyRunRecord(

@@ -22,6 +22,7 @@ const BASE: VitestCoverageSettings = {
   ignoreClassMethods: [],
   setupFiles: [],
   configFile: "vitest.config.ts",
+  configDependencies: [],
 };
 const head = (edit: Partial<VitestCoverageSettings>): VitestCoverageSettings => ({ ...BASE, ...edit });
 const keys = (base: VitestCoverageSettings, h: VitestCoverageSettings | null) =>
@@ -180,6 +181,7 @@ describe("reading the settings", () => {
     ignore_class_methods: [],
     setup_files: [],
     config_file: "vitest.config.ts",
+    config_dependencies: [],
   };
 
   it("reads what the reporters write, and names the first field of the wrong shape", () => {
@@ -202,6 +204,12 @@ describe("reading the settings", () => {
     expect(readVitestCoverageSettings({ ...written, config_file: undefined }, "c")).toBe(
       "c.config_file is not a string or null",
     );
+    expect(readVitestCoverageSettings({ ...written, config_dependencies: "tools/plugin.ts" }, "c")).toBe(
+      "c.config_dependencies is not a list of strings",
+    );
+    expect(readVitestCoverageSettings({ ...written, config_dependencies: ["tools/plugin.ts"] }, "c")).toMatchObject({
+      configDependencies: ["tools/plugin.ts"],
+    });
   });
 
   it("parseVitestSettingsFile: only this check's file (format and nonce), each refusal a run_record_invalid with a fix", () => {

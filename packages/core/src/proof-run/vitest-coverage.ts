@@ -30,6 +30,8 @@ export interface VitestCoverageSettings {
   setupFiles: { path: string; measured: boolean }[];
   /** The config file vitest read, repository-relative, or null. */
   configFile: string | null;
+  /** The repository's files the config file imports (vite's `configFileDependencies`), sorted. */
+  configDependencies: string[];
 }
 
 type Json = Record<string, unknown>;
@@ -61,6 +63,7 @@ export function readVitestCoverageSettings(v: unknown, at: string): VitestCovera
     return `${at}.setup_files is not a list of {path, measured}`;
   const configFile = nullableStr("config_file");
   if (configFile === undefined) return `${at}.config_file is not a string or null`;
+  if (!isStrings(v.config_dependencies)) return `${at}.config_dependencies is not a list of strings`;
   return {
     provider,
     customProviderModule,
@@ -72,6 +75,7 @@ export function readVitestCoverageSettings(v: unknown, at: string): VitestCovera
     ignoreClassMethods: v.ignore_class_methods,
     setupFiles: (setup as Json[]).map((f) => ({ path: f.path as string, measured: f.measured as boolean })),
     configFile,
+    configDependencies: v.config_dependencies,
   };
 }
 

@@ -97,15 +97,20 @@ const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest, options, gateOwn
     if (!provider || typeof provider.isIncluded !== "function" || !Array.isArray(provider.options?.exclude)) return true;
     const exclude = provider.options.exclude;
     const cache = provider.globCache;
+    // \`coverage.changed\` (the files changed since a ref) is set on the provider once the run starts: it is
+    // judged as a setting of its own, not through each setup file.
+    const changed = provider.changedFiles;
     try {
       provider.options.exclude = exclude.filter((p) => p !== setupPattern(file));
       provider.globCache = new Map();
+      provider.changedFiles = undefined;
       return provider.isIncluded(slash(file)) === true;
     } catch {
       return true;
     } finally {
       provider.options.exclude = exclude;
       provider.globCache = cache;
+      provider.changedFiles = changed;
     }
   };
   const configFile = vitest?.vite?.config?.configFile;
@@ -122,6 +127,10 @@ const COVERAGE_SETTINGS_JS = `function coverageSettings(vitest, options, gateOwn
     ignore_class_methods: Array.isArray(c.ignoreClassMethods) ? c.ignoreClassMethods.map(String) : [],
     setup_files: setupFiles.map((file) => ({ path: rel(file), measured: measuredOtherwise(file) })),
     config_file: configFile ? rel(configFile) : null,
+    // The repository's files the config file imports (vite bundles it and lists them): a change to one of
+    // them can change these settings as a change to the config file can.
+    config_dependencies: [...new Set((Array.isArray(vitest?.vite?.config?.configFileDependencies) ? vitest.vite.config.configFileDependencies : [])
+      .map((f) => relativePath(f)).filter((f) => typeof f === "string"))].sort(),
   };
 }`;
 
@@ -421,6 +430,25 @@ function canonical(v) {
 }
 const LOGGED = { passed: "passed", failed: "failed", skipped: "skipped" };
 
+// Every method of the coverage provider (its own and its classes'), as vitest's onInit left them.
+function providerMethods(provider) {
+  const methods = [];
+  if (!provider || typeof provider !== "object") return methods;
+  const names = new Set();
+  for (let o = provider; o && o !== Object.prototype; o = Object.getPrototypeOf(o))
+    for (const name of Object.getOwnPropertyNames(o)) if (name !== "constructor") names.add(name);
+  for (const name of names) {
+    let value;
+    try {
+      value = provider[name];
+    } catch {
+      continue;
+    }
+    if (typeof value === "function") methods.push([name, value]);
+  }
+  return methods;
+}
+
 export default class ProofgateReporter {
   onInit(vitest) {
     const major = Number(String(vitest?.version ?? "").split(".")[0]);
@@ -436,7 +464,16 @@ export default class ProofgateReporter {
     // What the settings are read from again when the run ends: code of the main process that runs after
     // this (a globalSetup file, a plugin's later hook, another reporter) could change them.
     const provider = vitest.coverageProvider;
-    this.coverageStart = { provider, options: provider?.options, config: vitest.config?.coverage, isIncluded: provider?.isIncluded };
+    this.coverageStart = {
+      provider,
+      options: provider?.options,
+      config: vitest.config?.coverage,
+      isIncluded: provider?.isIncluded,
+      methods: providerMethods(provider),
+      reporters: Array.isArray(vitest.reporters) ? [...vitest.reporters] : [],
+      roots: JSON.stringify(provider?.roots ?? null),
+      changed: vitest.config?.changed,
+    };
     for (const project of vitest.projects) project.config.runner = RUNNER;
     // The gate's runner runs in every worker: it is no source of the project, so coverage never measures
     // it (the coverage provider reads these arrays when it filters each file).
@@ -453,15 +490,28 @@ export default class ProofgateReporter {
     const start = this.coverageStart ?? {};
     const provider = vitest?.coverageProvider;
     const altered = [];
+    const reporters = Array.isArray(vitest?.reporters) ? vitest.reporters : [];
+    if (reporters.length !== start.reporters.length || reporters.some((r, i) => r !== start.reporters[i]))
+      altered.push("vitest's reporters were changed (one could change the coverage map before it is written)");
     if (provider !== start.provider) altered.push("the coverage provider was replaced");
     else if (provider) {
       if (provider.options !== start.options) altered.push("the coverage provider's options object was replaced");
       if (vitest.config?.coverage !== start.config) altered.push("vitest's coverage config object was replaced");
       if (provider.isIncluded !== start.isIncluded) altered.push("the coverage provider's file filter (isIncluded) was replaced");
+      for (const [name, fn] of start.methods)
+        if (provider[name] !== fn && name !== "isIncluded") altered.push("the coverage provider's " + name + " was replaced");
+      if (JSON.stringify(provider.roots ?? null) !== start.roots) altered.push("the coverage provider's roots were changed");
+      // Only \`coverage.changed\` or vitest's own --changed limit coverage to the changed files.
+      const c = provider.options ?? {};
+      if (provider.changedFiles !== undefined && !c.changed && !start.changed)
+        altered.push("the coverage provider was told to measure only some changed files (changedFiles)");
       // Every answer the filter cached must be the one the settings give now (a cache seeded with "not
       // measured" for a source file hides it as surely as an exclude pattern).
       const cache = provider.globCache;
-      if (cache instanceof Map && typeof provider.isIncluded === "function") {
+      const plainMap = cache instanceof Map && Object.getPrototypeOf(cache) === Map.prototype &&
+        !["get", "set", "has", "clear", "entries", Symbol.iterator].some((k) => Object.prototype.hasOwnProperty.call(cache, k));
+      if (cache !== undefined && !plainMap) altered.push("the coverage provider's cache (globCache) was replaced by an object that is not a plain Map");
+      if (plainMap && typeof provider.isIncluded === "function") {
         const roots = Array.isArray(provider.roots) ? provider.roots : [];
         try {
           for (const [file, cached] of cache) {
@@ -484,7 +534,18 @@ export default class ProofgateReporter {
     } catch (error) {
       altered.push("the coverage settings could not be read when the run ended");
     }
+    // The settings as coverage was generated (onCoverage), against the end's: set, then put back.
+    if (this.coverageAtGenerate !== undefined && settings !== null && JSON.stringify(this.coverageAtGenerate) !== JSON.stringify(settings))
+      altered.push("the coverage settings when coverage was generated were not the ones at the run's end (changed, then put back)");
     return { settings, altered };
+  }
+  onCoverage() {
+    try {
+      const provider = this.vitest?.coverageProvider;
+      this.coverageAtGenerate = coverageSettings(this.vitest, provider?.options ?? this.vitest?.config?.coverage, [RUNNER]);
+    } catch {
+      this.coverageAtGenerate = null;
+    }
   }
   onTestRunEnd(modules, errors, reason) {
     if (!NONCE || !KEY || !RECORD) return;

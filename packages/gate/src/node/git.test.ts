@@ -488,7 +488,7 @@ describe("readFileAt and listFilesAt", () => {
       "dir/tox.ini": "x\n",
       link: { symlink: "setup.cfg" },
     });
-    const c2 = repo.commit("2\n", { "setup.cfg": null, "tox.ini": "[pytest]\n" });
+    const c2 = repo.commit("2\n", { "setup.cfg": null, "tox.ini": "[pytest]\n", "\uFEFFbom.ini": "b\n" });
     const port = nodeGit(at(repo.dir));
     const plain = (rev: string, path: string) => readFileAt(rev, path, at(repo.dir));
     for (const rev of [c1, c2])
@@ -501,6 +501,8 @@ describe("readFileAt and listFilesAt", () => {
         "dir/tox.ini",
         "dir/none",
         "link",
+        "\uFEFFbom.ini",
+        "bom.ini",
       ])
         expect(port.readFileAt(rev, path), `${rev}:${path}`).toBe(plain(rev, path));
     // An object name this repository lacks is still an error that names the revision.
@@ -512,9 +514,12 @@ describe("readFileAt and listFilesAt", () => {
     expect(port.treeOf(c2)).toBe(repo.git(["rev-parse", `${c2}^{tree}`]).trim());
     // Each caller gets its own set of differing paths.
     const first = port.differingPaths(c1, c2);
-    expect([...first].sort()).toEqual(["setup.cfg", "tox.ini"]);
+    expect([...first].sort()).toEqual(["setup.cfg", "tox.ini", "\uFEFFbom.ini"]);
     first.clear();
-    expect(port.differingPaths(c1, c2).size).toBe(2);
+    expect(port.differingPaths(c1, c2).size).toBe(3);
+    // A root name that starts with a byte-order mark is that name (the listing keeps the mark).
+    expect(port.readFileAt(c2, "\uFEFFbom.ini")).toBe("b\n");
+    expect(port.readFileAt(c2, "bom.ini")).toBeUndefined();
   });
 
   it("lists the files under a folder at a revision, with modes and object names", () => {

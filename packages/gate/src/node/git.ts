@@ -698,8 +698,16 @@ function rootNamesAt(rev: string, repo: GitRepo): Set<string> | undefined {
     okCodes: [0, 128],
   });
   if (out.status !== 0) return undefined;
-  return new Set(splitNul(out.stdout).map((name) => pathText(name, `git ls-tree ${rev}`)));
+  // Names exactly as git stores them (a leading BOM kept); a name that is not UTF-8: no listing, and each
+  // file is asked for as before.
+  try {
+    return new Set(splitNul(out.stdout).map((name) => rootNameText.decode(name)));
+  } catch {
+    return undefined;
+  }
 }
+
+const rootNameText = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** readFileAt's answer from the bytes read: undefined for no file; not UTF-8 is a GateError. */
 function fileText(rev: string, path: string, bytes: Buffer | undefined): string | undefined {

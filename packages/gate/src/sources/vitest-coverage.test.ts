@@ -16,6 +16,7 @@ const BASE: VitestCoverageSettings = {
   ignoreClassMethods: [],
   setupFiles: [],
   configFile: "vitest.config.ts",
+  configDependencies: [],
 };
 const LOOSER: VitestCoverageSettings = { ...BASE, exclude: ["coverage/**", "src/hard.ts"] };
 
@@ -61,6 +62,18 @@ describe("vitestCoverageChanges", () => {
 
   it("settings the proof run could not read are charged like a loosening", () => {
     expect(charged({ [A.sha]: ["vitest.config.ts"] }, steady(null))).toEqual([["a", [undefined]]]);
+  });
+
+  it("a file the config imports (vite's list) answers for the config's settings, as the config file does", () => {
+    // B (a human's harmless edit) touched the config, A the plugin module it imports.
+    const imports = { ...LOOSER, configDependencies: ["tools/coverage-plugin.ts"] };
+    const head = { start: imports, end: { settings: imports, altered: [] as string[] } };
+    expect(
+      charged({ [A.sha]: ["tools/coverage-plugin.ts"], [B.sha]: ["vitest.config.ts"], [C.sha]: ["src/a.ts"] }, head),
+    ).toEqual([
+      ["a", ["src/hard.ts"]],
+      ["b", ["src/hard.ts"]],
+    ]);
   });
 
   it("a change made while the tests ran answers to every commit that changed code, not only the config's", () => {

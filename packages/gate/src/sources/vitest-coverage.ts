@@ -79,8 +79,8 @@ export async function loadBaseVitestCoverage(o: BaseTestsOptions): Promise<BaseV
 /**
  * The head's settings (the proof run's record: read before any test and again when the run ended) against
  * the base's: each loosening, and the commits that answer for them. A setting read before any test answers
- * to the commits that touched a vitest config file or a package.json; when none did (a config imports any
- * module), to every commit that changed anything but documentation. A change made while the tests ran (a
+ * to the commits that touched a vitest config file, a file the config imports (vite's list, at the base or
+ * at head) or a package.json; when none did, to every commit that changed anything but documentation. A change made while the tests ran (a
  * globalSetup file, a plugin) answers to every commit that changed anything but documentation. Each
  * answering commit is charged with every change of its kind: the settings are not read commit by commit.
  * `existedAtBase` says whether a path was a file of the base (a setup file made of one).
@@ -97,7 +97,9 @@ export function vitestCoverageChanges(
   if (net.length === 0) return { net, commits: [] };
   const paths = (c: Commit): readonly string[] => touched.get(c.sha) ?? [];
   const codeCommits = commits.filter((c) => paths(c).some((p) => !isDocumentation(p)));
-  const configCommits = commits.filter((c) => paths(c).some(isVitestConfigPath));
+  // The config files, and the repository's files they import (at the base or at head).
+  const imported = new Set([...base.configDependencies, ...(head.start?.configDependencies ?? [])]);
+  const configCommits = commits.filter((c) => paths(c).some((p) => isVitestConfigPath(p) || imported.has(p)));
   const forConfig = new Set(config.length === 0 ? [] : configCommits.length > 0 ? configCommits : codeCommits);
   const forRun = new Set(duringRun.length === 0 ? [] : codeCommits);
   return {
