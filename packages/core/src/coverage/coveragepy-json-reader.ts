@@ -187,29 +187,14 @@ export function statementLines(
         missingCount++;
       }
     // No line is both a candidate and missing (checked above): the statements are the two counts.
-    const statementCount = candidates.length + missingCount;
-    const numStatements = summaryCount(summary, "num_statements", where, true, issues);
-    const coveredLines = summaryCount(summary, "covered_lines", where, true, issues);
-    if (numStatements === undefined || coveredLines === undefined) return undefined;
-    const phantoms = statementCount - numStatements;
-    if (phantoms < 0) {
-      issues.error(
-        `\`${where}\` lists ${statementCount} executed and missing lines but its summary counts ${numStatements} statements: lines are missing from the lists`,
-      );
-      return undefined;
-    }
-    const dropCount = Math.min(phantoms, candidates.length);
+    const counts = summaryStatements(summary, candidates.length + missingCount, where, issues);
+    if (!counts) return undefined;
+    const dropCount = Math.min(counts.phantoms, candidates.length);
     if (dropCount > 0) {
       const lowest = Int32Array.from(candidates).sort();
       for (let i = 0; i < dropCount; i++) m[lowest[i]!]! |= DROPPED;
     }
-    const coveredCount = candidates.length - dropCount;
-    if (coveredCount !== coveredLines) {
-      issues.error(
-        `\`${where}\` lists ${coveredCount} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
-      );
-      return undefined;
-    }
+    if (!coveredAgrees(candidates.length - dropCount, counts.coveredLines, where, issues)) return undefined;
     const statements = new Set<string>();
     const coveredStatements = new Set<string>();
     for (const line of candidates)
@@ -242,7 +227,28 @@ export function statementLinesBySets(
     return undefined;
   }
   const candidates = executed.filter((line) => line >= 1 && !excludedSet.has(line));
-  const statementCount = new Set([...candidates, ...missing]).size;
+  const counts = summaryStatements(summary, new Set([...candidates, ...missing]).size, where, issues);
+  if (!counts) return undefined;
+  const dropped = new Set(dropPhantomLines(candidates, counts.phantoms));
+  const covered = candidates.filter((line) => !dropped.has(line));
+  if (!coveredAgrees(new Set(covered).size, counts.coveredLines, where, issues)) return undefined;
+  return {
+    statements: new Set<string>([...covered, ...missing].map(lineKey)),
+    coveredStatements: new Set(covered.map(lineKey)),
+  };
+}
+
+/**
+ * The summary's statement counts against the `statementCount` executed and missing lines the lists give:
+ * how many of the executed lines are not statements (`phantoms`), and the covered lines it counts; undefined
+ * after an error (a count missing, or fewer statements listed than counted).
+ */
+function summaryStatements(
+  summary: Record<string, unknown>,
+  statementCount: number,
+  where: string,
+  issues: ReportIssues,
+): { phantoms: number; coveredLines: number } | undefined {
   const numStatements = summaryCount(summary, "num_statements", where, true, issues);
   const coveredLines = summaryCount(summary, "covered_lines", where, true, issues);
   if (numStatements === undefined || coveredLines === undefined) return undefined;
@@ -253,18 +259,16 @@ export function statementLinesBySets(
     );
     return undefined;
   }
-  const dropped = new Set(dropPhantomLines(candidates, phantoms));
-  const covered = candidates.filter((line) => !dropped.has(line));
-  if (new Set(covered).size !== coveredLines) {
-    issues.error(
-      `\`${where}\` lists ${new Set(covered).size} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
-    );
-    return undefined;
-  }
-  return {
-    statements: new Set<string>([...covered, ...missing].map(lineKey)),
-    coveredStatements: new Set(covered.map(lineKey)),
-  };
+  return { phantoms, coveredLines };
+}
+
+/** Whether the covered statements the lists give are as many as the summary's; an error when not. */
+function coveredAgrees(covered: number, coveredLines: number, where: string, issues: ReportIssues): boolean {
+  if (covered === coveredLines) return true;
+  issues.error(
+    `\`${where}\` lists ${covered} covered statements but its summary says ${coveredLines}: the report was edited or is corrupt`,
+  );
+  return false;
 }
 
 /**
