@@ -468,7 +468,6 @@ export default class ProofgateReporter {
       provider,
       options: provider?.options,
       config: vitest.config?.coverage,
-      isIncluded: provider?.isIncluded,
       methods: providerMethods(provider),
       reporters: Array.isArray(vitest.reporters) ? [...vitest.reporters] : [],
       roots: JSON.stringify(provider?.roots ?? null),
@@ -497,9 +496,11 @@ export default class ProofgateReporter {
     else if (provider) {
       if (provider.options !== start.options) altered.push("the coverage provider's options object was replaced");
       if (vitest.config?.coverage !== start.config) altered.push("vitest's coverage config object was replaced");
-      if (provider.isIncluded !== start.isIncluded) altered.push("the coverage provider's file filter (isIncluded) was replaced");
-      for (const [name, fn] of start.methods)
-        if (provider[name] !== fn && name !== "isIncluded") altered.push("the coverage provider's " + name + " was replaced");
+      // A method replaced, or one added (an optional hook, or the filter of a provider that had none).
+      const known = new Map(start.methods);
+      const method = (name) => "the coverage provider's " + (name === "isIncluded" ? "file filter (isIncluded)" : name);
+      for (const [name, fn] of start.methods) if (provider[name] !== fn) altered.push(method(name) + " was replaced");
+      for (const [name] of providerMethods(provider)) if (!known.has(name)) altered.push(method(name) + " was added");
       if (JSON.stringify(provider.roots ?? null) !== start.roots) altered.push("the coverage provider's roots were changed");
       // Only \`coverage.changed\` or vitest's own --changed limit coverage to the changed files.
       const c = provider.options ?? {};
@@ -528,23 +529,22 @@ export default class ProofgateReporter {
         }
       }
     }
-    let settings = null;
-    try {
-      settings = coverageSettings(vitest, provider?.options ?? vitest?.config?.coverage, [RUNNER]);
-    } catch (error) {
-      altered.push("the coverage settings could not be read when the run ended");
-    }
+    const settings = this.settingsNow();
+    if (settings === null) altered.push("the coverage settings could not be read when the run ended");
     // The settings as coverage was generated (onCoverage), against the end's: set, then put back.
     if (this.coverageAtGenerate !== undefined && settings !== null && JSON.stringify(this.coverageAtGenerate) !== JSON.stringify(settings))
       altered.push("the coverage settings when coverage was generated were not the ones at the run's end (changed, then put back)");
     return { settings, altered };
   }
   onCoverage() {
+    this.coverageAtGenerate = this.settingsNow();
+  }
+  // The settings as the coverage provider holds them now (the gate's own runner left out), or null.
+  settingsNow() {
     try {
-      const provider = this.vitest?.coverageProvider;
-      this.coverageAtGenerate = coverageSettings(this.vitest, provider?.options ?? this.vitest?.config?.coverage, [RUNNER]);
+      return coverageSettings(this.vitest, this.vitest?.coverageProvider?.options ?? this.vitest?.config?.coverage, [RUNNER]);
     } catch {
-      this.coverageAtGenerate = null;
+      return null;
     }
   }
   onTestRunEnd(modules, errors, reason) {

@@ -80,9 +80,10 @@ export async function loadBaseVitestCoverage(o: BaseTestsOptions): Promise<BaseV
  * The head's settings (the proof run's record: read before any test and again when the run ended) against
  * the base's: each loosening, and the commits that answer for them. A setting read before any test answers
  * to the commits that touched a vitest config file, a file the config imports (vite's list, at the base or
- * at head) or a package.json; when none did, to every commit that changed anything but documentation. A change made while the tests ran (a
- * globalSetup file, a plugin) answers to every commit that changed anything but documentation. Each
- * answering commit is charged with every change of its kind: the settings are not read commit by commit.
+ * at head) or a package.json; when none did, to every commit that changed anything but documentation. A
+ * change made while the tests ran (a globalSetup file, a plugin) answers to every commit that changed
+ * anything but documentation. Each answering commit is charged with every change of its kind: the
+ * settings are not read commit by commit.
  * `existedAtBase` says whether a path was a file of the base (a setup file made of one).
  */
 export function vitestCoverageChanges(
