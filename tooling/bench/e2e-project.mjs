@@ -191,12 +191,16 @@ export function write(dir, files) {
   }
 }
 
-/** One repository per patch: the base by a human on main, the patch by an agent on `patch`. */
-export function makeProject(dir, py, patch) {
+/**
+ * One repository per patch: the base by a human on main, the patch by an agent on `patch`. `tomlPrefix` goes
+ * before the base's proofgate.toml (e.g. `[universe]\nfrom_proof_run = true\n\n`).
+ */
+export function makeProject(dir, py, patch, tomlPrefix = "") {
   mkdirSync(dir, { recursive: true });
   const human = { name: "Ada Lovelace", email: "ada@example.org" };
   git(dir, ["init", "-q", "-b", "main", "."], human);
-  write(dir, baseFiles(py));
+  const files = baseFiles(py);
+  write(dir, { ...files, "proofgate.toml": tomlPrefix + files["proofgate.toml"] });
   git(dir, ["add", "-A"], human);
   git(dir, ["commit", "-q", "-m", "Base"], human);
   const base = git(dir, ["rev-parse", "HEAD"], human);

@@ -12,6 +12,8 @@
 // packages/cli/dist/proofgate.js), --baseline-cli PATH (another build, timed in the same rounds), --repos
 // DIR (where the real suites' git repositories are: DIR/<owner>+<name>/repo, as the fetch tool leaves them,
 // or DIR/<name>, a clone; default /work/.mirror), --only NAME[,NAME] (e2e, more-itertools, pyjwt), --keep.
+// --variants NAME[,NAME]: the configurations measured, each in its own copy of every project: `separate` (the
+// default: the head's universe from its collect step) and `from-proof` ([universe] from_proof_run = true).
 //
 // The script builds each project itself: the upstream commit checked out as `main`, then a human commit
 // adding proofgate.toml (the init template's commands: collect, then the proof run with pytest-cov and
@@ -55,6 +57,7 @@ const OPTIONS = {
   "baseline-cli": { value: "PATH", default: undefined, parse: absolutePath },
   repos: { value: "DIR", default: "/work/.mirror", parse: absolutePath },
   only: { value: "NAMES", default: undefined },
+  variants: { value: "NAMES", default: "separate" },
   keep: { default: false },
 };
 
@@ -86,11 +89,17 @@ const AGENT = { name: "patchbot[bot]", email: "patchbot@example.org" };
 /** The environment of every run: no user git config, no inherited Python or pytest settings. */
 const ENV = Object.fromEntries(Object.entries(GIT_ENV).filter(([k]) => k !== "PYTHONDONTWRITEBYTECODE"));
 
+/**
+ * The configurations measured (`--variants`): `separate`, the head's universe from its own collect step (the
+ * default); `from-proof`, from the proof run's collection (`[universe] from_proof_run`, collect at the base only).
+ */
+const VARIANTS = { separate: "", "from-proof": "[universe]\nfrom_proof_run = true\n\n" };
+
 /** proofgate.toml as `proofgate init` writes it for a project: collect, then the proof run with `coverage json`. */
-function suiteConfig(py, suite) {
+function suiteConfig(py, suite, prefix) {
   const collect = `${py} -m pytest -p no:cacheprovider --collect-only -q ${suite.tests} > collected.txt`;
   const proof = `${py} -m pytest -p no:cacheprovider -q ${suite.tests} --cov=${suite.pkg} --cov-branch --cov-report= -o junit_family=xunit1 --junitxml=results.xml; s=$?; ${py} -m coverage json -q -o proven_coverage.json; exit $s`;
-  return `[coverage]
+  return `${prefix}[coverage]
 reports = ["proven_coverage.json"]
 min_proven = 50
 
@@ -121,7 +130,7 @@ function suiteSource(repos, suite) {
 }
 
 /** The suite at its pinned commit with the gate's setup (the base), then an agent's one-line change (the head). */
-function makeSuiteProject(dir, py, suite, source) {
+function makeSuiteProject(dir, py, suite, source, prefix) {
   const r = spawnSync("git", ["clone", "-q", "--no-checkout", source, dir], { encoding: "utf8", env: ENV });
   if (r.status !== 0) fail(`git clone ${source} failed: ${r.stderr}`);
   try {
@@ -136,7 +145,7 @@ function makeSuiteProject(dir, py, suite, source) {
     `${ignored}${ignored.endsWith("\n") || ignored === "" ? "" : "\n"}collected.txt\nproven_coverage.json\nresults.xml\n.coverage\n.pytest_cache/\nproofgate-report/\n__pycache__/\n`,
   );
   writeFileSync(join(dir, "freeze.toml"), "version = 1\nmax_active_leases = 0\n");
-  writeFileSync(join(dir, "proofgate.toml"), suiteConfig(py, suite));
+  writeFileSync(join(dir, "proofgate.toml"), suiteConfig(py, suite, prefix));
   git(dir, ["add", "-A"], HUMAN);
   git(dir, ["commit", "-q", "-m", "proofgate setup"], HUMAN);
   const base = git(dir, ["rev-parse", "HEAD"], HUMAN);
@@ -196,6 +205,9 @@ function main() {
   const names = ["e2e", ...SUITES.map((s) => s.name)];
   const only = options.only ? options.only.split(",") : names;
   for (const n of only) if (!names.includes(n)) fail(`--only takes ${names.join(", ")}; got ${n}`);
+  const variants = options.variants.split(",");
+  for (const v of variants)
+    if (!(v in VARIANTS)) fail(`--variants takes ${Object.keys(VARIANTS).join(", ")}; got ${v}`);
   const probe = spawnSync(options.python, ["-c", "import pytest, pytest_cov, coverage"], { encoding: "utf8" });
   if (probe.status !== 0) fail(`${options.python} lacks pytest, pytest-cov or coverage.py: ${probe.stderr.trim()}`);
   const startedAt = new Date();
@@ -203,26 +215,49 @@ function main() {
   const temp = mkdtempSync(join(tmpdir(), "proofgate-bench-overhead-"));
   try {
     const projects = [];
+    // One repository per project and variant (the variant is in the base's proofgate.toml); the plain run
+    // runs in the first.
+    const copies = (make) =>
+      Object.fromEntries(
+        variants.map((v) => {
+          const dir = join(temp, v);
+          mkdirSync(dir, { recursive: true });
+          return [v, make(dir, VARIANTS[v])];
+        }),
+      );
     if (only.includes("e2e")) {
-      const dir = join(temp, "e2e");
-      const base = makeProject(dir, options.python, PATCHES.merge);
+      const at = copies((folder, prefix) => {
+        const dir = join(folder, "e2e");
+        return { dir, base: makeProject(dir, options.python, PATCHES.merge, prefix) };
+      });
       projects.push({
         name: "e2e",
-        dir,
-        base,
+        at,
+        ...at[variants[0]],
         pkg: "pkg",
         tests: "tests",
         source: "tooling/bench/e2e-project.mjs (merge patch)",
       });
     }
     for (const suite of SUITES.filter((s) => only.includes(s.name))) {
-      const dir = join(temp, suite.name);
-      mkdirSync(dir);
-      const base = makeSuiteProject(dir, options.python, suite, suiteSource(options.repos, suite));
-      projects.push({ ...suite, dir, base, source: `github.com/${suite.repo} at ${suite.commit} (${suite.ref})` });
+      const at = copies((folder, prefix) => {
+        const dir = join(folder, suite.name);
+        mkdirSync(dir);
+        return { dir, base: makeSuiteProject(dir, options.python, suite, suiteSource(options.repos, suite), prefix) };
+      });
+      projects.push({
+        ...suite,
+        at,
+        ...at[variants[0]],
+        source: `github.com/${suite.repo} at ${suite.commit} (${suite.ref})`,
+      });
     }
-    const builds = [{ label: "check --run", cli: options.cli }];
-    if (options.baselineCli) builds.push({ label: "baseline check --run", cli: options.baselineCli });
+    const clis = [{ label: "check --run", cli: options.cli }];
+    if (options.baselineCli) clis.push({ label: "baseline check --run", cli: options.baselineCli });
+    const named = variants.length > 1 || variants[0] !== "separate";
+    const builds = clis.flatMap((c) =>
+      variants.map((variant) => ({ ...c, variant, label: named ? `${c.label} (${variant})` : c.label })),
+    );
     const members = [];
     const labels = [];
     for (const p of projects) {
@@ -231,7 +266,7 @@ function main() {
       for (const b of builds) {
         labels.push(`${p.name} / ${b.label}`);
         members.push((round) => {
-          const r = checkOnce(b.cli, p);
+          const r = checkOnce(b.cli, p.at[b.variant]);
           if (round === "warm-up") p[b.label] = { status: r.status, reasons: r.reasons };
           else if (r.status !== p[b.label].status || JSON.stringify(r.reasons) !== JSON.stringify(p[b.label].reasons))
             fail(

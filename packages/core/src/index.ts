@@ -17,6 +17,7 @@ export {
 } from "./ledger/ledger.js";
 export {
   parseCollectOnly,
+  renderCollectOnly,
   mergeUniverses,
   type Universe,
   type UniverseParseResult,

@@ -25,6 +25,7 @@ import {
   type InputDigest,
   type IsoDate,
   type Lease,
+  type Ledger,
   type LockDelta,
   type PatchEvidence,
   type PatchSource,
@@ -36,10 +37,10 @@ import {
 } from "@proofgate/core";
 import type { GateLog } from "./log.js";
 import type { GatePorts } from "./ports.js";
-import { leaseBook, type LeaseBook } from "./lease-book.js";
+import { activePytestLeases, leaseBook, type LeaseBook } from "./lease-book.js";
 import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
-import { loadLedger, loadPropertyResults, loadResults } from "./sources/inputs.js";
+import { loadLedger, loadPropertyResults, loadResults, type Loaded } from "./sources/inputs.js";
 import { loadMeasurement, type PatchMeasurement } from "./sources/measurement.js";
 import {
   loadBaseVitestCoverage,
@@ -49,7 +50,7 @@ import {
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { pathScope } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
-import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
+import { runConfiguredCommands, stampedOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
 import {
   DEFAULT_READ_ALLOW,
@@ -254,7 +255,8 @@ async function evaluateCheck(
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
   const measurement = measurementSource(ports, config, loaded);
 
-  const readBook = lazyLeaseBook(files, config, request.clock.today);
+  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
+  const readBook = lazyLeaseBook(files, config, ledger, request.clock.today);
   // With --run, the base's own commands run on the base's files, in a worktree removed afterwards
   // whatever happens (once every base step has ended).
   let checkout: string | undefined;
@@ -315,6 +317,7 @@ async function evaluateCheck(
       baseRun,
       parallel,
       readBook,
+      ledger,
       log,
       watch,
       commands,
@@ -476,8 +479,12 @@ function withBaseSides(
 }
 
 /** The ledger, read now; the lease book, read on first use (after the collection with --run: the universe the proof run is planned on is the one judged). */
-function lazyLeaseBook(files: GatePorts["files"], config: GateConfig, today: IsoDate): () => LeaseBook {
-  const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
+function lazyLeaseBook(
+  files: GatePorts["files"],
+  config: GateConfig,
+  ledger: Loaded<Ledger>,
+  today: IsoDate,
+): () => LeaseBook {
   const universe = { paths: config.universe.collected, flag: "[universe] collected" };
   let book: LeaseBook | undefined;
   return (): LeaseBook =>
@@ -605,6 +612,7 @@ async function runHeadSteps(s: {
   baseRun: Promise<unknown>;
   parallel: boolean;
   readBook: () => LeaseBook;
+  ledger: Loaded<Ledger>;
   log: GateLog;
   watch: RepositoryWatch | undefined;
   commands: CommandOutcome[];
@@ -643,6 +651,7 @@ async function runHeadSteps(s: {
       outDir: request.outDir,
       today: request.clock.today,
       leases: () => s.readBook(),
+      activeLeases: () => activePytestLeases(s.ledger, request.clock.today),
       log: s.log,
       watch: s.watch,
       steps: s.commands,
@@ -653,7 +662,7 @@ async function runHeadSteps(s: {
   stampOwnRun(
     ports,
     config,
-    ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
+    ran.outcomes.map((o) => ({ ...o, outputs: stampedOutputs(config, o.step) })),
   );
   return ran.records;
 }

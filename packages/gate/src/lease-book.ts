@@ -7,6 +7,7 @@ import {
   leaseShapeIssues,
   type IsoDate,
   type JudgedLeases,
+  type Lease,
   type Ledger,
   type Universe,
 } from "@proofgate/core";
@@ -46,4 +47,14 @@ export function leaseBook(
   if (shapes.length > 0) throw new GateError(shapes);
   const { active, expired } = classifyLeases(ledger.value.leases, today);
   return { ledger, universe: read, leases: { active, expired, unknown: findUnknownLeases(active, read.value) } };
+}
+
+/**
+ * The ledger's active pytest leases for `today`, before any collection: what the proof run deselects when its
+ * own collection is the universe (`[universe] from_proof_run`). The lease book is read after that run.
+ */
+export function activePytestLeases(ledger: Loaded<Ledger>, today: IsoDate): Lease[] {
+  const shapes = leaseShapeIssues(ledger.value.leases, "pytest", ledger.value.file);
+  if (shapes.length > 0) throw new GateError(shapes);
+  return classifyLeases(ledger.value.leases, today).active;
 }

@@ -120,6 +120,9 @@ collected = ${tomlList(d.universe.collected)}
 # The base's universe, for \`tests_removed\` when \`check\` runs without --run (with --run the gate
 # collects the base itself, in a git worktree): a CI step writes it, never a committed file.
 ${d.universe.baseCollected.length === 0 ? '# base_collected = ["base-collected.txt"]' : `base_collected = ${tomlList(d.universe.baseCollected)}`}
+# pytest, with --run: the head's universe is the proof run's own collection (its signed record, written
+# to \`collected\`), so pytest starts once less per check; [commands] collect then runs at the base only.
+${d.universe.fromProofRun ? "from_proof_run = true" : "# from_proof_run = true"}
 
 [coverage]
 # The proof run's coverage (coverage.py JSON, LCOV, Cobertura XML or Istanbul JSON, detected);

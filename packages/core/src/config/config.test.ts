@@ -20,7 +20,7 @@ describe("parseConfig: defaults", () => {
     const expected: GateConfig = {
       file: FILE,
       ledger: { path: "freeze.toml" },
-      universe: { collected: ["collected.txt"], baseCollected: [] },
+      universe: { collected: ["collected.txt"], baseCollected: [], fromProofRun: false },
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
       results: { junit: [], baseJunit: [], maxNewSkips: 0 },
       fixtures: {
@@ -109,6 +109,7 @@ path = "ci/freeze.toml"
 [universe]
 collected = ["a.txt", "b.txt"]
 base_collected = ["base-collected.txt"]
+from_proof_run = false
 
 [coverage]
 reports = ["cov1.json", "cov2.xml"]
@@ -169,7 +170,7 @@ timeout = 120
     expect(config).toEqual({
       file: FILE,
       ledger: { path: "ci/freeze.toml" },
-      universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"] },
+      universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"], fromProofRun: false },
       coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: [".coverage"], minProven: 82.5 },
       results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3, baseJunit: ["base-results.xml"], maxNewSkips: 2 },
       fixtures: {
@@ -599,5 +600,27 @@ describe("parseConfig: [agents] human_signatures, allowed_signers and [ledger] m
     const result = parse(text);
     expect(result.config).toBeUndefined();
     expect(result.errors).toEqual([expect.objectContaining({ code: "config_invalid", line, message })]);
+  });
+});
+
+describe("parseConfig: [universe] from_proof_run", () => {
+  const proof = '[commands]\nproof = "python -m pytest"\n';
+  it("off by default; on with a pytest proof command, the record and one universe file", () => {
+    expect(ok("").universe.fromProofRun).toBe(false);
+    expect(ok(`[universe]\nfrom_proof_run = true\n\n${proof}`).universe.fromProofRun).toBe(true);
+  });
+
+  it.each([
+    ["[universe]\nfrom_proof_run = true\n", "needs [commands] proof"],
+    [`[universe]\nfrom_proof_run = true\n\n${proof}record = false\n`, "needs [commands] record = true"],
+    [`[universe]\nfrom_proof_run = true\n\n${proof}runner = "vitest"\n`, "is for pytest"],
+    [`[universe]\nfrom_proof_run = true\ncollected = ["a.txt", "b.txt"]\n\n${proof}`, "needs exactly one [universe] collected file"],
+    [`[universe]\nfrom_proof_run = "yes"\n\n${proof}`, "from_proof_run must be"],
+  ])("refuses %j at the key's line", (text, message) => {
+    const result = parse(text);
+    expect(result.config).toBeUndefined();
+    expect(result.errors).toEqual([
+      expect.objectContaining({ code: "config_invalid", line: 2, message: expect.stringContaining(message) }),
+    ]);
   });
 });

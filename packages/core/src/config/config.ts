@@ -20,8 +20,12 @@ export interface GateConfig {
   file: string;
   /** `maxLeaseDays`: the longest a lease may run, from its `created` (or today) to its `expires`. */
   ledger: { path: string; maxLeaseDays?: number | undefined };
-  /** `baseCollected`: the base's universe, written by a CI step that collected the base (check without --run). */
-  universe: { collected: string[]; baseCollected: string[] };
+  /**
+   * `baseCollected`: the base's universe, written by a CI step that collected the base (check without --run).
+   * `fromProofRun`: with `check --run`, the head's universe is the proof run's own collection (its signed run
+   * record), written by the gate to the one `collected` file; `[commands] collect` then runs at the base only.
+   */
+  universe: { collected: string[]; baseCollected: string[]; fromProofRun: boolean };
   coverage: {
     reports: string[];
     shards?: number | undefined;
@@ -148,7 +152,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
   return {
     file,
     ledger: { path: "freeze.toml" },
-    universe: { collected: ["collected.txt"], baseCollected: [] },
+    universe: { collected: ["collected.txt"], baseCollected: [], fromProofRun: false },
     coverage: { reports: ["proven_coverage.json"], minProven: 70 },
     results: { junit: [], baseJunit: [], maxNewSkips: 0 },
     fixtures: {
@@ -187,7 +191,7 @@ type Kind = "string" | "strings" | "paths" | "int" | "percent" | "bool";
 /** Every table and key, with its type: the one place the schema lives. */
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
-  universe: { collected: "strings", base_collected: "strings" },
+  universe: { collected: "strings", base_collected: "strings", from_proof_run: "bool" },
   coverage: {
     reports: "strings",
     shards: "int",
@@ -368,6 +372,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     universe: {
       collected: list("universe", "collected", d.universe.collected),
       baseCollected: list("universe", "base_collected", d.universe.baseCollected),
+      fromProofRun: bool("universe", "from_proof_run", d.universe.fromProofRun),
     },
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
@@ -507,6 +512,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       fix: 'write runner = "vitest" for a vitest project, "pytest" (or leave it out) for a pytest one; another runner: record = false, its JUnit XML as the universe (docs/config.md)',
     });
   }
+  if (result.universe.fromProofRun) errors.push(...fromProofRunIssues(result, lineOf("universe", "from_proof_run")));
   if (result.commands.timeout > MAX_COMMAND_TIMEOUT) {
     errors.push({
       code: "config_invalid",
@@ -568,6 +574,45 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   if (errors.length > 0) return { errors, warnings };
   const given = Object.entries(values).flatMap(([table, keys]) => Object.keys(keys).map((key) => `${table}.${key}`));
   return { config: result, errors, warnings, given };
+}
+
+/**
+ * `[universe] from_proof_run = true` needs what makes the proof run's collection a universe: a pytest proof
+ * command with the signed run record, and one universe file for the gate to write it to.
+ */
+function fromProofRunIssues(config: GateConfig, line: number | undefined): GateIssue[] {
+  const issue = (message: string, fix: string): GateIssue => ({
+    code: "config_invalid",
+    file: config.file,
+    line,
+    message: `[universe] from_proof_run = true ${message}`,
+    fix,
+  });
+  const out: GateIssue[] = [];
+  if (config.commands.proof === undefined)
+    out.push(issue("needs [commands] proof: the proof run's collection is the universe", "add [commands] proof"));
+  if (!config.commands.record)
+    out.push(
+      issue(
+        "needs [commands] record = true: the universe is read from the proof run's signed record",
+        "remove record = false, or from_proof_run",
+      ),
+    );
+  if (config.commands.runner === "vitest")
+    out.push(
+      issue(
+        'is for pytest: a vitest universe comes from `vitest list --json` ([commands] collect)',
+        "remove from_proof_run",
+      ),
+    );
+  if (config.universe.collected.length !== 1)
+    out.push(
+      issue(
+        `needs exactly one [universe] collected file (the gate writes the proof run's collection there), not ${config.universe.collected.length}`,
+        'write collected = ["collected.txt"]',
+      ),
+    );
+  return out;
 }
 
 const FIX: Record<Kind, string> = {

@@ -271,3 +271,42 @@ function narrowedOf(universes: readonly Universe[]): { narrowed?: NarrowedCollec
     },
   };
 }
+
+/** What `renderCollectOnly` writes: the ids that would run, the ones other than proofgate deselected, the errors. */
+export interface CollectOnlyListing {
+  /** The ids, in collection order (each as often as pytest collected it). */
+  ids: readonly string[];
+  /** How many more pytest collected and then deselected (-k, -m, --deselect, a hook that says so). */
+  deselected: number;
+  /** Collection errors: the collector's id (a module's path) and what it raised, on one line. */
+  errors: ReadonlyArray<{ id: string; message?: string | undefined }>;
+}
+
+/**
+ * The text `pytest --collect-only -q` prints for `listing`, as `parseCollectOnly` reads it: one id a line,
+ * a blank line, an `ERROR <id> - <message>` line per collection error, and pytest's summary line. The
+ * universe file `check --run` writes from the proof run's own collection (`[universe] from_proof_run`).
+ */
+export function renderCollectOnly(listing: CollectOnlyListing): string {
+  const { ids, deselected, errors } = listing;
+  const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+  const lines = [...ids, ""];
+  for (const e of errors) {
+    const message = e.message === undefined ? "" : oneLine(e.message);
+    lines.push(`ERROR ${oneLine(e.id)}${message === "" ? "" : ` - ${message}`}`);
+  }
+  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+  const failed = errors.length > 0 ? `, ${plural(errors.length, "error")}` : "";
+  const collected =
+    ids.length === 0
+      ? deselected > 0
+        ? `no tests collected (${deselected} deselected)`
+        : errors.length > 0
+          ? undefined
+          : "no tests collected"
+      : deselected > 0
+        ? `${ids.length}/${plural(ids.length + deselected, "test")} collected (${deselected} deselected)`
+        : `${plural(ids.length, "test")} collected`;
+  lines.push(collected === undefined ? `${plural(errors.length, "error")} in 0.00s` : `${collected}${failed} in 0.00s`);
+  return `${lines.join("\n")}\n`;
+}

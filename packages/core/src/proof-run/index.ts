@@ -63,6 +63,7 @@ export {
   judgeSelection,
   skippedUnlisted,
   testsNotRun,
+  collectedListing,
   judgeFileReads,
   judgeSeedReads,
   judgeRunnerHooks,

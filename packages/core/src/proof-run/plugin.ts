@@ -44,6 +44,12 @@ export interface ProofPluginOptions {
    * the plugin's folder, `.git/` and `__pycache__/` are always left out.
    */
   exclude?: readonly string[] | undefined;
+  /**
+   * Whether a lease naming no collected test of a collected file stops the run (pytest's usage error, exit 4).
+   * Default true; false when the deselection is planned before any collection (`[universe] from_proof_run`):
+   * the gate then judges such a lease from the record (unknown_leases).
+   */
+  stopOnUncollected?: boolean | undefined;
 }
 
 /**
@@ -60,7 +66,11 @@ export function renderProofPlugin(
     PROOF_PLUGIN_PY,
     {
       text: { TODAY: plan.today },
-      values: { PLUGIN_VERSION: pythonString(PROOF_PLUGIN_VERSION), LEDGER: pythonString(options.ledgerFile) },
+      values: {
+        PLUGIN_VERSION: pythonString(PROOF_PLUGIN_VERSION),
+        LEDGER: pythonString(options.ledgerFile),
+        STOP_ON_MISSING: options.stopOnUncollected === false ? "False" : "True",
+      },
       lists: {
         FROZEN: plan.active.map((lease) => pythonString(lease.nodeid)),
         MOUNTS: (options.mounts ?? []).map(

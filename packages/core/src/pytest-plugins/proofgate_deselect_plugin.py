@@ -9,6 +9,8 @@ PROOFGATE_LEDGER = "__PROOFGATE_LEDGER__"
 PROOFGATE_FROZEN = frozenset([
     "__PROOFGATE_FROZEN__",
 ])
+# Always: this plugin runs where nothing else judges a lease that names no collected test.
+PROOFGATE_STOP_ON_MISSING = True
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -20,7 +22,7 @@ def pytest_collection_modifyitems(session, config, items):
     # file that was collected means the ledger and the suite disagree.
     files = {item.nodeid.split("::", 1)[0] for item in items}
     missing = {n for n in PROOFGATE_FROZEN.difference(item.nodeid for item in frozen) if n.split("::", 1)[0] in files}
-    if missing:
+    if missing and PROOFGATE_STOP_ON_MISSING:
         raise pytest.UsageError(
             "proofgate: {} leased test id(s) in {} were not collected: {}. "
             "Fix the lease: proofgate deselect lists the ids it probably meant.".format(

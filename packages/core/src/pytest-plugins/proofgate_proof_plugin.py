@@ -27,6 +27,9 @@ PROOFGATE_LEDGER = "__PROOFGATE_LEDGER__"
 PROOFGATE_FROZEN = frozenset([
     "__PROOFGATE_FROZEN__",
 ])
+# False when the gate plans the deselection before any collection ([universe] from_proof_run): a lease that
+# names no collected test is then judged from the record (unknown_leases), and the run goes on.
+PROOFGATE_STOP_ON_MISSING = "__PROOFGATE_STOP_ON_MISSING__"
 # Folders outside the work tree whose files stand for repository paths: (folder, repository prefix, label).
 PROOFGATE_MOUNTS = (
     ("__PROOFGATE_MOUNTS__", "", ""),
@@ -46,7 +49,7 @@ def pytest_collection_modifyitems(session, config, items):
     # file that was collected means the ledger and the suite disagree.
     files = {item.nodeid.split("::", 1)[0] for item in items}
     missing = {n for n in PROOFGATE_FROZEN.difference(item.nodeid for item in frozen) if n.split("::", 1)[0] in files}
-    if missing:
+    if missing and PROOFGATE_STOP_ON_MISSING:
         raise pytest.UsageError(
             "proofgate: {} leased test id(s) in {} were not collected: {}. "
             "Fix the lease: proofgate deselect lists the ids it probably meant.".format(

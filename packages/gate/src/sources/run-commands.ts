@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import {
   PROOF_RUN_ENV,
   VITEST_REPORTER_ENV,
+  collectedListing,
   diffWorkTree,
   renderVitestReporter,
   renderVitestRunner,
@@ -24,6 +25,7 @@ import {
 } from "@proofgate/core/proof-run";
 import {
   GateError,
+  renderCollectOnly,
   renderDeselectPlugin,
   type Lease,
   type CommandOutcome,
@@ -54,6 +56,11 @@ export interface RunCommandsOptions {
   today: IsoDate;
   /** The ledger and the universe with the leases judged, read after the collection. */
   leases: () => LeaseBook;
+  /**
+   * The ledger's active leases, read without the universe: what the proof run deselects when its own
+   * collection is the universe (`[universe] from_proof_run`), since no collection comes before it.
+   */
+  activeLeases?: (() => Lease[]) | undefined;
   log: GateLog;
   /** Watches the repository around each step; undefined: not watched. */
   watch?: RepositoryWatch | undefined;
@@ -107,7 +114,9 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     });
   }
   const run: CommandsRun = { outcomes: [], records: {} };
-  if (collect !== undefined) {
+  // [universe] from_proof_run: the proof run's own collection is the head's universe; collect runs at the base only.
+  const fromProof = universeFromProof(config);
+  if (collect !== undefined && !fromProof) {
     let failure = "";
     const exitCode = await runCommandStep(
       o,
@@ -126,8 +135,13 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
   if (proof !== undefined) {
     stopIfAsked(o);
     const setup = proofSetup(o);
-    run.outcomes.push(await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof")));
-    if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
+    const outcome = await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof"));
+    run.outcomes.push(outcome);
+    if (setup.record) {
+      const recorded = readRecord(o, setup.record);
+      const leased = fromProof ? writeProofUniverse(o, outcome, recorded, setup.leased) : setup.leased;
+      run.records.proof = { ...recorded, leased };
+    }
   }
   // The seed signals judge its results; the property-test rule its record (the settings as they ran).
   if (properties !== undefined && (config.properties.enabled || config.properties.judgeTests)) {
@@ -147,7 +161,46 @@ function stopIfAsked(o: RunCommandsOptions): void {
   if (error !== undefined) throw error;
 }
 
-/** The files a `[commands]` step must write, as `check --run` requires them (and stamps them: evidence-binding.ts). */
+/** Whether the proof run's own collection is the head's universe (`[universe] from_proof_run`, a pytest proof step). */
+function universeFromProof(config: GateConfig): boolean {
+  return config.universe.fromProofRun && config.commands.proof !== undefined && config.commands.record;
+}
+
+/** The files a step's run is stamped with: what it wrote, and for the proof run the universe the gate wrote from its record. */
+export function stampedOutputs(config: GateConfig, step: CommandStep): string[] {
+  const written = stepOutputs(config, step);
+  return step === "proof" && universeFromProof(config) ? [...config.universe.collected, ...written] : written;
+}
+
+/**
+ * `[universe] from_proof_run`: writes the proof run's collection, read from its verified record, to the
+ * universe file (as `pytest --collect-only -q` prints it), and returns the leases the plugin was given that
+ * name a collected test (the deselection the record must show). A lease naming none is judged from the
+ * universe as unknown_leases. A run with no usable record leaves the universe unknown: exit 2.
+ */
+function writeProofUniverse(
+  o: RunCommandsOptions,
+  outcome: HeadOutcome,
+  recorded: RecordedStep,
+  leased: readonly string[],
+): string[] {
+  const file = o.config.universe.collected[0]!;
+  const record = recorded.result.record;
+  if (record === undefined) {
+    const why = recorded.result.errors.map((e) => e.message);
+    throw new GateError({
+      code: "universe_invalid",
+      file,
+      message: `[universe] from_proof_run: the head's universe is the proof run's collection, but [commands] proof (\`${outcome.command}\`) exited with ${outcome.exitCode} and left no run record the gate could verify (${why.slice(0, 2).join("; ")}${why.length > 2 ? "; ..." : ""})`,
+      fix: "run the proof command by hand (its output is above in the log) and make pytest start and collect; a conftest.py that fails to import stops it before any test",
+    });
+  }
+  o.ports.files.writeAtomic(file, renderCollectOnly(collectedListing(record)));
+  const collected = new Set(record.collected);
+  return leased.filter((id) => collected.has(id));
+}
+
+/** The files a `[commands]` step must write, as `check --run` requires them. */
 export function stepOutputs(config: GateConfig, step: CommandStep): string[] {
   if (step === "collect") return [...config.universe.collected];
   if (step === "proof")
@@ -209,7 +262,12 @@ function pluginStep(
   ports.files.removeTree(workerRecordDir(file));
   const plugin = renderProofPlugin(
     { today: o.today, active },
-    { ledgerFile: config.ledger.path, mounts, exclude: [absolute(o.outDir)] },
+    {
+      ledgerFile: config.ledger.path,
+      mounts,
+      exclude: [absolute(o.outDir)],
+      stopOnUncollected: !(name === "proof" && universeFromProof(config)),
+    },
   );
   ports.files.writeAtomic(join(pluginDir, `${moduleName}.py`), plugin);
   const env = proofRunEnvironment({
@@ -232,11 +290,7 @@ function pluginStep(
  * run with exit 2 before any proof is made.
  */
 function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
-  const { universe, leases } = o.leases();
-  // Only leases that name a collected test: an unknown lease is judged as unknown_leases, and must not
-  // make the plugin stop the proof run.
-  const collected = universe.value.index ?? new Set(universe.value.ids);
-  const active = o.config.coverage.contexts === undefined ? leases.active.filter((l) => collected.has(l.nodeid)) : [];
+  const active = o.config.coverage.contexts === undefined ? plannedLeases(o) : [];
   const absolute = underRoot(o.ports.files.root);
   const idsFile = join(o.outDir, "frozen-ids.txt");
   o.ports.files.writeAtomic(idsFile, active.map((l) => `${l.nodeid}\n`).join(""));
@@ -248,8 +302,24 @@ function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
   };
 }
 
-/** The runner the steps run: `[commands] runner`, else the universe's format says. */
+/**
+ * The leases the proof run deselects. Only those that name a collected test: an unknown lease is judged as
+ * unknown_leases, and must not make the plugin stop the proof run. With the proof run's own collection as
+ * the universe there is none before it: every active lease, and the plugin lets an unmatched one pass.
+ */
+function plannedLeases(o: RunCommandsOptions): Lease[] {
+  if (universeFromProof(o.config)) {
+    if (o.activeLeases === undefined) throw new Error("runConfiguredCommands: [universe] from_proof_run needs activeLeases");
+    return o.activeLeases();
+  }
+  const { universe, leases } = o.leases();
+  const collected = universe.value.index ?? new Set(universe.value.ids);
+  return leases.active.filter((l) => collected.has(l.nodeid));
+}
+
+/** The runner the steps run: `[commands] runner`, else the universe's format says (pytest's, when the proof run collects it). */
 function stepRunner(o: RunCommandsOptions): "pytest" | "vitest" {
+  if (universeFromProof(o.config)) return "pytest";
   return o.config.commands.runner ?? o.leases().universe.value.runner ?? "pytest";
 }
 

@@ -64,13 +64,14 @@ class ProofRun:
         self.plugin_dir = out / "pytest"
         self.record = out / "run-record.json"
 
-    def run(self, *args, frozen=(), ledger="freeze.toml", unset=()):
-        """pytest with the plugin loaded; `unset`: run variables left out of the environment."""
+    def run(self, *args, frozen=(), ledger="freeze.toml", unset=(), stop_on_missing=True):
+        """pytest with the plugin loaded; `unset`: run variables left out of the environment;
+        `stop_on_missing`: whether a lease naming no collected test in a collected file stops the run."""
         self.plugin_dir.mkdir(parents=True, exist_ok=True)
         source = render(
             "proofgate_proof_plugin.py",
             text={"TODAY": "2026-12-05"},
-            values={"PLUGIN_VERSION": "1", "LEDGER": ledger},
+            values={"PLUGIN_VERSION": "1", "LEDGER": ledger, "STOP_ON_MISSING": stop_on_missing},
             lists={"FROZEN": list(frozen), "MOUNTS": [], "EXCLUDE": [str(self.plugin_dir.parent)]},
         )
         (self.plugin_dir / (self.module + ".py")).write_text(source, encoding="ascii")

@@ -179,6 +179,20 @@ def test_a_missing_lease_stops_the_run(proof_run):
     result.stderr.fnmatch_lines(["*proofgate: 1 leased test id(s) in ci/freeze.toml were not collected: test_a.py::test_gone.*"])
 
 
+def test_a_missing_lease_is_recorded_not_stopped_when_the_gate_judges_it(proof_run):
+    # [universe] from_proof_run: the gate plans the deselection before any collection, so a lease naming
+    # no collected test must not stop the run; the record's collection shows the lease matched nothing.
+    proof_run.pytester.makepyfile(test_a="def test_ok():\n    pass\n\ndef test_frozen():\n    pass\n")
+    result = proof_run.run(
+        frozen=["test_a.py::test_gone", "test_a.py::test_frozen"], ledger="ci/freeze.toml", stop_on_missing=False
+    )
+    assert result.ret == 0
+    payload = proof_run.payload()
+    assert payload["collected"] == ["test_a.py::test_ok", "test_a.py::test_frozen"]
+    assert payload["deselected"] == {"proofgate": ["test_a.py::test_frozen"], "other": []}
+    assert signature_ok(proof_run.text(), proof_run.key)
+
+
 def test_an_incomplete_environment_is_a_usage_error(proof_run):
     proof_run.pytester.makepyfile(test_a="def test_ok():\n    pass\n")
     result = proof_run.run(unset=["PROOFGATE_RUN_KEY"])
