@@ -50,7 +50,12 @@ import {
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { pathScope } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
-import { runConfiguredCommands, stampedOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
+import {
+  runConfiguredCommands,
+  stampedOutputs,
+  type CommandsRun,
+  type RepositoryWatch,
+} from "./sources/run-commands.js";
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
 import {
   DEFAULT_READ_ALLOW,

@@ -614,7 +614,10 @@ describe("parseConfig: [universe] from_proof_run", () => {
     ["[universe]\nfrom_proof_run = true\n", "needs [commands] proof"],
     [`[universe]\nfrom_proof_run = true\n\n${proof}record = false\n`, "needs [commands] record = true"],
     [`[universe]\nfrom_proof_run = true\n\n${proof}runner = "vitest"\n`, "is for pytest"],
-    [`[universe]\nfrom_proof_run = true\ncollected = ["a.txt", "b.txt"]\n\n${proof}`, "needs exactly one [universe] collected file"],
+    [
+      `[universe]\nfrom_proof_run = true\ncollected = ["a.txt", "b.txt"]\n\n${proof}`,
+      "needs exactly one [universe] collected file",
+    ],
     [`[universe]\nfrom_proof_run = "yes"\n\n${proof}`, "from_proof_run must be"],
   ])("refuses %j at the key's line", (text, message) => {
     const result = parse(text);

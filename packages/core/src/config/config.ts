@@ -601,7 +601,7 @@ function fromProofRunIssues(config: GateConfig, line: number | undefined): GateI
   if (config.commands.runner === "vitest")
     out.push(
       issue(
-        'is for pytest: a vitest universe comes from `vitest list --json` ([commands] collect)',
+        "is for pytest: a vitest universe comes from `vitest list --json` ([commands] collect)",
         "remove from_proof_run",
       ),
     );

@@ -253,7 +253,9 @@ describe("renderCollectOnly: the proof run's collection written as pytest's -q l
     expect(u.summaryCount).toBe(3);
     expect(u.narrowed).toBeUndefined();
     expect(u.collectionErrors).toEqual([]);
-    expect(parseOk(renderCollectOnly({ ids: ids.slice(0, 1), deselected: 0, errors: [] })).universe.summaryCount).toBe(1);
+    expect(parseOk(renderCollectOnly({ ids: ids.slice(0, 1), deselected: 0, errors: [] })).universe.summaryCount).toBe(
+      1,
+    );
   });
 
   it("keeps a deselection by something else as pytest reports it (narrowed), as in deselected-k.txt", () => {
@@ -295,9 +297,12 @@ describe("renderCollectOnly: the proof run's collection written as pytest's -q l
       fc.property(
         fc.array(id, { maxLength: 30 }),
         fc.nat(5),
-        fc.array(fc.record({ id: fc.stringMatching(/^[a-z]{1,8}\.py$/), message: fc.option(fc.string(), { nil: undefined }) }), {
-          maxLength: 3,
-        }),
+        fc.array(
+          fc.record({ id: fc.stringMatching(/^[a-z]{1,8}\.py$/), message: fc.option(fc.string(), { nil: undefined }) }),
+          {
+            maxLength: 3,
+          },
+        ),
         (ids, deselected, errors) => {
           const result = read({ ids, deselected, errors });
           if (ids.length === 0 && errors.length === 0) {

@@ -40,7 +40,13 @@ describe("renderProofPlugin", () => {
       PROOFGATE_FROZEN: ids,
       PROOFGATE_MOUNTS: [["/r/proofgate-report/seeds", "", "base-seeds"]],
       PROOFGATE_EXCLUDE: ["/r/proofgate-report"],
+      PROOFGATE_STOP_ON_MISSING: true,
     });
+    const tolerant = renderProofPlugin(
+      { today: "2026-09-20", active: [] },
+      { ledgerFile: "f", stopOnUncollected: false },
+    );
+    expect(tolerant).toContain("\nPROOFGATE_STOP_ON_MISSING = False\n");
   });
 
   it("leaves renderDeselectPlugin (proofgate deselect --format plugin) as it was", () => {

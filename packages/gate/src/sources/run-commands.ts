@@ -309,7 +309,8 @@ function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
  */
 function plannedLeases(o: RunCommandsOptions): Lease[] {
   if (universeFromProof(o.config)) {
-    if (o.activeLeases === undefined) throw new Error("runConfiguredCommands: [universe] from_proof_run needs activeLeases");
+    if (o.activeLeases === undefined)
+      throw new Error("runConfiguredCommands: [universe] from_proof_run needs activeLeases");
     return o.activeLeases();
   }
   const { universe, leases } = o.leases();
