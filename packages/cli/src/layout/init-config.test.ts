@@ -32,6 +32,16 @@ describe("planInit: the commands", () => {
     });
   });
 
+  it("the head's universe from the proof run (the same test folders as collect's), written and read back", () => {
+    const p = plan(FLAT);
+    expect(p.config.universe).toMatchObject({ collected: ["collected.txt"], fromProofRun: true });
+    const text = configTemplate(p.config, p.notes);
+    expect(text).toMatch(/^from_proof_run = true$/m);
+    const loaded = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.config?.universe).toEqual(p.config.universe);
+  });
+
   it("pytest-cov 4.1 and later: its own JSON report", () => {
     for (const pytestCov of ["4.1.0", "5.0.0", "6.2.1", "10.0"]) {
       expect(plan(FLAT, { ...NEWER, pytestCov }).config.commands.proof).toBe(
