@@ -12,8 +12,9 @@
 // packages/cli/dist/proofgate.js), --baseline-cli PATH (another build, timed in the same rounds), --repos
 // DIR (where the real suites' git repositories are: DIR/<owner>+<name>/repo, as the fetch tool leaves them,
 // or DIR/<name>, a clone; default /work/.mirror), --only NAME[,NAME] (e2e, more-itertools, pyjwt), --keep.
-// --variants NAME[,NAME]: the configurations measured, each in its own copy of every project: `separate` (the
-// default: the head's universe from its collect step) and `from-proof` ([universe] from_proof_run = true).
+// --variants NAME[,NAME]: the configurations measured, each in its own copy of every project: `from-proof` (the
+// default, as init writes it: [universe] from_proof_run = true) and `separate` (the head's universe from its own
+// collect step, as before init turned that setting on).
 //
 // The script builds each project itself: the upstream commit checked out as `main`, then a human commit
 // adding proofgate.toml (the init template's commands: collect, then the proof run with pytest-cov and
@@ -57,7 +58,7 @@ const OPTIONS = {
   "baseline-cli": { value: "PATH", default: undefined, parse: absolutePath },
   repos: { value: "DIR", default: "/work/.mirror", parse: absolutePath },
   only: { value: "NAMES", default: undefined },
-  variants: { value: "NAMES", default: "separate" },
+  variants: { value: "NAMES", default: "from-proof" },
   keep: { default: false },
 };
 
@@ -90,8 +91,9 @@ const AGENT = { name: "patchbot[bot]", email: "patchbot@example.org" };
 const ENV = Object.fromEntries(Object.entries(GIT_ENV).filter(([k]) => k !== "PYTHONDONTWRITEBYTECODE"));
 
 /**
- * The configurations measured (`--variants`): `separate`, the head's universe from its own collect step (the
- * default); `from-proof`, from the proof run's collection (`[universe] from_proof_run`, collect at the base only).
+ * The configurations measured (`--variants`): `from-proof`, the head's universe from the proof run's collection
+ * (`[universe] from_proof_run`, collect at the base only: what init writes, the default); `separate`, from the
+ * head's own collect step.
  */
 const VARIANTS = { separate: "", "from-proof": "[universe]\nfrom_proof_run = true\n\n" };
 
@@ -254,7 +256,7 @@ function main() {
     }
     const clis = [{ label: "check --run", cli: options.cli }];
     if (options.baselineCli) clis.push({ label: "baseline check --run", cli: options.baselineCli });
-    const named = variants.length > 1 || variants[0] !== "separate";
+    const named = variants.length > 1 || variants[0] !== OPTIONS.variants.default;
     const builds = clis.flatMap((c) =>
       variants.map((variant) => ({ ...c, variant, label: named ? `${c.label} (${variant})` : c.label })),
     );
