@@ -5,6 +5,7 @@ import { coveragePercent } from "./coverage-model.js";
 import { hasSets, summarizeCoverage, type CoverageData, type FileCoverage } from "./coverage-model.js";
 import { formatIssue } from "../common/errors.js";
 import { readCoveragePyJson, statementLines, statementLinesBySets } from "./coveragepy-json-reader.js";
+import { CoverageShardMerger, mergeCoverageShards } from "./merge-shards.js";
 import { ReportIssues } from "./report-issues.js";
 
 /** Real coverage.py output, see __fixtures__/README.md. */
@@ -296,7 +297,19 @@ describe("statementLines: the marks array gives what the sets give", () => {
         const shape = (r: typeof fast) => r && { s: [...r.statements], c: [...r.coveredStatements] };
         expect(shape(fast)).toEqual(shape(slow));
         expect(a.errors).toEqual(b.errors);
-        if (fast) read++;
+        if (fast) {
+          read++;
+          // An earlier shard's equal set is returned as it is; a set one key short or long is not.
+          const same = new Set(fast.statements);
+          const shared = statementLines(executed, missing, excluded, summary, "f", new ReportIssues(FILE, "fix"), same);
+          expect(shared!.statements).toBe(same);
+          expect(shape(shared)).toEqual(shape(fast));
+          const other = new Set([...fast.statements].slice(1));
+          other.add("999");
+          const own = statementLines(executed, missing, excluded, summary, "f", new ReportIssues(FILE, "fix"), other);
+          expect(own!.statements).not.toBe(other);
+          expect(shape(own)).toEqual(shape(fast));
+        }
       }),
       { numRuns: 3000, seed: 20261206 },
     );
@@ -315,5 +328,69 @@ describe("statementLines: the marks array gives what the sets give", () => {
     // Lines past the marks array's limit take the set-based path, with the same answer.
     const far = statementLines([3_000_001, 1], [5], [], { num_statements: 2, covered_lines: 1 }, "f", issues);
     expect([...far!.statements]).toEqual(["3000001", "5"]);
+  });
+});
+
+describe("known: a later shard shares an earlier shard's sets", () => {
+  const shards = ["coveragepy-6.5-shard1.json", "coveragepy-6.5-shard2.json"].map(recorded);
+  const keys = (data: CoverageData) =>
+    [...data.files.values()].map((f) => {
+      const e = f as FileCoverage;
+      return [e.path, [...e.statements], [...e.coveredStatements], [...e.branches], [...e.coveredBranches]];
+    });
+
+  it("real shards: the second's equal sets are the first's, and the merge is the same as without sharing", () => {
+    const merger = new CoverageShardMerger();
+    const first = readOk(shards[0]!);
+    merger.add(first, { consume: true });
+    const second = readCoveragePyJson(shards[1]!, "shard2.json", { known: (p) => merger.known(p) }).data!;
+    let shared = 0;
+    for (const entry of second.files.values()) {
+      const e = entry as FileCoverage;
+      const k = merger.known(e.path)!;
+      expect(k).toBeDefined();
+      if (e.statements === k.statements) shared++;
+      // Shared only when equal: a set of its own otherwise.
+      else expect([...e.statements].sort()).not.toEqual([...k.statements].sort());
+      if (e.branches !== k.branches) expect([...e.branches].sort()).not.toEqual([...k.branches].sort());
+    }
+    expect(shared).toBe(second.files.size);
+    merger.add(second, { consume: true });
+    const merged = merger.result().data!;
+    const plain = mergeCoverageShards(shards.map((t, i) => readCoveragePyJson(t, `shard${i + 1}.json`).data!)).data!;
+    expect(keys(merged)).toEqual(keys(plain));
+    expect(summarizeCoverage(merged)).toEqual(summarizeCoverage(plain));
+  });
+
+  it("a shard whose statements differ keeps its own set, and the merge names the difference", () => {
+    const merger = new CoverageShardMerger();
+    merger.add(readOk(shards[0]!), { consume: true });
+    // The second shard with one more missing statement in one file (its summary counts it too).
+    const report = JSON.parse(shards[1]!) as {
+      files: Record<string, { missing_lines: number[]; summary: Record<string, number> }>;
+      totals: Record<string, number>;
+    };
+    const [name, entry] = Object.entries(report.files)[0]!;
+    entry.missing_lines.push(9999);
+    for (const s of [entry.summary, report.totals]) {
+      s.num_statements! += 1;
+      s.missing_lines! += 1;
+      s.percent_covered = coveragePercent(
+        s.num_statements!,
+        s.covered_lines!,
+        s.num_branches ?? 0,
+        s.covered_branches ?? 0,
+      );
+    }
+    delete (report.totals as Record<string, unknown>).percent_covered_display;
+    delete (entry.summary as Record<string, unknown>).percent_covered_display;
+    const read = readCoveragePyJson(JSON.stringify(report), "shard2.json", { known: (p) => merger.known(p) });
+    expect(read.errors.map(formatIssue)).toEqual([]);
+    const own = read.data!.files.get(name) as FileCoverage;
+    expect(own.statements).not.toBe(merger.known(name)!.statements);
+    merger.add(read.data!, { consume: true });
+    expect(merger.result().errors.map((e) => e.message)).toEqual([
+      expect.stringContaining(`disagree on the statements of \`${name}\` (only the second has 9999)`),
+    ]);
   });
 });

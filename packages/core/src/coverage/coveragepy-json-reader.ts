@@ -8,7 +8,7 @@ import {
 import { arcKey, lineKey } from "./coverage-keys.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
 import { parseJsonOnce } from "./shared-json.js";
-import type { CoverageReadOptions } from "./read-options.js";
+import type { CoverageReadOptions, KnownSets } from "./read-options.js";
 import { describeValue, isCount, isLineNumber, isRecord, ReportIssues } from "./report-issues.js";
 
 const REGENERATE = "regenerate it with `coverage json` (coverage.py 6.5 to 7.x)";
@@ -43,9 +43,9 @@ export function readCoveragePyJson(text: string, file: string, options: Coverage
       issues.error(`\`${where}\` is not an object`);
       continue;
     }
-    const fc = readFile(entry, where, hasBranches, issues);
-    if (!fc) continue;
     const path = normalizeCoveragePath(key, options.root);
+    const fc = readFile(entry, where, hasBranches, issues, options.known?.(path));
+    if (!fc) continue;
     if (files.has(path)) {
       issues.error(`two entries name the same file \`${path}\` once normalised`);
       continue;
@@ -72,6 +72,7 @@ function readFile(
   where: string,
   hasBranches: boolean,
   issues: ReportIssues,
+  known?: KnownSets,
 ): FileSets | undefined {
   const before = issues.errors.length;
   // Python 3.11+ reports line 0 as executed for an empty module: allowed, and never a statement.
@@ -84,7 +85,7 @@ function readFile(
   if (!summary) issues.error(`\`${where}\` has no \`summary\``);
   if (issues.errors.length > before || !executed || !missing || !summary) return undefined;
 
-  const lines = statementLines(executed, missing, excluded, summary, where, issues);
+  const lines = statementLines(executed, missing, excluded, summary, where, issues, known?.statements);
   if (!lines) return undefined;
   const { statements, coveredStatements } = lines;
 
@@ -133,7 +134,17 @@ function readFile(
     }
     return undefined;
   }
-  return { statements, coveredStatements, branches, coveredBranches };
+  return { statements, coveredStatements, branches: sameSet(branches, known?.branches), coveredBranches };
+}
+
+/**
+ * `known` itself when it holds exactly the keys of `built` (an earlier shard's set, shared), else `built`.
+ * The shared set is never changed: the merge adds to the covered sets only.
+ */
+function sameSet(built: Set<string>, known: ReadonlySet<string> | undefined): Set<string> {
+  if (known === undefined || known.size !== built.size) return built;
+  for (const key of built) if (!known.has(key)) return built;
+  return known as Set<string>;
 }
 
 /** Lines above this are read by the set-based path (a marks array that large is not worth its memory). */
@@ -159,10 +170,15 @@ export function statementLines(
   summary: Record<string, unknown>,
   where: string,
   issues: ReportIssues,
+  /** An earlier shard's statements of the file: returned as they are when these lines give the same ones. */
+  known?: ReadonlySet<string>,
 ): { statements: Set<string>; coveredStatements: Set<string> } | undefined {
   let highest = 0;
   for (const list of [executed, missing, excluded]) for (const line of list) if (line > highest) highest = line;
-  if (highest >= MARKS_LIMIT) return statementLinesBySets(executed, missing, excluded, summary, where, issues);
+  if (highest >= MARKS_LIMIT) {
+    const read = statementLinesBySets(executed, missing, excluded, summary, where, issues);
+    return read && { statements: sameSet(read.statements, known), coveredStatements: read.coveredStatements };
+  }
   if (marks.length <= highest) marks = new Uint8Array(Math.max(highest + 1, marks.length * 2));
   const m = marks;
   try {
@@ -195,14 +211,26 @@ export function statementLines(
       for (let i = 0; i < dropCount; i++) m[lowest[i]!]! |= DROPPED;
     }
     if (!coveredAgrees(candidates.length - dropCount, counts.coveredLines, where, issues)) return undefined;
-    const statements = new Set<string>();
     const coveredStatements = new Set<string>();
-    for (const line of candidates)
-      if (!(m[line]! & DROPPED)) {
-        const key = lineKey(line);
-        statements.add(key);
-        coveredStatements.add(key);
-      }
+    for (const line of candidates) if (!(m[line]! & DROPPED)) coveredStatements.add(lineKey(line));
+    // An earlier shard's set when it holds exactly these statements (the common case: one suite's shards
+    // measure the same code), so only the covered lines are a new set; else a set of their own.
+    if (known !== undefined && known.size === coveredStatements.size + missingCount) {
+      let same = true;
+      for (const key of coveredStatements)
+        if (!known.has(key)) {
+          same = false;
+          break;
+        }
+      if (same)
+        for (const line of missing)
+          if (!known.has(lineKey(line))) {
+            same = false;
+            break;
+          }
+      if (same) return { statements: known as Set<string>, coveredStatements };
+    }
+    const statements = new Set<string>(coveredStatements);
     for (const line of missing) statements.add(lineKey(line));
     return { statements, coveredStatements };
   } finally {

@@ -105,6 +105,15 @@ export class CoverageShardMerger {
     }
   }
 
+  /**
+   * The statement and branch sets the merge holds for `path` (the first shard's that listed it), for a
+   * reader's `known`: a shard whose sets equal them can share them instead of building its own.
+   */
+  known(path: string): { statements: ReadonlySet<string>; branches: ReadonlySet<string> } | undefined {
+    const entry = this.files.get(path);
+    return entry !== undefined && hasSets(entry) ? entry : undefined;
+  }
+
   /** The merged model, or the errors. */
   result(): CoverageReadResult {
     const first = this.first;
@@ -154,6 +163,8 @@ function differs(
   b: ReadonlySet<string>,
   what: string,
 ): { what: string; detail: string } | undefined {
+  // One set shared by both (the reader found the shard's keys equal to the merge's: `known`).
+  if (a === b) return undefined;
   if (a.size === b.size) {
     let same = true;
     for (const k of a)

@@ -31,7 +31,10 @@ export function readCoverage(text: string, file: string, options: ReadCoverageOp
 
 function readAs(text: string, file: string, options: ReadCoverageOptions): CoverageReadResult {
   const format = options.format ?? detectCoverageFormat(text);
-  const readerOptions: CoverageReadOptions = options.root === undefined ? {} : { root: options.root };
+  const readerOptions: CoverageReadOptions = {
+    ...(options.root === undefined ? {} : { root: options.root }),
+    ...(options.known === undefined ? {} : { known: options.known }),
+  };
   if (format === "coveragepy-contexts") {
     return fail(
       file,

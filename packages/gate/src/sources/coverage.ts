@@ -160,7 +160,8 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
       result = streamLcov(fs, file, root);
       files.push(file);
     } else {
-      result = readCoverage(file.text, file.path, { format, root });
+      // A file's statements and branches equal to an earlier shard's are that shard's sets, shared.
+      result = readCoverage(file.text, file.path, { format, root, known: (p) => merger.known(p) });
       files.push({ path: file.path, sha256: file.sha256 });
     }
     errors.push(...result.errors);
