@@ -192,15 +192,15 @@ export function write(dir, files) {
 }
 
 /**
- * One repository per patch: the base by a human on main, the patch by an agent on `patch`. `tomlPrefix` goes
- * before the base's proofgate.toml (e.g. `[universe]\nfrom_proof_run = true\n\n`).
+ * One repository per patch: the base by a human on main, the patch by an agent on `patch`. `commandsExtra`
+ * goes at the end of the base's proofgate.toml, in its [commands] table (e.g. `collect_beside_proof = true\n`).
  */
-export function makeProject(dir, py, patch, tomlPrefix = "") {
+export function makeProject(dir, py, patch, commandsExtra = "") {
   mkdirSync(dir, { recursive: true });
   const human = { name: "Ada Lovelace", email: "ada@example.org" };
   git(dir, ["init", "-q", "-b", "main", "."], human);
   const files = baseFiles(py);
-  write(dir, { ...files, "proofgate.toml": tomlPrefix + files["proofgate.toml"] });
+  write(dir, { ...files, "proofgate.toml": files["proofgate.toml"] + commandsExtra });
   git(dir, ["add", "-A"], human);
   git(dir, ["commit", "-q", "-m", "Base"], human);
   const base = git(dir, ["rev-parse", "HEAD"], human);

@@ -12,9 +12,9 @@
 // packages/cli/dist/proofgate.js), --baseline-cli PATH (another build, timed in the same rounds), --repos
 // DIR (where the real suites' git repositories are: DIR/<owner>+<name>/repo, as the fetch tool leaves them,
 // or DIR/<name>, a clone; default /work/.mirror), --only NAME[,NAME] (e2e, more-itertools, pyjwt), --keep.
-// --variants NAME[,NAME]: the configurations measured, each in its own copy of every project: `from-proof` (the
-// default, as init writes it: [universe] from_proof_run = true) and `separate` (the head's universe from its own
-// collect step, as before init turned that setting on).
+// --variants NAME[,NAME]: the configurations measured, each in its own copy of every project: `beside` (the
+// default, as init writes it: [commands] collect_beside_proof = true, the head's collection starting with the
+// proof run) and `before` (the collection, then the proof run, as before init turned that setting on).
 //
 // The script builds each project itself: the upstream commit checked out as `main`, then a human commit
 // adding proofgate.toml (the init template's commands: collect, then the proof run with pytest-cov and
@@ -58,7 +58,7 @@ const OPTIONS = {
   "baseline-cli": { value: "PATH", default: undefined, parse: absolutePath },
   repos: { value: "DIR", default: "/work/.mirror", parse: absolutePath },
   only: { value: "NAMES", default: undefined },
-  variants: { value: "NAMES", default: "from-proof" },
+  variants: { value: "NAMES", default: "beside" },
   keep: { default: false },
 };
 
@@ -91,17 +91,17 @@ const AGENT = { name: "patchbot[bot]", email: "patchbot@example.org" };
 const ENV = Object.fromEntries(Object.entries(GIT_ENV).filter(([k]) => k !== "PYTHONDONTWRITEBYTECODE"));
 
 /**
- * The configurations measured (`--variants`): `from-proof`, the head's universe from the proof run's collection
- * (`[universe] from_proof_run`, collect at the base only: what init writes, the default); `separate`, from the
- * head's own collect step.
+ * The configurations measured (`--variants`), as the end of the base's [commands] table: `beside`, the head's
+ * collection starting with the proof run (`collect_beside_proof`, what init writes: the default); `before`,
+ * the collection first, then the proof run.
  */
-const VARIANTS = { separate: "", "from-proof": "[universe]\nfrom_proof_run = true\n\n" };
+const VARIANTS = { before: "", beside: "collect_beside_proof = true\n" };
 
 /** proofgate.toml as `proofgate init` writes it for a project: collect, then the proof run with `coverage json`. */
-function suiteConfig(py, suite, prefix) {
+function suiteConfig(py, suite, commandsExtra) {
   const collect = `${py} -m pytest -p no:cacheprovider --collect-only -q ${suite.tests} > collected.txt`;
   const proof = `${py} -m pytest -p no:cacheprovider -q ${suite.tests} --cov=${suite.pkg} --cov-branch --cov-report= -o junit_family=xunit1 --junitxml=results.xml; s=$?; ${py} -m coverage json -q -o proven_coverage.json; exit $s`;
-  return `${prefix}[coverage]
+  return `[coverage]
 reports = ["proven_coverage.json"]
 min_proven = 50
 
@@ -117,7 +117,7 @@ enabled = false
 [commands]
 collect = ${JSON.stringify(collect)}
 proof = ${JSON.stringify(proof)}
-`;
+${commandsExtra}`;
 }
 
 /** The suite's repository: DIR/<owner>+<name>/repo (the fetch tool's bare copy) or DIR/<name> (a clone). */
@@ -132,7 +132,7 @@ function suiteSource(repos, suite) {
 }
 
 /** The suite at its pinned commit with the gate's setup (the base), then an agent's one-line change (the head). */
-function makeSuiteProject(dir, py, suite, source, prefix) {
+function makeSuiteProject(dir, py, suite, source, commandsExtra) {
   const r = spawnSync("git", ["clone", "-q", "--no-checkout", source, dir], { encoding: "utf8", env: ENV });
   if (r.status !== 0) fail(`git clone ${source} failed: ${r.stderr}`);
   try {
@@ -147,7 +147,7 @@ function makeSuiteProject(dir, py, suite, source, prefix) {
     `${ignored}${ignored.endsWith("\n") || ignored === "" ? "" : "\n"}collected.txt\nproven_coverage.json\nresults.xml\n.coverage\n.pytest_cache/\nproofgate-report/\n__pycache__/\n`,
   );
   writeFileSync(join(dir, "freeze.toml"), "version = 1\nmax_active_leases = 0\n");
-  writeFileSync(join(dir, "proofgate.toml"), suiteConfig(py, suite, prefix));
+  writeFileSync(join(dir, "proofgate.toml"), suiteConfig(py, suite, commandsExtra));
   git(dir, ["add", "-A"], HUMAN);
   git(dir, ["commit", "-q", "-m", "proofgate setup"], HUMAN);
   const base = git(dir, ["rev-parse", "HEAD"], HUMAN);
@@ -228,9 +228,9 @@ function main() {
         }),
       );
     if (only.includes("e2e")) {
-      const at = copies((folder, prefix) => {
+      const at = copies((folder, extra) => {
         const dir = join(folder, "e2e");
-        return { dir, base: makeProject(dir, options.python, PATCHES.merge, prefix) };
+        return { dir, base: makeProject(dir, options.python, PATCHES.merge, extra) };
       });
       projects.push({
         name: "e2e",
@@ -242,10 +242,10 @@ function main() {
       });
     }
     for (const suite of SUITES.filter((s) => only.includes(s.name))) {
-      const at = copies((folder, prefix) => {
+      const at = copies((folder, extra) => {
         const dir = join(folder, suite.name);
         mkdirSync(dir);
-        return { dir, base: makeSuiteProject(dir, options.python, suite, suiteSource(options.repos, suite), prefix) };
+        return { dir, base: makeSuiteProject(dir, options.python, suite, suiteSource(options.repos, suite), extra) };
       });
       projects.push({
         ...suite,

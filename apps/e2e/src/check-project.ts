@@ -470,6 +470,17 @@ export function check(dir: string, args: readonly string[] = [], env: Record<str
   );
 }
 
+/** `value` (a report, parsed JSON) with every object key in `keys` left out, at any depth. */
+export function withoutKeys(value: unknown, keys: ReadonlySet<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => withoutKeys(v, keys));
+  if (value === null || typeof value !== "object") return value;
+  return Object.fromEntries(
+    Object.entries(value as Record<string, unknown>)
+      .filter(([k]) => !keys.has(k))
+      .map(([k, x]) => [k, withoutKeys(x, keys)]),
+  );
+}
+
 /** A copy of a project's folder (work tree and .git) at another path. */
 export function copyProject(p: Project): Project {
   const dir = mkdtempSync(join(tmpdir(), "proofgate-check-copy-"));

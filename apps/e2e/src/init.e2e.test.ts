@@ -439,11 +439,12 @@ describe("proofgate init, then check --run twice, unedited", () => {
       expect(r.report.errors).toEqual([]);
       expect(r.report.signals.map((s) => s.result)).toEqual(c.rows);
       expect(r.report.accounting).toMatchObject({ collected: c.collected, proven: c.collected, failed: 0, missing: 0 });
-      // The head's steps (the base's, in its worktree, are listed too: `base collect`, ...). init turns on
-      // [universe] from_proof_run: the head's universe is the proof run's collection, collect runs at the base.
+      // The head's steps (the base's, in its worktree, are listed too: `base collect`, ...), in the order they
+      // ended: init turns on collect_beside_proof, so the collection and the proof run end in either order.
       const headSteps = r.report.commands?.filter((x) => !x.step.startsWith("base "));
       expect(r.report.commands?.map((x) => `${x.step}:${x.exit_code}`)).toContain("base collect:0");
-      expect(headSteps?.map((x) => `${x.step}:${x.exit_code}`)).toEqual([
+      expect(headSteps?.map((x) => `${x.step}:${x.exit_code}`).sort()).toEqual([
+        "collect:0",
         "proof:0",
         ...(c.commands.properties ? ["properties:0"] : []),
       ]);

@@ -18,6 +18,7 @@ import {
   type CheckRun,
   type FileChange,
   type PatchCommit,
+  withoutKeys,
 } from "./check-project.js";
 
 const XDIST = "-n 2";
@@ -42,17 +43,7 @@ const explain = (r: CheckRun): string =>
  * and coverage.py's timestamp differ from run to run) and each step's wall time.
  */
 function comparable(report: CheckReport): unknown {
-  const drop = new Set(["inputs", "seconds"]);
-  const strip = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(strip);
-    if (v === null || typeof v !== "object") return v;
-    return Object.fromEntries(
-      Object.entries(v as Record<string, unknown>)
-        .filter(([k]) => !drop.has(k))
-        .map(([k, x]) => [k, strip(x)]),
-    );
-  };
-  return strip(report);
+  return withoutKeys(report, new Set(["inputs", "seconds"]));
 }
 
 /** One project, copied (the same commits), checked without and with xdist; the folders xdist and plain ran in. */

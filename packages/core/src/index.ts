@@ -17,7 +17,6 @@ export {
 } from "./ledger/ledger.js";
 export {
   parseCollectOnly,
-  renderCollectOnly,
   mergeUniverses,
   type Universe,
   type UniverseParseResult,

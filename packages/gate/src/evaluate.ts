@@ -50,12 +50,7 @@ import {
 import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
 import { pathScope } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
-import {
-  runConfiguredCommands,
-  stampedOutputs,
-  type CommandsRun,
-  type RepositoryWatch,
-} from "./sources/run-commands.js";
+import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
 import {
   DEFAULT_READ_ALLOW,
@@ -667,7 +662,7 @@ async function runHeadSteps(s: {
   stampOwnRun(
     ports,
     config,
-    ran.outcomes.map((o) => ({ ...o, outputs: stampedOutputs(config, o.step) })),
+    ran.outcomes.map((o) => ({ ...o, outputs: stepOutputs(config, o.step) })),
   );
   return ran.records;
 }

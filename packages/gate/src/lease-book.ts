@@ -51,7 +51,7 @@ export function leaseBook(
 
 /**
  * The ledger's active pytest leases for `today`, before any collection: what the proof run deselects when its
- * own collection is the universe (`[universe] from_proof_run`). The lease book is read after that run.
+ * collection runs beside it (`[commands] collect_beside_proof`). The lease book is read after both.
  */
 export function activePytestLeases(ledger: Loaded<Ledger>, today: IsoDate): Lease[] {
   const shapes = leaseShapeIssues(ledger.value.leases, "pytest", ledger.value.file);

@@ -257,6 +257,7 @@ describe("proofgate init: the files", () => {
       proof:
         ".venv/bin/python -m pytest tests --cov=src/pkg --cov-branch --cov-report=json:proven_coverage.json -o junit_family=xunit1 --junitxml=results.xml",
       record: true,
+      collectBesideProof: true,
       safePath: false,
       timeout: 1800,
     });

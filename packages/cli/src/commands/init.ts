@@ -120,9 +120,6 @@ collected = ${tomlList(d.universe.collected)}
 # The base's universe, for \`tests_removed\` when \`check\` runs without --run (with --run the gate
 # collects the base itself, in a git worktree): a CI step writes it, never a committed file.
 ${d.universe.baseCollected.length === 0 ? '# base_collected = ["base-collected.txt"]' : `base_collected = ${tomlList(d.universe.baseCollected)}`}
-# pytest, with --run: the head's universe is the proof run's own collection (its signed record, written
-# to \`collected\`), so pytest starts once less per check; [commands] collect then runs at the base only.
-${d.universe.fromProofRun ? "from_proof_run = true" : "# from_proof_run = true"}
 
 [coverage]
 # The proof run's coverage (coverage.py JSON, LCOV, Cobertura XML or Istanbul JSON, detected);
@@ -242,6 +239,10 @@ ${d.commands.runner === undefined ? '# runner = "vitest"' : `runner = ${tomlStri
 # The proof and property steps load proofgate's pytest plugin and must each write a signed run record
 # (\`runner_tampering\` otherwise); false only for a runner that is not pytest.
 record = ${d.commands.record}
+# true (pytest): the head's collect starts with the proof run instead of before it, the proof run's
+# deselection planned on the ledger alone; the universe is judged once both ended. Saves the collection's
+# time on a machine with a core to spare.
+${d.commands.collectBesideProof ? "collect_beside_proof = true" : "# collect_beside_proof = true"}
 # true: the steps run with PYTHONSAFEPATH=1 (Python 3.11+), so the root is not first on sys.path and a
 # root module cannot shadow pytest (unless pytest puts the root back: a tests package with __init__.py,
 # a root conftest.py); code imported from the root then needs \`pythonpath = .\` in pytest's settings.

@@ -27,19 +27,20 @@ describe("planInit: the commands", () => {
       proof:
         "python -m pytest tests --cov=pkg --cov-branch -o junit_family=xunit1 --junitxml=results.xml; s=$?; python -m coverage json -q -o proven_coverage.json; exit $s",
       record: true,
+      collectBesideProof: true,
       safePath: false,
       timeout: 1800,
     });
   });
 
-  it("the head's universe from the proof run (the same test folders as collect's), written and read back", () => {
+  it("the head's collection beside the proof run, written and read back", () => {
     const p = plan(FLAT);
-    expect(p.config.universe).toMatchObject({ collected: ["collected.txt"], fromProofRun: true });
+    expect(p.config.commands.collectBesideProof).toBe(true);
     const text = configTemplate(p.config, p.notes);
-    expect(text).toMatch(/^from_proof_run = true$/m);
+    expect(text).toMatch(/^collect_beside_proof = true$/m);
     const loaded = parseConfig(text, "proofgate.toml", DEFAULT_AGENT_PATTERNS);
     expect(loaded.errors).toEqual([]);
-    expect(loaded.config?.universe).toEqual(p.config.universe);
+    expect(loaded.config?.commands).toEqual(p.config.commands);
   });
 
   it("pytest-cov 4.1 and later: its own JSON report", () => {

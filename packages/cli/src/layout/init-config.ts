@@ -91,9 +91,8 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
     ? `${py} -m pytest${args}${cov} --cov-branch --cov-report=json:${shellWord(report)}${noFloor} ${junit}`
     : `${py} -m pytest${args}${cov} --cov-branch${noFloor} ${junit}; s=$?; ${py} -m coverage json -q -o ${shellWord(report)}; exit $s`;
   config.commands = { ...config.commands, collect, proof };
-  // The head's universe is the proof run's own collection (the same test folders as collect's): one pytest
-  // start less per check; collect runs at the base only.
-  config.universe.fromProofRun = true;
+  // The head's collection runs beside the proof run, not before it: its time is off the check's.
+  config.commands = { ...config.commands, collectBesideProof: true };
   config.results.junit = [RESULTS];
   if (failUnder !== undefined) {
     config.coverage.minProven = Math.min(100, Math.max(0, failUnder));

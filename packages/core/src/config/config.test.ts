@@ -20,7 +20,7 @@ describe("parseConfig: defaults", () => {
     const expected: GateConfig = {
       file: FILE,
       ledger: { path: "freeze.toml" },
-      universe: { collected: ["collected.txt"], baseCollected: [], fromProofRun: false },
+      universe: { collected: ["collected.txt"], baseCollected: [] },
       coverage: { reports: ["proven_coverage.json"], minProven: 70 },
       results: { junit: [], baseJunit: [], maxNewSkips: 0 },
       fixtures: {
@@ -60,7 +60,7 @@ describe("parseConfig: defaults", () => {
         gateChange: "Gate-Change",
         testRemoval: "Test-Removal",
       },
-      commands: { record: true, safePath: false, timeout: 1800 },
+      commands: { record: true, collectBesideProof: false, safePath: false, timeout: 1800 },
       evidence: { stamps: ["proofgate-evidence.json"], bound: true },
       publish: { timeout: 60 },
     };
@@ -109,7 +109,6 @@ path = "ci/freeze.toml"
 [universe]
 collected = ["a.txt", "b.txt"]
 base_collected = ["base-collected.txt"]
-from_proof_run = false
 
 [coverage]
 reports = ["cov1.json", "cov2.xml"]
@@ -159,6 +158,7 @@ test_removal = "Tests-Dropped"
 collect = "pytest --collect-only -q"
 proof = "pytest -q"
 properties = "pytest tests/properties"
+collect_beside_proof = true
 
 [evidence]
 stamps = ["cov/stamp-1.json", "cov/stamp-2.json"]
@@ -170,7 +170,7 @@ timeout = 120
     expect(config).toEqual({
       file: FILE,
       ledger: { path: "ci/freeze.toml" },
-      universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"], fromProofRun: false },
+      universe: { collected: ["a.txt", "b.txt"], baseCollected: ["base-collected.txt"] },
       coverage: { reports: ["cov1.json", "cov2.xml"], shards: 4, contexts: [".coverage"], minProven: 82.5 },
       results: { junit: ["junit-*.xml"], maxUnledgeredSkips: 3, baseJunit: ["base-results.xml"], maxNewSkips: 2 },
       fixtures: {
@@ -206,6 +206,7 @@ timeout = 120
         proof: "pytest -q",
         properties: "pytest tests/properties",
         record: true,
+        collectBesideProof: true,
         safePath: false,
         timeout: 1800,
       },
@@ -603,27 +604,25 @@ describe("parseConfig: [agents] human_signatures, allowed_signers and [ledger] m
   });
 });
 
-describe("parseConfig: [universe] from_proof_run", () => {
-  const proof = '[commands]\nproof = "python -m pytest"\n';
-  it("off by default; on with a pytest proof command, the record and one universe file", () => {
-    expect(ok("").universe.fromProofRun).toBe(false);
-    expect(ok(`[universe]\nfrom_proof_run = true\n\n${proof}`).universe.fromProofRun).toBe(true);
+describe("parseConfig: [commands] collect_beside_proof", () => {
+  const steps =
+    '[commands]\ncollect = "python -m pytest --collect-only -q > collected.txt"\nproof = "python -m pytest"\n';
+  it("off by default; on with pytest's collect and proof commands and the record", () => {
+    expect(ok("").commands.collectBesideProof).toBe(false);
+    expect(ok(`${steps}collect_beside_proof = true\n`).commands.collectBesideProof).toBe(true);
   });
 
   it.each([
-    ["[universe]\nfrom_proof_run = true\n", "needs [commands] proof"],
-    [`[universe]\nfrom_proof_run = true\n\n${proof}record = false\n`, "needs [commands] record = true"],
-    [`[universe]\nfrom_proof_run = true\n\n${proof}runner = "vitest"\n`, "is for pytest"],
-    [
-      `[universe]\nfrom_proof_run = true\ncollected = ["a.txt", "b.txt"]\n\n${proof}`,
-      "needs exactly one [universe] collected file",
-    ],
-    [`[universe]\nfrom_proof_run = "yes"\n\n${proof}`, "from_proof_run must be"],
+    ['[commands]\ncollect_beside_proof = true\nproof = "python -m pytest"\n', "needs [commands] collect and proof"],
+    [`${steps}collect_beside_proof = true\nrecord = false\n`, "needs [commands] record = true"],
+    [`${steps}collect_beside_proof = true\nrunner = "vitest"\n`, "is for pytest"],
+    [`${steps}collect_beside_proof = "yes"\n`, "collect_beside_proof must be"],
   ])("refuses %j at the key's line", (text, message) => {
     const result = parse(text);
     expect(result.config).toBeUndefined();
+    const line = text.split("\n").findIndex((l) => l.startsWith("collect_beside_proof")) + 1;
     expect(result.errors).toEqual([
-      expect.objectContaining({ code: "config_invalid", line: 2, message: expect.stringContaining(message) }),
+      expect.objectContaining({ code: "config_invalid", line, message: expect.stringContaining(message) }),
     ]);
   });
 });

@@ -20,12 +20,8 @@ export interface GateConfig {
   file: string;
   /** `maxLeaseDays`: the longest a lease may run, from its `created` (or today) to its `expires`. */
   ledger: { path: string; maxLeaseDays?: number | undefined };
-  /**
-   * `baseCollected`: the base's universe, written by a CI step that collected the base (check without --run).
-   * `fromProofRun`: with `check --run`, the head's universe is the proof run's own collection (its signed run
-   * record), written by the gate to the one `collected` file; `[commands] collect` then runs at the base only.
-   */
-  universe: { collected: string[]; baseCollected: string[]; fromProofRun: boolean };
+  /** `baseCollected`: the base's universe, written by a CI step that collected the base (check without --run). */
+  universe: { collected: string[]; baseCollected: string[] };
   coverage: {
     reports: string[];
     shards?: number | undefined;
@@ -83,6 +79,11 @@ export interface GateConfig {
     runner?: "pytest" | "vitest" | undefined;
     /** The proof and property steps run pytest with proofgate's plugin and must write a signed run record. */
     record: boolean;
+    /**
+     * `check --run`: the head's collect step starts with the proof run instead of before it (the proof run's
+     * deselection is planned on the ledger alone; the universe is judged once both ended). pytest only.
+     */
+    collectBesideProof: boolean;
     /** The steps run with PYTHONSAFEPATH=1 (Python 3.11+: the work tree is not first on sys.path). */
     safePath: boolean;
     /**
@@ -152,7 +153,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
   return {
     file,
     ledger: { path: "freeze.toml" },
-    universe: { collected: ["collected.txt"], baseCollected: [], fromProofRun: false },
+    universe: { collected: ["collected.txt"], baseCollected: [] },
     coverage: { reports: ["proven_coverage.json"], minProven: 70 },
     results: { junit: [], baseJunit: [], maxNewSkips: 0 },
     fixtures: {
@@ -179,7 +180,7 @@ export function defaultConfig(agentPatterns: readonly string[], file = "proofgat
       gateChange: "Gate-Change",
       testRemoval: "Test-Removal",
     },
-    commands: { record: true, safePath: false, timeout: DEFAULT_COMMAND_TIMEOUT },
+    commands: { record: true, collectBesideProof: false, safePath: false, timeout: DEFAULT_COMMAND_TIMEOUT },
     evidence: { stamps: ["proofgate-evidence.json"], bound: true },
     publish: { timeout: DEFAULT_PUBLISH_TIMEOUT },
   };
@@ -191,7 +192,7 @@ type Kind = "string" | "strings" | "paths" | "int" | "percent" | "bool";
 /** Every table and key, with its type: the one place the schema lives. */
 export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
   ledger: { path: "string", max_lease_days: "int" },
-  universe: { collected: "strings", base_collected: "strings", from_proof_run: "bool" },
+  universe: { collected: "strings", base_collected: "strings" },
   coverage: {
     reports: "strings",
     shards: "int",
@@ -222,6 +223,7 @@ export const CONFIG_SCHEMA: Record<string, Record<string, Kind>> = {
     base_setup: "string",
     runner: "string",
     record: "bool",
+    collect_beside_proof: "bool",
     safe_path: "bool",
     timeout: "int",
   },
@@ -372,7 +374,6 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
     universe: {
       collected: list("universe", "collected", d.universe.collected),
       baseCollected: list("universe", "base_collected", d.universe.baseCollected),
-      fromProofRun: bool("universe", "from_proof_run", d.universe.fromProofRun),
     },
     coverage: {
       reports: list("coverage", "reports", d.coverage.reports),
@@ -433,6 +434,7 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       baseSetup: v("commands", "base_setup") as string | undefined,
       runner: v("commands", "runner") as "pytest" | "vitest" | undefined,
       record: bool("commands", "record", true),
+      collectBesideProof: bool("commands", "collect_beside_proof", false),
       safePath: bool("commands", "safe_path", false),
       timeout: (v("commands", "timeout") as number | undefined) ?? d.commands.timeout,
     },
@@ -512,7 +514,8 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
       fix: 'write runner = "vitest" for a vitest project, "pytest" (or leave it out) for a pytest one; another runner: record = false, its JUnit XML as the universe (docs/config.md)',
     });
   }
-  if (result.universe.fromProofRun) errors.push(...fromProofRunIssues(result, lineOf("universe", "from_proof_run")));
+  if (result.commands.collectBesideProof)
+    errors.push(...collectBesideIssues(result, lineOf("commands", "collect_beside_proof")));
   if (result.commands.timeout > MAX_COMMAND_TIMEOUT) {
     errors.push({
       code: "config_invalid",
@@ -576,42 +579,33 @@ export function parseConfig(text: string, file: string, agentPatterns: readonly 
   return { config: result, errors, warnings, given };
 }
 
-/**
- * `[universe] from_proof_run = true` needs what makes the proof run's collection a universe: a pytest proof
- * command with the signed run record, and one universe file for the gate to write it to.
- */
-function fromProofRunIssues(config: GateConfig, line: number | undefined): GateIssue[] {
+/** `[commands] collect_beside_proof = true` needs a pytest collect and proof command with the run record. */
+function collectBesideIssues(config: GateConfig, line: number | undefined): GateIssue[] {
   const issue = (message: string, fix: string): GateIssue => ({
     code: "config_invalid",
     file: config.file,
     line,
-    message: `[universe] from_proof_run = true ${message}`,
+    message: `[commands] collect_beside_proof = true ${message}`,
     fix,
   });
   const out: GateIssue[] = [];
-  if (config.commands.proof === undefined)
-    out.push(issue("needs [commands] proof: the proof run's collection is the universe", "add [commands] proof"));
-  if (!config.commands.record)
+  const { collect, proof, record, runner } = config.commands;
+  if (collect === undefined || proof === undefined)
     out.push(
       issue(
-        "needs [commands] record = true: the universe is read from the proof run's signed record",
-        "remove record = false, or from_proof_run",
+        "needs [commands] collect and proof: it runs the one beside the other",
+        "add them, or remove collect_beside_proof",
       ),
     );
-  if (config.commands.runner === "vitest")
+  if (!record)
     out.push(
       issue(
-        "is for pytest: a vitest universe comes from `vitest list --json` ([commands] collect)",
-        "remove from_proof_run",
+        "needs [commands] record = true: the record shows what the proof run deselected, planned before any collection",
+        "remove record = false, or collect_beside_proof",
       ),
     );
-  if (config.universe.collected.length !== 1)
-    out.push(
-      issue(
-        `needs exactly one [universe] collected file (the gate writes the proof run's collection there), not ${config.universe.collected.length}`,
-        'write collected = ["collected.txt"]',
-      ),
-    );
+  if (runner === "vitest")
+    out.push(issue("is for pytest: vitest's proof run is planned on `vitest list`", "remove collect_beside_proof"));
   return out;
 }
 

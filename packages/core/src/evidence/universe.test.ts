@@ -1,9 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { formatIssue } from "../common/errors.js";
-import fc from "fast-check";
-import { fuzzParams } from "../__fixtures__/fuzz.js";
-import { parseCollectOnly, renderCollectOnly } from "./universe.js";
+import { parseCollectOnly } from "./universe.js";
 
 const FILE = "collected.txt";
 /** Real `pytest --collect-only` output of Debian's pytest 7.2.1, recorded in __fixtures__/pytest72. */
@@ -238,86 +236,5 @@ describe("parseCollectOnly: broken files", () => {
     for (const text of ["tests/t.py::a", "collected 3 items", "==== ERRORS ====\n"]) {
       expect(parseCollectOnly(text, FILE).universe).toBeUndefined();
     }
-  });
-});
-
-describe("renderCollectOnly: the proof run's collection written as pytest's -q listing", () => {
-  const read = (listing: Parameters<typeof renderCollectOnly>[0]) => parseCollectOnly(renderCollectOnly(listing), FILE);
-
-  it("reads back as pytest's own listing does: ids, summary count, no narrowing", () => {
-    const ids = ["tests/test_a.py::test_x", "tests/test_a.py::test_param[caf\\xe9]", "tests/test_b.py::T::test_y"];
-    const text = renderCollectOnly({ ids, deselected: 0, errors: [] });
-    expect(text).toBe(`${ids.join("\n")}\n\n3 tests collected in 0.00s\n`);
-    const u = parseOk(text).universe;
-    expect(u.ids).toEqual(ids);
-    expect(u.summaryCount).toBe(3);
-    expect(u.narrowed).toBeUndefined();
-    expect(u.collectionErrors).toEqual([]);
-    expect(parseOk(renderCollectOnly({ ids: ids.slice(0, 1), deselected: 0, errors: [] })).universe.summaryCount).toBe(
-      1,
-    );
-  });
-
-  it("keeps a deselection by something else as pytest reports it (narrowed), as in deselected-k.txt", () => {
-    const ids = parseOk(recorded("deselected-k.txt")).universe.ids;
-    const u = parseOk(renderCollectOnly({ ids, deselected: 5, errors: [] })).universe;
-    expect(u.ids).toEqual(ids);
-    expect(u.narrowed).toMatchObject({ deselected: 5, unlisted: 0 });
-    expect(u.summaryCount).toBe(10);
-  });
-
-  it("keeps collection errors, one line each, with or without tests beside them", () => {
-    const errors = [{ id: "tests/test_bad.py", message: "ModuleNotFoundError: No module named\n'nosuchmod'" }];
-    const u = parseOk(renderCollectOnly({ ids: ["tests/test_ok.py::test_ok"], deselected: 0, errors })).universe;
-    expect(u.collectionErrors).toEqual([
-      { line: 3, text: "ERROR tests/test_bad.py - ModuleNotFoundError: No module named 'nosuchmod'" },
-    ]);
-    const only = parseOk(renderCollectOnly({ ids: [], deselected: 0, errors: [{ id: "tests/test_bad.py" }] })).universe;
-    expect(only.ids).toEqual([]);
-    expect(only.collectionErrors.map((e) => e.text)).toEqual(["ERROR tests/test_bad.py"]);
-  });
-
-  it("nothing collected is the empty universe, and all deselected says so", () => {
-    expect(read({ ids: [], deselected: 0, errors: [] }).errors).toEqual([
-      expect.objectContaining({ code: "universe_empty" }),
-    ]);
-    expect(read({ ids: [], deselected: 4, errors: [] }).errors).toEqual([
-      expect.objectContaining({ code: "universe_empty", message: expect.stringContaining("left out every one") }),
-    ]);
-  });
-
-  it("any listing reads back to its ids, count and errors", () => {
-    const id = fc
-      .tuple(
-        fc.stringMatching(/^[a-z][a-z0-9_/]{0,12}\.py$/),
-        fc.array(fc.stringMatching(/^[A-Za-z_][\w[\]\\.,-]{0,10}$/), { minLength: 1, maxLength: 3 }),
-      )
-      .map(([file, names]) => [file, ...names].join("::"));
-    fc.assert(
-      fc.property(
-        fc.array(id, { maxLength: 30 }),
-        fc.nat(5),
-        fc.array(
-          fc.record({ id: fc.stringMatching(/^[a-z]{1,8}\.py$/), message: fc.option(fc.string(), { nil: undefined }) }),
-          {
-            maxLength: 3,
-          },
-        ),
-        (ids, deselected, errors) => {
-          const result = read({ ids, deselected, errors });
-          if (ids.length === 0 && errors.length === 0) {
-            expect(result.errors.map((e) => e.code)).toEqual(["universe_empty"]);
-            return;
-          }
-          expect(result.errors).toEqual([]);
-          const u = result.universe!;
-          expect(u.ids).toEqual([...new Set(ids)]);
-          expect(u.summaryCount).toBe(ids.length === 0 && deselected === 0 ? 0 : ids.length + deselected);
-          expect(u.narrowed?.deselected ?? 0).toBe(deselected);
-          expect(u.collectionErrors.length).toBe(errors.length);
-        },
-      ),
-      fuzzParams(),
-    );
   });
 });

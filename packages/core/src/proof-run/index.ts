@@ -63,7 +63,6 @@ export {
   judgeSelection,
   skippedUnlisted,
   testsNotRun,
-  collectedListing,
   judgeFileReads,
   judgeSeedReads,
   judgeRunnerHooks,

@@ -1,6 +1,5 @@
 import picomatch from "picomatch";
 import { listSome, type RunFinding } from "./findings.js";
-import type { CollectOnlyListing } from "../evidence/universe.js";
 import type { RaisedKind, RunPhase, RunRecord, RunTest, SkipOrigin } from "./record.js";
 
 // How good an outcome is for the test: a view may only be as good as the one before it, except where
@@ -335,23 +334,6 @@ export function judgeSelection(record: RunRecord, options: SelectionOptions): Ru
 export function testsNotRun(record: RunRecord, ids: Iterable<string>): string[] {
   const ran = new Set(record.tests.filter((t) => t.phases.some((p) => p.logged !== undefined)).map((t) => t.id));
   return [...ids].filter((id) => !ran.has(id));
-}
-
-/**
- * The universe a recorded run collected, as `pytest --collect-only -q` would list it without the gate's
- * plugin: every collected id (the leased ones too) but those something else deselected, and the
- * collectors that failed. `[universe] from_proof_run` writes it (renderCollectOnly) as the head's universe.
- */
-export function collectedListing(record: RunRecord): CollectOnlyListing {
-  const other = new Set(record.deselected.other);
-  const ids = record.collected.filter((id) => !other.has(id));
-  return {
-    ids,
-    deselected: record.collected.length - ids.length,
-    errors: record.collection
-      .filter((c) => c.logged === "failed" || c.made === "failed")
-      .map((c) => ({ id: c.id, message: c.message })),
-  };
 }
 
 /**

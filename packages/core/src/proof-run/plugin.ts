@@ -46,8 +46,8 @@ export interface ProofPluginOptions {
   exclude?: readonly string[] | undefined;
   /**
    * Whether a lease naming no collected test of a collected file stops the run (pytest's usage error, exit 4).
-   * Default true; false when the deselection is planned before any collection (`[universe] from_proof_run`):
-   * the gate then judges such a lease from the record (unknown_leases).
+   * Default true; false when the deselection is planned before any collection (`[commands] collect_beside_proof`):
+   * the gate then judges such a lease from the universe (unknown_leases).
    */
   stopOnUncollected?: boolean | undefined;
 }

@@ -27,8 +27,8 @@ PROOFGATE_LEDGER = "__PROOFGATE_LEDGER__"
 PROOFGATE_FROZEN = frozenset([
     "__PROOFGATE_FROZEN__",
 ])
-# False when the gate plans the deselection before any collection ([universe] from_proof_run): a lease that
-# names no collected test is then judged from the record (unknown_leases), and the run goes on.
+# False when the gate plans the deselection before any collection ([commands] collect_beside_proof): a lease
+# that names no collected test is then judged from the universe (unknown_leases), and the run goes on.
 PROOFGATE_STOP_ON_MISSING = "__PROOFGATE_STOP_ON_MISSING__"
 # Folders outside the work tree whose files stand for repository paths: (folder, repository prefix, label).
 PROOFGATE_MOUNTS = (

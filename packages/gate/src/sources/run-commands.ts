@@ -6,7 +6,6 @@ import { randomBytes } from "node:crypto";
 import {
   PROOF_RUN_ENV,
   VITEST_REPORTER_ENV,
-  collectedListing,
   diffWorkTree,
   renderVitestReporter,
   renderVitestRunner,
@@ -25,7 +24,6 @@ import {
 } from "@proofgate/core/proof-run";
 import {
   GateError,
-  renderCollectOnly,
   renderDeselectPlugin,
   type Lease,
   type CommandOutcome,
@@ -57,8 +55,8 @@ export interface RunCommandsOptions {
   /** The ledger and the universe with the leases judged, read after the collection. */
   leases: () => LeaseBook;
   /**
-   * The ledger's active leases, read without the universe: what the proof run deselects when its own
-   * collection is the universe (`[universe] from_proof_run`), since no collection comes before it.
+   * The ledger's active leases, read without the universe: what the proof run deselects when the collection
+   * runs beside it (`[commands] collect_beside_proof`), since no universe comes before it.
    */
   activeLeases?: (() => Lease[]) | undefined;
   log: GateLog;
@@ -114,9 +112,9 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     });
   }
   const run: CommandsRun = { outcomes: [], records: {} };
-  // [universe] from_proof_run: the proof run's own collection is the head's universe; collect runs at the base only.
-  const fromProof = universeFromProof(config);
-  if (collect !== undefined && !fromProof) {
+  // [commands] collect_beside_proof: the head's collection starts with the proof run, not before it.
+  const beside = collectBesideProof(config);
+  if (collect !== undefined && !beside) {
     let failure = "";
     const exitCode = await runCommandStep(
       o,
@@ -135,13 +133,23 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
   if (proof !== undefined) {
     stopIfAsked(o);
     const setup = proofSetup(o);
-    const outcome = await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof"));
-    run.outcomes.push(outcome);
-    if (setup.record) {
-      const recorded = readRecord(o, setup.record);
-      const leased = fromProof ? writeProofUniverse(o, outcome, recorded, setup.leased) : setup.leased;
-      run.records.proof = { ...recorded, leased };
+    const collecting = beside && collect !== undefined ? collectBeside(o, collect) : undefined;
+    let outcome: HeadOutcome;
+    try {
+      outcome = await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof"));
+    } finally {
+      // The collection ends (and its output is shown) before anything else happens, whatever the proof did.
+      await collecting?.settled;
     }
+    if (collecting) {
+      const { exitCode, failure } = await collecting.done;
+      run.outcomes.push(lastOutcome(o, "collect", collect!, exitCode));
+      if (exitCode !== 0) readAfterFailure(o, collect!, exitCode, failure);
+    }
+    run.outcomes.push(outcome);
+    // The record's deselection is judged against the leases the plugin was given (every active one,
+    // beside the collection), among the tests the run collected.
+    if (setup.record) run.records.proof = { ...readRecord(o, setup.record), leased: setup.leased };
   }
   // The seed signals judge its results; the property-test rule its record (the settings as they ran).
   if (properties !== undefined && (config.properties.enabled || config.properties.judgeTests)) {
@@ -161,43 +169,42 @@ function stopIfAsked(o: RunCommandsOptions): void {
   if (error !== undefined) throw error;
 }
 
-/** Whether the proof run's own collection is the head's universe (`[universe] from_proof_run`, a pytest proof step). */
-function universeFromProof(config: GateConfig): boolean {
-  return config.universe.fromProofRun && config.commands.proof !== undefined && config.commands.record;
-}
-
-/** The files a step's run is stamped with: what it wrote, and for the proof run the universe the gate wrote from its record. */
-export function stampedOutputs(config: GateConfig, step: CommandStep): string[] {
-  const written = stepOutputs(config, step);
-  return step === "proof" && universeFromProof(config) ? [...config.universe.collected, ...written] : written;
+/** Whether the head's collect step runs beside the proof run (`[commands] collect_beside_proof`, pytest). */
+function collectBesideProof(config: GateConfig): boolean {
+  const { collectBesideProof: on, collect, proof, record } = config.commands;
+  return on && collect !== undefined && proof !== undefined && record;
 }
 
 /**
- * `[universe] from_proof_run`: writes the proof run's collection, read from its verified record, to the
- * universe file (as `pytest --collect-only -q` prints it), and returns the leases the plugin was given that
- * name a collected test (the deselection the record must show). A lease naming none is judged from the
- * universe as unknown_leases. A run with no usable record leaves the universe unknown: exit 2.
+ * Starts the head's collect step beside the proof run: unwatched on its own (the proof step's watch, and
+ * the phase's, see what it leaves), its output held and shown once it ended. `settled` resolves when it
+ * ended, however; `done` gives its exit code (and stderr note) or its error.
  */
-function writeProofUniverse(
+function collectBeside(
   o: RunCommandsOptions,
-  outcome: HeadOutcome,
-  recorded: RecordedStep,
-  leased: readonly string[],
-): string[] {
-  const file = o.config.universe.collected[0]!;
-  const record = recorded.result.record;
-  if (record === undefined) {
-    const why = recorded.result.errors.map((e) => e.message);
-    throw new GateError({
-      code: "universe_invalid",
-      file,
-      message: `[universe] from_proof_run: the head's universe is the proof run's collection, but [commands] proof (\`${outcome.command}\`) exited with ${outcome.exitCode} and left no run record the gate could verify (${why.slice(0, 2).join("; ")}${why.length > 2 ? "; ..." : ""})`,
-      fix: "run the proof command by hand (its output is above in the log) and make pytest start and collect; a conftest.py that fails to import stops it before any test",
-    });
-  }
-  o.ports.files.writeAtomic(file, renderCollectOnly(collectedListing(record)));
-  const collected = new Set(record.collected);
-  return leased.filter((id) => collected.has(id));
+  command: string,
+): { settled: Promise<unknown>; done: Promise<{ exitCode: number; failure: string }> } {
+  const held: string[] = [];
+  let failure = "";
+  const done = runCommandStep(
+    { ...o, watch: undefined, log: { ...o.log, output: (text) => void held.push(text) } },
+    "collect",
+    command,
+    o.env,
+    stepOutputs(o.config, "collect"),
+    undefined,
+    (_, f) => {
+      failure = f;
+    },
+  ).then((exitCode) => ({ exitCode, failure }));
+  const settled = done.then(
+    () => undefined,
+    () => undefined,
+  );
+  void settled.then(() => {
+    for (const text of held) o.log.output(text);
+  });
+  return { settled, done };
 }
 
 /** The files a `[commands]` step must write, as `check --run` requires them. */
@@ -266,7 +273,7 @@ function pluginStep(
       ledgerFile: config.ledger.path,
       mounts,
       exclude: [absolute(o.outDir)],
-      stopOnUncollected: !(name === "proof" && universeFromProof(config)),
+      stopOnUncollected: !(name === "proof" && collectBesideProof(config)),
     },
   );
   ports.files.writeAtomic(join(pluginDir, `${moduleName}.py`), plugin);
@@ -290,7 +297,7 @@ function pluginStep(
  * run with exit 2 before any proof is made.
  */
 function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
-  const active = o.config.coverage.contexts === undefined ? plannedLeases(o) : [];
+  const active = o.config.coverage.contexts === undefined ? plannedLeases(o, collectBesideProof(o.config)) : [];
   const absolute = underRoot(o.ports.files.root);
   const idsFile = join(o.outDir, "frozen-ids.txt");
   o.ports.files.writeAtomic(idsFile, active.map((l) => `${l.nodeid}\n`).join(""));
@@ -304,13 +311,14 @@ function proofSetup(o: RunCommandsOptions): StepSetup & { leased: string[] } {
 
 /**
  * The leases the proof run deselects. Only those that name a collected test: an unknown lease is judged as
- * unknown_leases, and must not make the plugin stop the proof run. With the proof run's own collection as
- * the universe there is none before it: every active lease, and the plugin lets an unmatched one pass.
+ * unknown_leases, and must not make the plugin stop the proof run. `beforeCollection` (the collection runs
+ * beside the proof run): there is no universe yet, so every active lease, and the plugin lets one that
+ * matches nothing pass.
  */
-function plannedLeases(o: RunCommandsOptions): Lease[] {
-  if (universeFromProof(o.config)) {
+function plannedLeases(o: RunCommandsOptions, beforeCollection: boolean): Lease[] {
+  if (beforeCollection) {
     if (o.activeLeases === undefined)
-      throw new Error("runConfiguredCommands: [universe] from_proof_run needs activeLeases");
+      throw new Error("runConfiguredCommands: [commands] collect_beside_proof needs activeLeases");
     return o.activeLeases();
   }
   const { universe, leases } = o.leases();
@@ -318,9 +326,9 @@ function plannedLeases(o: RunCommandsOptions): Lease[] {
   return leases.active.filter((l) => collected.has(l.nodeid));
 }
 
-/** The runner the steps run: `[commands] runner`, else the universe's format says (pytest's, when the proof run collects it). */
+/** The runner the steps run: `[commands] runner`, else the universe's format says (pytest, when it is collected beside). */
 function stepRunner(o: RunCommandsOptions): "pytest" | "vitest" {
-  if (universeFromProof(o.config)) return "pytest";
+  if (collectBesideProof(o.config)) return "pytest";
   return o.config.commands.runner ?? o.leases().universe.value.runner ?? "pytest";
 }
 

@@ -180,7 +180,7 @@ def test_a_missing_lease_stops_the_run(proof_run):
 
 
 def test_a_missing_lease_is_recorded_not_stopped_when_the_gate_judges_it(proof_run):
-    # [universe] from_proof_run: the gate plans the deselection before any collection, so a lease naming
+    # [commands] collect_beside_proof: the gate plans the deselection before any collection, so a lease naming
     # no collected test must not stop the run; the record's collection shows the lease matched nothing.
     proof_run.pytester.makepyfile(test_a="def test_ok():\n    pass\n\ndef test_frozen():\n    pass\n")
     result = proof_run.run(
