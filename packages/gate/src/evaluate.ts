@@ -297,8 +297,13 @@ async function evaluateCheck(
   try {
     const phaseBefore = parallel ? ports.git.workTreeStatus() : undefined;
     const watchedBefore = watch?.steps.length ?? 0;
+    // The head's collection, run beside the proof run ([commands] collect_beside_proof), waits for the
+    // base's to end: two processes at a time beside the proof run's would slow it on two cores.
+    let baseCollected: () => void = () => {};
+    const baseCollectEnded = new Promise<void>((resolve) => (baseCollected = resolve));
     const baseRun = readBaseSteps(
       shallow ? undefined : held ? { ...baseOptions, log: held.log, watch: undefined } : baseOptions,
+      baseCollected,
     );
     // Once the base failed, the head's steps not yet started do not start: the gate exits 2 on the base.
     let baseFailure: Error | undefined;
@@ -322,6 +327,7 @@ async function evaluateCheck(
       watch,
       commands,
       stopped: () => baseFailure,
+      besideAfter: baseCollectEnded,
       warnings,
     });
     if (parallel) {
@@ -591,13 +597,22 @@ function repositoryWatch(config: GateConfig, root: string, outDir: string): Repo
 }
 
 /** The base's steps (its universe, then its property ids); none without options (a truncated history). */
-async function readBaseSteps(options: BaseTestsOptions | undefined): Promise<{
+async function readBaseSteps(
+  options: BaseTestsOptions | undefined,
+  /** Called once the base's collection ended (or there is none), however it ended. */
+  collected: () => void = () => {},
+): Promise<{
   tests?: BaseUniverseRead | undefined;
   properties?: BasePropertyIdsRead | undefined;
   vitestCoverage?: BaseVitestCoverageRead | undefined;
 }> {
-  if (!options) return {};
-  const tests = await loadBaseUniverse(options);
+  let tests: BaseUniverseRead;
+  try {
+    if (!options) return {};
+    tests = await loadBaseUniverse(options);
+  } finally {
+    collected();
+  }
   const properties = await loadBasePropertyIds(options, tests.universe?.runner);
   const vitestCoverage = await loadBaseVitestCoverage(options);
   return { tests, properties, vitestCoverage };
@@ -617,6 +632,8 @@ async function runHeadSteps(s: {
   watch: RepositoryWatch | undefined;
   commands: CommandOutcome[];
   stopped: () => Error | undefined;
+  /** What the head's collection beside the proof run waits for (the base's collection). */
+  besideAfter: Promise<unknown>;
   warnings: GateIssue[];
 }): Promise<CommandsRun["records"]> {
   const { request, ports, config, loaded, warnings } = s;
@@ -656,6 +673,7 @@ async function runHeadSteps(s: {
       watch: s.watch,
       steps: s.commands,
       stopped: s.stopped,
+      besideAfter: s.besideAfter,
     }),
   );
   // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.

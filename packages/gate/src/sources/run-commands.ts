@@ -69,6 +69,11 @@ export interface RunCommandsOptions {
    * will exit 2 on the base does not spend the proof run first. Undefined or returning undefined: they run.
    */
   stopped?: (() => Error | undefined) | undefined;
+  /**
+   * With `[commands] collect_beside_proof`: what the head's collection waits for before it starts beside the
+   * proof run (the base's collection, so that two processes at most run beside the proof run's).
+   */
+  besideAfter?: Promise<unknown> | undefined;
 }
 
 /** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
@@ -138,8 +143,9 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     try {
       outcome = await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof"));
     } finally {
-      // The collection ends (and its output is shown) before anything else happens, whatever the proof did.
+      // The collection ends (and its log is shown) before anything else happens, whatever the proof did.
       await collecting?.settled;
+      collecting?.flush();
     }
     if (collecting) {
       const { exitCode, failure } = await collecting.done;
@@ -176,35 +182,42 @@ function collectBesideProof(config: GateConfig): boolean {
 }
 
 /**
- * Starts the head's collect step beside the proof run: unwatched on its own (the proof step's watch, and
- * the phase's, see what it leaves), its output held and shown once it ended. `settled` resolves when it
- * ended, however; `done` gives its exit code (and stderr note) or its error.
+ * Starts the head's collect step beside the proof run, once `besideAfter` settled: unwatched on its own (the
+ * proof step's watch, and the phase's, see what it leaves), its output held for `flush` (after the proof
+ * run's, not inside it). `settled` resolves when it ended, however; `done` gives its exit code (and stderr note) or
+ * its error.
  */
 function collectBeside(
   o: RunCommandsOptions,
   command: string,
-): { settled: Promise<unknown>; done: Promise<{ exitCode: number; failure: string }> } {
+): { settled: Promise<unknown>; done: Promise<{ exitCode: number; failure: string }>; flush: () => void } {
+  // Its output is held; its start and end are logged as they happen (the steps' times come from them).
   const held: string[] = [];
+  const log: GateLog = { ...o.log, output: (text) => void held.push(text) };
   let failure = "";
-  const done = runCommandStep(
-    { ...o, watch: undefined, log: { ...o.log, output: (text) => void held.push(text) } },
-    "collect",
-    command,
-    o.env,
-    stepOutputs(o.config, "collect"),
-    undefined,
-    (_, f) => {
-      failure = f;
-    },
-  ).then((exitCode) => ({ exitCode, failure }));
+  const done = (o.besideAfter ?? Promise.resolve())
+    .then(() =>
+      runCommandStep(
+        { ...o, watch: undefined, log },
+        "collect",
+        command,
+        o.env,
+        stepOutputs(o.config, "collect"),
+        undefined,
+        (_, f) => {
+          failure = f;
+        },
+      ),
+    )
+    .then((exitCode) => ({ exitCode, failure }));
   const settled = done.then(
     () => undefined,
     () => undefined,
   );
-  void settled.then(() => {
-    for (const text of held) o.log.output(text);
-  });
-  return { settled, done };
+  const flush = () => {
+    for (const text of held.splice(0)) o.log.output(text);
+  };
+  return { settled, done, flush };
 }
 
 /** The files a `[commands]` step must write, as `check --run` requires them. */
