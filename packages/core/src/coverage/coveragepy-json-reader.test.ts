@@ -300,14 +300,25 @@ describe("statementLines: the marks array gives what the sets give", () => {
         if (fast) {
           read++;
           // An earlier shard's equal set is returned as it is; a set one key short or long is not.
+          const again = (known: Parameters<typeof statementLines>[6]) =>
+            statementLines(executed, missing, excluded, summary, "f", new ReportIssues(FILE, "fix"), known);
           const same = new Set(fast.statements);
-          const shared = statementLines(executed, missing, excluded, summary, "f", new ReportIssues(FILE, "fix"), same);
+          const shared = again({ statements: same });
           expect(shared!.statements).toBe(same);
           expect(shape(shared)).toEqual(shape(fast));
+          // With the merge's covered set, the covered lines are added to it and it is the file's.
+          const into = new Set(["merged"]);
+          const folded = again({ statements: same, coveredStatements: into });
+          expect(folded!.statements).toBe(same);
+          expect(folded!.coveredStatements).toBe(into);
+          expect([...into]).toEqual(["merged", ...fast.coveredStatements]);
           const other = new Set([...fast.statements].slice(1));
           other.add("999");
-          const own = statementLines(executed, missing, excluded, summary, "f", new ReportIssues(FILE, "fix"), other);
+          const untouched = new Set(["merged"]);
+          const own = again({ statements: other, coveredStatements: untouched });
           expect(own!.statements).not.toBe(other);
+          expect(own!.coveredStatements).not.toBe(untouched);
+          expect([...untouched]).toEqual(["merged"]);
           expect(shape(own)).toEqual(shape(fast));
         }
       }),

@@ -85,7 +85,7 @@ function readFile(
   if (!summary) issues.error(`\`${where}\` has no \`summary\``);
   if (issues.errors.length > before || !executed || !missing || !summary) return undefined;
 
-  const lines = statementLines(executed, missing, excluded, summary, where, issues, known?.statements);
+  const lines = statementLines(executed, missing, excluded, summary, where, issues, known);
   if (!lines) return undefined;
   const { statements, coveredStatements } = lines;
 
@@ -170,14 +170,19 @@ export function statementLines(
   summary: Record<string, unknown>,
   where: string,
   issues: ReportIssues,
-  /** An earlier shard's statements of the file: returned as they are when these lines give the same ones. */
-  known?: ReadonlySet<string>,
+  /**
+   * An earlier shard's statements of the file, returned as they are when these lines give the same ones; with
+   * `coveredStatements` (the merge's), the covered lines are added to it and it is returned as this file's.
+   */
+  known?: { statements: ReadonlySet<string>; coveredStatements?: Set<string> | undefined },
 ): { statements: Set<string>; coveredStatements: Set<string> } | undefined {
   let highest = 0;
   for (const list of [executed, missing, excluded]) for (const line of list) if (line > highest) highest = line;
   if (highest >= MARKS_LIMIT) {
     const read = statementLinesBySets(executed, missing, excluded, summary, where, issues);
-    return read && { statements: sameSet(read.statements, known), coveredStatements: read.coveredStatements };
+    return (
+      read && { statements: sameSet(read.statements, known?.statements), coveredStatements: read.coveredStatements }
+    );
   }
   if (marks.length <= highest) marks = new Uint8Array(Math.max(highest + 1, marks.length * 2));
   const m = marks;
@@ -211,26 +216,34 @@ export function statementLines(
       for (let i = 0; i < dropCount; i++) m[lowest[i]!]! |= DROPPED;
     }
     if (!coveredAgrees(candidates.length - dropCount, counts.coveredLines, where, issues)) return undefined;
-    const coveredStatements = new Set<string>();
-    for (const line of candidates) if (!(m[line]! & DROPPED)) coveredStatements.add(lineKey(line));
+    const kept: string[] = [];
+    for (const line of candidates) if (!(m[line]! & DROPPED)) kept.push(lineKey(line));
     // An earlier shard's set when it holds exactly these statements (the common case: one suite's shards
-    // measure the same code), so only the covered lines are a new set; else a set of their own.
-    if (known !== undefined && known.size === coveredStatements.size + missingCount) {
+    // measure the same code): shared, and the covered lines go straight into the merge's covered set when
+    // it is given; else sets of their own.
+    const shared = known?.statements;
+    if (shared !== undefined && shared.size === kept.length + missingCount) {
       let same = true;
-      for (const key of coveredStatements)
-        if (!known.has(key)) {
+      for (const key of kept)
+        if (!shared.has(key)) {
           same = false;
           break;
         }
       if (same)
         for (const line of missing)
-          if (!known.has(lineKey(line))) {
+          if (!shared.has(lineKey(line))) {
             same = false;
             break;
           }
-      if (same) return { statements: known as Set<string>, coveredStatements };
+      if (same) {
+        const into = known!.coveredStatements;
+        if (into === undefined) return { statements: shared as Set<string>, coveredStatements: new Set(kept) };
+        for (const key of kept) into.add(key);
+        return { statements: shared as Set<string>, coveredStatements: into };
+      }
     }
-    const statements = new Set<string>(coveredStatements);
+    const coveredStatements = new Set<string>(kept);
+    const statements = new Set<string>(kept);
     for (const line of missing) statements.add(lineKey(line));
     return { statements, coveredStatements };
   } finally {

@@ -6,6 +6,7 @@ import {
   type FileCoverage,
 } from "./coverage-model.js";
 import type { GateIssue } from "../common/errors.js";
+import type { KnownSets } from "./read-options.js";
 
 const SAME_RUN = "merge shards of the same commit, measured the same way (same tool, same format, same branch setting)";
 
@@ -100,16 +101,19 @@ export class CoverageShardMerger {
         );
         continue;
       }
-      for (const key of entry.coveredStatements) seen.coveredStatements.add(key);
+      // A reader given `known` may have added the shard's covered statements to the merge's set already.
+      if (entry.coveredStatements !== seen.coveredStatements)
+        for (const key of entry.coveredStatements) seen.coveredStatements.add(key);
       for (const key of entry.coveredBranches) seen.coveredBranches.add(key);
     }
   }
 
   /**
    * The statement and branch sets the merge holds for `path` (the first shard's that listed it), for a
-   * reader's `known`: a shard whose sets equal them can share them instead of building its own.
+   * reader's `known`: a shard whose sets equal them can share them instead of building its own, and add its
+   * covered statements to the merge's (`coveredStatements`) instead of a set of its own.
    */
-  known(path: string): { statements: ReadonlySet<string>; branches: ReadonlySet<string> } | undefined {
+  known(path: string): KnownSets | undefined {
     const entry = this.files.get(path);
     return entry !== undefined && hasSets(entry) ? entry : undefined;
   }

@@ -20,6 +20,12 @@ export interface CoverageReadOptions {
 export interface KnownSets {
   statements: ReadonlySet<string>;
   branches: ReadonlySet<string>;
+  /**
+   * The merge's covered statements of the file. A reader that finds the statements equal adds the file's
+   * covered ones to it and gives it as the file's own `coveredStatements`: the shard's model then holds the
+   * merge's set, which only a merge that folds the shard in and drops it may take.
+   */
+  coveredStatements?: Set<string> | undefined;
 }
 
 /** Options of {@link readCoverage}: a reader's options plus a format that overrides detection. */
