@@ -71,6 +71,21 @@ describe("choosePython", () => {
     expect(choosePython(undefined, dir, env())).toMatchObject({ command: "python3", pytestCov: "4.0.0" });
   });
 
+  it("prefers one that also has pytest-cov (the proof run needs it); else the first with pytest", () => {
+    const tools = (pytestCov: string | null) => ({
+      python: "3.11.7",
+      pytest: "9.0.3",
+      pytestCov,
+      coverage: pytestCov && "7.6.1",
+      hypothesis: null,
+    });
+    fakePython("python", tools(null));
+    fakePython("python3", tools("6.0.0"));
+    expect(choosePython(undefined, dir, env())).toMatchObject({ command: "python3", pytestCov: "6.0.0" });
+    fakePython("python3", tools(null));
+    expect(choosePython(undefined, dir, env())).toMatchObject({ command: "python", pytest: "9.0.3" });
+  });
+
   it("without pytest anywhere, the first that runs; with nothing that runs, `python`", () => {
     fakePython("python", "fail");
     fakePython("python3", { python: "3.12.0", pytest: null, pytestCov: null, coverage: null, hypothesis: null });

@@ -65,18 +65,19 @@ export function probePython(command: string, cwd: string, env: Env): PythonTools
 export const PYTHON_CANDIDATES: readonly string[] = Object.freeze(["python", "python3"]);
 
 /**
- * The Python for the commands: `chosen` when given; else the first candidate that has pytest, else the
- * first that runs at all, else `python` (the config still says what to install).
+ * The Python for the commands: `chosen` when given; else the first candidate that has pytest and pytest-cov
+ * (the proof run needs both), else the first with pytest, else the first that runs at all, else `python`
+ * (the config still says what to install).
  */
 export function choosePython(chosen: string | undefined, cwd: string, env: Env): PythonTools {
   if (chosen !== undefined) return probePython(chosen, cwd, env);
   const probes: PythonTools[] = [];
   for (const candidate of PYTHON_CANDIDATES) {
     const probe = probePython(candidate, cwd, env);
-    if (probe.pytest) return probe;
+    if (probe.pytest && probe.pytestCov) return probe;
     probes.push(probe);
   }
-  return probes.find((p) => p.python) ?? { command: PYTHON_CANDIDATES[0]! };
+  return probes.find((p) => p.pytest) ?? probes.find((p) => p.python) ?? { command: PYTHON_CANDIDATES[0]! };
 }
 
 /** Whether `version` (e.g. "4.0.0") is at least `min` (e.g. [4, 1]); an unreadable version is not. */
