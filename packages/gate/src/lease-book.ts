@@ -8,6 +8,7 @@ import {
   type IsoDate,
   type JudgedLeases,
   type Lease,
+  type LeaseClasses,
   type Ledger,
   type Universe,
 } from "@proofgate/core";
@@ -42,10 +43,7 @@ export function leaseBook(
           ? "collect with `npx vitest list --json=collected.json` (and name that file in [universe] collected)"
           : 'collect with `python -m pytest --collect-only -q > collected.txt`, or set runner = "vitest"',
     });
-  // An id of the other runner's shape can never match a test: a clear error, not an unknown lease.
-  const shapes = leaseShapeIssues(ledger.value.leases, collectedBy, ledger.value.file);
-  if (shapes.length > 0) throw new GateError(shapes);
-  const { active, expired } = classifyLeases(ledger.value.leases, today);
+  const { active, expired } = classifiedLeases(ledger, collectedBy, today);
   return { ledger, universe: read, leases: { active, expired, unknown: findUnknownLeases(active, read.value) } };
 }
 
@@ -54,7 +52,13 @@ export function leaseBook(
  * collection runs beside it (`[commands] collect_beside_proof`). The lease book is read after both.
  */
 export function activePytestLeases(ledger: Loaded<Ledger>, today: IsoDate): Lease[] {
-  const shapes = leaseShapeIssues(ledger.value.leases, "pytest", ledger.value.file);
+  return classifiedLeases(ledger, "pytest", today).active;
+}
+
+/** The ledger's leases, active or expired for `today`; exit 2 when one's id is not of `runner`'s shape. */
+function classifiedLeases(ledger: Loaded<Ledger>, runner: "pytest" | "vitest", today: IsoDate): LeaseClasses {
+  // An id of the other runner's shape can never match a test: a clear error, not an unknown lease.
+  const shapes = leaseShapeIssues(ledger.value.leases, runner, ledger.value.file);
   if (shapes.length > 0) throw new GateError(shapes);
-  return classifyLeases(ledger.value.leases, today).active;
+  return classifyLeases(ledger.value.leases, today);
 }

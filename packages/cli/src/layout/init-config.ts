@@ -90,9 +90,8 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
   const proof = jsonReport
     ? `${py} -m pytest${args}${cov} --cov-branch --cov-report=json:${shellWord(report)}${noFloor} ${junit}`
     : `${py} -m pytest${args}${cov} --cov-branch${noFloor} ${junit}; s=$?; ${py} -m coverage json -q -o ${shellWord(report)}; exit $s`;
-  config.commands = { ...config.commands, collect, proof };
   // The head's collection runs beside the proof run, not before it: its time is off the check's.
-  config.commands = { ...config.commands, collectBesideProof: true };
+  config.commands = { ...config.commands, collect, proof, collectBesideProof: true };
   config.results.junit = [RESULTS];
   if (failUnder !== undefined) {
     config.coverage.minProven = Math.min(100, Math.max(0, failUnder));

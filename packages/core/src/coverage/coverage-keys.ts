@@ -3,6 +3,13 @@
 // hash when it joins a set, and collect. A key built once is found again by its number; its hash is kept
 // in the string, so every set it joins reuses it. The tables are bounded: past them, keys are built as before.
 
+/** Whether `set` holds exactly `size` keys, each of `keys` among them (with `size` their count: the same keys). */
+export function holdsExactly(set: ReadonlySet<string>, size: number, keys: Iterable<string>): boolean {
+  if (set.size !== size) return false;
+  for (const key of keys) if (!set.has(key)) return false;
+  return true;
+}
+
 const LINE_LIMIT = 1 << 16;
 const lineKeys: string[] = [];
 

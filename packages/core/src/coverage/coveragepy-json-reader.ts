@@ -5,7 +5,7 @@ import {
   type CoverageReadResult,
   type FileCoverage,
 } from "./coverage-model.js";
-import { arcKey, lineKey } from "./coverage-keys.js";
+import { arcKey, holdsExactly, lineKey } from "./coverage-keys.js";
 import { dropPhantomLines } from "./coveragepy-phantoms.js";
 import { parseJsonOnce } from "./shared-json.js";
 import type { CoverageReadOptions, KnownSets } from "./read-options.js";
@@ -142,9 +142,7 @@ function readFile(
  * The shared set is never changed: the merge adds to the covered sets only.
  */
 function sameSet(built: Set<string>, known: ReadonlySet<string> | undefined): Set<string> {
-  if (known === undefined || known.size !== built.size) return built;
-  for (const key of built) if (!known.has(key)) return built;
-  return known as Set<string>;
+  return known !== undefined && holdsExactly(known, built.size, built) ? (known as Set<string>) : built;
 }
 
 /** Lines above this are read by the set-based path (a marks array that large is not worth its memory). */
@@ -174,7 +172,7 @@ export function statementLines(
    * An earlier shard's statements of the file, returned as they are when these lines give the same ones; with
    * `coveredStatements` (the merge's), the covered lines are added to it and it is returned as this file's.
    */
-  known?: { statements: ReadonlySet<string>; coveredStatements?: Set<string> | undefined },
+  known?: Pick<KnownSets, "statements" | "coveredStatements">,
 ): { statements: Set<string>; coveredStatements: Set<string> } | undefined {
   let highest = 0;
   for (const list of [executed, missing, excluded]) for (const line of list) if (line > highest) highest = line;
@@ -218,34 +216,23 @@ export function statementLines(
     if (!coveredAgrees(candidates.length - dropCount, counts.coveredLines, where, issues)) return undefined;
     const kept: string[] = [];
     for (const line of candidates) if (!(m[line]! & DROPPED)) kept.push(lineKey(line));
+    const missed = missing.map(lineKey);
     // An earlier shard's set when it holds exactly these statements (the common case: one suite's shards
     // measure the same code): shared, and the covered lines go straight into the merge's covered set when
     // it is given; else sets of their own.
     const shared = known?.statements;
-    if (shared !== undefined && shared.size === kept.length + missingCount) {
-      let same = true;
-      for (const key of kept)
-        if (!shared.has(key)) {
-          same = false;
-          break;
-        }
-      if (same)
-        for (const line of missing)
-          if (!shared.has(lineKey(line))) {
-            same = false;
-            break;
-          }
-      if (same) {
-        const into = known!.coveredStatements;
-        if (into === undefined) return { statements: shared as Set<string>, coveredStatements: new Set(kept) };
-        for (const key of kept) into.add(key);
-        return { statements: shared as Set<string>, coveredStatements: into };
-      }
+    if (
+      shared !== undefined &&
+      holdsExactly(shared, kept.length + missingCount, kept) &&
+      missed.every((key) => shared.has(key))
+    ) {
+      const into = known!.coveredStatements;
+      if (into === undefined) return { statements: shared as Set<string>, coveredStatements: new Set(kept) };
+      for (const key of kept) into.add(key);
+      return { statements: shared as Set<string>, coveredStatements: into };
     }
-    const coveredStatements = new Set<string>(kept);
-    const statements = new Set<string>(kept);
-    for (const line of missing) statements.add(lineKey(line));
-    return { statements, coveredStatements };
+    const statements = new Set<string>([...kept, ...missed]);
+    return { statements, coveredStatements: new Set(kept) };
   } finally {
     for (const list of [executed, missing, excluded]) for (const line of list) m[line] = 0;
   }

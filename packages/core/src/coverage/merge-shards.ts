@@ -6,6 +6,7 @@ import {
   type FileCoverage,
 } from "./coverage-model.js";
 import type { GateIssue } from "../common/errors.js";
+import { holdsExactly } from "./coverage-keys.js";
 import type { KnownSets } from "./read-options.js";
 
 const SAME_RUN = "merge shards of the same commit, measured the same way (same tool, same format, same branch setting)";
@@ -168,16 +169,7 @@ function differs(
   what: string,
 ): { what: string; detail: string } | undefined {
   // One set shared by both (the reader found the shard's keys equal to the merge's: `known`).
-  if (a === b) return undefined;
-  if (a.size === b.size) {
-    let same = true;
-    for (const k of a)
-      if (!b.has(k)) {
-        same = false;
-        break;
-      }
-    if (same) return undefined;
-  }
+  if (a === b || holdsExactly(b, a.size, a)) return undefined;
   const onlyA = [...a].filter((k) => !b.has(k));
   const onlyB = [...b].filter((k) => !a.has(k));
   if (onlyA.length === 0 && onlyB.length === 0) return undefined;

@@ -143,7 +143,7 @@ export async function runConfiguredCommands(o: RunCommandsOptions): Promise<Comm
     try {
       outcome = await runStep(o, "proof", proof, { ...o.env, ...setup.env }, stepOutputs(config, "proof"));
     } finally {
-      // The collection ends (and its log is shown) before anything else happens, whatever the proof did.
+      // The collection ends (and its output is shown) before anything else happens, whatever the proof did.
       await collecting?.settled;
       collecting?.flush();
     }
