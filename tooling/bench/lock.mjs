@@ -204,6 +204,7 @@ const options = parseOptions("lock.mjs", OPTIONS, fail);
 if (!existsSync(BUNDLE)) fail(`${BUNDLE} is missing: run \`pnpm build\` first`);
 const baselineCli = options.baselineCli;
 if (baselineCli && !existsSync(baselineCli)) fail(`--baseline-cli ${baselineCli} does not exist`);
+if (!existsSync(options.dir)) fail(`--dir ${options.dir} does not exist: make it first, or leave --dir out`);
 const dir = mkdtempSync(join(options.dir, "proofgate-bench-lock-"));
 const loadBefore = loadavg();
 const started = new Date();

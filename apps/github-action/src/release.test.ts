@@ -51,7 +51,7 @@ describe("the release tree", () => {
       "main.mjs",
     ]);
     expect(files).toContain("dist/proofgate.js");
-    expect(files).toContain("dist/hash-worker.js");
+    expect(files).toContain("dist/hash-worker.cjs");
     expect(files).toContain("dist/sql-wasm.wasm");
     expect(files.some((f) => f.includes("node_modules") || f.startsWith("dist/types"))).toBe(false);
     const meta = parse(readFileSync(join(action, "action.yml"), "utf8")) as {

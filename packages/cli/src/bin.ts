@@ -29,12 +29,19 @@ if (argv.length === 1 && argv[0] === "--version") {
   // The fast path: a version probe loads neither yargs nor the policy code.
   process.stdout.write(`${VERSION}\n`);
 } else {
-  // A plain `deselect` command line runs without yargs (deselect-entry.ts: it runs before every proof run,
-  // and yargs was a good part of its start-up, BENCHMARKS.md, issue 25 item 3). Every other command line
-  // goes to yargs, in main.ts. (A separate parser for plain `lock` lines saved less than 10% of `lock`'s
-  // time, measured in BENCHMARKS.md, issue 14, and was removed.)
-  const entry = argv[0] === "deselect" || argv[0] === "emit-deselect" ? await import("./deselect-entry.js") : undefined;
-  const deselect = entry?.plainDeselectArgs(argv);
-  process.exitCode =
-    entry && deselect ? entry.runDeselectCommand(deselect, io) : await (await import("./main.js")).run(argv, io);
+  // A plain `deselect` or `lock` command line runs without yargs (deselect-entry.ts, plain-args.ts): each
+  // runs on every CI run, and yargs (its parser, every command's options, its help text) was a good part
+  // of its start-up (BENCHMARKS.md, issue 25 item 3). Every other command line goes to yargs, in main.ts.
+  const lock = argv[0] === "lock" ? (await import("./plain-args.js")).plainLockArgs(argv) : undefined;
+  if (lock) {
+    // The hash workers take longer to start than the command takes to load and walk the tree: first.
+    (await import("@proofgate/gate/hash-workers")).startHashWorkers();
+    process.exitCode = await (await import("./lock-entry.js")).runLockCommand(lock, io);
+  } else {
+    const entry =
+      argv[0] === "deselect" || argv[0] === "emit-deselect" ? await import("./deselect-entry.js") : undefined;
+    const deselect = entry?.plainDeselectArgs(argv);
+    process.exitCode =
+      entry && deselect ? entry.runDeselectCommand(deselect, io) : await (await import("./main.js")).run(argv, io);
+  }
 }

@@ -34,8 +34,9 @@ function staticGraph(entry: string): { files: string[]; sources: string[]; bytes
 }
 
 describe("the bundle's lock path", () => {
-  // Every command line goes through yargs (main.ts); what `lock` loads beyond it must stay small.
-  it("loads none of the policy beyond yargs and main.ts", () => {
+  // bin.ts runs a plain `lock` command line with lock-entry.ts alone (BENCHMARKS.md, issue 25 item 3); any
+  // other goes through yargs (main.ts) to the same module. What `lock` loads must stay small.
+  it("loads none of the policy, nor yargs or main.ts", () => {
     const graph = staticGraph(dynamicChunk("lock-entry"));
     // What it needs is there (so the scan reads the chunks)...
     expect(graph.sources.some((s) => s.endsWith("core/dist/fixtures/fixtures-lock.js"))).toBe(true);
@@ -48,7 +49,10 @@ describe("the bundle's lock path", () => {
       ),
     );
     expect(heavy).toEqual([]);
+    expect(graph.sources.filter((s) => /\/yargs@|\/yargs-parser@|src\/main\.ts$/.test(s))).toEqual([]);
     expect(graph.bytes).toBeLessThan(150_000);
+    // bin.ts tells a plain line with plain-args.ts alone, before it starts the hash workers.
+    expect(staticGraph(dynamicChunk("plain-args")).sources.filter((s) => !s.endsWith("src/plain-args.ts"))).toEqual([]);
   });
 });
 

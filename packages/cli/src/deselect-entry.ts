@@ -6,11 +6,8 @@
 import { DESELECT_FORMATS } from "./command-options.js";
 import { runDeselect, type DeselectArgs } from "./commands/deselect.js";
 import { printFailure } from "./messages.js";
+import { plainValue } from "./plain-args.js";
 import type { CliIo } from "./cli-io.js";
-
-/** A flag's value in a plain form: not empty, not flag-like (yargs reads those differently or refuses them). */
-const plainValue = (value: string | undefined): value is string =>
-  value !== undefined && value !== "" && !value.startsWith("-");
 
 const FLAGS = ["freeze", "collected", "format", "out", "today"] as const;
 

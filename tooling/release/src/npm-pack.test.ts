@@ -121,10 +121,10 @@ describe("the packed CLI", () => {
     const { manifest, files } = packed.get("cli")!;
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.bin).toEqual({ proofgate: "./dist/proofgate.js" });
-    expect(files).toEqual(expect.arrayContaining(["dist/proofgate.js", "dist/hash-worker.js", "dist/sql-wasm.wasm"]));
+    expect(files).toEqual(expect.arrayContaining(["dist/proofgate.js", "dist/hash-worker.cjs", "dist/sql-wasm.wasm"]));
     // The bundle imports nothing but Node's own modules and its own chunks.
     const bare = new Set<string>();
-    for (const file of files.filter((f) => f.endsWith(".js"))) {
+    for (const file of files.filter((f) => f.endsWith(".js") || f.endsWith(".cjs"))) {
       const text = readFileSync(join(packed.get("cli")!.unpacked, file), "utf8");
       for (const m of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([\w@.][^"'\s]*)["']/g))
         if (!m[1]!.startsWith(".") && !m[1]!.startsWith("node:")) bare.add(m[1]!.replace(/\/.*$/, ""));

@@ -25,7 +25,7 @@ import { lockFixtures, runLock } from "./lock.js";
 
 // `proofgate init` in-process, in temp repos. The hash worker comes from dist/, as in lock.test.ts. The
 // Python is stood in by its probe's answer: Debian's test stack (pytest-cov 4.0) unless a test says.
-const WORKER = new URL("../../dist/hash-worker.js", import.meta.url);
+const WORKER = new URL("../../dist/hash-worker.cjs", import.meta.url);
 const HASH = { workerUrl: WORKER, threads: 2 };
 const DEBIAN = { python: "3.11.2", pytest: "7.2.1", pytestCov: "4.0.0", coverage: "6.5.0", hypothesis: "6.67.1" };
 let tools: Omit<PythonTools, "command"> = DEBIAN;

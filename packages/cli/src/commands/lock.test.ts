@@ -19,11 +19,11 @@ import { startHashWorkers } from "@proofgate/gate/hash-workers";
 import { checkFixtureLock } from "@proofgate/gate/fixture-lock";
 import { lockFixtures } from "./lock.js";
 
-// `proofgate lock` as users run it: the built bundle (dist/proofgate.js, with dist/hash-worker.js beside
+// `proofgate lock` as users run it: the built bundle (dist/proofgate.js, with dist/hash-worker.cjs beside
 // it), spawned in a temp repo. The real coreutils `sha256sum -c` must accept every lock it writes.
 
 const BUNDLE = fileURLToPath(new URL("../../dist/proofgate.js", import.meta.url));
-const WORKER = new URL("../../dist/hash-worker.js", import.meta.url);
+const WORKER = new URL("../../dist/hash-worker.cjs", import.meta.url);
 
 let repo: string;
 

@@ -4,8 +4,15 @@
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 
-/** The worker script: `hash-worker.js` beside this module (dist/ in the bundle). */
-export const HASH_WORKER_URL = new URL("./hash-worker.js", import.meta.url);
+// A bundle may ship the worker as a file of its own (the CLI's dist/hash-worker.cjs: a CommonJS worker
+// starts 10-15 ms sooner than an ES module one, BENCHMARKS.md issue 25 item 3) and name it here at build time.
+declare const __PROOFGATE_HASH_WORKER__: string | undefined;
+
+/** The worker script: `hash-worker.js` beside this module, or the file a bundle names (dist/ in the CLI's). */
+export const HASH_WORKER_URL = new URL(
+  typeof __PROOFGATE_HASH_WORKER__ === "string" ? __PROOFGATE_HASH_WORKER__ : "./hash-worker.js",
+  import.meta.url,
+);
 
 interface Started {
   url: string;
