@@ -768,3 +768,78 @@ afterEach((context) => {
     });
   }
 });
+
+describe("vitest: a changed source file no test loads (unmeasured_source)", () => {
+  // Without coverage.include, vitest's coverage lists only the files the tests load: a new module no test
+  // imports would leave the report silently. The record says which changed files the settings measure.
+  const loadedOnly = CONFIG.replace(" --coverage.include='src/**'", "");
+  const UNUSED = "export function unused(x) {\n  if (x > 1) return x * 2;\n  return x;\n}\n";
+  const cases: {
+    name: string;
+    base?: Record<string, FileChange>;
+    patch: Commit[];
+    reasons: string[];
+    message?: RegExp;
+  }[] = [
+    {
+      name: "unmeasured_source: the agent adds src/unused.js, which no test imports",
+      patch: [{ message: "Add a helper\n", files: { "src/unused.js": UNUSED } }],
+      reasons: ["unmeasured_source"],
+      message: /src\/unused\.js was added or changed by the patch, but no test of the proof run loaded it/,
+    },
+    {
+      name: "a file a test imports is measured: MERGE",
+      patch: [
+        {
+          message: "Add a helper with its test\n",
+          files: {
+            "src/unused.js": UNUSED,
+            "test/unused.test.js": `import { expect, it } from "vitest";\nimport { unused } from "../src/unused.js";\n\nit("doubles", () => expect([unused(2), unused(1)]).toEqual([4, 1]));\n`,
+          },
+        },
+      ],
+      reasons: [],
+    },
+    {
+      name: "declarations alone, a tool's config and a script outside the report's folders: MERGE",
+      patch: [
+        {
+          message: "Types, lint and a script\n",
+          files: {
+            "src/types.ts":
+              "export interface Point {\n  x: number;\n  y: number;\n}\nexport type Pair = [Point, Point];\n",
+            "eslint.config.js": "export default [];\n",
+            "scripts/release.mjs": "console.log('release');\n",
+          },
+        },
+      ],
+      reasons: [],
+    },
+    {
+      name: "a file the base's coverage.exclude leaves out is the team's choice: MERGE",
+      base: { "vitest.config.js": `export default { test: { coverage: { exclude: ["src/generated/**"] } } };\n` },
+      patch: [{ message: "Generated\n", files: { "src/generated/table.js": UNUSED } }],
+      reasons: [],
+    },
+    {
+      name: "a human's commit with `Gate-Change: human`: MERGE",
+      patch: [{ message: "Add a helper\n\nGate-Change: human\n", files: { "src/unused.js": UNUSED }, who: HUMAN }],
+      reasons: [],
+    },
+  ];
+
+  for (const c of cases) {
+    it(c.name, async () => {
+      const p = project({ base: { "proofgate.toml": loadedOnly, ...c.base }, patch: c.patch });
+      const r = await run(p);
+      expect(r.report.reasons, explain(r)).toEqual(c.reasons);
+      expect(r.report.decision).toBe(c.reasons.length === 0 ? "MERGE" : "REJECT");
+      if (c.message) expect(r.report.details.map((d) => d.message).join("\n")).toMatch(c.message);
+      // The record names every changed source the gate asked about.
+      const record = JSON.parse(readFileSync(join(p.dir, "proofgate-report", "proof-record.json"), "utf8")) as {
+        vitest_measures?: Record<string, boolean>;
+      };
+      expect(Object.keys(record.vitest_measures ?? {}).length, explain(r)).toBeGreaterThan(0);
+    });
+  }
+});

@@ -228,6 +228,9 @@ function requireWorkTreeAtHead(ports: GatePorts, head: string, config: GateConfi
   }
 }
 
+/** A repository path's first folder ("" for a file at the root). */
+const topFolder = (path: string): string => path.slice(0, Math.max(0, path.indexOf("/")));
+
 /** `path` relative to `root`, as git names paths; undefined when it lies outside. */
 function repoRelative(root: string, path: string): string | undefined {
   if (!path.startsWith("/")) return path.replace(/^\.\//, "").replace(/\/+$/, "");
@@ -329,6 +332,7 @@ async function evaluateCheck(
       stopped: () => baseFailure,
       besideAfter: baseCollectEnded,
       warnings,
+      vitestSources: measurement?.kind === "evidence" ? measurement.evidence.scriptSources.map((f) => f.path) : [],
     });
     if (parallel) {
       // The base's steps end before anything is judged; a base that failed stops the gate here (exit 2).
@@ -635,6 +639,8 @@ async function runHeadSteps(s: {
   /** What the head's collection beside the proof run waits for (the base's collection). */
   besideAfter: Promise<unknown>;
   warnings: GateIssue[];
+  /** The JavaScript and TypeScript source the patch changed: a vitest proof run's record says which its coverage measures. */
+  vitestSources: readonly string[];
 }): Promise<CommandsRun["records"]> {
   const { request, ports, config, loaded, warnings } = s;
   if (!request.run) return {};
@@ -674,6 +680,7 @@ async function runHeadSteps(s: {
       steps: s.commands,
       stopped: s.stopped,
       besideAfter: s.besideAfter,
+      vitestSources: s.vitestSources,
     }),
   );
   // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
@@ -1129,7 +1136,17 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
       s.runner?.proof?.result.record,
     );
     // The head's import statements, read only when a changed source is neither measured nor a test file.
-    const { headModules, ...patch } = s.measurement.evidence;
+    const { headModules, scriptSources, ...python } = s.measurement.evidence;
+    // A vitest proof run's record says which changed JavaScript and TypeScript files its coverage settings
+    // measure once loaded (true when it could not tell): those are sources the report must list.
+    // Only in the report's source trees: a file whose top folder holds no measured file (scripts/, bench/,
+    // a root-level file when no root-level file is measured) is not the code the tests are for.
+    const measures = s.runner?.proof?.result.record?.vitestMeasures;
+    const trees = new Set(coverage.measuredFiles.map(topFolder));
+    const scripts = measures
+      ? scriptSources.filter((f) => measures[f.path] !== false && trees.has(topFolder(f.path)))
+      : [];
+    const patch = { ...python, sources: [...python.sources, ...scripts] };
     const inReport = new Set(coverage.measuredFiles);
     const unmeasured = patch.sources.some((f) => !inReport.has(f.path) && !facts.testFiles?.includes(f.path));
     measurement = {

@@ -3,5 +3,6 @@
 // May import: common, model, python, config, ledger.
 export * from "./git-diff.js";
 export * from "./measurement.js";
+export * from "./script-code.js";
 export * from "./patch.js";
 export * from "./signatures.js";

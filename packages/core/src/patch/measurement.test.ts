@@ -215,6 +215,23 @@ describe("judgeMeasurement: source the proof run did not measure", () => {
     });
     expect(judged(e)).toEqual(["unmeasured_source helpers/fast.py:- a", "unmeasured_source tools/both.py:- a"]);
   });
+
+  it("a JavaScript or TypeScript source (a vitest proof run) is named as one no test loaded, with vitest's fix", () => {
+    const e = evidence({
+      sources: [
+        { path: "src/unused.ts", commits: [AGENT] },
+        { path: "src/math.ts", commits: [AGENT] },
+      ],
+      measured: ["src/math.ts"],
+    });
+    const [finding, ...rest] = judgeMeasurement(e, POLICY).unmeasured;
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({ reason: "unmeasured_source", file: "src/unused.ts", commit: AGENT.sha });
+    expect(finding!.message).toMatch(
+      /^src\/unused\.ts was added or changed by the patch, but no test of the proof run loaded it, so vitest's coverage did not measure it: /,
+    );
+    expect(finding!.fix).toMatch(/coverage\.include/);
+  });
 });
 
 describe("judgeMeasurement: what is source, wherever the tests live", () => {

@@ -47,7 +47,10 @@ export interface MeasurementEvidence {
   commits: CommitCoverageChanges[];
   /** Lines the patch added that coverage.py excludes (the head's patterns). */
   excluded: ExcludedLine[];
-  /** Python source files the patch added or changed (tests, exempt files and files without code left out). */
+  /**
+   * Source files the patch added or changed (tests, exempt files and files without code left out): Python's,
+   * and with a vitest proof run the JavaScript and TypeScript files its coverage settings measure.
+   */
   sources: ChangedSource[];
   /** The files the proof run's coverage report measured, as repository paths. */
   measured: readonly string[];
@@ -81,6 +84,9 @@ export interface MeasurementJudgement {
   /** coverage.py settings that changed without loosening anything named (data_file, [paths], ...). */
   protectedSettings: Finding[];
 }
+
+/** A JavaScript or TypeScript source file (vitest's side of `unmeasured_source`). */
+const SCRIPT_SOURCE = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
 
 const identity = (c: CoverageChange): string => coverageChangeKey({ ...c, message: "" });
 
@@ -155,13 +161,22 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
     const unapproved = source.commits.filter((c) => !approved(c));
     if (source.commits.length > 0 && unapproved.length === 0) continue;
     const last = unapproved.at(-1);
+    const trailer = last ? `: ${needsTrailer(last, key, policy)}` : "";
+    const changed = source.commits.length ? "added or changed" : "changed";
+    // A JavaScript or TypeScript file (a vitest proof run): its coverage settings measure it, so the report
+    // lacks it because no test loaded it (vitest measures only loaded files unless coverage.include is set).
+    const script = SCRIPT_SOURCE.test(source.path);
     unmeasured.push({
       reason: "unmeasured_source",
-      message: `${source.path} was ${source.commits.length ? "added or changed" : "changed"} by the patch, but the proof run ${loaded.has(source.path) ? "loaded it and " : ""}did not measure it${last ? `: ${needsTrailer(last, key, policy)}` : ""}`,
+      message: script
+        ? `${source.path} was ${changed} by the patch, but no test of the proof run loaded it, so vitest's coverage did not measure it${trailer}`
+        : `${source.path} was ${changed} by the patch, but the proof run ${loaded.has(source.path) ? "loaded it and " : ""}did not measure it${trailer}`,
       file: source.path,
       commit: last?.sha,
       author: last ? who(last) : undefined,
-      fix: `move the code where the proof run measures it (its --cov= / [run] source), or a human adds the file to [measurement] exempt or approves it with \`${key}: human\``,
+      fix: script
+        ? `test it (a test that imports it), or a human sets vitest's coverage.include so the report lists it, adds the file to [measurement] exempt or approves it with \`${key}: human\``
+        : `move the code where the proof run measures it (its --cov= / [run] source), or a human adds the file to [measurement] exempt or approves it with \`${key}: human\``,
     });
   }
   // The evidence as judged: the files that are not source (tests, helpers left alone) are left out.

@@ -203,6 +203,20 @@ describe("verifyRunRecord refuses what is not this run's record", () => {
       expect(problem(resigned((p) => (p.vitest_coverage_end = bad)))).toMatchObject({
         problem: "malformed",
       });
+    // Which changed source files the coverage settings measure.
+    const measures = (v: unknown) =>
+      verifyRunRecord(
+        resigned((p) => (p.vitest_measures = v)),
+        expected,
+      );
+    expect(measures({ "src/a.ts": true, "src/b.ts": false }).record!.vitestMeasures).toEqual({
+      "src/a.ts": true,
+      "src/b.ts": false,
+    });
+    expect(measures({}).record!.vitestMeasures).toEqual({});
+    expect(verifyRunRecord(RECORDED, expected).record!.vitestMeasures).toBeUndefined();
+    for (const bad of [null, [], "x", { "src/a.ts": "yes" }, { "src/a.ts": null }])
+      expect(problem(resigned((p) => (p.vitest_measures = bad)))).toMatchObject({ problem: "malformed" });
   });
 
   it("accepts the same record signed again with this key (the resigning helper is faithful)", () => {

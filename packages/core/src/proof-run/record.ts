@@ -208,6 +208,11 @@ export interface RunRecord {
    * replaced or bypassed the provider's reading of them since (absent from pytest's records).
    */
   vitestCoverageEnd?: VitestCoverageAtEnd | undefined;
+  /**
+   * For each source file the patch changed that the gate named to the reporter, whether vitest's coverage
+   * settings measure it when a test loads it (absent from pytest's records).
+   */
+  vitestMeasures?: Record<string, boolean> | undefined;
 }
 
 /** vitest's coverage settings when the run ended: null when they could not be read. */
@@ -505,6 +510,8 @@ function readRecord(p: Json, file: string): RunRecord | string {
       xdist: p.xdist === undefined ? undefined : readXdist(obj(p.xdist, "xdist")),
       vitestCoverage: readVitestCoverage(p.vitest_coverage),
       vitestCoverageEnd: p.vitest_coverage_end === undefined ? undefined : readVitestCoverageEnd(p.vitest_coverage_end),
+      vitestMeasures:
+        p.vitest_measures === undefined ? undefined : readMeasures(obj(p.vitest_measures, "vitest_measures")),
     };
   } catch (error) {
     if (error instanceof ShapeError) return error.message;
@@ -517,6 +524,16 @@ function readVitestCoverage(v: unknown): VitestCoverageSettings | null | undefin
   const settings = readVitestCoverageSettings(v, "vitest_coverage");
   if (typeof settings === "string") throw new ShapeError(settings);
   return settings;
+}
+
+function readMeasures(m: Json): Record<string, boolean> {
+  const out: Record<string, boolean> = Object.create(null) as Record<string, boolean>;
+  for (const [path, measured] of Object.entries(m)) {
+    if (typeof measured !== "boolean")
+      throw new ShapeError(`vitest_measures[${JSON.stringify(path)}] is not true or false`);
+    out[path] = measured;
+  }
+  return out;
 }
 
 function readVitestCoverageEnd(v: unknown): VitestCoverageAtEnd {

@@ -376,7 +376,13 @@ export default class ProofgateRunner extends VitestTestRunner {
  * record. Reads the run's nonce, key, record path and root from the environment and deletes the key, so
  * the workers (and the tests) never see it.
  */
-export function renderVitestReporter(plan: { root: string; runner: string; leased: readonly string[] }): string {
+export function renderVitestReporter(plan: {
+  root: string;
+  runner: string;
+  leased: readonly string[];
+  /** Source files the patch changed (repository paths): the record says which the coverage settings measure. */
+  sources?: readonly string[] | undefined;
+}): string {
   return `// Written by proofgate for one proof run; do not edit or commit.
 import { createHmac } from "node:crypto";
 import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
@@ -385,6 +391,7 @@ import { dirname, relative } from "node:path";
 const ROOT = ${json(plan.root)};
 const RUNNER = ${json(plan.runner)};
 const LEASED = ${json([...plan.leased])};
+const SOURCES = ${json([...(plan.sources ?? [])])};
 const SEP = ${json(SEP)};
 ${ID_NAME_JS}
 const NONCE = process.env.${PROOF_RUN_ENV.nonce};
@@ -539,6 +546,32 @@ export default class ProofgateReporter {
   onCoverage() {
     this.coverageAtGenerate = this.settingsNow();
   }
+  // For each source file the patch changed, whether coverage measures it when a test loads it: the provider's
+  // own file filter, with a fresh cache, as the file's path under the root as given or as resolved (vitest
+  // names modules by their real path). True, failing closed, when there is no filter or it fails: a file
+  // the report then lacks is one the tests never loaded.
+  measures() {
+    const provider = this.vitest?.coverageProvider;
+    const out = {};
+    for (const path of SOURCES) {
+      let measured = true;
+      if (provider && typeof provider.isIncluded === "function") {
+        const cache = provider.globCache;
+        try {
+          measured = ROOTS.some((root) => {
+            provider.globCache = new Map();
+            return provider.isIncluded(slash(root + "/" + path)) === true;
+          });
+        } catch {
+          measured = true;
+        } finally {
+          provider.globCache = cache;
+        }
+      }
+      out[path] = measured;
+    }
+    return out;
+  }
   // The settings as the coverage provider holds them now (the gate's own runner left out), or null.
   settingsNow() {
     try {
@@ -609,6 +642,7 @@ export default class ProofgateReporter {
       replaced: [],
       vitest_coverage: this.coverage ?? null,
       vitest_coverage_end: this.coverageAtEnd(),
+      vitest_measures: this.measures(),
     }));
     const signature = createHmac("sha256", Buffer.from(KEY, "hex")).update(Buffer.from(canonical(payload), "ascii")).digest("hex");
     mkdirSync(dirname(RECORD), { recursive: true });

@@ -1,7 +1,8 @@
 // What the patch did to measurement, read from git (docs/contract.md §13): coverage.py's configuration at
 // the base, at the head and before and after each commit that touched one of its files; the lines the
-// range wrote (git blame) that the head's exclusion patterns match; and the Python source files the range
-// added or changed, which the proof run's report must list. A configuration the gate cannot read, or an
+// range wrote (git blame) that the head's exclusion patterns match; and the source files the range added or
+// changed, which the proof run's report must list (Python's; JavaScript and TypeScript ones once a vitest
+// proof run's record says its coverage settings measure them). A configuration the gate cannot read, or an
 // exclusion pattern it cannot evaluate, is a GateError: the signal is on and its evidence is missing.
 import {
   GateError,
@@ -15,6 +16,7 @@ import {
   pathMatcher,
   readCoverageConfig,
   readPytestSettings,
+  scriptHasRuntimeCode,
   coverageChangeKey,
   coverageConfigCandidates,
   shortRevision,
@@ -48,6 +50,12 @@ export interface MeasurementRequest {
 export type PatchMeasurement = Omit<MeasurementEvidence, "measured" | "imports"> & {
   /** The head's Python files and their imports (`HeadModule`), read when some changed source is unmeasured. */
   headModules: () => HeadModule[];
+  /**
+   * The JavaScript and TypeScript source the range added or changed (not a test by name, not under
+   * node_modules, not exempt, not a declaration file, with code that runs): judged as `sources` are once a
+   * vitest proof run's record says which of them its coverage settings measure (docs/vitest.md).
+   */
+  scriptSources: ChangedSource[];
 };
 
 /** Reads the measurement evidence from git; a configuration or pattern the gate cannot read is a GateError. */
@@ -136,10 +144,15 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   }
   // JavaScript and TypeScript source (vitest's coverage-v8 and Istanbul): an added \`v8 ignore\`,
   // \`c8 ignore\` or \`istanbul ignore\` comment takes code out of the measure, like a coverage.py pragma.
+  // A changed file with code that runs is a source the proof run must measure (`scriptSources`).
   const scripts: AddedLine[] = [];
+  const scriptSources: ChangedSource[] = [];
   for (const path of [...git.differingPaths(base, head)].sort()) {
     if (!SCRIPT.test(path) || SCRIPT_TEST.test(path) || path.split("/").includes("node_modules") || exempt(path))
       continue;
+    const text = DECLARATION_FILE.test(path) || TOOL_CONFIG.test(path) ? undefined : git.readFileAt(head, path);
+    if (text !== undefined && scriptHasRuntimeCode(path, text))
+      scriptSources.push({ path, commits: byPath.get(path) ?? [] });
     for (const line of git.blame({ base, head }, path)) {
       const commit = line.sha === undefined ? undefined : bySha.get(line.sha);
       if (commit && IGNORE_COMMENT.test(line.text)) scripts.push({ path, line: line.line, text: line.text, commit });
@@ -165,6 +178,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     commits: perCommit,
     excluded,
     sources,
+    scriptSources,
     headModules: () => headModules(git, head, pytest),
   };
 }
@@ -197,6 +211,13 @@ function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readP
 /** JavaScript and TypeScript files, and the test files among them (vitest's and jest's default names). */
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
 const SCRIPT_TEST = /(?:^|\/)(?:[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|__tests__\/.*)$/;
+/** TypeScript declaration files (`.d.ts`, `.d.mts`, `.d.cts`): types only, never loaded as code. */
+const DECLARATION_FILE = /\.d\.[cm]?ts$/;
+/**
+ * A tool's configuration by its name (`eslint.config.js`, `vite.config.ts`, `.prettierrc.cjs`): read by the
+ * tool, not loaded by the tests, so never a source the proof run must measure (setup.py's place for Python).
+ */
+const TOOL_CONFIG = /(?:^|\/)(?:[^/]+\.config|\.[^/]*rc)\.[cm]?[jt]s$/;
 /** An ignore hint of coverage-v8 (\`v8 ignore\`, c8's \`c8 ignore\`) or Istanbul, in a comment. */
 const IGNORE_COMMENT = /(?:\/\*|\/\/)\s*(?:v8|c8|istanbul)\s+ignore\b/;
 

@@ -74,6 +74,11 @@ export interface RunCommandsOptions {
    * proof run (the base's collection, so that two processes at most run beside the proof run's).
    */
   besideAfter?: Promise<unknown> | undefined;
+  /**
+   * The JavaScript and TypeScript source files the patch changed (repository paths): a vitest proof run's
+   * reporter records whether its coverage settings measure each (`vitest_measures`).
+   */
+  vitestSources?: readonly string[] | undefined;
 }
 
 /** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
@@ -359,7 +364,11 @@ function vitestStep(o: RunCommandsOptions, name: string, active: readonly Lease[
   ports.files.removeTree(dir);
   const { nonce, key } = freshRun();
   const leased = active.map((l) => l.nodeid);
-  const reporterPath = writeVitestModules(ports.files, absolute(dir), nonce, { root: ports.files.root, leased });
+  const reporterPath = writeVitestModules(ports.files, absolute(dir), nonce, {
+    root: ports.files.root,
+    leased,
+    sources: o.vitestSources,
+  });
   const env: Record<string, string> = { [VITEST_REPORTER_ENV]: reporterPath };
   if (!config.commands.record) return { env };
   const file = join(o.outDir, `${name}-record.json`);
@@ -385,12 +394,20 @@ export function writeVitestModules(
   files: RunCommandsOptions["ports"]["files"],
   dir: string,
   nonce: string,
-  plan: { root: string; leased: readonly string[]; only?: readonly string[] | undefined },
+  plan: {
+    root: string;
+    leased: readonly string[];
+    only?: readonly string[] | undefined;
+    sources?: readonly string[] | undefined;
+  },
 ): string {
   const runner = join(dir, vitestRunnerFile(nonce));
   const reporter = join(dir, vitestReporterFile(nonce));
   files.writeAtomic(runner, renderVitestRunner(plan));
-  files.writeAtomic(reporter, renderVitestReporter({ root: plan.root, runner, leased: plan.leased }));
+  files.writeAtomic(
+    reporter,
+    renderVitestReporter({ root: plan.root, runner, leased: plan.leased, sources: plan.sources }),
+  );
   return reporter;
 }
 
