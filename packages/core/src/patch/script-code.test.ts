@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { scriptHasRuntimeCode } from "./script-code.js";
 
@@ -16,6 +17,9 @@ const DECLARATIONS = [
   "/* only a comment */\n// and another\n",
   "",
   "type Cond<T> = T extends string ? 'yes' : T extends number ? 'n' : never;\ntype Keys = keyof Cond<1>\n",
+  // magic-regexp's src/core/types/join.ts: strings and a conditional inside a template literal type.
+  "export type Join<T extends string[], P extends string = '', J extends string = '|'> = T extends [infer F, ...infer R]\n  ? `${P}${F & string}${R extends string[] ? Join<R, J, J> : ''}`\n  : ''\n",
+  "type A = `x${`nested ${'deep'}`}`;\n",
 ];
 
 const CODE = [
@@ -45,7 +49,8 @@ const CODE = [
   "@decorator\nclass C {}\n",
   "namespace N {\n  export type T = 1;\n}\n",
   "abstract class Base {}\n",
-  "type A = `x${`nested`}`;\n",
+  "type A = `x${1 / 2}`;\n",
+  "type A = `unclosed ${string}\n",
 ];
 
 describe("scriptHasRuntimeCode", () => {
@@ -95,5 +100,69 @@ describe("scriptHasRuntimeCode", () => {
     expect(scriptHasRuntimeCode("src/big.ts", big)).toBe(false);
     expect(scriptHasRuntimeCode("src/big.ts", `${big}export const x = 1;\n`)).toBe(true);
     expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
+  // The TypeScript compiler is the oracle: whenever this reader says "nothing runs", the compiled module is
+  // empty. (The reverse may differ: what it does not follow counts as code.)
+  // Whether TypeScript compiles `text` to a module that runs something; undefined for a text with a syntax
+  // error (it cannot be loaded, so what it would run does not matter).
+  const emits = (text: string): boolean | undefined => {
+    const out = ts.transpileModule(text, {
+      reportDiagnostics: true,
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, isolatedModules: true },
+    });
+    if ((out.diagnostics ?? []).length > 0) return undefined;
+    return (
+      out.outputText
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+        .replace(/\/\/.*$/gm, "")
+        .replace(/export \{\};?/g, "")
+        // An empty statement runs nothing.
+        .replace(/;/g, "")
+        .trim() !== ""
+    );
+  };
+
+  it("agrees with TypeScript's compiler on every case above, and never says nothing runs where it emits code", () => {
+    for (const text of DECLARATIONS) expect(emits(text), text).toBe(false);
+    for (const text of CODE) if (!scriptHasRuntimeCode("src/c.ts", text)) expect(emits(text), text).not.toBe(true);
+    // Mostly whole statements (so that TypeScript reads most texts), joined with or without a break, and
+    // now and then a stray token.
+    const fragment = fc.oneof(
+      { arbitrary: fc.constantFrom(...DECLARATIONS), weight: 8 },
+      { arbitrary: fc.constantFrom(...CODE), weight: 1 },
+      {
+        arbitrary: fc.constantFrom(
+          "\n",
+          ";",
+          "}",
+          "{",
+          "`",
+          "${",
+          "'",
+          "type",
+          "interface",
+          "declare",
+          " = ",
+          "|",
+          "[",
+        ),
+        weight: 1,
+      },
+    );
+    const separator = fc.constantFrom("\n", ";\n", "", " ");
+    let checked = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fragment, separator), { minLength: 1, maxLength: 6 }), (parts) => {
+        const text = parts.map(([f, sep]) => f + sep).join("");
+        if (scriptHasRuntimeCode("src/g.ts", text)) return;
+        const emitted = emits(text);
+        if (emitted !== undefined) checked++;
+        expect(emitted, JSON.stringify(text)).not.toBe(true);
+      }),
+      { numRuns: 1000, seed: 20261207 },
+    );
+    // The oracle answered for enough of the texts this reader calls declarations alone.
+    expect(checked).toBeGreaterThan(200);
   });
 });

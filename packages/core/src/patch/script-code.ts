@@ -30,6 +30,60 @@ interface Token {
 
 const isIdentifierChar = (c: string): boolean => /[\w$\u0080-\uffff]/.test(c);
 
+/** The index after a quoted string starting at `i` (`'` or `"`), or -1 when it does not close on its line. */
+function stringEnd(text: string, i: number): number {
+  const quote = text[i]!;
+  for (let j = i + 1; j < text.length; j++) {
+    const d = text[j]!;
+    if (d === "\\") j++;
+    else if (d === quote) return j + 1;
+    else if (d === "\n" || d === "\r") return -1;
+  }
+  return -1;
+}
+
+/**
+ * The index after a template literal starting at `i` (a template literal type: `prefix-${string}`), or -1
+ * when it does not close. Each `${...}` is read up to the brace that closes it, strings and nested templates
+ * inside it skipped whole; a comment or a `/` inside one is more than declarations need (-1). Iterative, with
+ * a stack of the open templates and brace depths, so a deep nesting cannot overflow the call stack.
+ */
+function templateEnd(text: string, i: number): number {
+  // Each open template's brace depth inside its current `${...}` (0: in the template's text).
+  const depths: number[] = [0];
+  let j = i + 1;
+  while (j < text.length) {
+    const top = depths.length - 1;
+    const d = text[j]!;
+    if (depths[top] === 0) {
+      // In a template's text.
+      if (d === "\\") j += 2;
+      else if (d === "`") {
+        depths.pop();
+        j++;
+        if (depths.length === 0) return j;
+      } else if (d === "$" && text[j + 1] === "{") {
+        depths[top] = 1;
+        j += 2;
+      } else j++;
+      continue;
+    }
+    // In a `${...}`.
+    if (d === "{") depths[top]!++;
+    else if (d === "}") depths[top]!--;
+    else if (d === "`") depths.push(0);
+    else if (d === "/") return -1;
+    else if (d === '"' || d === "'") {
+      const end = stringEnd(text, j);
+      if (end === -1) return -1;
+      j = end;
+      continue;
+    }
+    j++;
+  }
+  return -1;
+}
+
 /**
  * The file's tokens (comments and whitespace left out, each string literal one token `"`), or undefined
  * when the text holds something this reader does not follow: a regular expression or a division (neither
@@ -65,46 +119,19 @@ function tokens(text: string): Token[] | undefined {
     if (c === "/") return undefined;
     if (c === "#" && i === 0 && text[1] === "!") return undefined; // a script with a shebang runs
     if (c === '"' || c === "'") {
-      let j = i + 1;
-      while (j < n && text[j] !== c) {
-        if (text[j] === "\\") j++;
-        else if (text[j] === "\n" || text[j] === "\r") return undefined;
-        j++;
-      }
-      if (j >= n) return undefined;
+      const end = stringEnd(text, i);
+      if (end === -1) return undefined;
       out.push({ text: '"', newline });
       newline = false;
-      i = j + 1;
+      i = end;
       continue;
     }
     if (c === "`") {
-      // A template literal type (`prefix-${string}`): its text, with `${...}` read up to the brace that
-      // closes it; a nested template or string inside is more than declarations need.
-      let j = i + 1;
-      let closed = false;
-      while (j < n) {
-        const d = text[j]!;
-        if (d === "\\") j += 2;
-        else if (d === "`") {
-          closed = true;
-          break;
-        } else if (d === "$" && text[j + 1] === "{") {
-          let depth = 1;
-          j += 2;
-          while (j < n && depth > 0) {
-            const e = text[j]!;
-            if (e === "`" || e === '"' || e === "'" || e === "/") return undefined;
-            if (e === "{") depth++;
-            else if (e === "}") depth--;
-            j++;
-          }
-          if (depth > 0) return undefined;
-        } else j++;
-      }
-      if (!closed) return undefined;
+      const end = templateEnd(text, i);
+      if (end === -1) return undefined;
       out.push({ text: '"', newline });
       newline = false;
-      i = j + 1;
+      i = end;
       continue;
     }
     if (isIdentifierChar(c)) {
