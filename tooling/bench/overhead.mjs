@@ -198,7 +198,16 @@ function checkOnce(cli, project) {
   };
 }
 
-const STEPS = ["base worktree", "base collect", "collect", "proof", "properties", "base properties", "base skips"];
+const STEPS = [
+  "base worktree",
+  "base collect",
+  "collect",
+  "proof",
+  "properties",
+  "base properties",
+  "base marked skips",
+  "base skips",
+];
 
 function main() {
   const options = parseOptions("overhead.mjs", OPTIONS, fail);

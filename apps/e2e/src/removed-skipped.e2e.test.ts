@@ -17,6 +17,7 @@ import {
   PY,
   check,
   config,
+  proofCommand,
   git,
   makeCheckProject,
   type CheckRun,
@@ -258,8 +259,8 @@ describe("check --run: what is not a removal", () => {
     expect(r.report.collected_tests).toBe(12);
   });
 
-  it("a test skipped at base and still skipped at head is no new skip: the base run says so", async () => {
-    const skipped = `import pytest\n${EXTRA.replace("def test_total_again", '@pytest.mark.skip(reason="old")\ndef test_total_again')}`;
+  it("a test skipped at base by pytest.skip() and still skipped at head is no new skip: the base run says so", async () => {
+    const skipped = `import pytest\n${EXTRA.replace("def test_total_again():\n", 'def test_total_again():\n    pytest.skip("old")\n')}`;
     const p = makeCheckProject({
       base: { "tests/test_extra.py": skipped, "proofgate.toml": NO_SKIP_BUDGET },
       patch: [
@@ -272,6 +273,77 @@ describe("check --run: what is not a removal", () => {
     expect(r.stderr).toContain("▶ base skips");
     expect(r.report.signals.find((s) => s.id === "test_evidence")?.value).toContain("0 new skips");
     expect(r.report.inputs.map((i) => i.role)).toEqual(expect.arrayContaining(["base_universe", "base_results"]));
+  });
+
+  it("a test its marks skip at base and still skipped at head: the base's run beside the proof run ran it, none after", async () => {
+    const marked = `import sys\nimport pytest\n${EXTRA.replace("def test_total_again", '@pytest.mark.skip(reason="old")\ndef test_total_again')}\n\n@pytest.mark.skipif(sys.platform != "nowhere", reason="elsewhere")\ndef test_on_nowhere():\n    assert False\n`;
+    const p = makeCheckProject({
+      base: { "tests/test_extra.py": marked, "proofgate.toml": NO_SKIP_BUDGET },
+      patch: [
+        { message: "Touch the skip\n", files: { "tests/test_extra.py": marked.replace('"old"', '"still old"') } },
+      ],
+    });
+    made.push(p.dir);
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.stderr).toContain("▶ base marked skips");
+    expect(r.stderr).not.toContain("▶ base skips");
+    expect(r.stderr).toContain("the base's run beside the proof run already ran the 2 test(s) skipped at head");
+    const steps = r.report.commands?.map((c) => c.step) ?? [];
+    expect(steps).toContain("base marked skips");
+    expect(steps).not.toContain("base skips");
+    expect(r.report.signals.find((s) => s.id === "test_evidence")?.value).toContain("0 new skips");
+  });
+
+  it("an agent's new skip mark is still a new skip: the base ran that test (the base's run after the proof run)", async () => {
+    const marked = `import pytest\n${EXTRA.replace("def test_total_again", '@pytest.mark.skip(reason="old")\ndef test_total_again')}`;
+    const p = makeCheckProject({
+      base: { "tests/test_extra.py": marked, "proofgate.toml": NO_SKIP_BUDGET },
+      patch: [
+        {
+          message: "Skip another\n",
+          files: {
+            "tests/test_extra.py": marked.replace(
+              "def test_label_again",
+              '@pytest.mark.skip(reason="new")\ndef test_label_again',
+            ),
+          },
+        },
+      ],
+    });
+    made.push(p.dir);
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["tests_skipped_unledgered"]);
+    expect(r.stderr).toContain("▶ base marked skips");
+    expect(r.stderr).toContain("▶ base skips");
+    expect(r.stderr).toContain("(the base's run beside the proof run ran 1 more)");
+    expect(r.report.details.map((d) => d.message).join("\n")).toContain("tests/test_extra.py::test_label_again");
+  });
+
+  it("a skipif that holds when the base collects but not in its proof command: the base's proof command decides (a new skip)", async () => {
+    // The base's collection runs without RUN_SLOW, so the mark skips the test there; the base's proof command
+    // sets it, so at the base the test ran. The agent skips it: a new skip, whatever the collection evaluated.
+    const slow = `import os\nimport pytest\n${EXTRA.replace("def test_total_again", '@pytest.mark.skipif(not os.environ.get("RUN_SLOW"), reason="slow")\ndef test_total_again')}`;
+    const base = config({ proof: proofCommand({ prefix: "RUN_SLOW=1 " }) }).replace("max_unledgered_skips = 0\n", "");
+    const p = makeCheckProject({
+      base: { "tests/test_extra.py": slow, "proofgate.toml": base },
+      patch: [
+        {
+          message: "Skip the slow one\n",
+          files: {
+            "tests/test_extra.py": slow.replace(
+              "@pytest.mark.skipif(",
+              '@pytest.mark.skip(reason="later")\n@pytest.mark.skipif(',
+            ),
+          },
+        },
+      ],
+    });
+    made.push(p.dir);
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.stderr).toContain("▶ base marked skips");
+    expect(r.report.reasons, explain(r)).toEqual(["tests_skipped_unledgered"]);
+    expect(r.report.details.map((d) => d.message).join("\n")).toContain("tests/test_extra.py::test_total_again");
   });
 });
 

@@ -482,6 +482,7 @@ const STEP_ORDER = [
   "base collect",
   "base properties",
   "base coverage settings",
+  "base marked skips",
   "collect",
   "proof",
   "properties",

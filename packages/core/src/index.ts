@@ -63,6 +63,8 @@ export {
   commandFiles,
   collectionConfigMatcher,
   renderOnlyPlugin,
+  renderSkipMarksPlugin,
+  parseSkipMarkedIds,
   parseXpassedIds,
   COLLECTION_CONFIG_PATTERNS,
   isDocumentation,

@@ -70,6 +70,8 @@ import {
   loadBasePropertyIds,
   loadBaseSkips,
   loadBaseUniverse,
+  preRunMarkedSkips,
+  type BaseOnlyRun,
   type BasePropertyIdsRead,
   type BaseTestsOptions,
   type BaseUniverseRead,
@@ -307,6 +309,7 @@ async function evaluateCheck(
     const baseRun = readBaseSteps(
       shallow ? undefined : held ? { ...baseOptions, log: held.log, watch: undefined } : baseOptions,
       baseCollected,
+      parallel,
     );
     // Once the base failed, the head's steps not yet started do not start: the gate exits 2 on the base.
     let baseFailure: Error | undefined;
@@ -451,7 +454,7 @@ function checkSources(s: {
       (path) => ports.git.readFileAt(loaded.patch.base, path) !== undefined,
     ),
     propertyIds: baseProperties && propertyIdsSource(ports, loaded, config, baseProperties),
-    testChanges: baseTests && testChangesSource(s.baseOptions, loaded, baseTests),
+    testChanges: baseTests && testChangesSource(s.baseOptions, loaded, baseTests, s.baseRead?.markedSkips),
   };
 }
 
@@ -605,10 +608,13 @@ async function readBaseSteps(
   options: BaseTestsOptions | undefined,
   /** Called once the base's collection ended (or there is none), however it ended. */
   collected: () => void = () => {},
+  /** The base's steps run beside the head's: its run of the tests its skip marks skip joins them. */
+  beside = false,
 ): Promise<{
   tests?: BaseUniverseRead | undefined;
   properties?: BasePropertyIdsRead | undefined;
   vitestCoverage?: BaseVitestCoverageRead | undefined;
+  markedSkips?: BaseOnlyRun | undefined;
 }> {
   let tests: BaseUniverseRead;
   try {
@@ -619,7 +625,8 @@ async function readBaseSteps(
   }
   const properties = await loadBasePropertyIds(options, tests.universe?.runner);
   const vitestCoverage = await loadBaseVitestCoverage(options);
-  return { tests, properties, vitestCoverage };
+  const markedSkips = beside ? await preRunMarkedSkips(options, tests) : undefined;
+  return { tests, properties, vitestCoverage, markedSkips };
 }
 
 /** `--run`'s head steps (the base's [commands]), stamped as this run's; a warning when none can run. */
@@ -727,11 +734,13 @@ function testChangesSource(
   baseOptions: BaseTestsOptions,
   loaded: LoadedPatch,
   baseTests: BaseUniverseRead,
+  /** The base's run, beside the head's proof run, of the tests its skip marks skip. */
+  markedSkips: BaseOnlyRun | undefined,
 ): NonNullable<JudgeSources["testChanges"]> {
   const { ports, config, base } = baseOptions;
   return async (head) => {
     const skips = head.results
-      ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe)
+      ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe, markedSkips)
       : { inputs: [], warnings: [] };
     return {
       evidence: {

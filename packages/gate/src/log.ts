@@ -4,7 +4,14 @@ import type { CommandStep, GateIssue } from "@proofgate/core";
 
 /** A step the log names: a configured command, or one of them run on the base (`check --run`). */
 export type LogStep =
-  CommandStep | "base setup" | "base collect" | "base properties" | "base coverage settings" | "base skips" | "record";
+  | CommandStep
+  | "base setup"
+  | "base collect"
+  | "base properties"
+  | "base coverage settings"
+  | "base marked skips"
+  | "base skips"
+  | "record";
 
 /** Where the gate's progress goes. */
 export interface GateLog {

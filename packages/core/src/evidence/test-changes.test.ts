@@ -12,6 +12,8 @@ import {
   pairRenames,
   parseXpassedIds,
   renderOnlyPlugin,
+  renderSkipMarksPlugin,
+  parseSkipMarkedIds,
   type FileRename,
   type TestChangeEvidence,
   type TestChangeJudgement,
@@ -696,6 +698,25 @@ describe("the base run's plugin names the base's xpasses (JUnit XML writes them 
     expect(parseXpassedIds('"tests/t.py::test_a"\n"tests/t.py::test_b[\\u00e9]"\n\n42\nnot json\n')).toEqual([
       "tests/t.py::test_a",
       "tests/t.py::test_b[\u00e9]",
+    ]);
+  });
+});
+
+describe("the base collection's skip-marks plugin", () => {
+  it("evaluates each collected test's skip and xfail marks as pytest does at setup, and writes those ids to its file", () => {
+    const plugin = renderSkipMarksPlugin("/out/base-collect/it's.jsonl", "b".repeat(40));
+    expect(plugin).toContain(`PROOFGATE_SKIP_MARKS_FILE = "/out/base-collect/it's.jsonl"`);
+    expect(plugin).toContain("from _pytest.skipping import evaluate_skip_marks");
+    expect(plugin).toContain("if evaluate_skip_marks(item) is not None or evaluate_xfail_marks(item) is not None:");
+    // A condition that fails to evaluate leaves the test to the base run.
+    expect(plugin).toContain("except (Exception, OutcomeException):\n            continue");
+    expect(plugin).toContain("bbbbbbbbbbbb");
+  });
+
+  it("reads one JSON string a line; anything else is no id", () => {
+    expect(parseSkipMarkedIds('"tests/t.py::test_a"\n\n{"x": 1}\n"tests/t.py::test_b[2]"\nnope\n')).toEqual([
+      "tests/t.py::test_a",
+      "tests/t.py::test_b[2]",
     ]);
   });
 });

@@ -110,7 +110,7 @@ export type CommandStep = "collect" | "proof" | "properties";
 
 /** A base command `check --run` ran in the base's worktree (its files are judged, not its exit code). */
 export type BaseCommandStep =
-  "base setup" | "base collect" | "base properties" | "base coverage settings" | "base skips";
+  "base setup" | "base collect" | "base properties" | "base coverage settings" | "base marked skips" | "base skips";
 
 /** A command `check --run` ran, and how it ended. */
 export interface CommandOutcome {

@@ -20,10 +20,12 @@ import {
   mergeUniverses,
   parseJunitXml,
   parseXpassedIds,
+  parseSkipMarkedIds,
   parsePropertyIds,
   parsePropertySettingsFile,
   renderOnlyPlugin,
   renderPropertyIdsPlugin,
+  renderSkipMarksPlugin,
   PROPERTY_IDS_PLUGIN_MODULE,
   shortRevision,
   skipsAtHead,
@@ -54,6 +56,9 @@ const PYTEST_COV_FLAG = /(^|[\s"'])--cov(=|[\s"']|$)/;
 /** The name the base run's plugin is loaded by (`-p proofgate_only`). */
 export const ONLY_PLUGIN_MODULE = "proofgate_only";
 
+/** The name the base collection's skip-marks plugin is loaded by (`-p proofgate_skip_marks`). */
+export const SKIP_MARKS_PLUGIN_MODULE = "proofgate_skip_marks";
+
 /** What reading the base needs. */
 export interface BaseTestsOptions {
   ports: GatePorts;
@@ -78,6 +83,11 @@ export interface BaseTestsOptions {
 export interface BaseUniverseRead {
   base: TestChangeEvidence["base"];
   universe?: Universe | undefined;
+  /**
+   * The base's tests that their marks skip or xfail (pytest's `skip`, and `skipif` or `xfail` whose condition holds), read
+   * at the base's collection with `--run`; undefined when not known (vitest, no such file written).
+   */
+  skipMarked?: ReadonlySet<string> | undefined;
   inputs: InputDigest[];
   warnings: GateIssue[];
 }
@@ -96,7 +106,8 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     const dir = typeof ready === "string" ? ready : await ready;
     o.log.info(`collecting the base ${at} in a git worktree at ${dir}, with the base's [commands] collect`);
     const step = baseCodeStep(o, dir, "base collect", collect, o.run.env);
-    await runCommandStep(o, "base collect", collect, step.env, config.universe.collected, dir, (exit, stderr) => {
+    const marks = skipMarksStep(o, collect, step.env);
+    await runCommandStep(o, "base collect", collect, marks.env, config.universe.collected, dir, (exit, stderr) => {
       if (exit === 0) return;
       throw new GateError({
         code: "universe_invalid",
@@ -123,6 +134,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     return {
       base: { kind: "measured", universe: { file: universe.file, ids: universe.ids } },
       universe,
+      skipMarked: marks.read(),
       inputs: read.map((r) => ({ role: "base_universe", path: r.name, sha256: r.sha256 })),
       warnings: read.flatMap((r) => r.warnings),
     };
@@ -149,6 +161,37 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     ? "add [commands] collect to proofgate.toml, or set [universe] base_collected"
     : "run `proofgate check --run`, or set [universe] base_collected (the base's `pytest --collect-only -q`, written by CI)";
   return { base: { kind: "not_measured", why, fix }, inputs: [], warnings: [] };
+}
+
+/**
+ * The base collection's skip-marks plugin (pytest only): added to the step's environment, and what it wrote,
+ * read once the step ended (undefined: nothing written, so nothing is known).
+ */
+function skipMarksStep(
+  o: BaseTestsOptions,
+  collect: string,
+  env: Env,
+): { env: Env; read: () => ReadonlySet<string> | undefined } {
+  const { config, ports } = o;
+  if (isVitestCommand(config, collect) || config.commands.runner === "vitest") return { env, read: () => undefined };
+  const absolute = underRoot(ports.files.root);
+  const pluginDir = absolute(join(o.outDir, "base-collect"));
+  const file = join(pluginDir, "skip-marks.jsonl");
+  ports.files.removeTree(file);
+  ports.files.writeAtomic(join(pluginDir, `${SKIP_MARKS_PLUGIN_MODULE}.py`), renderSkipMarksPlugin(file, o.base));
+  return {
+    env: {
+      ...env,
+      PYTHONPATH: [pluginDir, env.PYTHONPATH].filter(Boolean).join(":"),
+      PYTEST_ADDOPTS: [`-p ${SKIP_MARKS_PLUGIN_MODULE}`, env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+    },
+    read: () =>
+      ports.files.exists(file)
+        ? new Set(
+            parseSkipMarkedIds(ports.files.readText(file, "the base's skip-marked tests", "[commands] collect").text),
+          )
+        : undefined,
+  };
 }
 
 /** The base's property test ids, with the file they came from. */
@@ -370,76 +413,115 @@ export interface BaseSkipsRead {
   warnings: GateIssue[];
 }
 
+/** The base's run of some of its tests (`preRunMarkedSkips`): the ids it ran, and their outcomes. */
+export interface BaseOnlyRun {
+  ran: readonly string[];
+  read: BaseSkipsRead;
+}
+
+/** Whether `check --run` can run the base's `[commands] proof` on some tests: results it writes under the worktree. */
+function canRunBase(o: BaseTestsOptions): boolean {
+  const { config } = o;
+  return (
+    o.run !== undefined &&
+    config.commands.proof !== undefined &&
+    config.results.junit.length > 0 &&
+    !config.results.junit.some((p) => p.startsWith("/"))
+  );
+}
+
+/**
+ * Beside the head's proof run (pytest, `check --run`): the base's own `[commands] proof`, in its worktree, on
+ * the tests the base's marks skip or xfail as its collection evaluated them (`BaseUniverseRead.skipMarked`). The
+ * marks were evaluated in the collection's environment, which need not be the proof command's: they only
+ * choose what to run early. What counts is what the base's proof command made of each, as for the base run
+ * after the proof run, which then need not run the tests skipped at head that this run ran (pyjwt's
+ * `skipif(not has_crypto)` tests: its base run left the critical path). Undefined when there is nothing to run.
+ */
+export async function preRunMarkedSkips(
+  o: BaseTestsOptions,
+  tests: BaseUniverseRead | undefined,
+): Promise<BaseOnlyRun | undefined> {
+  const marked = tests?.skipMarked;
+  const proof = o.config.commands.proof;
+  if (!marked || marked.size === 0 || !canRunBase(o) || proof === undefined || isVitestCommand(o.config, proof))
+    return undefined;
+  const index = tests?.universe ? (tests.universe.index ?? new Set(tests.universe.ids)) : undefined;
+  const ids = [...marked].filter((id) => index?.has(id) ?? true).sort();
+  if (ids.length === 0) return undefined;
+  try {
+    const read = await runBaseOnly(
+      o,
+      ids,
+      tests?.universe,
+      "base marked skips",
+      `the ${ids.length} test(s) the base's marks skip or xfail (as its collection evaluated them), beside the head's proof run`,
+    );
+    return read.skips ? { ran: ids, read } : undefined;
+  } catch (error) {
+    // Only a head start: the base run after the proof run runs what is needed, and stops the gate if it fails.
+    o.log.warn(
+      `the base's run of the tests its marks skip or xfail failed (${error instanceof Error ? error.message : String(error)}); the tests skipped at head run on the base after the proof run instead`,
+    );
+    return undefined;
+  }
+}
+
 /**
  * Whether the tests skipped at head were skipped at the base. With `--run`: the base's `[commands] proof`
- * in its worktree, with a plugin that keeps only those tests (the cost is theirs, plus a collection);
- * else `[results] base_junit`; else none (then every skip at head counts as new).
+ * in its worktree, with a plugin that keeps only those tests (the cost is theirs, plus a collection),
+ * except those the base's run beside the proof run (`early`, `preRunMarkedSkips`) already ran; else
+ * `[results] base_junit`; else none (then every skip at head counts as new).
  */
 export async function loadBaseSkips(
   o: BaseTestsOptions,
   head: HeadRun,
   base: Universe | undefined,
+  early?: BaseOnlyRun | undefined,
 ): Promise<BaseSkipsRead> {
-  const { config, ports } = o;
+  const { config } = o;
   const at = shortRevision(o.base);
   const accounting = accountEvidence(head.universe, head.active, head.results);
   const gone = base ? goneSinceBase(base.ids, head.universe, head.active) : [];
   const wanted = [...new Set(skipsAtHead(accounting, gone).map((s) => s.id))];
   if (wanted.length === 0)
     return { skips: { file: "(no test skipped at head)", skipped: [] }, inputs: [], warnings: [] };
-  const proof = config.commands.proof;
-  const absoluteResults = config.results.junit.some((p) => p.startsWith("/"));
-  if (o.run && proof !== undefined && config.results.junit.length > 0 && !absoluteResults) {
+  if (canRunBase(o)) {
     const index = base ? (base.index ?? new Set(base.ids)) : undefined;
-    const ids = index ? wanted.filter((id) => index.has(id)) : wanted;
-    if (ids.length === 0)
+    const collected = index ? wanted.filter((id) => index.has(id)) : wanted;
+    if (collected.length === 0)
       return { skips: { file: `(not collected at base ${at})`, skipped: [] }, inputs: [], warnings: [] };
-    const ready = baseCheckout(o);
-    const dir = typeof ready === "string" ? ready : await ready;
-    const pluginDir = join(o.outDir, "base-skips");
-    const absolute = underRoot(ports.files.root);
-    // JUnit XML writes a non-strict xpass as a pass: the plugin names them, so an xfail the base had counts.
-    const xpassedFile = absolute(join(pluginDir, "xpassed.jsonl"));
-    ports.files.removeTree(xpassedFile);
-    let env: Env;
-    if (isVitestCommand(config, proof)) {
-      // vitest: the gate's runner (through its reporter) marks every other test skipped, so only these
-      // run; no record is written (only the JUnit outcomes are read).
-      const nonce = randomBytes(16).toString("hex");
-      const reporter = writeVitestModules(ports.files, absolute(pluginDir), nonce, {
-        root: dir,
-        leased: [],
-        only: ids,
-      });
-      env = { ...o.run.env, [VITEST_REPORTER_ENV]: reporter };
-    } else {
-      ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
-      // Only the outcomes are read here: a proof command that measures with pytest-cov is told not to
-      // (`--no-cov`), which spares the coverage tracing and the base's 0 % table in the log.
-      const noCov = PYTEST_COV_FLAG.test(proof) ? "--no-cov" : undefined;
-      env = {
-        ...o.run.env,
-        PYTHONPATH: [absolute(pluginDir), o.run.env.PYTHONPATH].filter(Boolean).join(":"),
-        PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, noCov, o.run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
-      };
+    const ranEarly = new Set(early?.ran ?? []);
+    const skippedEarly = new Set(early?.read.skips?.skipped ?? []);
+    const known = collected.filter((id) => ranEarly.has(id));
+    const ids = collected.filter((id) => !ranEarly.has(id));
+    const fromEarly: BaseSkipsRead = {
+      skips: { file: early?.read.skips?.file ?? "", skipped: known.filter((id) => skippedEarly.has(id)) },
+      inputs: early?.read.inputs ?? [],
+      warnings: early?.read.warnings ?? [],
+    };
+    if (ids.length === 0) {
+      o.log.info(
+        `the base's run beside the proof run already ran the ${known.length} test(s) skipped at head: no base run after it`,
+      );
+      return fromEarly;
     }
-    o.log.info(
-      `running the base ${at}'s [commands] proof on the ${ids.length} test(s) skipped at head, in its worktree`,
+    const read = await runBaseOnly(
+      o,
+      ids,
+      base,
+      "base skips",
+      `the ${ids.length} test(s) skipped at head` +
+        (known.length > 0 ? ` (the base's run beside the proof run ran ${known.length} more)` : ""),
     );
-    // Its exit code says nothing here (a test may fail at base): only its results are read.
-    const step = baseCodeStep(o, dir, "base skips", proof, env);
-    await runCommandStep(o, "base skips", proof, step.env, config.results.junit, dir);
-    step.check();
-    const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (base run at ${at})` }));
-    const read = readBaseResults(o, dir, names, base, "[results] junit (written by [commands] proof on the base)");
-    // No file: no xpass is known at the base, so an xpass at head counts as new (fail-closed).
-    const xpassed = ports.files.exists(xpassedFile)
-      ? parseXpassedIds(ports.files.readText(xpassedFile, "the base's xpassed tests", "[commands] proof").text)
-      : [];
-    if (xpassed.length === 0 || !read.skips) return read;
-    return { ...read, skips: { ...read.skips, skipped: [...new Set([...read.skips.skipped, ...xpassed])] } };
+    if (known.length === 0 || !read.skips) return read;
+    return {
+      skips: { file: read.skips.file, skipped: [...new Set([...read.skips.skipped, ...fromEarly.skips!.skipped])] },
+      inputs: [...fromEarly.inputs, ...read.inputs],
+      warnings: [...fromEarly.warnings, ...read.warnings],
+    };
   }
-  if (absoluteResults && o.run) {
+  if (config.results.junit.some((p) => p.startsWith("/")) && o.run) {
     o.log.warn(
       "[results] junit names an absolute path, which a run on the base would overwrite: the base's skips are read from [results] base_junit, if set",
     );
@@ -450,6 +532,62 @@ export async function loadBaseSkips(
     return readBaseResults(o, undefined, names, base, "[results] base_junit");
   }
   return { inputs: [], warnings: [] };
+}
+
+/**
+ * The base's `[commands] proof` in its worktree on `ids` only (step `step`): a plugin keeps only those tests
+ * (the cost is theirs, plus a collection), and their `[results] junit` there says which were skipped at the
+ * base. Its exit code says nothing (a test may fail at the base).
+ */
+async function runBaseOnly(
+  o: BaseTestsOptions,
+  ids: readonly string[],
+  base: Universe | undefined,
+  step: "base marked skips" | "base skips",
+  what: string,
+): Promise<BaseSkipsRead> {
+  const { config, ports } = o;
+  const proof = config.commands.proof!;
+  const run = o.run!;
+  const at = shortRevision(o.base);
+  const ready = baseCheckout(o);
+  const dir = typeof ready === "string" ? ready : await ready;
+  const pluginDir = join(o.outDir, step.replace(/ /g, "-"));
+  const absolute = underRoot(ports.files.root);
+  // JUnit XML writes a non-strict xpass as a pass: the plugin names them, so an xfail the base had counts.
+  const xpassedFile = absolute(join(pluginDir, "xpassed.jsonl"));
+  ports.files.removeTree(xpassedFile);
+  let env: Env;
+  if (isVitestCommand(config, proof)) {
+    // vitest: the gate's runner (through its reporter) marks every other test skipped, so only these
+    // run; no record is written (only the JUnit outcomes are read).
+    const nonce = randomBytes(16).toString("hex");
+    const reporter = writeVitestModules(ports.files, absolute(pluginDir), nonce, { root: dir, leased: [], only: ids });
+    env = { ...run.env, [VITEST_REPORTER_ENV]: reporter };
+  } else {
+    ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
+    // Only the outcomes are read here: a proof command that measures with pytest-cov is told not to
+    // (`--no-cov`), which spares the coverage tracing and the base's 0 % table in the log.
+    const noCov = PYTEST_COV_FLAG.test(proof) ? "--no-cov" : undefined;
+    env = {
+      ...run.env,
+      PYTHONPATH: [absolute(pluginDir), run.env.PYTHONPATH].filter(Boolean).join(":"),
+      PYTEST_ADDOPTS: [`-p ${ONLY_PLUGIN_MODULE}`, noCov, run.env.PYTEST_ADDOPTS].filter(Boolean).join(" "),
+    };
+  }
+  o.log.info(`running the base ${at}'s [commands] proof on ${what}, in its worktree`);
+  const code = baseCodeStep(o, dir, step, proof, env);
+  await runCommandStep(o, step, proof, code.env, config.results.junit, dir);
+  code.check();
+  const which = step === "base skips" ? "base run" : "base run beside the proof run";
+  const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (${which} at ${at})` }));
+  const read = readBaseResults(o, dir, names, base, "[results] junit (written by [commands] proof on the base)");
+  // No file: no xpass is known at the base, so an xpass at head counts as new (fail-closed).
+  const xpassed = ports.files.exists(xpassedFile)
+    ? parseXpassedIds(ports.files.readText(xpassedFile, "the base's xpassed tests", "[commands] proof").text)
+    : [];
+  if (xpassed.length === 0 || !read.skips) return read;
+  return { ...read, skips: { ...read.skips, skipped: [...new Set([...read.skips.skipped, ...xpassed])] } };
 }
 
 function readBaseResults(
