@@ -788,6 +788,13 @@ describe("vitest: a changed source file no test loads (unmeasured_source)", () =
       message: /src\/unused\.js was added or changed by the patch, but no test of the proof run loaded it/,
     },
     {
+      // Names are the patch's to choose: a file named like a tool's config is judged by what it holds.
+      name: "unmeasured_source: the agent's untested code in src/feature.config.js, named like a tool's config",
+      patch: [{ message: "Add a helper\n", files: { "src/feature.config.js": UNUSED } }],
+      reasons: ["unmeasured_source"],
+      message: /src\/feature\.config\.js was added or changed by the patch, but no test of the proof run loaded it/,
+    },
+    {
       name: "a file a test imports is measured: MERGE",
       patch: [
         {

@@ -52,7 +52,7 @@ export type PatchMeasurement = Omit<MeasurementEvidence, "measured" | "imports">
   headModules: () => HeadModule[];
   /**
    * The JavaScript and TypeScript source the range added or changed (not a test by name, not under
-   * node_modules, not exempt, not a declaration file, with code that runs): judged as `sources` are once a
+   * node_modules, not exempt, with code that runs: a file of TypeScript declarations alone has none): judged as `sources` are once a
    * vitest proof run's record says which of them its coverage settings measure (docs/vitest.md).
    */
   scriptSources: ChangedSource[];
@@ -150,7 +150,9 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   for (const path of [...git.differingPaths(base, head)].sort()) {
     if (!SCRIPT.test(path) || SCRIPT_TEST.test(path) || path.split("/").includes("node_modules") || exempt(path))
       continue;
-    const text = DECLARATION_FILE.test(path) || TOOL_CONFIG.test(path) ? undefined : git.readFileAt(head, path);
+    // Judged by what the file holds, never by its name alone (the patch chooses names): a `.d.ts` or a
+    // `*.config.ts` with code that runs is source like any other file.
+    const text = git.readFileAt(head, path);
     if (text !== undefined && scriptHasRuntimeCode(path, text))
       scriptSources.push({ path, commits: byPath.get(path) ?? [] });
     for (const line of git.blame({ base, head }, path)) {
@@ -211,13 +213,7 @@ function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readP
 /** JavaScript and TypeScript files, and the test files among them (vitest's and jest's default names). */
 const SCRIPT = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
 const SCRIPT_TEST = /(?:^|\/)(?:[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|__tests__\/.*)$/;
-/** TypeScript declaration files (`.d.ts`, `.d.mts`, `.d.cts`): types only, never loaded as code. */
-const DECLARATION_FILE = /\.d\.[cm]?ts$/;
-/**
- * A tool's configuration by its name (`eslint.config.js`, `vite.config.ts`, `.prettierrc.cjs`): read by the
- * tool, not loaded by the tests, so never a source the proof run must measure (setup.py's place for Python).
- */
-const TOOL_CONFIG = /(?:^|\/)(?:[^/]+\.config|\.[^/]*rc)\.[cm]?[jt]s$/;
+
 /** An ignore hint of coverage-v8 (\`v8 ignore\`, c8's \`c8 ignore\`) or Istanbul, in a comment. */
 const IGNORE_COMMENT = /(?:\/\*|\/\/)\s*(?:v8|c8|istanbul)\s+ignore\b/;
 
