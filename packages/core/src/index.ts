@@ -430,7 +430,7 @@ export {
 } from "./patch/measurement.js";
 export { importedModules, importGraph, moduleNames } from "./python/python-imports.js";
 export { parseGitDiff, unquoteGitPath, type DiffFile, type ParsedDiff } from "./patch/git-diff.js";
-export { scriptHasRuntimeCode } from "./patch/script-code.js";
+export { scriptHasRuntimeCode, SCRIPT_FILE } from "./patch/script-code.js";
 export {
   renderHtmlReport,
   HTML_REPORT_CSP,

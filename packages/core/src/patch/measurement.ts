@@ -5,6 +5,7 @@
 import { hasHumanTrailer, type Commit } from "../model/authorship.js";
 import { coverageChangeKey, type CoverageChange } from "../python/coverage-config.js";
 import { needsTrailer, who, type PatchPolicy } from "./patch.js";
+import { SCRIPT_FILE } from "./script-code.js";
 import { pythonRegex } from "../python/python-regex.js";
 import { testFilesOf } from "../python/runner-config.js";
 import type { Finding } from "../model/report.js";
@@ -85,9 +86,6 @@ export interface MeasurementJudgement {
   protectedSettings: Finding[];
 }
 
-/** A JavaScript or TypeScript source file (vitest's side of `unmeasured_source`). */
-const SCRIPT_SOURCE = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
-
 const identity = (c: CoverageChange): string => coverageChangeKey({ ...c, message: "" });
 
 /**
@@ -165,7 +163,7 @@ export function judgeMeasurement(evidence: MeasurementEvidence, policy: PatchPol
     const changed = source.commits.length ? "added or changed" : "changed";
     // A JavaScript or TypeScript file (a vitest proof run): its coverage settings measure it, so the report
     // lacks it because no test loaded it (vitest measures only loaded files unless coverage.include is set).
-    const script = SCRIPT_SOURCE.test(source.path);
+    const script = SCRIPT_FILE.test(source.path);
     unmeasured.push({
       reason: "unmeasured_source",
       message: script

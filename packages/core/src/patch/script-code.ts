@@ -8,7 +8,10 @@
 // what it hides cannot slip past `unmeasured_source` as a declaration file. It is a tokenizer, not a parser:
 // it never throws, and reads each character a bounded number of times.
 
-/** File names whose text is JavaScript or TypeScript that runs as written (a Vue or Svelte file always runs). */
+/** A JavaScript or TypeScript file, as vitest's coverage (and jest's) measures them: `.js`, `.mts`, `.tsx`, `.vue`, ... */
+export const SCRIPT_FILE = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
+
+/** TypeScript files, which may hold declarations alone (a Vue or Svelte file always runs). */
 const TYPESCRIPT = /\.(?:[cm]?ts|tsx)$/;
 
 /** Words that open a statement of declarations only, at the top level of a TypeScript file. */
@@ -118,16 +121,8 @@ function tokens(text: string): Token[] | undefined {
     }
     if (c === "/") return undefined;
     if (c === "#" && i === 0 && text[1] === "!") return undefined; // a script with a shebang runs
-    if (c === '"' || c === "'") {
-      const end = stringEnd(text, i);
-      if (end === -1) return undefined;
-      out.push({ text: '"', newline });
-      newline = false;
-      i = end;
-      continue;
-    }
-    if (c === "`") {
-      const end = templateEnd(text, i);
+    if (c === '"' || c === "'" || c === "`") {
+      const end = c === "`" ? templateEnd(text, i) : stringEnd(text, i);
       if (end === -1) return undefined;
       out.push({ text: '"', newline });
       newline = false;

@@ -173,7 +173,7 @@ function skipMarksStep(
   env: Env,
 ): { env: Env; read: () => ReadonlySet<string> | undefined } {
   const { config, ports } = o;
-  if (isVitestCommand(config, collect) || config.commands.runner === "vitest") return { env, read: () => undefined };
+  if (isVitestCommand(config, collect)) return { env, read: () => undefined };
   const absolute = underRoot(ports.files.root);
   const pluginDir = absolute(join(o.outDir, "base-collect"));
   const file = join(pluginDir, "skip-marks.jsonl");

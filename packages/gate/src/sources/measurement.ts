@@ -17,6 +17,7 @@ import {
   readCoverageConfig,
   readPytestSettings,
   scriptHasRuntimeCode,
+  SCRIPT_FILE,
   coverageChangeKey,
   coverageConfigCandidates,
   shortRevision,
@@ -148,7 +149,7 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   const scripts: AddedLine[] = [];
   const scriptSources: ChangedSource[] = [];
   for (const path of [...git.differingPaths(base, head)].sort()) {
-    if (!SCRIPT.test(path) || SCRIPT_TEST.test(path) || path.split("/").includes("node_modules") || exempt(path))
+    if (!SCRIPT_FILE.test(path) || SCRIPT_TEST.test(path) || path.split("/").includes("node_modules") || exempt(path))
       continue;
     // Judged by what the file holds, never by its name alone (the patch chooses names): a `.d.ts` or a
     // `*.config.ts` with code that runs is source like any other file.
@@ -210,8 +211,7 @@ function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readP
   }));
 }
 
-/** JavaScript and TypeScript files, and the test files among them (vitest's and jest's default names). */
-const SCRIPT = /\.(?:[cm]?[jt]sx?|vue|svelte)$/;
+/** The test files among JavaScript and TypeScript files (`SCRIPT_FILE`): vitest's and jest's default names. */
 const SCRIPT_TEST = /(?:^|\/)(?:[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|__tests__\/.*)$/;
 
 /** An ignore hint of coverage-v8 (\`v8 ignore\`, c8's \`c8 ignore\`) or Istanbul, in a comment. */
