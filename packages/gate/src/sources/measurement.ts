@@ -33,6 +33,7 @@ import {
   type HeadModule,
   type MeasurementEvidence,
 } from "@proofgate/core";
+import type { BlameLine } from "../git-types.js";
 import type { GitPort } from "../ports.js";
 
 /** What the measurement evidence is read from: the range, its commits and the paths each answers for. */
@@ -156,14 +157,20 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
     const text = git.readFileAt(head, path);
     if (text !== undefined && scriptHasRuntimeCode(path, text))
       scriptSources.push({ path, commits: byPath.get(path) ?? [] });
-    for (const line of git.blame({ base, head }, path)) {
-      const commit = line.sha === undefined ? undefined : bySha.get(line.sha);
-      if (commit && IGNORE_COMMENT.test(line.text)) scripts.push({ path, line: line.line, text: line.text, commit });
-    }
+    scripts.push(
+      ...addedIgnoreHints(
+        path,
+        text ?? "",
+        git.readFileAt(base, path),
+        git.blame({ base, head }, path),
+        bySha,
+        byPath.get(path) ?? [],
+      ),
+    );
   }
   const { excluded, untranslatable } = matchExclusions(added, exclusionPatterns(headConfig));
   for (const line of scripts)
-    excluded.push({ ...line, pattern: IGNORE_COMMENT.source, key: "coverage-v8/istanbul ignore comment" });
+    excluded.push({ ...line, pattern: IGNORE_HINT.source, key: "coverage-v8/istanbul ignore comment" });
   if (untranslatable.length > 0) {
     throw new GateError(
       untranslatable.map((p) => ({
@@ -214,8 +221,70 @@ function headModules(git: GitPort, head: string, pytest: ReturnType<typeof readP
 /** The test files among JavaScript and TypeScript files (`SCRIPT_FILE`): vitest's and jest's default names. */
 const SCRIPT_TEST = /(?:^|\/)(?:[^/]*\.(?:test|spec)\.[cm]?[jt]sx?|__tests__\/.*)$/;
 
-/** An ignore hint of coverage-v8 (\`v8 ignore\`, c8's \`c8 ignore\`) or Istanbul, in a comment. */
-const IGNORE_COMMENT = /(?:\/\*|\/\/)\s*(?:v8|c8|istanbul)\s+ignore\b/;
+/**
+ * An ignore hint of vitest's coverage: \`v8 ignore\`, \`c8 ignore\`, \`istanbul ignore\` or \`node:coverage ignore\`.
+ * Matched anywhere in the text, across line breaks, whatever surrounds it: coverage-v8 (ast-v8-to-istanbul)
+ * honours \`... ignore start\`/\`stop\` on any line (in prose after \`//\`, even in a string), and
+ * \`if\`/\`else\`/\`next\`/\`file\` at the start of any comment (\`/**\`, and a break between the words, too).
+ * Wider than what it honours, never narrower: a line that only names a hint is judged like one.
+ */
+const IGNORE_HINT = /(?:istanbul|[cv]8|node:coverage)\s+ignore\b/g;
+/** The hint that ends an ignored region: a file with fewer of them than at the base ignores more. */
+const IGNORE_STOP = /(?:istanbul|[cv]8|node:coverage)\s+ignore\s+stop\b/g;
+
+/**
+ * The ignore hints the range added to a JavaScript or TypeScript file: each hint at head (\`IGNORE_HINT\`)
+ * that lies on a line a range commit wrote, as that line; and, when the file ends fewer ignored regions
+ * than at the base (a \`... ignore stop\` deleted: the region runs on to the end of the file), one finding per
+ * commit that changed the file, at its last remaining hint.
+ */
+function addedIgnoreHints(
+  path: string,
+  text: string,
+  baseText: string | undefined,
+  blame: readonly BlameLine[],
+  bySha: ReadonlyMap<string, Commit>,
+  commits: readonly Commit[],
+): AddedLine[] {
+  const hints = [...text.matchAll(IGNORE_HINT)];
+  const stops = (t: string): number => [...t.matchAll(IGNORE_STOP)].length;
+  const stopsRemoved = baseText !== undefined && stops(text) < stops(baseText);
+  if (hints.length === 0 && !stopsRemoved) return [];
+  const byLine = new Map(blame.map((line) => [line.line, line]));
+  // Line starts, to turn a match's offsets into the lines it spans.
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const lineAt = (offset: number): number => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  };
+  const out: AddedLine[] = [];
+  const seen = new Set<number>();
+  for (const hint of hints) {
+    const first = lineAt(hint.index);
+    const last = lineAt(hint.index + hint[0].length - 1);
+    for (let n = first; n <= last; n++) {
+      const line = byLine.get(n);
+      const commit = line?.sha === undefined ? undefined : bySha.get(line.sha);
+      if (!line || !commit || seen.has(n)) continue;
+      seen.add(n);
+      out.push({ path, line: n, text: line.text, commit });
+      break;
+    }
+  }
+  if (stopsRemoved) {
+    const at = hints.length > 0 ? lineAt(hints[hints.length - 1]!.index) : 1;
+    const shown = `${(text.split(/\r?\n/)[at - 1] ?? "").trim()} (a \`... ignore stop\` of the base removed: the ignored region runs on)`;
+    for (const commit of commits) out.push({ path, line: at, text: shown, commit });
+  }
+  return out;
+}
 
 /** True when some line is neither blank nor a comment. */
 function hasCode(text: string): boolean {
