@@ -67,9 +67,24 @@ const python = project.python ?? "/usr/bin/python3";
 const pathEnv = project.path ? { PATH: `${resolve(dir, project.path)}:${process.env.PATH}` } : {};
 
 // Adoption: init, the project's leases (a test that cannot pass here), a human commit with the trailer.
-const init = run(process.execPath, [cli, "init", "--python", python, "--platform", "local"], pathEnv, {
-  allowFail: true,
-});
+const initArgs = [cli, "init", "--python", python, "--platform", "local"];
+let init = run(process.execPath, initArgs, pathEnv, { allowFail: true });
+// `adopt`: the edits a user makes to what init wrote (e.g. a command init could not get right), then
+// init again, which keeps the files and checks the collection; init may fail before them, not after.
+const applyEdits = (label, edits) => {
+  for (const edit of edits) {
+    const path = join(dir, edit.file);
+    const text = readFileSync(path, "utf8");
+    if (text.split(edit.find).length !== 2)
+      usage(`${label}: ${JSON.stringify(edit.find)} is not in ${edit.file} exactly once`);
+    writeFileSync(path, text.replace(edit.find, edit.replace));
+  }
+};
+if (project.adopt) {
+  if (init.status !== 0) process.stderr.write(`try.mjs: init exited ${init.status} before the adoption's edits\n`);
+  applyEdits("adopt", project.adopt.edits);
+  init = run(process.execPath, initArgs, pathEnv, { allowFail: true });
+}
 if (init.status !== 0) {
   process.stderr.write(`try.mjs: init exited ${init.status}\n${init.stdout}${init.stderr}`);
   process.exit(1);
@@ -94,13 +109,7 @@ const rows = [];
 let wrong = 0;
 for (const [scenario, spec] of Object.entries(project.scenarios)) {
   git(["checkout", "-q", "-B", `proofgate-try-${scenario}`, adoption]);
-  for (const edit of spec.edits) {
-    const path = join(dir, edit.file);
-    const text = readFileSync(path, "utf8");
-    if (text.split(edit.find).length !== 2)
-      usage(`${scenario}: ${JSON.stringify(edit.find)} is not in ${edit.file} exactly once`);
-    writeFileSync(path, text.replace(edit.find, edit.replace));
-  }
+  applyEdits(scenario, spec.edits);
   git(["commit", "-qam", `agent: ${scenario}`], AGENT);
   const started = Date.now();
   const check = run(process.execPath, [cli, "check", "--run", "--base", adoption, "--platform", "local"], pathEnv, {
