@@ -6,7 +6,7 @@
 // pip leaves for an editable install; it is written here, as pip would, so no index is needed.
 // Item 11: the base's worktree is gone after SIGTERM and SIGINT, and a dead gate's is pruned at start.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -83,9 +83,11 @@ type Install = "pth" | "finder" | "pythonpath";
  * naming `src` (setuptools' default for a src layout), or the finder hook setuptools writes when the
  * package folder is mapped (`__editable___*_finder.py`, a meta path finder with MAPPING to the checkout).
  */
-function venv(dir: string, install: Install, preload = false): { env: Record<string, string> } {
-  const root = mkdtempSync(join(tmpdir(), "proofgate-venv-"));
-  made.push(root);
+function venv(dir: string, install: Install, preload = false, inside = false): { env: Record<string, string> } {
+  // Inside: the checkout's own `.venv`, ignored (as most projects keep it), not tracked.
+  const root = inside ? join(dir, ".venv") : mkdtempSync(join(tmpdir(), "proofgate-venv-"));
+  if (inside) writeFileSync(join(dir, ".git", "info", "exclude"), ".venv/\n");
+  else made.push(root);
   const made_ = spawnSync(PY, ["-m", "venv", "--system-site-packages", "--without-pip", root], { encoding: "utf8" });
   expect(made_.status, made_.stderr).toBe(0);
   const site = spawnSync(
@@ -102,6 +104,13 @@ function venv(dir: string, install: Install, preload = false): { env: Record<str
       "import __editable___pkg_1_0_finder; __editable___pkg_1_0_finder.install()\n",
     );
     writeFileSync(join(site, "__editable___pkg_1_0_finder.py"), finderModule({ pkg: join(dir, "src", "pkg") }));
+  }
+  // What setuptools' venv holds (distutils-precedence.pth imports _distutils_hack at start): a module of
+  // the environment, loaded from the checkout's folder when the venv lies inside it.
+  if (inside) {
+    mkdirSync(join(site, "_distutils_hack"));
+    writeFileSync(join(site, "_distutils_hack", "__init__.py"), "LOADED = True\n");
+    writeFileSync(join(site, "distutils-precedence.pth"), "import _distutils_hack\n");
   }
   // A line that imports the package at interpreter start: nothing after it can redirect that import.
   if (preload) writeFileSync(join(site, "zz_preload.pth"), "import pkg.calc\n");
@@ -146,7 +155,10 @@ def install():
 }
 
 /** A src-layout project: the base (a human's), then the patch's commits. */
-function project(patch: Record<string, FileChange>, o: { who?: Identity; message?: string } = {}): Project {
+function project(
+  patch: Record<string, FileChange>,
+  o: { who?: Identity; message?: string; config?: string } = {},
+): Project {
   const p = makeCheckProject({
     mergePatch: false,
     base: {
@@ -156,7 +168,7 @@ function project(patch: Record<string, FileChange>, o: { who?: Identity; message
       "src/pkg/calc.py": SRC_CALC,
       "tests/test_calc.py": TEST_CALC,
       "pyproject.toml": '[project]\nname = "pkg"\nversion = "1.0"\n',
-      "proofgate.toml": PROJECT_CONFIG,
+      "proofgate.toml": o.config ?? PROJECT_CONFIG,
     },
     patch: [{ message: o.message ?? "Tidy the formats\n", files: patch, who: o.who ?? AGENT }],
   });
@@ -221,6 +233,43 @@ describe("check --run on an editable src layout: the base's steps import the bas
     expect(message).toContain("the base collect step");
     expect(message).toMatch(/imported pkg(\.calc)? from .*\/src\/pkg\//);
     expect(r.report.errors[0]?.file).toMatch(/^proofgate\.toml/);
+  });
+});
+
+// The venv inside the checkout (an ignored `.venv/`, the usual place): its installed packages are the
+// environment, not the project's code (setuptools' _distutils_hack, loaded at start, is no work-tree module
+// shadowing Debian's), and a command naming `.venv/bin/python` must run at the base too. Found on real
+// projects (cachetools): exit 2 on every check, then REJECT runner_tampering on a harmless change.
+describe("check --run with the checkout's own ignored .venv", () => {
+  const HARMLESS = {
+    "src/pkg/calc.py": `${SRC_CALC}\n\ndef mean(prices):\n    return total(prices) / len(prices)\n`,
+    "tests/test_mean.py": "from pkg.calc import mean\n\n\ndef test_mean():\n    assert mean([1, 3]) == 2\n",
+  };
+  const VENV_PYTHON = config({
+    collect: COLLECT.replaceAll(PY, ".venv/bin/python"),
+    proof: proofCommand().replaceAll(PY, ".venv/bin/python"),
+    properties: PROPERTIES.replaceAll(PY, ".venv/bin/python"),
+  });
+
+  it.each([
+    ["activated (python on PATH)", undefined],
+    ["named in the commands (.venv/bin/python)", VENV_PYTHON],
+  ])("%s, editable install: a harmless change MERGEs", async (_, text) => {
+    const p = project(HARMLESS, { who: HUMAN, message: "Add mean()\n", ...(text ? { config: text } : {}) });
+    const { env } = venv(p.dir, "pth", false, true);
+    const r = await check(p.dir, ["--run", "--base", p.base], text ? {} : env);
+    expect(r.status, explain(r)).toBe(0);
+    expect(r.report.decision).toBe("MERGE");
+  });
+
+  it("named in the commands: the base still runs the base's code (a dropped case is tests_removed)", async () => {
+    const p = project(DROP_XML, { config: VENV_PYTHON });
+    venv(p.dir, "pth", false, true);
+    const r = await check(p.dir, ["--run", "--base", p.base], {});
+    expect(r.status, explain(r)).toBe(1);
+    expect(r.report.reasons).toContain("tests_removed");
+    const removed = r.report.details.filter((d) => d.reason === "tests_removed");
+    expect(removed.map((d) => d.message).join("\n")).toContain("tests/test_calc.py::test_render[xml]");
   });
 });
 

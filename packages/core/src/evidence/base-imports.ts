@@ -3,7 +3,8 @@
 // hook mapping the package to the checkout's folder, and PYTHONPATH may name the checkout. Then the base's
 // universe and results are the head's, and a removed test compares equal. The plugin rendered here moves
 // every such path to the worktree's copy (sys.path, and every finder's answer), and writes which module
-// files each process loaded; a module loaded from a checkout is exit 2, naming it. Pure.
+// files each process loaded; a module loaded from a checkout is exit 2, naming it. The virtual environment
+// the step's Python runs in is not the project's code, even inside a checkout (an ignored `.venv`). Pure.
 import { pythonString } from "./deselect.js";
 import type { GateIssue } from "../common/errors.js";
 import { jsonLines } from "../common/json-lines.js";
@@ -70,6 +71,20 @@ _REPORT = ${pythonString(setup.report)}
 
 def _under(path, root):
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _environment():
+    """The virtual environment this Python runs in, when it lies in a checkout (an ignored .venv, or the
+    worktree's link to it): the installed packages, not the project's code, at the base as at the head."""
+    found = []
+    for prefix in {sys.prefix, sys.exec_prefix}:
+        real = os.path.realpath(prefix)
+        if os.path.isfile(os.path.join(real, "pyvenv.cfg")) and not _under(real, _WORKTREE):
+            found.append(real)
+    return found
+
+
+_KEEP += _environment()
 
 
 def _checkout_of(path):

@@ -125,6 +125,21 @@ describe("shadowing judged against the base: the base's tree is the project's ow
     ).toBe(undefined);
   });
 
+  it("an installed package in the checkout's ignored virtual environment is the environment's; tracked, it is judged", () => {
+    // cachetools with its `.venv` inside the clone: setuptools' _distutils_hack loads at start from there.
+    const venvHack = ".venv/lib/python3.11/site-packages/_distutils_hack/__init__.py";
+    const trees = { base: MORE_ITERTOOLS, head: MORE_ITERTOOLS };
+    expect(shadowMadeBy("_distutils_hack", venvHack, trees)).toBeUndefined();
+    expect(shadowMadeBy("_distutils_hack", "venv/lib/python3/dist-packages/_distutils_hack/__init__.py", trees)).toBe(
+      undefined,
+    );
+    // The patch commits a module into that folder: its own.
+    const committed = { base: MORE_ITERTOOLS, head: [...MORE_ITERTOOLS, venvHack] };
+    expect(shadowMadeBy("_distutils_hack", venvHack, committed)).toEqual([venvHack]);
+    // Not an installed packages folder: a module no commit tracks is still judged.
+    expect(shadowMadeBy("json", "build/json.py", trees)).toEqual(["build/json.py"]);
+  });
+
   it("a module the patch adds is the patch's: json.py or pluggy.py next to the tests, a package renamed to pytest", () => {
     const head = [...MORE_ITERTOOLS, "json.py", "pluggy.py", "pytest/__init__.py"];
     const trees = { base: MORE_ITERTOOLS, head };

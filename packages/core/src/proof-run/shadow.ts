@@ -471,18 +471,27 @@ export interface ShadowTrees {
   baseOptions?: ShadowOptions | undefined;
 }
 
+/** A path inside an installed packages folder. */
+const INSTALLED = /(?:^|\/)(?:site|dist)-packages\//;
+
 /**
  * Why a work-tree module that the run imports as `module` from `path` is the patch's, not the project's:
  * the paths whose change made it (the module itself when the base has no such file; the root's
  * `__init__.py` when the root was a package at the base, so the file was a submodule; the test files
  * that made pytest insert its folder). Undefined when the base's tree already provided it as it is: the
  * same file, top-level in a folder on the base's import path. A module object under a name its file
- * does not give (`sys.modules["json"] = ...`) is always the patch's.
+ * does not give (`sys.modules["json"] = ...`) is always the patch's. An installed package no commit tracks
+ * is the environment's (undefined).
  */
 export function shadowMadeBy(module: string, path: string, trees: ShadowTrees): string[] | undefined {
   const top = topLevelModule(path);
   if (top === undefined || top.module !== module) return [path];
   const base = new Set(trees.base);
+  const head = new Set(trees.head);
+  // An installed package: a file in a `site-packages` folder that no commit tracks (a virtual environment kept
+  // in the checkout, ignored). It is the environment the run was given, as a folder outside the checkout is;
+  // the patch is commits, and what the run itself writes there is the writes watch's. A tracked one is judged.
+  if (!base.has(path) && !head.has(path) && INSTALLED.test(path)) return undefined;
   if (!base.has(path)) return [path];
   const { root } = top;
   const inits = [`${root}/__init__.py`, `${root}/__init__.pyc`];
@@ -491,7 +500,6 @@ export function shadowMadeBy(module: string, path: string, trees: ShadowTrees): 
   if (baseRoots.has(root)) return undefined;
   // Not on the base's import path: the head put it there (a test module or conftest.py in a folder that
   // had none, or a configured root the head's run added).
-  const head = new Set(trees.head);
   const made = trees.head.filter(
     (p) => TEST_MODULE.test(p.slice(p.lastIndexOf("/") + 1)) && pytestImportRoot(p, (q) => head.has(q)) === root,
   );

@@ -9,6 +9,7 @@ import {
   mkdirSync,
   statSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
@@ -1010,7 +1011,10 @@ export function addWorktree(rev: string, repo: GitRepo, options: { linkNodeModul
   );
   try {
     gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
-    if (options.linkNodeModules !== false) linkNodeModules(dir, repo);
+    if (options.linkNodeModules !== false) {
+      linkNodeModules(dir, repo);
+      linkVirtualEnvironments(dir, repo);
+    }
   } catch (error) {
     removeWorktree(dir, repo);
     throw error;
@@ -1030,6 +1034,31 @@ function linkNodeModules(dir: string, repo: GitRepo): void {
   if (top === "" || !existsSync(installed) || existsSync(target)) return;
   if (!statSync(installed).isDirectory()) return;
   symlinkSync(installed, target, "dir");
+}
+
+/**
+ * A Python project's virtual environment in the work tree (a folder at its root holding `pyvenv.cfg`, such as
+ * an ignored `.venv`) is not tracked either: linked into the worktree under its name (when the base has no
+ * such path), so a command that names it (`.venv/bin/python -m pytest`, as init writes for one) runs at the
+ * base with the same interpreter and packages. The base's steps still import the base's own code: an
+ * editable install's path into the work tree is moved to the worktree's (base-imports.ts).
+ */
+function linkVirtualEnvironments(dir: string, repo: GitRepo): void {
+  const top = gitExec(["rev-parse", "--show-toplevel"], repo).stdout.toString("utf8").trim();
+  if (top === "") return;
+  let names: string[];
+  try {
+    names = readdirSync(top);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const installed = join(top, name);
+    const target = join(dir, name);
+    if (name === ".git" || existsSync(target) || !existsSync(join(installed, "pyvenv.cfg"))) continue;
+    if (!statSync(installed).isDirectory()) continue;
+    symlinkSync(installed, target, "dir");
+  }
 }
 
 /**
