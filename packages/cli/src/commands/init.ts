@@ -23,7 +23,7 @@ import { detectLayout, type CiFound } from "../layout/detect-layout.js";
 import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
 import { diskTree, type LayoutTree } from "../layout/layout-tree.js";
-import { detectVitest, vitestBelow4 } from "../layout/detect-vitest.js";
+import { addDevCommand, detectVitest, vitestTooOld } from "../layout/detect-vitest.js";
 import { planVitestInit } from "../layout/init-vitest.js";
 import { choosePython, type PythonTools } from "../layout/python-tools.js";
 import { tryCollectOnce, type CommandTryRunner } from "../layout/try-collect.js";
@@ -393,10 +393,10 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
         tree.kind("node_modules/@vitest/coverage-v8") === "dir" || coverageV8Declared(tree),
       )
     : planInit(layout, tools, defaults);
-  const tooOld = vitest ? vitestBelow4(tree) : undefined;
+  const tooOld = vitest ? vitestTooOld(tree) : undefined;
   if (tooOld)
     plan.warnings.push(
-      `vitest ${tooOld} is installed: proofgate's vitest runner and reporter need vitest 4 or later (every \`check --run\` would stop). Upgrade vitest and @vitest/coverage-v8 together (for example \`npm i -D vitest@4 @vitest/coverage-v8@4\`)`,
+      `vitest ${tooOld} is installed: proofgate's vitest runner and reporter need vitest 4.1 or later (every \`check --run\` would stop). Upgrade vitest and @vitest/coverage-v8 together (for example \`${addDevCommand(tree)} vitest@^4.1 @vitest/coverage-v8@^4.1\`)`,
     );
   // The floor fits the project: measured by one proof run (before the config exists, so only for a new one).
   let floor: InitFloor | undefined;

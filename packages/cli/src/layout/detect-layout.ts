@@ -72,6 +72,7 @@ export interface Layout {
 /** Names of golden-file folders, looked for inside each test folder. */
 export const GOLDEN_FOLDERS: readonly string[] = Object.freeze([
   "fixtures",
+  "fixture",
   "data",
   "golden",
   "goldens",

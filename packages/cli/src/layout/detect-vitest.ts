@@ -2,7 +2,7 @@
 // vitest config file at the root), how the project runs its tools (the package manager its lockfile names),
 // the config files a patch could loosen the run with, and the golden files (`__fixtures__`, `__snapshots__`)
 // and seed folders the gate locks. It reads only through a LayoutTree, like the Python layout's detector.
-import { contents } from "./detect-layout.js";
+import { contents, GOLDEN_FOLDERS } from "./detect-layout.js";
 import type { LayoutTree } from "./layout-tree.js";
 
 /** The layout of a vitest project, as far as the gate's commands and signals need it. */
@@ -13,7 +13,7 @@ export interface VitestLayout {
   exec: string;
   /** vitest's and vite's config files at the root: what can change which tests run and what is measured. */
   configFiles: string[];
-  /** Golden-file folders: `__fixtures__` and `__snapshots__` folders, and `fixtures` in test folders, that hold files. */
+  /** Golden-file folders: `__fixtures__` and `__snapshots__` folders, and `GOLDEN_FOLDERS` in test folders, that hold files. */
   fixtures: string[];
   /** Seed folders that hold files (`properties/seeds`, `fuzz/corpus`), wherever they are. */
   seeds: string[];
@@ -34,8 +34,9 @@ const CONFIG_FILE = /^(vitest\.config|vite\.config|vitest\.workspace|vitest\.pro
 /** Folders never searched: installed packages, build output, caches, the gate's own output. */
 const SKIP = new Set(["node_modules", "dist", "build", "coverage", "out", "proofgate-report", "target", "vendor"]);
 
-/** Folders of golden files by name, anywhere; `fixtures` only inside a test folder. */
+/** Folders of golden files by name, anywhere; inside a test folder, every name pytest projects use too (`fixtures`, `fixture`, `golden`, `expected`, ...). */
 const GOLDEN = new Set(["__fixtures__", "__snapshots__"]);
+const GOLDEN_IN_TESTS = new Set(GOLDEN_FOLDERS);
 const TEST_FOLDER = /^(tests?|__tests__|spec)$/;
 
 /** Seed folders, by their last two names. */
@@ -72,7 +73,7 @@ export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
         continue;
       }
       if (base === "__properties__") propertyTests.push(path);
-      if ((GOLDEN.has(base) || (inTests && base === "fixtures")) && contents(tree, path).files > 0) {
+      if ((GOLDEN.has(base) || (inTests && GOLDEN_IN_TESTS.has(base))) && contents(tree, path).files > 0) {
         fixtures.push(path);
         continue;
       }
@@ -149,8 +150,19 @@ function packageRunner(tree: LayoutTree): string {
   return "npx --no vitest";
 }
 
-/** The installed vitest's version when it is older than 4 (node_modules/vitest/package.json), else undefined. */
-export function vitestBelow4(tree: LayoutTree): string | undefined {
+/** The command that adds a dev dependency with the package manager the lockfile names. */
+export function addDevCommand(tree: LayoutTree): string {
+  if (tree.kind("pnpm-lock.yaml") === "file") return "pnpm add -D";
+  if (tree.kind("yarn.lock") === "file") return "yarn add -D";
+  if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bun add -d";
+  return "npm i -D";
+}
+
+/**
+ * The installed vitest's version when it is older than 4.1 (node_modules/vitest/package.json), else undefined:
+ * the gate's runner extends vitest's `TestRunner`, which vitest exports from 4.1.0 on (4.0 has none).
+ */
+export function vitestTooOld(tree: LayoutTree): string | undefined {
   const text = tree.read("node_modules/vitest/package.json");
   if (text === undefined) return undefined;
   let version: unknown;
@@ -159,6 +171,8 @@ export function vitestBelow4(tree: LayoutTree): string | undefined {
   } catch {
     return undefined;
   }
-  const major = typeof version === "string" ? /^(\d+)\./.exec(version)?.[1] : undefined;
-  return major !== undefined && Number(major) < 4 ? (version as string) : undefined;
+  const parts = typeof version === "string" ? /^(\d+)\.(\d+)\./.exec(version) : null;
+  if (!parts) return undefined;
+  const [major, minor] = [Number(parts[1]), Number(parts[2])];
+  return major < 4 || (major === 4 && minor < 1) ? (version as string) : undefined;
 }

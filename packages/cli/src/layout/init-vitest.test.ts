@@ -1,7 +1,7 @@
 import { DEFAULT_AGENT_PATTERNS, defaultConfig, parseConfig, pathMatcher, protectedPaths } from "@proofgate/core";
 import { describe, expect, it } from "vitest";
 import { configTemplate } from "../commands/init.js";
-import { detectVitest, vitestBelow4 } from "./detect-vitest.js";
+import { addDevCommand, detectVitest, vitestTooOld } from "./detect-vitest.js";
 import { planVitestInit, VITEST_CONFIG_GLOBS, vitestPropertiesCommand } from "./init-vitest.js";
 import { memoryTree } from "./layout-tree.js";
 
@@ -23,6 +23,8 @@ const MONOREPO = {
   "packages/core/src/__properties__/gate.property.test.ts": "",
   "packages/core/properties/seeds/floor/001.json": "{}",
   "packages/cli/test/fixtures/help.txt": "usage",
+  // ufo's shape: golden JSON in test/fixture/ (singular), as pytest projects name such folders too.
+  "packages/url/test/fixture/toascii.json": "[]",
   "packages/cli/src/fixtures/not-a-test-folder.ts": "",
   "packages/cli/src/__fixtures__/.gitkeep": "",
   "node_modules/some-lib/__fixtures__/x.json": "{}",
@@ -35,7 +37,12 @@ describe("detectVitest", () => {
       from: "vitest in package.json devDependencies",
       exec: "pnpm exec vitest",
       configFiles: ["vitest.config.ts"],
-      fixtures: ["packages/cli/test/fixtures", "packages/core/src/__fixtures__", "packages/core/src/__snapshots__"],
+      fixtures: [
+        "packages/cli/test/fixtures",
+        "packages/core/src/__fixtures__",
+        "packages/core/src/__snapshots__",
+        "packages/url/test/fixture",
+      ],
       seeds: ["packages/core/properties/seeds"],
       propertyTests: ["packages/core/properties", "packages/core/src/__properties__"],
     });
@@ -164,14 +171,26 @@ describe("planVitestInit", () => {
   });
 });
 
-describe("vitestBelow4: the installed vitest, when too old for the gate's runner", () => {
+describe("vitestTooOld: the installed vitest, when too old for the gate's runner (before 4.1: no TestRunner export)", () => {
   const at = (version: string) => memoryTree({ "node_modules/vitest/package.json": JSON.stringify({ version }) });
-  it("names a vitest 3 (or older); 4 and later, none installed or an unreadable package.json are not", () => {
-    expect(vitestBelow4(at("3.2.4"))).toBe("3.2.4");
-    expect(vitestBelow4(at("1.6.0"))).toBe("1.6.0");
-    expect(vitestBelow4(at("4.1.12"))).toBeUndefined();
-    expect(vitestBelow4(at("5.0.0-beta.1"))).toBeUndefined();
-    expect(vitestBelow4(memoryTree({}))).toBeUndefined();
-    expect(vitestBelow4(memoryTree({ "node_modules/vitest/package.json": "{" }))).toBeUndefined();
+  it("names a vitest 3 (or older) and 4.0; 4.1 and later, none installed or an unreadable package.json are not", () => {
+    expect(vitestTooOld(at("3.2.4"))).toBe("3.2.4");
+    expect(vitestTooOld(at("1.6.0"))).toBe("1.6.0");
+    expect(vitestTooOld(at("4.0.17"))).toBe("4.0.17");
+    expect(vitestTooOld(at("4.0.18"))).toBe("4.0.18");
+    expect(vitestTooOld(at("4.1.0"))).toBeUndefined();
+    expect(vitestTooOld(at("4.1.12"))).toBeUndefined();
+    expect(vitestTooOld(at("5.0.0-beta.1"))).toBeUndefined();
+    expect(vitestTooOld(memoryTree({}))).toBeUndefined();
+    expect(vitestTooOld(memoryTree({ "node_modules/vitest/package.json": "{" }))).toBeUndefined();
+  });
+});
+
+describe("addDevCommand: the upgrade command init suggests, by the lockfile", () => {
+  it("pnpm, yarn, bun, else npm", () => {
+    expect(addDevCommand(memoryTree({ "pnpm-lock.yaml": "" }))).toBe("pnpm add -D");
+    expect(addDevCommand(memoryTree({ "yarn.lock": "" }))).toBe("yarn add -D");
+    expect(addDevCommand(memoryTree({ "bun.lock": "" }))).toBe("bun add -d");
+    expect(addDevCommand(memoryTree({ "package-lock.json": "{}" }))).toBe("npm i -D");
   });
 });

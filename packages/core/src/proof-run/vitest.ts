@@ -189,10 +189,10 @@ export function renderVitestRunner(plan: {
 import { realpathSync } from "node:fs";
 import * as vitestExports from ${json(VITEST)};
 
-// vitest 4's runner class (vitest 3 has no such export): without it, say so rather than fail obscurely.
+// vitest's runner class (exported from 4.1.0 on; 4.0 and 3 have none): without it, say so rather than fail obscurely.
 const VitestTestRunner = vitestExports.TestRunner;
 if (typeof VitestTestRunner !== "function")
-  throw new Error("proofgate: this vitest has no TestRunner export: the gate's runner needs vitest 4 or later; upgrade vitest and @vitest/coverage-v8 together");
+  throw new Error("proofgate: this vitest has no TestRunner export: the gate's runner needs vitest 4.1 or later; upgrade vitest and @vitest/coverage-v8 together");
 
 const ROOT = ${json(plan.root)};
 const LEASED = ${json(leasedByFile(plan.leased))};
@@ -458,9 +458,10 @@ function providerMethods(provider) {
 
 export default class ProofgateReporter {
   onInit(vitest) {
-    const major = Number(String(vitest?.version ?? "").split(".")[0]);
-    if (major > 0 && major < 4)
-      throw new Error("proofgate: vitest " + vitest.version + " is installed: the gate's reporter and runner need vitest 4 or later; upgrade vitest and @vitest/coverage-v8 together");
+    // The runner extends vitest's TestRunner, exported from 4.1.0 on: an older vitest stops here, by name.
+    const [major, minor] = String(vitest?.version ?? "").split(".").map(Number);
+    if (major > 0 && (major < 4 || (major === 4 && minor < 1)))
+      throw new Error("proofgate: vitest " + vitest.version + " is installed: the gate's reporter and runner need vitest 4.1 or later; upgrade vitest and @vitest/coverage-v8 together");
     this.vitest = vitest;
     // Read before the gate's own runner joins coverage's exclude below.
     try {
