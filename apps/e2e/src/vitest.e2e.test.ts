@@ -392,6 +392,24 @@ afterEach((context) => {
       message: /test\/b\.test\.js > math > scale by zero is collected at base but not at head/,
     },
     {
+      // unjs/ufo's `hasProtocol` cases "\0https://" and "https://": one id once control characters are dropped;
+      // two tests with the same name are the same case. Deleting one leaves the id listed, once.
+      name: "tests_removed: the agent deletes one of two tests that share an id",
+      base: {
+        "test/dup.test.js": `import { expect, it } from "vitest";\nimport { add } from "../src/math.js";\n\nit("adds", () => expect(add(1, 1)).toBe(2));\nit("\\0adds", () => expect(add(0, 0)).toBe(0));\n`,
+      },
+      patch: [
+        {
+          message: "Drop a test\n",
+          files: {
+            "test/dup.test.js": `import { expect, it } from "vitest";\nimport { add } from "../src/math.js";\n\nit("adds", () => expect(add(1, 1)).toBe(2));\n`,
+          },
+        },
+      ],
+      reasons: ["tests_removed"],
+      message: /test\/dup\.test\.js > adds is collected at head, but listed 2 times at base, 1 at head/,
+    },
+    {
       name: "a human deletes it with `Test-Removal: human`: MERGE",
       patch: [
         {

@@ -526,6 +526,57 @@ describe("vitest: a test `vitest list` leaves out because the run skips it is a 
   });
 });
 
+describe("vitest: one of two tests under one id deleted (same name path, or names an id folds together)", () => {
+  // unjs/ufo: `hasProtocol` cases "\0https://" and "https://" share an id once control characters are dropped.
+  const ID = "test/utilities.test.ts > hasProtocol > https://";
+  const vUniverse = (ids: string[], duplicates: string[]): Universe => ({
+    ...universe(ids, "collected.json"),
+    duplicates,
+    runner: "vitest",
+  });
+  const judgeOne = (
+    head: Universe,
+    o: { who?: Commit; unlisted?: string[]; leases?: string[]; runner?: "pytest" } = {},
+  ): TestChangeJudgement => {
+    const c = o.who ?? agent();
+    const h = o.runner ? { ...head, runner: undefined } : head;
+    return judgeTestChanges(
+      {
+        base: {
+          kind: "measured",
+          universe: { file: "collected.json (base)", ids: [ID, "test/b.test.ts > b"], duplicates: [ID, ID] },
+        },
+        baseSkips: { file: "(none)", skipped: [] },
+        touched: [{ commit: c, paths: ["test/utilities.test.ts"] }],
+        renames: [],
+        collectionFiles: [],
+        maxNewSkips: 0,
+      },
+      { head: h, active: (o.leases ?? []).map(lease), commits: [c], policy, unlistedSkips: o.unlisted },
+    );
+  };
+
+  it("listed three times at base, twice at head: tests_removed names the id and the counts", () => {
+    const j = judgeOne(vUniverse([ID, "test/b.test.ts > b"], [ID]));
+    expect(j.removed.map((f) => f.reason)).toEqual(["tests_removed"]);
+    expect(j.removed[0]!.message).toContain(`${ID} is collected at head, but listed 3 times at base, 2 at head`);
+    expect(j.gone).toBe(1);
+  });
+
+  it("the same count at head, a human's approved removal, a lease on the id, or a pytest universe: nothing", () => {
+    expect(judgeOne(vUniverse([ID, "test/b.test.ts > b"], [ID, ID])).removed).toEqual([]);
+    expect(judgeOne(vUniverse([ID, "test/b.test.ts > b"], []), { who: approved() }).removed).toEqual([]);
+    expect(judgeOne(vUniverse([ID, "test/b.test.ts > b"], []), { leases: [ID] }).removed).toEqual([]);
+    expect(judgeOne(vUniverse([ID, "test/b.test.ts > b"], []), { runner: "pytest" }).removed).toEqual([]);
+  });
+
+  it("one of them skipped (the run shows it skipped, so `vitest list` leaves it out): a new skip, not a removal", () => {
+    const j = judgeOne(vUniverse([ID, "test/b.test.ts > b"], [ID]), { unlisted: [ID] });
+    expect(j.removed).toEqual([]);
+    expect(j.skipped.map((f) => f.reason)).toEqual(["tests_skipped_unledgered"]);
+  });
+});
+
 describe("commandFiles", () => {
   it.each([
     ["python -m pytest --collect-only -q -c ci/pytest.ini tests > collected.txt", ["ci/pytest.ini", "tests"]],

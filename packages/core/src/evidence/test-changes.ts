@@ -42,6 +42,35 @@ export interface BaseUniverse {
   /** Where it came from, for a reader: `collected.txt (collected at base 1a2b3c4d5e6f)`. */
   file: string;
   ids: readonly string[];
+  /** Each id listed again after its first time, once per repeat (`Universe.duplicates`). */
+  duplicates?: readonly string[] | undefined;
+}
+
+/**
+ * vitest: tests gone while their id stays. Two tests with the same name path in one file (or names that differ
+ * only in the characters an id drops) share one id, so deleting one of them leaves the id listed: each id the
+ * head lists fewer times than the base is a removal of that many tests. pytest's ids name one test each (a
+ * repeat is the same test collected twice), so only a vitest universe is counted so.
+ */
+export function fewerSinceBase(base: BaseUniverse, head: Universe, active: readonly Lease[]): TestChange[] {
+  if (head.runner !== "vitest" || (base.duplicates ?? []).length === 0) return [];
+  const count = (duplicates: readonly string[]): Map<string, number> => {
+    const n = new Map<string, number>();
+    for (const id of duplicates) n.set(id, (n.get(id) ?? 1) + 1);
+    return n;
+  };
+  const atBase = count(base.duplicates ?? []);
+  const atHead = count(head.duplicates);
+  const headIds = head.index ?? new Set(head.ids);
+  const leased = new Set(active.map((l) => l.nodeid));
+  const out: TestChange[] = [];
+  for (const [id, n] of atBase) {
+    const m = headIds.has(id) ? (atHead.get(id) ?? 1) : 0;
+    // Gone altogether: goneSinceBase names it already.
+    if (m === 0 || m >= n || leased.has(id)) continue;
+    out.push({ id, file: fileOf(id), fewer: `listed ${n} times at base, ${m} at head` });
+  }
+  return out;
 }
 
 /** What the base's results say of the tests skipped at head. */
@@ -114,6 +143,8 @@ export interface TestChange {
   file: string;
   /** For a removal paired with a new id: that id. For a skip: pytest's message. */
   note?: string | undefined;
+  /** A vitest id listed fewer times at head than at base (`fewerSinceBase`): how many, in words. */
+  fewer?: string | undefined;
 }
 
 const MAX_LISTED = 10;
@@ -339,12 +370,17 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
   const baseSet = new Set(base?.ids ?? []);
   const added = base ? head.ids.filter((id) => !baseSet.has(id)) : [];
   const pairs = pairRenames(removedIds, added, evidence.renames);
-  const removals: TestChange[] = removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) }));
+  // An id listed fewer times than at base: removed tests, or skipped ones when the run shows one skipped.
+  const fewer = base ? fewerSinceBase(base, head, active) : [];
+  const removals: TestChange[] = [
+    ...removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) })),
+    ...fewer.filter((c) => !unlisted.has(c.id)),
+  ];
 
   // Every gone test that is not a removal is a skip: the unlisted skips count with or without results.
   const skips = [
     ...(accounting ? skipsAtHead(accounting, gone) : []),
-    ...gone
+    ...[...gone, ...fewer.map((c) => c.id)]
       .filter((id) => unlisted.has(id) && !skippedModules.has(fileOf(id)))
       .map((id) => ({ id, file: fileOf(id), note: UNLISTED_NOTE })),
   ];
@@ -362,9 +398,13 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
     policy,
     REMOVED_FIX(key),
     (changes, file) => {
-      const names = changes.map((c) => (c.note ? `${c.id} (renamed: ${c.note})` : c.id));
+      const names = changes.map((c) =>
+        c.fewer ? `${c.id} (${c.fewer})` : c.note ? `${c.id} (renamed: ${c.note})` : c.id,
+      );
       return changes.length === 1
-        ? `${names[0]} is collected at base but not at head`
+        ? changes[0]!.fewer
+          ? `${changes[0]!.id} is collected at head, but ${changes[0]!.fewer}`
+          : `${names[0]} is collected at base but not at head`
         : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
     },
     commits.length === 0,
