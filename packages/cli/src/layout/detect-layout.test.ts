@@ -112,7 +112,13 @@ const cases: Array<{ name: string; files: Record<string, string>; expected: Part
     files: TESTS_IN_PACKAGE,
     expected: {
       pytest: { where: "setup.cfg [tool:pytest]", testpaths: ["pkg"], addopts: ["-ra", "--strict-markers"] },
-      coverage: { where: "setup.cfg [coverage:run]", source: ["pkg"], omit: ["pkg/tests/*"], failUnder: undefined },
+      coverage: {
+        where: "setup.cfg [coverage:run]",
+        source: ["pkg"],
+        omit: ["pkg/tests/*"],
+        include: [],
+        failUnder: undefined,
+      },
       source: ["pkg"],
       testFolders: ["pkg/tests"],
       collectArgs: [],
@@ -165,14 +171,35 @@ const cases: Array<{ name: string; files: Record<string, string>; expected: Part
       "a/__init__.py": "",
     },
     expected: {
-      coverage: { where: ".coveragerc [run]", source: ["a", "b", "c"], omit: [], failUnder: 90 },
+      coverage: { where: ".coveragerc [run]", source: ["a", "b", "c"], omit: [], include: [], failUnder: 90 },
       source: ["a", "b", "c"],
     },
   },
   {
     name: "pyproject.toml's [tool.coverage.report] fail_under",
     files: { "pyproject.toml": "[tool.coverage.run]\nbranch = true\n[tool.coverage.report]\nfail_under = 85.5\n" },
-    expected: { coverage: { where: "pyproject.toml [tool.coverage.run]", source: [], omit: [], failUnder: 85.5 } },
+    expected: {
+      coverage: { where: "pyproject.toml [tool.coverage.run]", source: [], omit: [], include: [], failUnder: 85.5 },
+    },
+  },
+  {
+    // pluggy 1.2: a src layout whose .coveragerc chooses files by include (`pluggy/*`, of an older layout, and
+    // its tests): the proof run measures the package, and init reads include to know coverage.py will warn.
+    name: ".coveragerc [run] include without source: read, the package is the source",
+    files: {
+      ".coveragerc": "[run]\ninclude =\n  pluggy/*\n  testing/*\nbranch = 1\n",
+      "src/pluggy/__init__.py": "",
+    },
+    expected: {
+      coverage: {
+        where: ".coveragerc [run]",
+        source: [],
+        omit: [],
+        include: ["pluggy/*", "testing/*"],
+        failUnder: undefined,
+      },
+      source: ["src/pluggy"],
+    },
   },
   {
     name: "several packages at the root: the project's own first; docs and tests are not packages",

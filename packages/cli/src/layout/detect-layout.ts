@@ -27,6 +27,11 @@ export interface CoverageSettings {
   source: string[];
   /** `[run] omit`. */
   omit: string[];
+  /**
+   * `[run] include`: what coverage.py measures when no source is given. The proof run's `--cov=` source overrides
+   * it (include may name test folders, or paths of another layout), and coverage.py warns that it does.
+   */
+  include: string[];
   /** `[report] fail_under`, which pytest-cov also enforces. */
   failUnder?: number | undefined;
 }
@@ -45,6 +50,7 @@ export interface Layout {
   source: string[];
   /** Where `source` came from, for a reader: `[tool.coverage.run] source in pyproject.toml`. */
   sourceFrom: string;
+
   /** Entries of coverage.py's source that are test folders: never measured as source (test code is no proof). */
   sourceTests: string[];
   /** Test folders found by convention (`tests/`, `<pkg>/tests/`), besides pytest's testpaths. */
@@ -220,6 +226,7 @@ export function detectLayout(tree: LayoutTree): Layout {
     coverage,
     source,
     sourceFrom,
+
     sourceTests,
     testFolders,
     collectArgs,
@@ -344,6 +351,7 @@ function coverageSettings(
       where: "pyproject.toml [tool.coverage.run]",
       source: [...tomlList(run.source, false), ...tomlList(run.source_pkgs, false)],
       omit: tomlList(run.omit, false),
+      include: tomlList(run.include, false),
       failUnder: typeof failUnder === "number" ? failUnder : undefined,
     };
   }
@@ -357,6 +365,7 @@ function fromCoverageIni(where: string, sections: IniFile, prefix: string): Cove
     where,
     source: [...iniList(run?.get("source")), ...iniList(run?.get("source_pkgs"))],
     omit: iniList(run?.get("omit")),
+    include: iniList(run?.get("include")),
     failUnder: Number.isFinite(failUnder) && sections.get(`${prefix}report`)?.has("fail_under") ? failUnder : undefined,
   };
 }

@@ -100,6 +100,15 @@ describe("planInit: the commands", () => {
     );
   });
 
+  it("coverage.py's [run] include: --cov= overrides it, and -W keeps its warning from failing a filterwarnings = error run", () => {
+    const p = plan({ ...FLAT, ".coveragerc": "[run]\ninclude =\n  pkg/*\n" });
+    expect(p.config.commands.proof).toMatch(
+      /^python -m pytest tests -W 'ignore:--include is ignored because --source is set' --cov=pkg --cov-branch /,
+    );
+    expect(p.notes.commands?.join(" ")).toContain("-W ignores coverage.py's warning");
+    expect(plan(FLAT).config.commands.proof).not.toContain("-W");
+  });
+
   it("quotes what sh would split", () => {
     expect(shellWord("src/my pkg")).toBe("'src/my pkg'");
     expect(shellWord("it's")).toBe("'it'\\''s'");

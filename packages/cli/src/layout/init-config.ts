@@ -5,6 +5,7 @@
 import type { GateConfig } from "@proofgate/core";
 import type { Layout } from "./detect-layout.js";
 import { atLeast, type PythonTools } from "./python-tools.js";
+import { INCLUDE_IGNORED } from "./try-collect.js";
 
 /** Comment lines for a table of the written config, saying why its values are what they are. */
 export type TemplateNotes = Partial<Record<"coverage" | "floor" | "fixtures" | "properties" | "commands", string[]>> & {
@@ -81,7 +82,10 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
   // The proof run: coverage of the source, with branches, and JUnit results whose file attribute
   // names each test exactly (xunit1). pytest-cov's own floor would turn a low total into a failed run
   // (tests_failed); the gate's floor is min_proven.
-  const cov = layout.source.map((s) => ` --cov=${shellWord(s)}`).join("");
+  // `--cov=` overrides coverage.py's `[run] include`, which then warns "--include is ignored because --source is
+  // set": a project's `filterwarnings = error` (pluggy) would fail every run on that warning alone.
+  const includeIgnored = (layout.coverage?.include.length ?? 0) > 0 ? ` -W ${shellWord(INCLUDE_IGNORED)}` : "";
+  const cov = `${includeIgnored}${layout.source.map((s) => ` --cov=${shellWord(s)}`).join("")}`;
   const failUnder = layout.coverage?.failUnder;
   const noFloor =
     failUnder !== undefined || addopts.some((a) => a.startsWith("--cov-fail-under")) ? " --cov-fail-under=0" : "";
@@ -101,6 +105,9 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
   notes.commands = [
     `Written by \`proofgate init\` for pytest's settings ${layout.pytest ? `in ${layout.pytest.where}` : "(none: pytest's defaults)"}`,
     `and --cov=${layout.source.join(",")} (${layout.sourceFrom}).`,
+    ...(includeIgnored
+      ? [`It overrides ${layout.coverage!.where}'s include, and -W ignores coverage.py's warning that it does.`]
+      : []),
     `Python: \`${py}\`${toolsText(tools) ? ` (${toolsText(tools)})` : ""}.`,
     ...(jsonReport
       ? ["pytest-cov writes the JSON report (--cov-report=json, pytest-cov 4.1 or later)."]

@@ -8,6 +8,10 @@ describe("init's try of the collect command: reading what it says", () => {
     );
     expect(coverageFlags("python -m pytest tests")).toBeUndefined();
     expect(coverageFlags(undefined)).toBeUndefined();
+    // The include-ignored filter init writes goes along (PYTEST_ADDOPTS is split as sh splits words).
+    expect(
+      coverageFlags("python -m pytest -W 'ignore:--include is ignored because --source is set' --cov=pkg --cov-branch"),
+    ).toBe("-W 'ignore:--include is ignored because --source is set' --cov=pkg --cov-branch --cov-report=");
   });
 
   it("coverage.py's unknown settings, once each, as coverage 6.5 words them (warning and error forms)", () => {

@@ -41,10 +41,18 @@ export const shellTry: CommandTryRunner = (command, { cwd, env, timeoutSeconds =
   };
 };
 
-/** The proof command's `--cov=` words, with branches on and no report: what makes pytest-cov read coverage.py's settings. */
+/** The warning filter init adds for coverage.py's "--include is ignored because --source is set" (coverage.py 5 to 7). */
+export const INCLUDE_IGNORED = "ignore:--include is ignored because --source is set";
+
+/**
+ * The proof command's `--cov=` words, with branches on and no report: what makes pytest-cov read coverage.py's
+ * settings; with the proof command's filter of coverage.py's include-ignored warning, when it has one.
+ */
 export function coverageFlags(proof: string | undefined): string | undefined {
   const cov = proof?.match(/--cov=\S+/g);
-  return cov && cov.length > 0 ? `${cov.join(" ")} --cov-branch --cov-report=` : undefined;
+  if (!cov || cov.length === 0) return undefined;
+  const filter = proof!.includes(INCLUDE_IGNORED) ? `-W '${INCLUDE_IGNORED}' ` : "";
+  return `${filter}${cov.join(" ")} --cov-branch --cov-report=`;
 }
 
 /** A setting coverage.py warned it does not know: `Unrecognized option '[run] foo=' in config file setup.cfg`. */
