@@ -57,6 +57,7 @@ import {
   diffWorkTree,
   findToolShadows,
   runnerIntegrityWarnings,
+  runnerParts,
   scanRunnerTampering,
   testsNotProven,
   withRecordedXpasses,
@@ -919,6 +920,11 @@ function runnerEvidence(
     // The same array the later steps (the base's skips) still fill: decide() reads it once all have run.
     writes: watch && { steps: watch.steps, tracked: new Set(headFiles), policy: watch.policy },
     shipped: shippedEvidence(git, loaded, addedByCommit),
+    runnerParts: runnerParts({
+      paths: headFiles,
+      options: shadowOptions,
+      records: [records.proof?.result.record, records.properties?.result.record].filter((r) => r !== undefined),
+    }),
   };
 }
 

@@ -43,6 +43,39 @@ describe("runner_tampering from added code: a human trailer on an agent's commit
   });
 });
 
+describe("runner_tampering: a change to the runner's own code (the project is part of its runner)", () => {
+  // pluggy's repository: pytest runs on src/pluggy/, and a pytest plugin module the run loads.
+  const parts = [
+    { path: "src/pluggy/", why: "src/pluggy/ is the runner's `pluggy`" },
+    { path: "src/pkg/plugin.py", why: "src/pkg/plugin.py is loaded as a pytest plugin" },
+  ];
+  const judged = (touched: { commit: ReturnType<typeof commit>; paths: string[] }[]) =>
+    runnerTamperingFindings(
+      { shadows: [], scans: [], runnerParts: parts, shadowing: { trees: { base: [], head: [] }, touched } },
+      POLICY,
+    );
+
+  it("an agent's commit changing it: REJECT naming the files, the part and the commit; other files are not", () => {
+    const agent = commit(BOT);
+    const findings = judged([{ commit: agent, paths: ["src/pluggy/_callers.py", "README.rst", "src/pkg/plugin.py"] }]);
+    expect(findings.map((f) => [f.reason, f.file, f.commit])).toEqual([
+      ["runner_tampering", "src/pluggy/_callers.py", agent.sha],
+      ["runner_tampering", "src/pkg/plugin.py", agent.sha],
+    ]);
+    expect(findings[0]!.message).toContain(
+      "the patch changes src/pluggy/_callers.py, code of the test runner itself (src/pluggy/ is the runner's `pluggy`)",
+    );
+    expect(findings[0]!.fix).toContain("`Gate-Change: human`");
+  });
+
+  it("a human's commit with the trailer approves it; a commit that leaves the runner's code alone is not judged", () => {
+    expect(judged([{ commit: commit(ADA, "Gate-Change"), paths: ["src/pluggy/_result.py"] }])).toEqual([]);
+    expect(judged([{ commit: commit(BOT), paths: ["testing/test_hooks.py", "src/pkg/other.py"] }])).toEqual([]);
+    // A human without the trailer is not enough: the change is to how the tests run.
+    expect(judged([{ commit: commit(ADA), paths: ["src/pluggy/_result.py"] }])).toHaveLength(1);
+  });
+});
+
 describe("runner_tampering and a collection the runner's settings narrowed", () => {
   const recorded = verifyRunRecord(readFileSync(new URL("./__fixtures__/mixed-run.json", import.meta.url), "utf8"), {
     nonce: "0123456789abcdef0123456789abcdef",

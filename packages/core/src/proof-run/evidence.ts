@@ -4,10 +4,11 @@ import { carriesHumanTrailer, hasHumanTrailer, type Commit } from "../model/auth
 import { needsTrailer, type CommitPaths, type PatchPolicy } from "../patch/patch.js";
 import type { Finding } from "../model/report.js";
 import type { ReasonCode } from "../common/reasons.js";
-import type { RunFinding } from "./findings.js";
+import { listSome, type RunFinding } from "./findings.js";
 import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
 import type { RunRecord, RunRecordResult } from "./record.js";
 import type { RepositoryWriteEvidence } from "./repository-writes.js";
+import type { RunnerPart } from "./runner-integrity.js";
 import { shadowMadeBy, type ShadowTrees } from "./shadow.js";
 import { judgeShippedReplacements, scanShippedReplacement, type ShippedEvidence } from "./shipped.js";
 
@@ -52,6 +53,12 @@ export interface RunnerEvidence {
   writes?: RepositoryWriteEvidence | undefined;
   /** What the patch changed in the source and added to test code, for `shipped_code_replaced` (a range that reaches the base). */
   shipped?: ShippedEvidence | undefined;
+  /**
+   * Where the project is part of its own test runner (`runnerParts`: pluggy's `src/pluggy/`, a pytest plugin the
+   * run loads). That code runs before or around the gate's plugin, so no record vouches for what it reports: a
+   * commit of the range that changes it is judged as a change to how the tests run (with `shadowing.touched`).
+   */
+  runnerParts?: readonly RunnerPart[] | undefined;
 }
 
 const where = (f: RunFinding): { file?: string | undefined; line?: number | undefined } =>
@@ -148,6 +155,23 @@ export function runnerTamperingFindings(
   for (const f of e.shadows) {
     if (f.madeBy === undefined) out.push(asFinding("runner_tampering", f));
     else if (!byHumans(f.madeBy)) out.push(humanFix(asFinding("runner_tampering", f)));
+  }
+  // A change to the runner's own code (the project is part of it): a human's, in a commit with the trailer.
+  for (const part of e.runnerParts ?? []) {
+    const inPart = (path: string): boolean =>
+      part.path.endsWith("/") ? path.startsWith(part.path) : path === part.path;
+    for (const { commit, paths } of e.shadowing?.touched ?? []) {
+      const changed = paths.filter(inPart);
+      if (changed.length === 0 || (policy && hasHumanTrailer(commit, key, policy.agentPatterns))) continue;
+      out.push({
+        reason: "runner_tampering",
+        message: `the patch changes ${listSome(changed, 3)}, code of the test runner itself (${part.why}): it runs before or around the gate's plugin, so no run record can show what it did to the results${policy ? `; ${needsTrailer(commit, key, policy)}` : ""}`,
+        file: changed[0],
+        commit: commit.sha,
+        author: `${commit.author.name} <${commit.author.email}>`,
+        fix: `review the change by hand, as a change to the test runner; a human who means it commits it with \`${key}: human\``,
+      });
+    }
   }
   for (const { commit, findings } of e.scans) {
     if (policy && hasHumanTrailer(commit, key, policy.agentPatterns)) continue;

@@ -87,7 +87,13 @@ export {
   type ShadowTrees,
   type TopLevelModule,
 } from "./shadow.js";
-export { runnerIntegrityWarnings, runnerPartsOfProject, type RunnerIntegrityInput } from "./runner-integrity.js";
+export {
+  runnerIntegrityWarnings,
+  runnerParts,
+  runnerPartsOfProject,
+  type RunnerIntegrityInput,
+  type RunnerPart,
+} from "./runner-integrity.js";
 export { scanRunnerTampering, type ScannedFile } from "./scan.js";
 export { testsNotProven, withRecordedXpasses, xpassedTests } from "./outcomes.js";
 export {

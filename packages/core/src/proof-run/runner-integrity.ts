@@ -35,6 +35,17 @@ const TEST_FOLDER = /(?:^|\/)(?:tests?|testing)\//;
  * or test support code registered as a pytest plugin (an entry point, `-p`, `pytest_plugins`).
  */
 export function runnerPartsOfProject(input: RunnerIntegrityInput): string[] {
+  return runnerParts(input).map((p) => p.why);
+}
+
+/** A part of the runner in the repository: a folder (ending in `/`) or a file, and why it is the runner's. */
+export interface RunnerPart {
+  path: string;
+  why: string;
+}
+
+/** `runnerPartsOfProject`, with each part's path: what a commit changing the runner's own code touches. */
+export function runnerParts(input: RunnerIntegrityInput): RunnerPart[] {
   const runner = new Set(RUNNER_MODULES);
   // pytest and hypothesis need these backports only before Python 3.11 (their metadata's markers): a run
   // whose every record shows 3.11 or later did not load them, so a project that is tomli (hukkin/tomli)
@@ -58,7 +69,7 @@ export function runnerPartsOfProject(input: RunnerIntegrityInput): string[] {
       parts.set(h.plugin, `${h.plugin} is loaded as a pytest plugin`);
     }
   }
-  return [...parts.values()];
+  return [...parts].map(([path, why]) => ({ path, why }));
 }
 
 /** A warning when the repository is part of the runner (`runnerPartsOfProject`), else none. */
