@@ -228,8 +228,9 @@ export function provenCoverageFromContextShards(
     if (!any) frozenNotRun.push(nodeid);
   }
 
-  // Executed lines (or arcs) per data-file id: over all contexts, and over the kept ones.
-  const allRaw = new Map<number, Set<number>>();
+  // Executed lines (or arcs) per data-file id over the kept contexts; over all of them, the kept ones and the
+  // dropped contexts' rows together: the same set as the kept one where no dropped context ran the file
+  // (most files), built apart only where one did. Each row is added to one set, not two.
   const keptRaw = new Map<number, Set<number>>();
   // The dropped contexts' own rows, per data-file id, in runs of one frozen nodeid: who ran what only
   // they ran. Plain arrays (a value may repeat): only the files with frozen-only lines read them again.
@@ -246,27 +247,20 @@ export function provenCoverageFromContextShards(
     }
     droppedRun.values.push(value);
   };
-  const add = (map: Map<number, Set<number>>, fileId: number, value: number): void => {
-    let set = map.get(fileId);
-    if (!set) map.set(fileId, (set = new Set()));
-    set.add(value);
-  };
+  const keptOf = (fileId: number): Set<number> => keptRaw.get(fileId) ?? keptRaw.set(fileId, new Set()).get(fileId)!;
   if (db.hasArcs) {
     const { fileId, contextId, fromno, tono } = db.arcs;
-    // Rows come grouped by context and file (coverage.py inserts them so): keep the last file's sets
-    // at hand instead of looking them up for every row.
+    // Rows come grouped by context and file (coverage.py inserts them so): keep the last file's set at
+    // hand instead of looking it up for every row.
     let lastFile = Number.NaN;
-    let allSet = new Set<number>();
     let keptSet = new Set<number>();
     for (let i = 0; i < fileId.length; i++) {
       const file = fileId[i]!;
       if (file !== lastFile) {
         lastFile = file;
-        allSet = allRaw.get(file) ?? allRaw.set(file, new Set()).get(file)!;
-        keptSet = keptRaw.get(file) ?? keptRaw.set(file, new Set()).get(file)!;
+        keptSet = keptOf(file);
       }
       const key = arcKey(fromno[i]!, tono[i]!);
-      allSet.add(key);
       const frozenId = dropped.get(contextId[i]!);
       if (frozenId === undefined) keptSet.add(key);
       else addDropped(file, frozenId, key);
@@ -274,12 +268,18 @@ export function provenCoverageFromContextShards(
   } else {
     for (const row of db.lineBits) {
       const frozenId = dropped.get(row.contextId);
+      const keptSet = keptOf(row.fileId);
       for (const line of numbitsToNums(row.numbits)) {
-        add(allRaw, row.fileId, line);
-        if (frozenId === undefined) add(keptRaw, row.fileId, line);
+        if (frozenId === undefined) keptSet.add(line);
         else addDropped(row.fileId, frozenId, line);
       }
     }
+  }
+  const allRaw = new Map<number, Set<number>>(keptRaw);
+  for (const [fileId, runs] of droppedRaw) {
+    const all = new Set(keptRaw.get(fileId));
+    for (const run of runs) for (const value of run.values) all.add(value);
+    allRaw.set(fileId, all);
   }
 
   const files = new Map<string, FileCoverage>();
@@ -359,10 +359,12 @@ function buildFile(
     return out;
   };
 
-  if (!sameExecuted(entry, executedLines(allRaw))) {
+  const allLines = executedLines(allRaw);
+  if (!sameExecuted(entry, allLines)) {
     return "its executed lines differ from what the data file records: the report was not written from this data file";
   }
-  const keptLines = executedLines(keptRaw);
+  // No dropped context ran the file: the kept rows are all of them (the same set).
+  const keptLines = keptRaw === allRaw ? allLines : executedLines(keptRaw);
 
   // Statements: the missing lines and the executed lines that are statements. Executed lines that are
   // not (a docstring runs as code, but coverage.py does not count it) cannot be told apart here; their
@@ -409,7 +411,7 @@ function buildFile(
   let rawBranches = coveredBranches;
   if (hasArcs) {
     const allArcs = executedArcs(allRaw);
-    const keptArcs = executedArcs(keptRaw);
+    const keptArcs = keptRaw === allRaw ? allArcs : executedArcs(keptRaw);
     const arcName = ([a, b]: [number, number]): string => `${a}>${b}`;
     if (entry.executedBranches.some((arc) => !allArcs.has(arcName(arc)))) {
       return "it lists an executed branch the data file does not record: the report was not written from this data file";
