@@ -702,11 +702,11 @@ describe("proofgate init: the collect command, run once", () => {
 });
 
 describe("proofgate init: the floor fits the project", () => {
-  const coverageJson = (covered: number, statements: number): string =>
+  const coverageJson = (covered: number, statements: number, file = "pkg/__init__.py"): string =>
     JSON.stringify({
       meta: { version: "6.5.0", branch_coverage: false },
       files: {
-        "pkg/__init__.py": {
+        [file]: {
           executed_lines: [],
           summary: { covered_lines: covered, num_statements: statements },
         },
@@ -723,10 +723,10 @@ describe("proofgate init: the floor fits the project", () => {
     parseConfig(read("proofgate.toml"), "proofgate.toml", DEFAULT_AGENT_PATTERNS).config!.coverage.minProven;
 
   /** A runner whose proof command writes a coverage.py JSON report of `covered` of `statements`. */
-  function measuring(covered: number, statements: number, exitCode = 0): CommandTryRunner {
+  function measuring(covered: number, statements: number, exitCode = 0, file?: string): CommandTryRunner {
     return (command) => {
       if (!command.includes("--cov=")) return tried;
-      write(repo, "proven_coverage.json", coverageJson(covered, statements));
+      write(repo, "proven_coverage.json", coverageJson(covered, statements, file));
       write(repo, "results.xml", "<testsuite/>");
       return { exitCode, stdout: "", stderr: "" };
     };
@@ -747,6 +747,28 @@ describe("proofgate init: the floor fits the project", () => {
     expect(io.out).toContain("  floor: min_proven = 87: the proof run, run once by init, covered 87.46%\n");
     expect(existsSync(join(repo, "proven_coverage.json"))).toBe(false);
     expect(existsSync(join(repo, "results.xml"))).toBe(false);
+  });
+
+  it("a run that measured an installed copy (attrs: pytest imported Debian's attr first): a warning with the fix", async () => {
+    const io = memoryIo();
+    const installed = "/usr/lib/python3/dist-packages/pkg/__init__.py";
+    expect(
+      await runInit({}, io, { env: {}, hash: HASH, probe, tryCommand: measuring(7954, 10000, 0, installed) }),
+    ).toBe(0);
+    expect(io.out).toContain(
+      `  warning: the proof run measured 1 file(s) outside the repository (${installed}): the tests ran an installed copy`,
+    );
+    expect(io.out).toContain("`PYTHONPATH=src ...` for a src layout), then run init again");
+    // The repository's own files, relative or absolute under it: no warning.
+    rmSync(join(repo, "proofgate.toml"));
+    const quiet = memoryIo();
+    await runInit({}, quiet, {
+      env: {},
+      hash: HASH,
+      probe,
+      tryCommand: measuring(5, 10, 0, join(repo, "pkg/__init__.py")),
+    });
+    expect(quiet.out).not.toContain("outside the repository");
   });
 
   it("a project at 100% gets 100; at 59.99% it gets 59, not the 70 it would fail", async () => {

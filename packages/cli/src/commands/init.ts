@@ -412,6 +412,7 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
     });
     plan.config.coverage.minProven = floor.minProven;
     plan.notes.floor = floor.notes;
+    if (floor.outside) plan.warnings.push(floor.outside);
   }
   if (writeNew(at(CONFIG_FILE), configTemplate(plan.config, plan.notes))) {
     wrote++;

@@ -15,6 +15,27 @@ export interface InitFloor {
   notes: string[];
   /** One line for the terminal. */
   said: string;
+  /**
+   * The proof run measured files outside the repository: an installed copy of the package, not the work tree's
+   * (pytest imported it first: Debian's attrs, pluggy, packaging). Said as a warning, with the fix.
+   */
+  outside?: string | undefined;
+}
+
+/**
+ * The measured files of a coverage.py JSON report that lie outside `root` (absolute, or climbing out of it):
+ * the run measured an installed copy, not the repository's code. Unreadable JSON: none (the totals say so).
+ */
+export function filesOutside(text: string, root: string): string[] {
+  let files: unknown;
+  try {
+    files = (JSON.parse(text) as { files?: unknown }).files;
+  } catch {
+    return [];
+  }
+  if (typeof files !== "object" || files === null) return [];
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return Object.keys(files).filter((f) => (isAbsolute(f) ? !f.startsWith(prefix) : f.startsWith("../")));
 }
 
 /** The floor a measured percentage gives: rounded down to a whole percent, so the measuring run passes it. */
@@ -101,7 +122,13 @@ export function measureFloor(
   if (totals.statements === 0) return KEEP_70(`${report} measured no statements`, fallback);
   const percent = totals.percent;
   const minProven = floorOf(percent);
+  const outside = config.commands.runner === "vitest" ? [] : filesOutside(text, root);
   return {
+    ...(outside.length > 0
+      ? {
+          outside: `the proof run measured ${outside.length} file(s) outside the repository (${outside[0]}${outside.length > 1 ? ", ..." : ""}): the tests ran an installed copy of the package, not the work tree's, so the floor and every check would judge that copy. Make the tests import the repository's code (\`pip install -e .\` in the environment the commands run in, or the source folder first on PYTHONPATH in [commands] collect and proof: \`PYTHONPATH=src ...\` for a src layout), then run init again`,
+        }
+      : {}),
     minProven,
     notes: [
       `Measured by \`proofgate init\`: the proof run covered ${percent.toFixed(2)}%, rounded down. Raise it as`,
