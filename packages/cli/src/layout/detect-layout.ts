@@ -50,7 +50,6 @@ export interface Layout {
   source: string[];
   /** Where `source` came from, for a reader: `[tool.coverage.run] source in pyproject.toml`. */
   sourceFrom: string;
-
   /** Entries of coverage.py's source that are test folders: never measured as source (test code is no proof). */
   sourceTests: string[];
   /** Test folders found by convention (`tests/`, `<pkg>/tests/`), besides pytest's testpaths. */
@@ -226,7 +225,6 @@ export function detectLayout(tree: LayoutTree): Layout {
     coverage,
     source,
     sourceFrom,
-
     sourceTests,
     testFolders,
     collectArgs,

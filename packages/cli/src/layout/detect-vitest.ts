@@ -141,21 +141,25 @@ function vitestDeclared(text: string | undefined): string | undefined {
   return undefined;
 }
 
-/** The command that runs the project's installed vitest: the lockfile says which package manager installed it. */
-function packageRunner(tree: LayoutTree): string {
-  if (tree.kind("pnpm-lock.yaml") === "file") return "pnpm exec vitest";
-  if (tree.kind("yarn.lock") === "file") return "yarn vitest";
-  if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bunx vitest";
-  // --no: never download a vitest the project did not install.
-  return "npx --no vitest";
+/** The package manager that installed the project's packages, by its lockfile (npm when none says otherwise). */
+function packageManager(tree: LayoutTree): "pnpm" | "yarn" | "bun" | "npm" {
+  if (tree.kind("pnpm-lock.yaml") === "file") return "pnpm";
+  if (tree.kind("yarn.lock") === "file") return "yarn";
+  if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bun";
+  return "npm";
 }
 
-/** The command that adds a dev dependency with the package manager the lockfile names. */
+/** The command that runs the project's installed vitest, with the package manager that installed it. */
+function packageRunner(tree: LayoutTree): string {
+  // npx --no: never download a vitest the project did not install.
+  return { pnpm: "pnpm exec vitest", yarn: "yarn vitest", bun: "bunx vitest", npm: "npx --no vitest" }[
+    packageManager(tree)
+  ];
+}
+
+/** The command that adds a dev dependency with the package manager that installed the project's packages. */
 export function addDevCommand(tree: LayoutTree): string {
-  if (tree.kind("pnpm-lock.yaml") === "file") return "pnpm add -D";
-  if (tree.kind("yarn.lock") === "file") return "yarn add -D";
-  if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bun add -d";
-  return "npm i -D";
+  return { pnpm: "pnpm add -D", yarn: "yarn add -D", bun: "bun add -d", npm: "npm i -D" }[packageManager(tree)];
 }
 
 /**

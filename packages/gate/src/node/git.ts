@@ -1012,8 +1012,11 @@ export function addWorktree(rev: string, repo: GitRepo, options: { linkNodeModul
   try {
     gitExec(["worktree", "add", "--detach", "--quiet", dir, rev], repo);
     if (options.linkNodeModules !== false) {
-      linkNodeModules(dir, repo);
-      linkVirtualEnvironments(dir, repo);
+      const top = gitExec(["rev-parse", "--show-toplevel"], repo).stdout.toString("utf8").trim();
+      if (top !== "") {
+        linkNodeModules(dir, top);
+        linkVirtualEnvironments(dir, top);
+      }
     }
   } catch (error) {
     removeWorktree(dir, repo);
@@ -1024,14 +1027,13 @@ export function addWorktree(rev: string, repo: GitRepo, options: { linkNodeModul
 
 /**
  * A JavaScript project's installed packages are not tracked, so the base's worktree has none: the work
- * tree's `node_modules` is linked into it (when the base tracks no `node_modules` of its own), so the
- * base's `npx vitest list` runs with the same vitest as the head's.
+ * tree's (`top`, its root) `node_modules` is linked into it (when the base tracks no `node_modules` of its own),
+ * so the base's `npx vitest list` runs with the same vitest as the head's.
  */
-function linkNodeModules(dir: string, repo: GitRepo): void {
-  const top = gitExec(["rev-parse", "--show-toplevel"], repo).stdout.toString("utf8").trim();
+function linkNodeModules(dir: string, top: string): void {
   const installed = join(top, "node_modules");
   const target = join(dir, "node_modules");
-  if (top === "" || !existsSync(installed) || existsSync(target)) return;
+  if (!existsSync(installed) || existsSync(target)) return;
   if (!statSync(installed).isDirectory()) return;
   symlinkSync(installed, target, "dir");
 }
@@ -1043,9 +1045,7 @@ function linkNodeModules(dir: string, repo: GitRepo): void {
  * base with the same interpreter and packages. The base's steps still import the base's own code: an
  * editable install's path into the work tree is moved to the worktree's (base-imports.ts).
  */
-function linkVirtualEnvironments(dir: string, repo: GitRepo): void {
-  const top = gitExec(["rev-parse", "--show-toplevel"], repo).stdout.toString("utf8").trim();
-  if (top === "") return;
+function linkVirtualEnvironments(dir: string, top: string): void {
   let names: string[];
   try {
     names = readdirSync(top);

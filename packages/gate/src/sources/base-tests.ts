@@ -132,7 +132,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     const universe = mergeUniverses(read.map((r) => r.universe));
     failOnCollectionErrors(universe, config.file);
     return {
-      base: { kind: "measured", universe: { file: universe.file, ids: universe.ids, duplicates: universe.duplicates } },
+      base: { kind: "measured", universe },
       universe,
       skipMarked: marks.read(),
       inputs: read.map((r) => ({ role: "base_universe", path: r.name, sha256: r.sha256 })),
@@ -149,10 +149,7 @@ export async function loadBaseUniverse(o: BaseTestsOptions): Promise<BaseUnivers
     );
     failOnCollectionErrors(loaded.value, config.file);
     return {
-      base: {
-        kind: "measured",
-        universe: { file: loaded.value.file, ids: loaded.value.ids, duplicates: loaded.value.duplicates },
-      },
+      base: { kind: "measured", universe: loaded.value },
       universe: loaded.value,
       inputs: loaded.files.map((f) => ({ role: "base_universe", path: f.path, sha256: f.sha256 })),
       warnings: loaded.warnings,
