@@ -30,14 +30,19 @@ await build({
     __PROOFGATE_VERSION__: JSON.stringify(pkg.version),
     __dirname: "import.meta.dirname",
     __PROOFGATE_HASH_WORKER__: JSON.stringify("./hash-worker.cjs"),
+    __PROOFGATE_SHARD_WORKER__: JSON.stringify("./shard-worker.cjs"),
   },
   logLevel: "warning",
 });
 // The hash worker, a file of its own (a worker thread starts from a file; hash-workers.ts finds it beside its
 // chunk): CommonJS in one file, which a worker thread loads 10-15 ms sooner than ES modules (it runs on
 // every `lock` and every check's fixture hashing).
+// The coverage shard worker likewise (core's coverage readers bundled in; shard-workers.ts finds it beside its chunk).
 await build({
-  entryPoints: { "hash-worker": createRequire(import.meta.url).resolve("@proofgate/gate/hash-worker") },
+  entryPoints: {
+    "hash-worker": createRequire(import.meta.url).resolve("@proofgate/gate/hash-worker"),
+    "shard-worker": createRequire(import.meta.url).resolve("@proofgate/gate/shard-worker"),
+  },
   outExtension: { ".js": ".cjs" },
   outdir: "dist",
   bundle: true,

@@ -52,6 +52,7 @@ describe("the release tree", () => {
     ]);
     expect(files).toContain("dist/proofgate.js");
     expect(files).toContain("dist/hash-worker.cjs");
+    expect(files).toContain("dist/shard-worker.cjs");
     expect(files).toContain("dist/sql-wasm.wasm");
     expect(files.some((f) => f.includes("node_modules") || f.startsWith("dist/types"))).toBe(false);
     const meta = parse(readFileSync(join(action, "action.yml"), "utf8")) as {

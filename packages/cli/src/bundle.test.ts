@@ -3,6 +3,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
@@ -95,5 +96,33 @@ describe("the bundle's decide path", () => {
     expect(
       sources.filter((s) => /\/(@octokit|@gitbeaker|bottleneck)[/@+]|\/(github|gitlab|buildkite)\/dist\//.test(s)),
     ).toEqual([]);
+  });
+});
+
+describe("the bundle's coverage shard worker", () => {
+  // shard-workers.ts starts dist/shard-worker.cjs (named at build time); a worker that does not start only
+  // costs speed (the main thread reads the shards), so this is what tells a broken bundle.
+  it("is named by the chunk that starts it, and reads and merges real coverage.py shards", async () => {
+    const chunks = readdirSync(DIST).filter((f) => f.endsWith(".js"));
+    expect(chunks.some((f) => readFileSync(join(DIST, f), "utf8").includes('"./shard-worker.cjs"'))).toBe(true);
+    const fixtures = fileURLToPath(new URL("../../core/src/coverage/__fixtures__/", import.meta.url));
+    const shards = ["coveragepy-6.5-shard1.json", "coveragepy-6.5-shard2.json"].map((name) => ({
+      path: name,
+      absolute: join(fixtures, name),
+    }));
+    const worker = new Worker(join(DIST, "shard-worker.cjs"));
+    try {
+      const reply = await new Promise<{ kind: string; sha256?: string[]; packed?: { paths: string[] } }>(
+        (resolve, reject) => {
+          worker.once("message", resolve).once("error", reject);
+          worker.postMessage({ shards, root: fixtures });
+        },
+      );
+      expect(reply.kind).toBe("read");
+      expect(reply.sha256).toHaveLength(2);
+      expect(reply.packed?.paths).toContain("shop/cart.py");
+    } finally {
+      await worker.terminate();
+    }
   });
 });

@@ -250,6 +250,9 @@ async function evaluateCheck(
 ): Promise<GateReport> {
   const { files } = ports;
   const found: FixturesFound = { warnings: [] };
+  // Without --run the coverage shards are on disk already: their reading starts now, beside the patch's
+  // evidence, for the reports the work tree's config names (used only if the judge's, the base's, names the same).
+  if (request.run === undefined) prefetchShards(ports, request, workTreeConfigOrUndefined(ports));
   const loaded = await loadJudgedPatch(request, ports, log, found);
   trace.base = loaded.patch.base;
   trace.head = loaded.patch.head;
@@ -338,6 +341,8 @@ async function evaluateCheck(
       warnings,
       vitestSources: measurement?.kind === "evidence" ? measurement.evidence.scriptSources.map((f) => f.path) : [],
     });
+    // The proof run wrote the shards: their reading starts beside what is read before they are judged.
+    if (request.run !== undefined) prefetchShards(ports, request, config);
     if (parallel) {
       // The base's steps end before anything is judged; a base that failed stops the gate here (exit 2).
       try {
@@ -710,6 +715,14 @@ function coverageSources(request: CheckRequest, config: GateConfig): JudgeSource
     shards:
       request.shards === undefined ? config.coverage.shards : Math.max(request.shards, config.coverage.shards ?? 0),
   };
+}
+
+/** Starts reading the shards `config` names in the ports' workers, when it names several and no contexts. */
+function prefetchShards(ports: GatePorts, request: CheckRequest, config: GateConfig | undefined): void {
+  if (!ports.coverageShards || !config) return;
+  const sources = coverageSources(request, config);
+  if (sources.contexts === undefined && sources.reports.length > 1)
+    ports.coverageShards.prefetch(sources.reports, undefined);
 }
 
 /** The base's property test ids beside what the range touched (`property_test_removed` and kin). */

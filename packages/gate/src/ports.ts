@@ -1,7 +1,7 @@
 // What the gate needs from the machine, as small interfaces: git, the files it reads and writes, the
 // fixture hashing, coverage.py's data file and the command runner. node/ implements them for Node; a
 // library user or a test may pass others.
-import type { Commit, CoverageDbRows, Env, GateIssue, SignatureCheck } from "@proofgate/core";
+import type { Commit, CoverageData, CoverageDbRows, Env, GateIssue, SignatureCheck } from "@proofgate/core";
 import type { LockTreeComparison } from "@proofgate/core/fixtures-lock";
 import type { WorkTreeEntry } from "@proofgate/core/proof-run";
 
@@ -139,6 +139,25 @@ export interface FixtureHasher {
   check(settings: FixtureSettings): Promise<FixtureCheck>;
 }
 
+/** Shards read and merged elsewhere (worker threads): the merge in parts, in shard order, and each shard's digest. */
+export interface ShardsRead {
+  /** Each part the merge of a run of the shards, in order: merging the parts in order merges every shard. */
+  parts: CoverageData[];
+  /** Each shard's SHA-256, in the order given. */
+  sha256: string[];
+}
+
+/**
+ * Reads many coverage reports off the main thread. Only a clean read of coverage.py JSON shards is given:
+ * undefined when it declines (any error, warning, other format, or too little to be worth it), and the gate
+ * then reads the reports itself, so its messages never depend on this port. It never rejects.
+ */
+export interface CoverageShardReader {
+  /** Starts reading ahead of {@link read} with the same arguments (a later different one stops it). */
+  prefetch(reports: readonly string[], format: string | undefined): void;
+  read(reports: readonly string[], format: string | undefined): Promise<ShardsRead | undefined> | undefined;
+}
+
 /** Reads coverage.py's `.coverage` data file; a file that is not one is a GateError. */
 export type CoverageDataReader = (path: string) => Promise<CoverageDbRows>;
 
@@ -196,6 +215,8 @@ export interface GatePorts {
   files: FilePort;
   fixtures: FixtureHasher;
   coverageData: CoverageDataReader;
+  /** Coverage shards read in worker threads; undefined: the gate reads them on its own thread. */
+  coverageShards?: CoverageShardReader | undefined;
   commands: CommandRunner;
   seeds: SeedWriter;
   /**

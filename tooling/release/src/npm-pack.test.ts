@@ -121,7 +121,14 @@ describe("the packed CLI", () => {
     const { manifest, files } = packed.get("cli")!;
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(manifest.bin).toEqual({ proofgate: "./dist/proofgate.js" });
-    expect(files).toEqual(expect.arrayContaining(["dist/proofgate.js", "dist/hash-worker.cjs", "dist/sql-wasm.wasm"]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        "dist/proofgate.js",
+        "dist/hash-worker.cjs",
+        "dist/shard-worker.cjs",
+        "dist/sql-wasm.wasm",
+      ]),
+    );
     // The bundle imports nothing but Node's own modules and its own chunks.
     const bare = new Set<string>();
     for (const file of files.filter((f) => f.endsWith(".js") || f.endsWith(".cjs"))) {

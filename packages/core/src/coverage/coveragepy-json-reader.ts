@@ -174,8 +174,7 @@ export function statementLines(
    */
   known?: Pick<KnownSets, "statements" | "coveredStatements">,
 ): { statements: Set<string>; coveredStatements: Set<string> } | undefined {
-  let highest = 0;
-  for (const list of [executed, missing, excluded]) for (const line of list) if (line > highest) highest = line;
+  const highest = Math.max(highestOf(executed), highestOf(missing), highestOf(excluded));
   if (highest >= MARKS_LIMIT) {
     const read = statementLinesBySets(executed, missing, excluded, summary, where, issues);
     return (
@@ -214,28 +213,63 @@ export function statementLines(
       for (let i = 0; i < dropCount; i++) m[lowest[i]!]! |= DROPPED;
     }
     if (!coveredAgrees(candidates.length - dropCount, counts.coveredLines, where, issues)) return undefined;
-    const kept: string[] = [];
-    for (const line of candidates) if (!(m[line]! & DROPPED)) kept.push(lineKey(line));
-    const missed = missing.map(lineKey);
     // An earlier shard's set when it holds exactly these statements (the common case: one suite's shards
     // measure the same code): shared, and the covered lines go straight into the merge's covered set when
-    // it is given; else sets of their own.
+    // it is given; else sets of their own. Compared line by line, with no list of keys built.
     const shared = known?.statements;
     if (
       shared !== undefined &&
-      holdsExactly(shared, kept.length + missingCount, kept) &&
-      missed.every((key) => shared.has(key))
+      holdsLines(shared, candidates.length - dropCount + missingCount, candidates, missing, m)
     ) {
-      const into = known!.coveredStatements;
-      if (into === undefined) return { statements: shared as Set<string>, coveredStatements: new Set(kept) };
-      for (const key of kept) into.add(key);
+      const into = known!.coveredStatements ?? new Set<string>();
+      for (const line of candidates) if (!(m[line]! & DROPPED)) into.add(lineKey(line));
       return { statements: shared as Set<string>, coveredStatements: into };
     }
-    const statements = new Set<string>([...kept, ...missed]);
-    return { statements, coveredStatements: new Set(kept) };
+    const statements = new Set<string>();
+    const coveredStatements = new Set<string>();
+    for (const line of candidates)
+      if (!(m[line]! & DROPPED)) {
+        const key = lineKey(line);
+        statements.add(key);
+        coveredStatements.add(key);
+      }
+    for (const line of missing) statements.add(lineKey(line));
+    return { statements, coveredStatements };
   } finally {
-    for (const list of [executed, missing, excluded]) for (const line of list) m[line] = 0;
+    clearMarks(m, executed);
+    clearMarks(m, missing);
+    clearMarks(m, excluded);
   }
+}
+
+function highestOf(lines: readonly number[]): number {
+  let highest = 0;
+  for (let i = 0; i < lines.length; i++) if (lines[i]! > highest) highest = lines[i]!;
+  return highest;
+}
+
+function clearMarks(m: Uint8Array, lines: readonly number[]): void {
+  for (let i = 0; i < lines.length; i++) m[lines[i]!] = 0;
+}
+
+/**
+ * Whether `set` holds exactly `size` keys, among them every candidate line not marked dropped and every
+ * missing line (with `size` the count of those distinct lines: the same keys).
+ */
+function holdsLines(
+  set: ReadonlySet<string>,
+  size: number,
+  candidates: readonly number[],
+  missing: readonly number[],
+  m: Uint8Array,
+): boolean {
+  if (set.size !== size) return false;
+  for (let i = 0; i < candidates.length; i++) {
+    const line = candidates[i]!;
+    if (!(m[line]! & DROPPED) && !set.has(lineKey(line))) return false;
+  }
+  for (let i = 0; i < missing.length; i++) if (!set.has(lineKey(missing[i]!))) return false;
+  return true;
 }
 
 /** {@link statementLines} with sets: the reading for files whose lines run past {@link MARKS_LIMIT}. */

@@ -4,6 +4,7 @@
 export * from "./cobertura-reader.js";
 export * from "./contexts.js";
 export * from "./coverage-json.js";
+export * from "./coverage-keys.js";
 export * from "./coverage-model.js";
 export * from "./coveragepy-json-reader.js";
 export * from "./coveragepy-phantoms.js";

@@ -264,7 +264,13 @@ function removeTree(dir: string): void {
  * The file port on this machine's file system: relative paths are read from `root` (the repository),
  * and named in messages as given.
  */
-export function nodeFiles(root: string, options: { confine?: boolean } = {}): FilePort {
+/** The file port on disk, and how it resolves a path (for readers in other threads). */
+export interface NodeFilePort extends FilePort {
+  /** The absolute path a read of `path` opens; a GateError when `path` may not be read (outside a confined root). */
+  absolute(path: string): string;
+}
+
+export function nodeFiles(root: string, options: { confine?: boolean } = {}): NodeFilePort {
   const resolved = (path: string): string => (isAbsolute(path) ? path : resolve(root, path));
   // A package's gate (`check --root`): an input named relative to the package must be in it, symlinks
   // resolved, or a patch could point the package's evidence at another package's (or anything on disk).
@@ -288,6 +294,7 @@ export function nodeFiles(root: string, options: { confine?: boolean } = {}): Fi
   };
   return {
     root,
+    absolute: at,
     readBytes: (path, what, flag) => named(path, (abs) => readInputBytes(abs, what, flag)),
     readText: (path, what, flag) => named(path, (abs) => readInput(abs, what, flag)),
     peek: (path, bytes, what, flag) => named(path, (abs) => peekFile(abs, bytes, what, flag)),

@@ -1180,8 +1180,6 @@ export function nodeGit(repo: GitRepo): GitPort {
   const fileAt = byCommit((rev, path) => {
     const key = `${rev}\0${path}`;
     const clean = path.replace(/^\.?\//, "");
-    const root = FULL_SHA.test(rev) ? rootNames(rev, "") : null;
-    if (root !== null && !clean.includes("/") && clean !== "" && !root.has(clean)) return undefined;
     // A file read at the base and the head (a setting) is read one at a time; from its third revision of
     // the range on (the ledger at each commit that changed it), at every one of them at once.
     const reads = rangeRevisions.has(rev) ? (readsInRange.get(path) ?? 0) + 1 : 0;
@@ -1193,9 +1191,14 @@ export function nodeGit(repo: GitRepo): GitPort {
       else for (const [r, bytes] of read) prefetched.set(`${r}\0${path}`, bytes);
     }
     const bytes = prefetched.get(key);
-    if (bytes === undefined) return readFileAt(rev, path, repo, root !== null);
-    prefetched.delete(key); // byCommit keeps the text from here on
-    return fileText(rev, path, bytes ?? undefined);
+    if (bytes !== undefined) {
+      prefetched.delete(key); // byCommit keeps the text from here on
+      return fileText(rev, path, bytes ?? undefined);
+    }
+    // Not read with the range's revisions: a name missing from the root is told from the root's listing.
+    const root = FULL_SHA.test(rev) ? rootNames(rev, "") : null;
+    if (root !== null && !clean.includes("/") && clean !== "" && !root.has(clean)) return undefined;
+    return readFileAt(rev, path, repo, root !== null);
   });
   // Keyed by the filter's JSON: each filter is its own question.
   const added = byCommit((sha, key) => {

@@ -8,10 +8,12 @@ import { nodeFiles } from "./files.js";
 import { nodeFixtureHasher, type LockSettings } from "./fixture-lock.js";
 import { nodeGit } from "./git.js";
 import { nodeSeedWriter } from "./seeds.js";
+import { nodeCoverageShards, type ShardWorkerOptions } from "./coverage-shards/shard-workers.js";
 import { relative, sep } from "node:path";
 import { scopeGit } from "../scoped-git.js";
 
 export { nodeGit, type GitRepo } from "./git.js";
+export { nodeCoverageShards, type ShardWorkerOptions } from "./coverage-shards/shard-workers.js";
 export { nodeFiles, readInput, readInputBytes, asText, writeAtomic, writeNew } from "./files.js";
 export {
   nodeFixtureHasher,
@@ -42,6 +44,8 @@ export interface NodePortsOptions {
   gitRoot?: string | undefined;
   /** Fixture hashing's threads and worker script (tests point it at a built worker). */
   hash?: LockSettings["hash"];
+  /** The coverage shard workers' threshold, threads and script (tests point it at a built worker). */
+  shards?: Pick<ShardWorkerOptions, "minBytes" | "threads" | "url"> | undefined;
 }
 
 /** Every port of the gate on this machine, for the repository at `root`. */
@@ -49,11 +53,13 @@ export function nodePorts(options: NodePortsOptions): GatePorts {
   const { root, env } = options;
   const scope = options.gitRoot === undefined ? "" : relative(options.gitRoot, root).split(sep).join("/");
   const git = scope === "" ? nodeGit({ cwd: root, env }) : scopeGit(nodeGit({ cwd: options.gitRoot!, env }), scope);
+  const files = nodeFiles(root, { confine: scope !== "" });
   return {
     git,
-    files: nodeFiles(root, { confine: scope !== "" }),
+    files,
     fixtures: nodeFixtureHasher(root, options.hash),
     coverageData: (path) => readCoverageDataFile(path, root),
+    coverageShards: nodeCoverageShards({ absolute: files.absolute, root, ...options.shards }),
     commands: nodeCommandRunner(root),
     seeds: nodeSeedWriter(git, root),
     now: () => performance.now(),

@@ -11,6 +11,7 @@ import { GateError, frozenOnlyFiles, type GateIssue } from "@proofgate/core";
 import { loadProvenCoverage, type CoverageSources } from "./coverage.js";
 import { nodeFiles } from "../node/files.js";
 import { readCoverageDataFile } from "../node/coverage-data-file.js";
+import { coveragePyJson, type RunFile } from "../testing/coveragepy-report.js";
 
 const dir = mkdtempSync(join(tmpdir(), "proofgate-full-report-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,63 +22,7 @@ const write = (name: string, text: string): string => {
   return name;
 };
 
-/** One file of a run: its statements, the ones executed, its branches (`[from, to]`) and the ones taken. */
-interface RunFile {
-  statements: number[];
-  executed: number[];
-  branches: [number, number][];
-  taken: [number, number][];
-}
-
 const arcName = ([a, b]: [number, number]): string => `${a}>${b}`;
-
-/** A coverage.py JSON report (format 2, as `coverage json` 6.5 writes it with `--cov-branch`) of `files`. */
-function coveragePyJson(files: Record<string, RunFile>): string {
-  const totals = { covered_lines: 0, num_statements: 0, num_branches: 0, covered_branches: 0 };
-  const out: Record<string, unknown> = {};
-  for (const [path, f] of Object.entries(files)) {
-    const taken = new Set(f.taken.map(arcName));
-    const summary = {
-      covered_lines: f.executed.length,
-      num_statements: f.statements.length,
-      num_branches: f.branches.length,
-      covered_branches: f.taken.length,
-      missing_lines: f.statements.length - f.executed.length,
-      excluded_lines: 0,
-      num_partial_branches: 0,
-      missing_branches: f.branches.length - f.taken.length,
-      percent_covered:
-        (100 * (f.executed.length + f.taken.length)) / Math.max(1, f.statements.length + f.branches.length),
-    };
-    out[path] = {
-      executed_lines: f.executed,
-      summary,
-      missing_lines: f.statements.filter((l) => !f.executed.includes(l)),
-      excluded_lines: [],
-      executed_branches: f.taken,
-      missing_branches: f.branches.filter((b) => !taken.has(arcName(b))),
-    };
-    totals.covered_lines += f.executed.length;
-    totals.num_statements += f.statements.length;
-    totals.num_branches += f.branches.length;
-    totals.covered_branches += f.taken.length;
-  }
-  const percent =
-    (100 * (totals.covered_lines + totals.covered_branches)) / (totals.num_statements + totals.num_branches);
-  return JSON.stringify({
-    meta: { version: "6.5.0", timestamp: "2026-12-05T00:00:00", branch_coverage: true, show_contexts: false },
-    files: out,
-    totals: {
-      ...totals,
-      percent_covered: percent,
-      percent_covered_display: String(Math.round(percent)),
-      missing_lines: totals.num_statements - totals.covered_lines,
-      excluded_lines: 0,
-      num_partial_branches: 0,
-      missing_branches: totals.num_branches - totals.covered_branches,
-    },
-  });
-}
 
 /** The same run as LCOV (`coverage lcov`'s shape: one BRDA per arc, block 0, branch = index on its line). */
 function lcov(files: Record<string, RunFile>): string {

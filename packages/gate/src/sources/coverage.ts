@@ -24,7 +24,7 @@ import {
   type ProvenCoverage,
 } from "@proofgate/core";
 import { asText } from "../input-text.js";
-import type { CoverageDataReader, FilePort, InputBytes, InputFile } from "../ports.js";
+import type { CoverageDataReader, CoverageShardReader, FilePort, InputBytes, InputFile, ShardsRead } from "../ports.js";
 
 /** Where proven coverage comes from, as the flags of `coverage` and `decide` give it. */
 export interface CoverageSources {
@@ -49,6 +49,7 @@ export interface CoverageSources {
 export interface CoveragePorts {
   files: FilePort;
   coverageData: CoverageDataReader;
+  coverageShards?: CoverageShardReader | undefined;
 }
 
 /** Proven coverage and the files it was read from. */
@@ -148,12 +149,55 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
       measuredFiles: jsonReportFiles(single.text, root),
     };
   }
+  // Many coverage.py JSON shards are read in worker threads when the ports have them (a clean read only:
+  // else, and on any error, every report is read here, below, so the messages are this thread's).
+  const inWorkers = await shardsInWorkers(sources.reports, format, ports);
+  const merged = (inWorkers && mergeParts(inWorkers.parts)) ?? readShards(sources.reports, format, fs, first, warnings);
+  const files: (StreamedFile | ReadReport)[] =
+    merged.files ?? sources.reports.map((path, i) => ({ path, sha256: inWorkers!.sha256[i]! }));
+  const s = summarizeCoverage(merged.data);
+  const { map, rawNotMeasured, full } = withFullReport(merged.data, sources, fs, format);
+  return {
+    coverage: {
+      source: files.length > 1 ? "shards" : "report",
+      files: files.map((f) => f.path),
+      format: merged.data.format,
+      ...s,
+      shardsExpected: sources.shards,
+      map,
+      rawNotMeasured,
+    },
+    files,
+    full,
+    warnings,
+    frozenNotRun: [],
+    measuredFiles: [...merged.data.files.keys()],
+  };
+}
+
+/** The merged model of every report, and (read on this thread) each report's path and digest. */
+interface MergedReports {
+  data: CoverageData;
+  files?: (StreamedFile | ReadReport)[] | undefined;
+}
+
+/**
+ * Reads the reports one at a time into the merge: each is read, folded in and let go before the next is
+ * opened (of its text only its path and digest stay, the report's inputs), so 50 shards never sit in memory
+ * together. Any error is a GateError once every report was read.
+ */
+function readShards(
+  reports: readonly string[],
+  format: CoverageFormat | undefined,
+  fs: FilePort,
+  first: InputFile | StreamedFile | undefined,
+  warnings: GateIssue[],
+): MergedReports {
+  const root = fs.root;
   const merger = new CoverageShardMerger();
   const errors: GateIssue[] = [];
-  // Each report is read, folded into the merge and let go before the next is opened: of its text only
-  // its path and digest stay (the report's inputs), so 50 shards never sit in memory together.
   const files: (StreamedFile | ReadReport)[] = [];
-  for (const path of sources.reports) {
+  for (const path of reports) {
     const file = first ?? openReport(fs, path, format);
     let result: ReturnType<typeof readCoverage>;
     if ("streamed" in file) {
@@ -173,24 +217,39 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
   const merged = merger.result();
   if (merged.errors.length > 0 || !merged.data) throw new GateError(merged.errors);
   warnings.push(...merged.warnings);
-  const s = summarizeCoverage(merged.data);
-  const { map, rawNotMeasured, full } = withFullReport(merged.data, sources, fs, format);
-  return {
-    coverage: {
-      source: files.length > 1 ? "shards" : "report",
-      files: files.map((f) => f.path),
-      format: merged.data.format,
-      ...s,
-      shardsExpected: sources.shards,
-      map,
-      rawNotMeasured,
-    },
-    files,
-    full,
-    warnings,
-    frozenNotRun: [],
-    measuredFiles: [...merged.data.files.keys()],
-  };
+  return { data: merged.data, files };
+}
+
+/**
+ * The reports read by the ports' shard reader, when it has one and they are coverage.py JSON shards: each is
+ * first opened here as {@link readShards} would open it (any that cannot be, or is of another kind, leaves
+ * them all to this thread). Undefined: read them here.
+ */
+async function shardsInWorkers(
+  reports: readonly string[],
+  format: CoverageFormat | undefined,
+  ports: CoveragePorts,
+): Promise<ShardsRead | undefined> {
+  const reader = ports.coverageShards;
+  if (!reader || reports.length < 2 || (format !== undefined && format !== "coveragepy-json")) return undefined;
+  for (const path of reports) {
+    try {
+      const head = ports.files.peek(path, PEEK_BYTES, "the coverage report", "--report");
+      if (latin1(head.subarray(0, 16)) === SQLITE_HEADER) return undefined;
+      if ((format ?? detectCoverageFormat(new TextDecoder().decode(head))) !== "coveragepy-json") return undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return reader.read(reports, format);
+}
+
+/** The parts the workers merged, merged in order; undefined when they disagree (read again here, for the messages). */
+function mergeParts(parts: readonly CoverageData[]): MergedReports | undefined {
+  const merger = new CoverageShardMerger();
+  for (const part of parts) merger.add(part, { consume: true });
+  const merged = merger.result();
+  return merged.errors.length > 0 || merged.warnings.length > 0 || !merged.data ? undefined : { data: merged.data };
 }
 
 /** A report read, folded into the merge and let go: what the report's inputs name. */

@@ -1,0 +1,70 @@
+// The worker thread of `shard-workers.ts`: reads the coverage.py JSON shards it is sent, one at a time, with
+// core's reader, folds each into core's merger and lets it go, and answers with the merge packed
+// (shard-protocol.ts). Anything but a clean read (a file that is not a regular file, not UTF-8, not coverage.py
+// JSON, any error or warning of the reader or the merger) is declined: the main thread then reads every
+// shard itself, so what the gate says about a bad report is exactly what it says without workers. Its own
+// esbuild entry point in the CLI (dist/shard-worker.cjs, see its build.mjs).
+import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
+import { parentPort } from "node:worker_threads";
+import { CoverageShardMerger, readCoverage, type CoverageFormat } from "@proofgate/core/coverage";
+import { packCoverage, type ShardReply, type ShardRequest } from "./shard-protocol.js";
+
+const SQLITE_HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
+
+/** Reads and merges the shards of one request; declined at the first thing that is not a clean read. */
+export function readShards(request: ShardRequest): ShardReply {
+  const merger = new CoverageShardMerger();
+  const sha256: string[] = [];
+  const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  for (const shard of request.shards) {
+    let bytes: Buffer;
+    try {
+      // A regular file only: a FIFO or a device named as a report is the main thread's to refuse.
+      const fd = openSync(shard.absolute, "r");
+      try {
+        if (!fstatSync(fd).isFile()) return { kind: "declined", why: `${shard.path} is not a regular file` };
+        bytes = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } catch (error) {
+      return { kind: "declined", why: `${shard.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+    }
+    if (bytes.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER))
+      return { kind: "declined", why: `${shard.path} is a SQLite file` };
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch {
+      return { kind: "declined", why: `${shard.path} is not UTF-8` };
+    }
+    sha256.push(createHash("sha256").update(bytes).digest("hex"));
+    const read = readCoverage(text, shard.path, {
+      format: request.format as CoverageFormat | undefined,
+      root: request.root,
+      known: (p) => merger.known(p),
+    });
+    if (read.errors.length > 0 || read.warnings.length > 0 || !read.data)
+      return { kind: "declined", why: `${shard.path} has errors or warnings` };
+    if (read.data.format !== "coveragepy-json")
+      return { kind: "declined", why: `${shard.path} is ${read.data.format}, not coverage.py JSON` };
+    merger.add(read.data, { consume: true });
+  }
+  const merged = merger.result();
+  if (merged.errors.length > 0 || merged.warnings.length > 0 || !merged.data)
+    return { kind: "declined", why: "the shards do not merge cleanly" };
+  const packed = packCoverage(merged.data);
+  if (!packed) return { kind: "declined", why: "a key is not a coverage.py line or arc" };
+  return { kind: "read", sha256, packed };
+}
+
+parentPort?.on("message", (request: ShardRequest) => {
+  let reply: ShardReply;
+  try {
+    reply = readShards(request);
+  } catch (error) {
+    reply = { kind: "declined", why: `the worker failed: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  parentPort?.postMessage(reply, reply.kind === "read" ? [reply.packed.numbers.buffer as ArrayBuffer] : []);
+});
