@@ -26,6 +26,11 @@ export interface GitPort {
   readBlobAt(rev: string, path: string): Uint8Array | undefined;
   /** A file's UTF-8 text at a revision; undefined when there is no file there. */
   readFileAt(rev: string, path: string): string | undefined;
+  /**
+   * Says these files will be read at `rev` (a full object name): a port may read them all at once, ahead of
+   * the `readFileAt` calls, which answer as they would have. Optional, and it never throws.
+   */
+  prefetchFilesAt?(rev: string, paths: readonly string[]): void;
   /** Every file under `dir` at a revision. */
   listFilesAt(rev: string, dir: string): TreeEntry[];
   /** Work-tree paths that differ from HEAD (and untracked ones, when asked). */

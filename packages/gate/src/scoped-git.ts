@@ -122,6 +122,11 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
       const at = repoPath(path);
       return at === undefined ? undefined : git.readFileAt(rev, at);
     },
+    prefetchFilesAt: (rev, paths) =>
+      git.prefetchFilesAt?.(
+        rev,
+        paths.flatMap((path) => repoPath(path) ?? []),
+      ),
     listFilesAt: (rev, dir) => {
       const at = repoPath(dir.replace(/\/+$/, ""));
       if (at === undefined) return [];

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { DEFAULT_AGENT_PATTERNS, GateError, classifyCommit, hasHumanTrailer, parseGitDiff } from "@proofgate/core";
 import { scanRunnerTampering } from "@proofgate/core/proof-run";
+import type { GitPort } from "../ports.js";
 import {
   addedLines,
   addedLinesOfCommits,
@@ -738,6 +739,31 @@ describe("a range's commits read at once give what one read per commit gives", (
     }
     expect(gateError(() => all.readFileAt(commits[1]!, "bin.dat")).code).toBe("file_unreadable");
     expect(all.readFileAt("HEAD", "freeze.toml")).toBe("v = 3\n");
+  });
+
+  it("nodeGit's files read ahead at a commit of the range answer as read one at a time, errors included", () => {
+    const { repo, commits } = rangeRepo();
+    const one = nodeGit(at(repo.dir));
+    const ahead = nodeGit(at(repo.dir));
+    ahead.listCommits({ base: commits[0]!, head: commits.at(-1)! });
+    const paths = ["freeze.toml", "keep.txt", "dir", "bin.dat", "missing.txt", "./keep.txt", "new\nname.txt"];
+    const answer = (git: GitPort, sha: string, path: string): unknown => {
+      try {
+        return git.readFileAt(sha, path);
+      } catch (error) {
+        return gateError(() => {
+          throw error;
+        });
+      }
+    };
+    for (const sha of commits) {
+      ahead.prefetchFilesAt?.(sha, paths);
+      for (const path of paths) expect(answer(ahead, sha, path), `${path} at ${sha}`).toEqual(answer(one, sha, path));
+    }
+    // A name outside the range is never read ahead: a revision git does not know stays readFileAt's error.
+    const unknown = "0".repeat(40);
+    ahead.prefetchFilesAt?.(unknown, ["keep.txt"]);
+    expect(answer(ahead, unknown, "keep.txt")).toEqual(answer(one, unknown, "keep.txt"));
   });
 });
 

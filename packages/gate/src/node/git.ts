@@ -628,28 +628,46 @@ export function readBlobsAt(
   repo: GitRepo,
   maxBytes: number,
 ): Map<string, Buffer | null> | undefined {
-  const clean = path.replace(/^\.?\//, "");
-  if (/[\n\r\0]/.test(clean) || revs.some((rev) => !FULL_SHA.test(rev))) return undefined;
+  const read = readBlobsOf(
+    revs.map((rev) => ({ rev, path })),
+    repo,
+    maxBytes,
+  );
+  return read && new Map(revs.map((rev, i) => [rev, read[i]!]));
+}
+
+/**
+ * The bytes of each (revision, path) pair, in order, as readBlobAt gives them (null: no file there): the
+ * reading of {@link readBlobsAt}, for any pairs (the changed files at the head, say). Undefined as there.
+ */
+export function readBlobsOf(
+  pairs: readonly { rev: string; path: string }[],
+  repo: GitRepo,
+  maxBytes: number,
+): (Buffer | null)[] | undefined {
+  const names = pairs.map(({ rev, path }) => `${rev}:${path.replace(/^\.?\//, "")}`);
+  if (pairs.some(({ rev }, i) => !FULL_SHA.test(rev) || /[\n\r\0]/.test(names[i]!))) return undefined;
+  if (pairs.length === 0) return [];
   const check = gitExec(["cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"], repo, {
-    input: revs.map((rev) => `${rev}:${clean}\n`).join(""),
+    input: names.map((name) => `${name}\n`).join(""),
   })
     .stdout.toString("utf8")
     .split("\n");
-  const objectOf = new Map<string, string | null>();
+  const objectOf: (string | null)[] = [];
   const sizes = new Map<string, number>();
-  for (const [i, rev] of revs.entries()) {
+  for (const [i, name] of names.entries()) {
     const line = check[i] ?? "";
-    if (line === `${rev}:${clean} missing`) {
-      objectOf.set(rev, null);
+    if (line === `${name} missing`) {
+      objectOf.push(null);
       continue;
     }
     const m = /^([0-9a-f]{40}(?:[0-9a-f]{24})?) (\w+) (\d+)$/.exec(line);
     if (!m) return undefined;
     if (m[2] !== "blob") {
-      objectOf.set(rev, null); // a folder or a submodule: no file, as `cat-file blob` says
+      objectOf.push(null); // a folder or a submodule: no file, as `cat-file blob` says
       continue;
     }
-    objectOf.set(rev, m[1]!);
+    objectOf.push(m[1]!);
     sizes.set(m[1]!, Number(m[3]));
   }
   let total = 0;
@@ -657,21 +675,19 @@ export function readBlobsAt(
   if (total > maxBytes) return undefined;
   const blobs = new Map<string, Buffer>();
   if (sizes.size > 0) {
-    const names = [...sizes.keys()];
-    const out = gitExec(["cat-file", "--batch"], repo, { input: names.map((n) => `${n}\n`).join("") }).stdout;
+    const objects = [...sizes.keys()];
+    const out = gitExec(["cat-file", "--batch"], repo, { input: objects.map((n) => `${n}\n`).join("") }).stdout;
     let at = 0;
-    for (const name of names) {
+    for (const object of objects) {
       const eol = out.indexOf(0x0a, at);
       const header = eol === -1 ? "" : out.subarray(at, eol).toString("utf8");
-      const size = sizes.get(name)!;
-      if (header !== `${name} blob ${size}`) return undefined;
-      blobs.set(name, out.subarray(eol + 1, eol + 1 + size));
+      const size = sizes.get(object)!;
+      if (header !== `${object} blob ${size}`) return undefined;
+      blobs.set(object, out.subarray(eol + 1, eol + 1 + size));
       at = eol + 1 + size + 1;
     }
   }
-  const found = new Map<string, Buffer | null>();
-  for (const [rev, name] of objectOf) found.set(rev, name === null ? null : blobs.get(name)!);
-  return found;
+  return objectOf.map((object) => (object === null ? null : blobs.get(object)!));
 }
 
 function resolveTree(rev: string, repo: GitRepo): string | undefined {
@@ -1258,6 +1274,18 @@ export function nodeGit(repo: GitRepo): GitPort {
     differingPaths: (from, to) => (FULL_SHA.test(from) ? new Set(differing(to, from)) : differingPaths(from, to, repo)),
     readBlobAt: (rev, path) => readBlobAt(rev, path, repo),
     readFileAt: (rev, path) => fileAt(rev, path),
+    prefetchFilesAt: (rev, paths) => {
+      // Only at a commit of a range listed (one known to exist: a name git does not know is readFileAt's error).
+      if (!rangeRevisions.has(rev)) return;
+      // A name git's lines cannot carry is read alone, as before.
+      const wanted = paths.filter((path) => !prefetched.has(`${rev}\0${path}`) && !/[\n\r\0]/.test(path));
+      const read = readBlobsOf(
+        wanted.map((path) => ({ rev, path })),
+        repo,
+        PREFETCH_MAX_BYTES,
+      );
+      if (read) for (const [i, path] of wanted.entries()) prefetched.set(`${rev}\0${path}`, read[i]!);
+    },
     listFilesAt: (rev, dir) => filesAt(rev, dir),
     workTreeChanges: (options) => workTreeChanges(repo, options),
     workTreeStatus: () => workTreeStatus(repo),

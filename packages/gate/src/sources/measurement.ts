@@ -134,8 +134,12 @@ export function loadMeasurement(git: GitPort, request: MeasurementRequest): Patc
   const sources: ChangedSource[] = [];
   const added: AddedLine[] = [];
   const bySha = new Map(commits.map((c) => [c.sha, c]));
-  for (const path of [...git.differingPaths(base, head)].sort()) {
-    if (!path.endsWith(".py") || isTestFile(path, pytest) || exempt(path) || omitted(path)) continue;
+  const changedSources = [...git.differingPaths(base, head)]
+    .sort()
+    .filter((path) => path.endsWith(".py") && !isTestFile(path, pytest) && !exempt(path) && !omitted(path));
+  // Read at the head all at once (one git process, not one per file), then one at a time below.
+  git.prefetchFilesAt?.(head, changedSources);
+  for (const path of changedSources) {
     const text = git.readFileAt(head, path);
     if (text === undefined || !hasCode(text)) continue;
     sources.push({ path, commits: byPath.get(path) ?? [], testFolder: testFolderOf(path, pytest) });
