@@ -69,6 +69,14 @@ describe("readViewSources", () => {
     expect(got.get("c.py")).toEqual({ text: "c" });
   });
 
+  it("gives the budget first to the files it is told (the patch's, the frozen-only ones), then the rest", () => {
+    const t = tree({ "a.py": "a".repeat(60), "b.py": "b".repeat(60), "z.py": "z".repeat(60) });
+    const got = readViewSources(t.files, mapOf("a.py", "b.py", "z.py"), { file: 100, total: 100 }, new Set(["z.py"]));
+    expect(got.get("z.py")).toEqual({ text: "z".repeat(60) });
+    expect(got.get("a.py")).toEqual({ skipped: "Not shown: the page already holds 0.0 MB of source." });
+    expect(t.read).toEqual(["z.py", "a.py", "b.py"]);
+  });
+
   it("says when a file cannot be read (deleted, or outside the work tree)", () => {
     const t = tree({});
     expect(readViewSources(t.files, mapOf("gone.py")).get("gone.py")).toEqual({
@@ -84,6 +92,20 @@ describe("readViewSources", () => {
 });
 
 describe("renderViews", () => {
+  it("shows first the sources of the files with lines only frozen tests run, then the rest while the budget lasts", () => {
+    const big = (c: string) => `${c} = 1\n`.repeat(150_000); // 0.9 MB: three are over the page's 2 MB
+    const t = tree({ "a.py": big("a"), "b.py": big("b"), "z.py": big("z") });
+    const map = mapOf("a.py", "b.py", "z.py");
+    map.files.set("z.py", { ...file("z.py"), statements: [1, 2], raw: new Set([1, 2]) });
+    const report = { ...errorReport("2026-12-05", []), errors: [] };
+    const page = new Map(renderViews(report, map, t.files)).get("index.html")!;
+    expect(t.read).toEqual(["z.py", "a.py", "b.py"]);
+    expect(page).toContain("z = 1");
+    expect(page).toContain("a = 1");
+    expect(page).not.toContain("b = 1");
+    expect(page).toContain("Not shown: the page already holds 2.0 MB of source.");
+  });
+
   it("for a gate that could not evaluate: the page shows the errors, not a map; the badge says unknown", () => {
     const t = tree({ "a.py": "a = 1\n" });
     const report = errorReport("2026-12-05", [
