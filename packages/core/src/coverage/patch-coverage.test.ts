@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CoverageData, FileCoverage } from "./coverage-model.js";
 import { parseGitDiff } from "../patch/git-diff.js";
@@ -116,6 +117,27 @@ describe("patchCoverage", () => {
     const result = patchCoverage([{ path: "src/pkg/a.py", added: [1] }], m);
     expect(result.unaligned).toEqual([{ path: "src/pkg/a.py", measured: "pkg/a.py" }]);
     expect(result.coverable).toBe(0);
+  });
+
+  it("names as unaligned the first measured path, in the map's order, that one path ends with the other", () => {
+    const segment = fc.constantFrom("a.py", "b.py", "pkg", "src", "x", "a", "");
+    const path = fc.array(segment, { minLength: 1, maxLength: 4 }).map((s) => s.join("/"));
+    fc.assert(
+      fc.property(fc.uniqueArray(path, { maxLength: 12 }), fc.array(path, { maxLength: 6 }), (measured, changed) => {
+        const m = map(measured.map((p) => file(p, [1], [])));
+        const result = patchCoverage(
+          changed.map((p) => ({ path: p, added: [1] })),
+          m,
+        );
+        const expected = changed.flatMap((c) => {
+          if (m.files.has(c)) return [];
+          const found = [...m.files.keys()].find((p) => c.endsWith(`/${p}`) || p.endsWith(`/${c}`));
+          return found === undefined ? [] : [{ path: c, measured: found }];
+        });
+        expect(result.unaligned).toEqual(expected.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)));
+      }),
+      { numRuns: 500, seed: 25 },
+    );
   });
 
   it("takes the parsed diff as it is: a rename counts at its new path", () => {

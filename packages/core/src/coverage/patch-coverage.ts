@@ -71,6 +71,8 @@ export function lineRanges(lines: readonly number[]): string {
   return parts.join(", ");
 }
 
+const lastSegment = (path: string): string => path.slice(path.lastIndexOf("/") + 1);
+
 /**
  * The patch's proven coverage over `map`: each changed file the run measured, its changed statements,
  * those proven, and those only frozen tests run.
@@ -81,10 +83,25 @@ export function patchCoverage(changes: readonly ChangedFileLines[], map: Coverag
   const unaligned: { path: string; measured: string }[] = [];
   let measuredFiles = 0;
   const rawMeasured = map.raw !== undefined;
+  // The measured paths by their last segment, built on first need: a path that ends with another (`/` between)
+  // has its last segment, so only those are compared (a monorepo's 20,000 files, for each changed fixture).
+  let byName: Map<string, string[]> | undefined;
+  const sameName = (path: string): readonly string[] => {
+    if (!byName) {
+      byName = new Map();
+      for (const p of map.files.keys()) {
+        const name = lastSegment(p);
+        const list = byName.get(name);
+        if (list) list.push(p);
+        else byName.set(name, [p]);
+      }
+    }
+    return byName.get(lastSegment(path)) ?? [];
+  };
   for (const change of changed) {
     const f = map.files.get(change.path);
     if (!f) {
-      const measured = [...map.files.keys()].find(
+      const measured = sameName(change.path).find(
         (p) => change.path.endsWith(`/${p}`) || p.endsWith(`/${change.path}`),
       );
       if (measured !== undefined) unaligned.push({ path: change.path, measured });

@@ -754,6 +754,16 @@ export function listFilesAt(rev: string, dir: string, repo: GitRepo): TreeEntry[
     ["ls-tree", "-r", "-z", "--full-tree", "--end-of-options", rev, ...(clean ? ["--", clean] : [])],
     repo,
   ).stdout;
+  return treeEntries(out, context);
+}
+
+/** `ls-tree -r -z` output as entries: read whole when it is plain (treeEntriesAtOnce), else record by record. */
+export function treeEntries(out: Buffer, context: string): TreeEntry[] {
+  return treeEntriesAtOnce(out) ?? treeEntriesByRecord(out, context);
+}
+
+/** `ls-tree -r -z` output, record by record: a record git would not print, or a path not UTF-8, is an error. */
+export function treeEntriesByRecord(out: Buffer, context: string): TreeEntry[] {
   return splitNul(out).map((record) => {
     const tab = record.indexOf(0x09);
     const meta = record
@@ -770,6 +780,37 @@ export function listFilesAt(rev: string, dir: string, repo: GitRepo): TreeEntry[
     return { path: pathText(record.subarray(tab + 1), context), mode, type, objectSha };
   });
 }
+
+/**
+ * `ls-tree -r -z` output read as one UTF-8 text: the reading below, without a buffer and a decoding per
+ * entry (a monorepo's tree lists 150,000). Undefined when any record is not the plain `MODE TYPE SHA\tPATH`
+ * (not UTF-8, a path that starts with a byte-order mark, a line git does not print): the caller then reads
+ * record by record, for the same answer or the same error.
+ */
+export function treeEntriesAtOnce(out: Buffer): TreeEntry[] | undefined {
+  let text: string;
+  try {
+    text = utf8Whole.decode(out);
+  } catch {
+    return undefined;
+  }
+  const entries: TreeEntry[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\0", start);
+    if (end === -1) end = text.length;
+    const tab = text.indexOf("\t", start);
+    if (tab === -1 || tab > end) return undefined;
+    const [mode, type, objectSha] = text.slice(start, tab).split(" ");
+    const path = text.slice(tab + 1, end);
+    if (!mode || !type || !objectSha || path.startsWith("\uFEFF")) return undefined;
+    entries.push({ path, mode, type, objectSha });
+    start = end + 1;
+  }
+  return entries;
+}
+
+const utf8Whole = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Paths whose work-tree state differs from HEAD: tracked files modified, staged, deleted or renamed,

@@ -13,7 +13,7 @@ import initSqlJs from "sql.js";
 import { afterAll, describe, expect, it } from "vitest";
 import { GateError, provenCoverageFromContexts } from "@proofgate/core";
 import { readCoverageDataFile } from "./coverage-data-file.js";
-import { changedPaths, listCommits } from "./git.js";
+import { changedPaths, listCommits, treeEntries, treeEntriesAtOnce, treeEntriesByRecord } from "./git.js";
 import { scratchRepo } from "../testing/git-scratch.js";
 
 const SEED = Number(process.env.PROOFGATE_FUZZ_SEED) || 20261205;
@@ -244,5 +244,60 @@ describe("fuzz: git log and git diff-tree output (listCommits, changedPaths)", {
     } finally {
       repo.cleanup();
     }
+  });
+});
+
+describe("fuzz: git ls-tree -r -z output (listFilesAt)", { timeout: TIMEOUT }, () => {
+  // The whole-text reading must give the record-by-record reading's answer, or step aside for it (undefined).
+  const answer = (read: () => unknown): unknown => {
+    try {
+      return read();
+    } catch (error) {
+      if (!GateError.isInstance(error)) throw error;
+      return { error: error.issues };
+    }
+  };
+  const piece = fc.oneof(
+    fc.constantFrom("100644", "040000", "160000", "blob", "tree", "commit", "a".repeat(40), " ", "\t", "x", "é"),
+    fc.uint8Array({ maxLength: 3 }).map((b) => Buffer.from(b).toString("latin1")),
+    fc.constant("\uFEFF"),
+  );
+  const bytesOf = (parts: string[]): Buffer =>
+    Buffer.concat(
+      parts.map((p) => (/^[\x00-\xff]*$/.test(p) && !/[\u00e9]/.test(p) ? Buffer.from(p, "latin1") : Buffer.from(p))),
+    );
+  const record = fc.oneof(
+    // What git prints, with any path (tabs, spaces, a byte-order mark, bytes that are not UTF-8).
+    fc
+      .tuple(
+        fc.constantFrom("100644 blob ", "100755 blob ", "120000 blob ", "160000 commit "),
+        fc.array(piece, { maxLength: 6 }),
+      )
+      .map(([meta, path]) => Buffer.concat([Buffer.from(`${meta}${"b".repeat(40)}\t`), bytesOf(path)])),
+    // Anything.
+    fc.array(piece, { maxLength: 10 }).map(bytesOf),
+  );
+  it("any listing: the same entries or the same error as read record by record", () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          record.map((r) => Buffer.from(r).filter((b) => b !== 0)),
+          { maxLength: 8 },
+        ),
+        fc.boolean(),
+        (records, ended) => {
+          const joined = Buffer.concat(
+            records.flatMap((r, i) =>
+              i < records.length - 1 || ended ? [Buffer.from(r), Buffer.from([0])] : [Buffer.from(r)],
+            ),
+          );
+          const byRecord = answer(() => treeEntriesByRecord(joined, "git ls-tree x"));
+          expect(answer(() => treeEntries(joined, "git ls-tree x"))).toEqual(byRecord);
+          const whole = treeEntriesAtOnce(joined);
+          if (whole !== undefined) expect(whole).toEqual(byRecord);
+        },
+      ),
+      params(),
+    );
   });
 });

@@ -1,8 +1,8 @@
 // Coverage shards read in worker threads: the 50 coverage.py JSON reports of a sharded CI run (7 MB each in
 // a monorepo) cost seconds to parse and read on the main thread, while git and the ledger wait. Here they
-// are split in order between two workers, each merging its half with core's merger; the main thread merges
-// the halves (sources/coverage.ts), which is the merge of every shard in order. A `check` can start the
-// reading before it needs it (`prefetch`), so it runs beside the patch's evidence. A worker that cannot
+// are read in a worker (split in order between two when nothing else runs), each merging its run with core's
+// merger; the main thread merges the parts (sources/coverage.ts), which is the merge of every shard in order.
+// A `check` starts the reading before it needs it (`prefetch`), so it runs beside the patch's evidence. A worker that cannot
 // start, fails, or declines (any report that is not a clean coverage.py JSON read) leaves the shards to the
 // main thread, which reads them as it always did: the workers only ever make a clean read faster.
 import { availableParallelism } from "node:os";
@@ -26,15 +26,15 @@ export interface ShardWorkerOptions {
   root: string;
   /** Fewer bytes than this in all the shards together: not worth a worker's start (about 50 ms). Default 16 MiB. */
   minBytes?: number | undefined;
-  /** Worker threads, at most; default two, one on a single core. */
+  /** Worker threads, at most; default one when reading ahead (prefetch), else two (one on a single core). */
   threads?: number | undefined;
   url?: URL | undefined;
 }
 
 /**
  * A worker's young generation, at most: a shard's parsed JSON (about 8,000 files' lists) lives until the shard
- * is read, and a larger nursery copies it less often. 128 MB took a full-size scale run (50 shards of 7 MB)
- * from 13.3 to 11.7 s and its peak RSS from 1.26 to 1.40 GiB (BENCHMARKS.md, issue 25); V8 grows it only as needed.
+ * is read, and a larger nursery copies it less often. With two workers, 128 MB took a full-size scale run (50
+ * shards of 7 MB) from 13.3 to 11.7 s (BENCHMARKS.md, issue 25); V8 grows it only as needed.
  */
 const YOUNG_MB = 128;
 
@@ -49,7 +49,7 @@ interface Pending {
 /** The shard reader of the Node ports. */
 export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardReader {
   let pending: Pending | undefined;
-  const start = (reports: readonly string[], format: string | undefined): Pending | undefined => {
+  const start = (reports: readonly string[], format: string | undefined, ahead: boolean): Pending | undefined => {
     let files: ShardFile[];
     let bytes = 0;
     try {
@@ -63,7 +63,13 @@ export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardRe
       return undefined;
     }
     if (files.length < 2 || bytes < (options.minBytes ?? 16 * 1024 * 1024)) return undefined;
-    const threads = Math.max(1, Math.min(options.threads ?? Math.min(2, availableParallelism()), files.length));
+    // Read ahead, beside the main thread's own work (git, the ledger), one worker: the main thread keeps a
+    // core (two workers beside it were no faster on two cores, and held 0.45 GiB more). Asked for when
+    // needed, with nothing else to do, two.
+    const threads = Math.max(
+      1,
+      Math.min(options.threads ?? (ahead ? 1 : Math.min(2, availableParallelism())), files.length),
+    );
     const key = keyOf(reports, format);
     const workers: Worker[] = [];
     const halves = split(files, threads);
@@ -106,14 +112,14 @@ export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardRe
     prefetch(reports, format) {
       if (pending?.key === keyOf(reports, format)) return;
       pending?.stop();
-      pending = start(reports, format);
+      pending = start(reports, format, true);
     },
     read(reports, format) {
       const key = keyOf(reports, format);
       const found = pending?.key === key ? pending : undefined;
       if (pending && !found) pending.stop();
       pending = undefined;
-      const reading = found ?? start(reports, format);
+      const reading = found ?? start(reports, format, false);
       reading?.ref();
       return reading?.result;
     },
