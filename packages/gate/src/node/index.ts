@@ -44,8 +44,8 @@ export interface NodePortsOptions {
   gitRoot?: string | undefined;
   /** Fixture hashing's threads and worker script (tests point it at a built worker). */
   hash?: LockSettings["hash"];
-  /** The coverage shard workers' threshold, threads and script (tests point it at a built worker). */
-  shards?: Pick<ShardWorkerOptions, "minBytes" | "threads" | "url"> | undefined;
+  /** The coverage shard worker's threshold and script (tests point it at a built worker). */
+  shards?: Pick<ShardWorkerOptions, "minBytes" | "url"> | undefined;
 }
 
 /** Every port of the gate on this machine, for the repository at `root`. */

@@ -17,10 +17,55 @@ export interface ShardRequest {
   root: string;
   /** `--coverage-format`, when given (else each report's format is detected). */
   format?: string | undefined;
+  /**
+   * Shared with the main thread ({@link claimFirst}): the worker reads the shards it claims from the first on,
+   * while the main thread claims from the last down once it waits. Without it, every shard.
+   */
+  claims?: SharedArrayBuffer | undefined;
 }
 
-/** A worker's answer: the merged shards packed, with each shard's digest; or why the caller must read them itself. */
-export type ShardReply = { kind: "read"; sha256: string[]; packed: PackedCoverage } | { kind: "declined"; why: string };
+/** A worker's answer: the first `count` shards merged and packed, with their digests; or why the caller must read them itself. */
+export type ShardReply =
+  { kind: "read"; count: number; sha256: string[]; packed: PackedCoverage } | { kind: "declined"; why: string };
+
+// The shards not yet claimed are [low, high): one 32-bit word (low in its low 16 bits), changed by compare-and-
+// swap, so the two ends never claim one shard twice. The worker's claims are a run from 0, the main thread's a
+// run down from the last, so the worker's part and the main thread's shards, in order, are the shards in order.
+
+/** The claims of `count` shards (at most 65,535), none claimed yet. */
+export function newClaims(count: number): SharedArrayBuffer | undefined {
+  if (count > 0xffff) return undefined;
+  const claims = new SharedArrayBuffer(4);
+  Atomics.store(new Int32Array(claims), 0, count << 16);
+  return claims;
+}
+
+/** Claims the lowest shard not yet claimed: its index, or undefined when none is left. */
+export function claimFirst(claims: SharedArrayBuffer): number | undefined {
+  return claim(claims, true);
+}
+
+/** Claims the highest shard not yet claimed: its index, or undefined when none is left. */
+export function claimLast(claims: SharedArrayBuffer): number | undefined {
+  return claim(claims, false);
+}
+
+/** Claims every shard left: neither end reads another. */
+export function claimRest(claims: SharedArrayBuffer): void {
+  while (claimLast(claims) !== undefined);
+}
+
+function claim(claims: SharedArrayBuffer, first: boolean): number | undefined {
+  const word = new Int32Array(claims);
+  for (;;) {
+    const value = Atomics.load(word, 0);
+    const low = value & 0xffff;
+    const high = value >>> 16;
+    if (low >= high) return undefined;
+    const next = first ? (high << 16) | (low + 1) : ((high - 1) << 16) | low;
+    if (Atomics.compareExchange(word, 0, value, next) === value) return first ? low : high - 1;
+  }
+}
 
 /** A merged coverage.py JSON model as numbers: the files' paths, and their four key lists in one array. */
 export interface PackedCoverage {

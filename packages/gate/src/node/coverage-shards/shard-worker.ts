@@ -8,16 +8,40 @@ import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
 import { CoverageShardMerger, readCoverage, type CoverageFormat } from "@proofgate/core/coverage";
-import { packCoverage, type ShardReply, type ShardRequest } from "./shard-protocol.js";
+import {
+  claimFirst,
+  claimRest,
+  packCoverage,
+  type PackedCoverage,
+  type ShardReply,
+  type ShardRequest,
+} from "./shard-protocol.js";
 
 const SQLITE_HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
 
-/** Reads and merges the shards of one request; declined at the first thing that is not a clean read. */
+/**
+ * Reads and merges the shards of one request (with `claims`, those it claims from the first on); declined at
+ * the first thing that is not a clean read (and then it claims the rest, so the other end stops too).
+ */
 export function readShards(request: ShardRequest): ShardReply {
+  const { claims } = request;
+  const reply = readClaimed(request, claims ? () => claimFirst(claims) : counter(request.shards.length));
+  if (reply.kind === "declined" && claims) claimRest(claims);
+  return reply;
+}
+
+/** 0, 1, ... `count` - 1, then undefined. */
+function counter(count: number): () => number | undefined {
+  let next = 0;
+  return () => (next < count ? next++ : undefined);
+}
+
+function readClaimed(request: ShardRequest, next: () => number | undefined): ShardReply {
   const merger = new CoverageShardMerger();
   const sha256: string[] = [];
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  for (const shard of request.shards) {
+  for (let i = next(); i !== undefined; i = next()) {
+    const shard = request.shards[i]!;
     let bytes: Buffer;
     try {
       // A regular file only: a FIFO or a device named as a report is the main thread's to refuse.
@@ -51,13 +75,17 @@ export function readShards(request: ShardRequest): ShardReply {
       return { kind: "declined", why: `${shard.path} is ${read.data.format}, not coverage.py JSON` };
     merger.add(read.data, { consume: true });
   }
+  if (sha256.length === 0) return { kind: "read", count: 0, sha256, packed: EMPTY };
   const merged = merger.result();
   if (merged.errors.length > 0 || merged.warnings.length > 0 || !merged.data)
     return { kind: "declined", why: "the shards do not merge cleanly" };
   const packed = packCoverage(merged.data);
   if (!packed) return { kind: "declined", why: "a key is not a coverage.py line or arc" };
-  return { kind: "read", sha256, packed };
+  return { kind: "read", count: sha256.length, sha256, packed };
 }
+
+/** The packing of no shard (a worker that claimed none). */
+const EMPTY: PackedCoverage = { sources: [], hasBranches: false, paths: [], numbers: new Float64Array(0) };
 
 parentPort?.on("message", (request: ShardRequest) => {
   let reply: ShardReply;
@@ -66,5 +94,8 @@ parentPort?.on("message", (request: ShardRequest) => {
   } catch (error) {
     reply = { kind: "declined", why: `the worker failed: ${error instanceof Error ? error.message : String(error)}` };
   }
-  parentPort?.postMessage(reply, reply.kind === "read" ? [reply.packed.numbers.buffer as ArrayBuffer] : []);
+  parentPort?.postMessage(
+    reply,
+    reply.kind === "read" && reply.count > 0 ? [reply.packed.numbers.buffer as ArrayBuffer] : [],
+  );
 });

@@ -13,8 +13,17 @@ import { GateError } from "@proofgate/core";
 import { loadProvenCoverage, type CoveragePorts } from "../../sources/coverage.js";
 import { nodeFiles } from "../files.js";
 import { readCoverageDataFile } from "../coverage-data-file.js";
-import { nodeCoverageShards } from "./shard-workers.js";
-import { packCoverage, unpackCoverage } from "./shard-protocol.js";
+import { assembleShards, nodeCoverageShards } from "./shard-workers.js";
+import { readShards } from "./shard-worker.js";
+import {
+  claimFirst,
+  claimLast,
+  claimRest,
+  newClaims,
+  packCoverage,
+  unpackCoverage,
+  type ShardReply,
+} from "./shard-protocol.js";
 import type { CoverageShardReader } from "../../ports.js";
 import { coveragePyJson, type RunFile } from "../../testing/coveragepy-report.js";
 
@@ -26,7 +35,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const files = nodeFiles(dir);
 
 /** The ports with workers (every size worth them), and a count of the reads they answered. */
-function withWorkers(options: { url?: URL; threads?: number } = {}): CoveragePorts & { answered: () => number } {
+function withWorkers(options: { url?: URL } = {}): CoveragePorts & { answered: () => number } {
   const reader = nodeCoverageShards({ absolute: files.absolute, root: dir, minBytes: 0, url: WORKER, ...options });
   let answered = 0;
   const counting: CoverageShardReader = {
@@ -138,7 +147,7 @@ describe("coverage shards read in worker threads", () => {
     expect(ports.answered()).toBe(1);
   });
 
-  it("generated runs of 2 to 9 shards, split between two workers: exactly the main thread's model", async () => {
+  it("generated runs of 2 to 9 shards, read by the worker from the first and this thread from the last: exactly the main thread's model", async () => {
     const ports = withWorkers();
     await fc.assert(
       fc.asyncProperty(shardsArb(fc.integer({ min: 2, max: 9 })), async (texts) => {
@@ -150,6 +159,41 @@ describe("coverage shards read in worker threads", () => {
       { numRuns: 25, seed: 2512 },
     );
     expect(ports.answered()).toBe(25);
+  });
+
+  it("split anywhere between the worker's first run and this thread's last shards: the main thread's model", async () => {
+    await fc.assert(
+      fc.asyncProperty(shardsArb(fc.integer({ min: 2, max: 7 })), fc.nat(), async (texts, cut) => {
+        const reports = writeShards(texts);
+        const shards = reports.map((path) => ({ path, absolute: files.absolute(path) }));
+        const claims = newClaims(shards.length)!;
+        // This thread takes the last `mine` shards (down from the last), the worker the rest from the first.
+        const mine: ShardReply[] = [];
+        for (let k = 0; k < cut % (shards.length + 1); k++)
+          mine.push(readShards({ shards: [shards[claimLast(claims)!]!], root: dir }));
+        const theirs = readShards({ shards, root: dir, claims });
+        const read = assembleShards(theirs, mine.reverse(), shards.length);
+        expect(read?.sha256).toHaveLength(shards.length);
+        const split: CoverageShardReader = { prefetch: () => {}, read: async () => read };
+        expect(await outcome(reports, { ...alone, coverageShards: split })).toEqual(await outcome(reports, alone));
+      }),
+      { numRuns: 30, seed: 2507 },
+    );
+  });
+
+  it("the two ends do not make up every shard (a worker that failed after claiming some): read here", () => {
+    const reports = writeShards(real());
+    const shards = reports.map((path) => ({ path, absolute: files.absolute(path) }));
+    const last = readShards({ shards: [shards[1]!], root: dir });
+    expect(assembleShards({ kind: "declined", why: "the worker failed" }, [last], 2)).toBeUndefined();
+    expect(
+      assembleShards(
+        { kind: "declined", why: "did not start" },
+        [readShards({ shards: [shards[0]!], root: dir }), last],
+        2,
+      ),
+    ).toBeDefined();
+    expect(assembleShards(readShards({ shards: [shards[0]!], root: dir }), [], 2)).toBeUndefined();
   });
 
   const real = (): string[] => [fixture("coveragepy-6.5-shard1.json"), fixture("coveragepy-6.5-shard2.json")];
@@ -217,11 +261,11 @@ describe("coverage shards read in worker threads", () => {
     expect(reader.read([...reports, "fifo.json"], undefined)).toBeUndefined();
   });
 
-  it("a worker script that does not start leaves the reading to the main thread, with the same answer", async () => {
+  it("a worker script that does not start: this thread reads every shard, with the same answer", async () => {
     const reports = writeShards(real());
     const ports = withWorkers({ url: new URL("./no-such-worker.js", WORKER) });
     expect(await outcome(reports, ports)).toEqual(await outcome(reports, alone));
-    expect(ports.answered()).toBe(0);
+    expect(ports.answered()).toBe(1);
   });
 
   it("a prefetch is what a read of the same reports answers; a read of others stops it and reads them", async () => {
@@ -229,8 +273,11 @@ describe("coverage shards read in worker threads", () => {
     const second = writeShards([...real(), fixture("coveragepy-6.5-shard1.json")]);
     const reader = nodeCoverageShards({ absolute: files.absolute, root: dir, minBytes: 0, url: WORKER });
     reader.prefetch(first, undefined);
+    // The worker read both while this thread did nothing.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     const a = await reader.read(first, undefined);
     expect(a?.sha256).toHaveLength(2);
+    expect(a?.parts).toHaveLength(1);
     reader.prefetch(first, undefined);
     const b = await reader.read(second, undefined);
     expect(b?.sha256).toHaveLength(3);
@@ -241,6 +288,30 @@ describe("coverage shards read in worker threads", () => {
     const reports = writeShards(real());
     const reader = nodeCoverageShards({ absolute: files.absolute, root: dir, url: WORKER });
     expect(reader.read(reports, undefined)).toBeUndefined();
+  });
+});
+
+describe("the claims of the two ends", () => {
+  it("each shard is claimed once, the first end's a run from 0 and the last end's a run down from the last", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 40 }), fc.array(fc.boolean(), { maxLength: 60 }), (count, ends) => {
+        const claims = newClaims(count)!;
+        const first: number[] = [];
+        const last: number[] = [];
+        for (const fromFirst of ends) {
+          const i = fromFirst ? claimFirst(claims) : claimLast(claims);
+          if (i !== undefined) (fromFirst ? first : last).push(i);
+        }
+        expect(first).toEqual(first.map((_, k) => k));
+        expect(last).toEqual(last.map((_, k) => count - 1 - k));
+        expect(first.length + last.length).toBe(Math.min(count, ends.length));
+        claimRest(claims);
+        expect(claimFirst(claims)).toBeUndefined();
+        expect(claimLast(claims)).toBeUndefined();
+      }),
+      { numRuns: 500, seed: 25 },
+    );
+    expect(newClaims(70_000)).toBeUndefined();
   });
 });
 

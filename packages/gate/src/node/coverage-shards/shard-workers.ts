@@ -1,15 +1,16 @@
-// Coverage shards read in worker threads: the 50 coverage.py JSON reports of a sharded CI run (7 MB each in
-// a monorepo) cost seconds to parse and read on the main thread, while git and the ledger wait. Here they
-// are read in a worker (split in order between two when nothing else runs), each merging its run with core's
-// merger; the main thread merges the parts (sources/coverage.ts), which is the merge of every shard in order.
-// A `check` starts the reading before it needs it (`prefetch`), so it runs beside the patch's evidence. A worker that cannot
-// start, fails, or declines (any report that is not a clean coverage.py JSON read) leaves the shards to the
-// main thread, which reads them as it always did: the workers only ever make a clean read faster.
-import { availableParallelism } from "node:os";
+// Coverage shards read off the main thread: the 50 coverage.py JSON reports of a sharded CI run (7 MB each in a
+// monorepo) cost seconds to parse and read, while git and the ledger wait. One worker reads them from the first
+// on, merging them with core's merger; a `check` starts it ahead (`prefetch`), beside the patch's evidence. Once
+// the main thread needs them, it reads from the last shard down while the worker goes on (a shared claim word
+// keeps the two ends apart), then merges the worker's part and its own shards in order (sources/coverage.ts):
+// the merge of every shard in order. A worker that cannot start leaves every shard to the main thread; any
+// report that is not a clean coverage.py JSON read (by either end) leaves them all to the main thread's own
+// reading, exactly as without workers: they only ever make a clean read faster.
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import type { CoverageShardReader, ShardsRead } from "../../ports.js";
-import { unpackCoverage, type PackedCoverage, type ShardFile, type ShardReply } from "./shard-protocol.js";
+import { claimLast, claimRest, newClaims, unpackCoverage, type ShardFile, type ShardReply } from "./shard-protocol.js";
+import { readShards } from "./shard-worker.js";
 
 // A bundle ships the worker as a file of its own (the CLI's dist/shard-worker.cjs) and names it at build time.
 declare const __PROOFGATE_SHARD_WORKER__: string | undefined;
@@ -26,30 +27,31 @@ export interface ShardWorkerOptions {
   root: string;
   /** Fewer bytes than this in all the shards together: not worth a worker's start (about 50 ms). Default 16 MiB. */
   minBytes?: number | undefined;
-  /** Worker threads, at most; default one when reading ahead (prefetch), else two (one on a single core). */
-  threads?: number | undefined;
   url?: URL | undefined;
 }
 
 /**
- * A worker's young generation, at most: a shard's parsed JSON (about 8,000 files' lists) lives until the shard
- * is read, and a larger nursery copies it less often. With two workers, 128 MB took a full-size scale run (50
- * shards of 7 MB) from 13.3 to 11.7 s (BENCHMARKS.md, issue 25); V8 grows it only as needed.
+ * The worker's young generation, at most: a shard's parsed JSON (about 8,000 files' lists) lives until the shard
+ * is read, and a larger nursery copies it less often (a full-size scale run, 50 shards of 7 MB: 13.3 s to 11.7 s
+ * with two workers; BENCHMARKS.md, issue 25). V8 grows it only as needed.
  */
 const YOUNG_MB = 128;
 
 interface Pending {
   key: string;
-  result: Promise<ShardsRead | undefined>;
+  /** The worker's answer: the first shards it claimed, merged. */
+  reply: Promise<ShardReply>;
+  files: ShardFile[];
+  claims: SharedArrayBuffer;
   stop: () => void;
-  /** Keeps the process alive for the workers: the result is awaited. */
+  /** Keeps the process alive for the worker: its answer is awaited. */
   ref: () => void;
 }
 
 /** The shard reader of the Node ports. */
 export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardReader {
   let pending: Pending | undefined;
-  const start = (reports: readonly string[], format: string | undefined, ahead: boolean): Pending | undefined => {
+  const start = (reports: readonly string[], format: string | undefined): Pending | undefined => {
     let files: ShardFile[];
     let bytes = 0;
     try {
@@ -62,79 +64,87 @@ export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardRe
     } catch {
       return undefined;
     }
-    if (files.length < 2 || bytes < (options.minBytes ?? 16 * 1024 * 1024)) return undefined;
-    // Read ahead, beside the main thread's own work (git, the ledger), one worker: the main thread keeps a
-    // core (two workers beside it were no faster on two cores, and held 0.45 GiB more). Asked for when
-    // needed, with nothing else to do, two.
-    const threads = Math.max(
-      1,
-      Math.min(options.threads ?? (ahead ? 1 : Math.min(2, availableParallelism())), files.length),
-    );
-    const key = keyOf(reports, format);
-    const workers: Worker[] = [];
-    const halves = split(files, threads);
-    const replies = halves.map((shards) => {
-      let worker: Worker;
-      try {
-        worker = new Worker(options.url ?? SHARD_WORKER_URL, {
-          resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB },
-        });
-      } catch {
-        return Promise.resolve<ShardReply>({ kind: "declined", why: "the worker did not start" });
+    const claims = newClaims(files.length);
+    if (files.length < 2 || bytes < (options.minBytes ?? 16 * 1024 * 1024) || !claims) return undefined;
+    let worker: Worker | undefined;
+    try {
+      worker = new Worker(options.url ?? SHARD_WORKER_URL, { resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB } });
+    } catch {
+      worker = undefined;
+    }
+    const w = worker;
+    const reply = w
+      ? new Promise<ShardReply>((resolve) => {
+          const declined = (why: string) => () => resolve({ kind: "declined", why });
+          w.once("message", (answer: ShardReply) => resolve(answer));
+          w.once("error", declined("the worker failed"));
+          w.once("exit", declined("the worker stopped"));
+          w.postMessage({ shards: files, root: options.root, format, claims });
+          // Started ahead (prefetch), it does not keep the process alive until its answer is asked for.
+          w.unref();
+        }).finally(() => void w.terminate())
+      : Promise.resolve<ShardReply>({ kind: "declined", why: "the worker did not start" });
+    return {
+      key: keyOf(reports, format),
+      reply,
+      files,
+      claims,
+      stop: () => {
+        claimRest(claims);
+        void w?.terminate();
+      },
+      ref: () => w?.ref(),
+    };
+  };
+  /**
+   * The shards read: the worker's from the first up, this thread's from the last down while it waits (a shard
+   * at a time, with the worker's own reading), then both, in order. Undefined when either declined.
+   */
+  const finish = async (reading: Pending, format: string | undefined): Promise<ShardsRead | undefined> => {
+    reading.ref();
+    const mine: ShardReply[] = [];
+    for (let i = claimLast(reading.claims); i !== undefined; i = claimLast(reading.claims)) {
+      const read = readShards({ shards: [reading.files[i]!], root: options.root, format });
+      if (read.kind !== "read") {
+        reading.stop();
+        return undefined;
       }
-      workers.push(worker);
-      return new Promise<ShardReply>((resolve) => {
-        const declined = (why: string) => () => resolve({ kind: "declined", why });
-        worker.once("message", (reply: ShardReply) => resolve(reply));
-        worker.once("error", declined("the worker failed"));
-        worker.once("exit", declined("the worker stopped"));
-        worker.postMessage({ shards, root: options.root, format });
-      }).finally(() => void worker.terminate());
-    });
-    const stop = (): void => {
-      for (const w of workers) void w.terminate();
-    };
-    const ref = (): void => {
-      for (const w of workers) w.ref();
-    };
-    // Started ahead (prefetch), they do not keep the process alive until their result is asked for.
-    for (const w of workers) w.unref();
-    const result = Promise.all(replies).then((answers): ShardsRead | undefined => {
-      if (!answers.every((a): a is Extract<ShardReply, { kind: "read" }> => a.kind === "read")) return undefined;
-      return {
-        parts: answers.map((a) => unpackCoverage(a.packed as PackedCoverage)),
-        sha256: answers.flatMap((a) => a.sha256),
-      };
-    });
-    return { key, result, stop, ref };
+      mine.push(read);
+    }
+    return assembleShards(await reading.reply, mine.reverse(), reading.files.length);
   };
   return {
     prefetch(reports, format) {
       if (pending?.key === keyOf(reports, format)) return;
       pending?.stop();
-      pending = start(reports, format, true);
+      pending = start(reports, format);
     },
     read(reports, format) {
       const key = keyOf(reports, format);
       const found = pending?.key === key ? pending : undefined;
       if (pending && !found) pending.stop();
       pending = undefined;
-      const reading = found ?? start(reports, format, false);
-      reading?.ref();
-      return reading?.result;
+      const reading = found ?? start(reports, format);
+      return reading && finish(reading, format);
     },
   };
 }
 
-const keyOf = (reports: readonly string[], format: string | undefined): string => JSON.stringify([reports, format]);
-
-/** `files` in `parts` runs, in order, of sizes that differ by at most one. */
-function split<T>(files: readonly T[], parts: number): T[][] {
-  const out: T[][] = [];
-  for (let p = 0, at = 0; p < parts; p++) {
-    const size = Math.floor(files.length / parts) + (p < files.length % parts ? 1 : 0);
-    out.push(files.slice(at, at + size));
-    at += size;
-  }
-  return out;
+/**
+ * The shards read, in order: the worker's first run (its `count`), then this thread's, one each, in order (the
+ * last ones). Undefined when either end declined or the two do not make up the `total` (a worker that failed
+ * after it claimed shards); a worker that did not start claimed none, and this thread's may be all of them.
+ */
+export function assembleShards(theirs: ShardReply, mine: readonly ShardReply[], total: number): ShardsRead | undefined {
+  const own = mine.filter((m): m is Extract<ShardReply, { kind: "read" }> => m.kind === "read" && m.count === 1);
+  if (own.length !== mine.length) return undefined;
+  const count = theirs.kind === "read" ? theirs.count : 0;
+  if (count + own.length !== total) return undefined;
+  const first = theirs.kind === "read" && count > 0 ? [theirs] : [];
+  return {
+    parts: [...first, ...own].map((r) => unpackCoverage(r.packed)),
+    sha256: [...first, ...own].flatMap((r) => r.sha256),
+  };
 }
+
+const keyOf = (reports: readonly string[], format: string | undefined): string => JSON.stringify([reports, format]);
