@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { parentPort } from "node:worker_threads";
-import { CoverageShardMerger, readCoverage, type CoverageFormat } from "@proofgate/core/coverage";
+import { CoverageShardMerger, readCoverage, type CoverageData, type CoverageFormat } from "@proofgate/core/coverage";
 import {
   claimFirst,
   claimRest,
@@ -23,7 +23,7 @@ const SQLITE_HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
  * Reads and merges the shards of one request (with `claims`, those it claims from the first on); declined at
  * the first thing that is not a clean read (and then it claims the rest, so the other end stops too).
  */
-export function readShards(request: ShardRequest): ShardReply {
+export function readShards(request: ShardRequest): ShardsMerged {
   const { claims } = request;
   const reply = readClaimed(request, claims ? () => claimFirst(claims) : counter(request.shards.length));
   if (reply.kind === "declined" && claims) claimRest(claims);
@@ -36,7 +36,11 @@ function counter(count: number): () => number | undefined {
   return () => (next < count ? next++ : undefined);
 }
 
-function readClaimed(request: ShardRequest, next: () => number | undefined): ShardReply {
+/** The shards read and merged, as models (the main thread's own), or why not. */
+export type ShardsMerged =
+  { kind: "read"; count: number; sha256: string[]; data: CoverageData | undefined } | { kind: "declined"; why: string };
+
+function readClaimed(request: ShardRequest, next: () => number | undefined): ShardsMerged {
   const merger = new CoverageShardMerger();
   const sha256: string[] = [];
   const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -75,13 +79,20 @@ function readClaimed(request: ShardRequest, next: () => number | undefined): Sha
       return { kind: "declined", why: `${shard.path} is ${read.data.format}, not coverage.py JSON` };
     merger.add(read.data, { consume: true });
   }
-  if (sha256.length === 0) return { kind: "read", count: 0, sha256, packed: EMPTY };
+  if (sha256.length === 0) return { kind: "read", count: 0, sha256, data: undefined };
   const merged = merger.result();
   if (merged.errors.length > 0 || merged.warnings.length > 0 || !merged.data)
     return { kind: "declined", why: "the shards do not merge cleanly" };
-  const packed = packCoverage(merged.data);
+  return { kind: "read", count: sha256.length, sha256, data: merged.data };
+}
+
+/** A worker's answer to the main thread: the merge packed (one array to copy, shard-protocol.ts). */
+export function packReply(read: ShardsMerged): ShardReply {
+  if (read.kind !== "read") return read;
+  if (!read.data) return { kind: "read", count: 0, sha256: read.sha256, packed: EMPTY };
+  const packed = packCoverage(read.data);
   if (!packed) return { kind: "declined", why: "a key is not a coverage.py line or arc" };
-  return { kind: "read", count: sha256.length, sha256, packed };
+  return { kind: "read", count: read.count, sha256: read.sha256, packed };
 }
 
 /** The packing of no shard (a worker that claimed none). */
@@ -90,7 +101,7 @@ const EMPTY: PackedCoverage = { sources: [], hasBranches: false, paths: [], numb
 parentPort?.on("message", (request: ShardRequest) => {
   let reply: ShardReply;
   try {
-    reply = readShards(request);
+    reply = packReply(readShards(request));
   } catch (error) {
     reply = { kind: "declined", why: `the worker failed: ${error instanceof Error ? error.message : String(error)}` };
   }

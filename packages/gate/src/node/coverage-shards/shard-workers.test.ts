@@ -14,16 +14,8 @@ import { loadProvenCoverage, type CoveragePorts } from "../../sources/coverage.j
 import { nodeFiles } from "../files.js";
 import { readCoverageDataFile } from "../coverage-data-file.js";
 import { assembleShards, nodeCoverageShards } from "./shard-workers.js";
-import { readShards } from "./shard-worker.js";
-import {
-  claimFirst,
-  claimLast,
-  claimRest,
-  newClaims,
-  packCoverage,
-  unpackCoverage,
-  type ShardReply,
-} from "./shard-protocol.js";
+import { packReply, readShards, type ShardsMerged } from "./shard-worker.js";
+import { claimFirst, claimLast, claimRest, newClaims, packCoverage, unpackCoverage } from "./shard-protocol.js";
 import type { CoverageShardReader } from "../../ports.js";
 import { coveragePyJson, type RunFile } from "../../testing/coveragepy-report.js";
 
@@ -168,10 +160,10 @@ describe("coverage shards read in worker threads", () => {
         const shards = reports.map((path) => ({ path, absolute: files.absolute(path) }));
         const claims = newClaims(shards.length)!;
         // This thread takes the last `mine` shards (down from the last), the worker the rest from the first.
-        const mine: ShardReply[] = [];
+        const mine: ShardsMerged[] = [];
         for (let k = 0; k < cut % (shards.length + 1); k++)
           mine.push(readShards({ shards: [shards[claimLast(claims)!]!], root: dir }));
-        const theirs = readShards({ shards, root: dir, claims });
+        const theirs = packReply(readShards({ shards, root: dir, claims }));
         const read = assembleShards(theirs, mine.reverse(), shards.length);
         expect(read?.sha256).toHaveLength(shards.length);
         const split: CoverageShardReader = { prefetch: () => {}, read: async () => read };
@@ -193,7 +185,7 @@ describe("coverage shards read in worker threads", () => {
         2,
       ),
     ).toBeDefined();
-    expect(assembleShards(readShards({ shards: [shards[0]!], root: dir }), [], 2)).toBeUndefined();
+    expect(assembleShards(packReply(readShards({ shards: [shards[0]!], root: dir })), [], 2)).toBeUndefined();
   });
 
   const real = (): string[] => [fixture("coveragepy-6.5-shard1.json"), fixture("coveragepy-6.5-shard2.json")];

@@ -8,9 +8,10 @@
 // reading, exactly as without workers: they only ever make a clean read faster.
 import { statSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import type { CoverageData } from "@proofgate/core/coverage";
 import type { CoverageShardReader, ShardsRead } from "../../ports.js";
 import { claimLast, claimRest, newClaims, unpackCoverage, type ShardFile, type ShardReply } from "./shard-protocol.js";
-import { readShards } from "./shard-worker.js";
+import { readShards, type ShardsMerged } from "./shard-worker.js";
 
 // A bundle ships the worker as a file of its own (the CLI's dist/shard-worker.cjs) and names it at build time.
 declare const __PROOFGATE_SHARD_WORKER__: string | undefined;
@@ -102,7 +103,7 @@ export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardRe
    */
   const finish = async (reading: Pending, format: string | undefined): Promise<ShardsRead | undefined> => {
     reading.ref();
-    const mine: ShardReply[] = [];
+    const mine: ShardsMerged[] = [];
     for (let i = claimLast(reading.claims); i !== undefined; i = claimLast(reading.claims)) {
       const read = readShards({ shards: [reading.files[i]!], root: options.root, format });
       if (read.kind !== "read") {
@@ -135,15 +136,24 @@ export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardRe
  * last ones). Undefined when either end declined or the two do not make up the `total` (a worker that failed
  * after it claimed shards); a worker that did not start claimed none, and this thread's may be all of them.
  */
-export function assembleShards(theirs: ShardReply, mine: readonly ShardReply[], total: number): ShardsRead | undefined {
-  const own = mine.filter((m): m is Extract<ShardReply, { kind: "read" }> => m.kind === "read" && m.count === 1);
-  if (own.length !== mine.length) return undefined;
+export function assembleShards(
+  theirs: ShardReply,
+  mine: readonly ShardsMerged[],
+  total: number,
+): ShardsRead | undefined {
+  const own: CoverageData[] = [];
+  const ownSha: string[] = [];
+  for (const m of mine) {
+    if (m.kind !== "read" || m.count !== 1 || !m.data) return undefined;
+    own.push(m.data);
+    ownSha.push(...m.sha256);
+  }
   const count = theirs.kind === "read" ? theirs.count : 0;
   if (count + own.length !== total) return undefined;
-  const first = theirs.kind === "read" && count > 0 ? [theirs] : [];
+  const first = theirs.kind === "read" && count > 0 ? theirs : undefined;
   return {
-    parts: [...first, ...own].map((r) => unpackCoverage(r.packed)),
-    sha256: [...first, ...own].flatMap((r) => r.sha256),
+    parts: [...(first ? [unpackCoverage(first.packed)] : []), ...own],
+    sha256: [...(first?.sha256 ?? []), ...ownSha],
   };
 }
 
