@@ -3,7 +3,7 @@
 // and where a report is bad (an edited summary, shards of other code across the workers' halves, not UTF-8,
 // LCOV among the JSON, a missing file, a FIFO), the same error, because the workers decline and the main
 // thread reads every report itself. The workers run the built script (dist/), as the CLI ships it.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
@@ -274,6 +274,14 @@ describe("coverage shards read in worker threads", () => {
     const b = await reader.read(second, undefined);
     expect(b?.sha256).toHaveLength(3);
     expect(b?.parts.flatMap((p) => p.sources)).toEqual(second);
+  });
+
+  it("a shard of gigabytes (a sparse file here) is never read ahead: the main thread's reading meets it", () => {
+    const reports = writeShards(real());
+    truncateSync(join(dir, reports[1]!), 600 * 1024 * 1024);
+    const reader = nodeCoverageShards({ absolute: files.absolute, root: dir, minBytes: 0, url: WORKER });
+    reader.prefetch(reports, undefined);
+    expect(reader.read(reports, undefined)).toBeUndefined();
   });
 
   it("too few bytes to be worth a worker: the main thread reads them", () => {

@@ -38,6 +38,9 @@ export interface ShardWorkerOptions {
  */
 const YOUNG_MB = 128;
 
+/** A shard larger than this (coverage.py JSON of a monorepo is about 7 MB) is left to the main thread. */
+const MAX_SHARD_BYTES = 512 * 1024 * 1024;
+
 interface Pending {
   key: string;
   /** The worker's answer: the first shards it claimed, merged. */
@@ -59,7 +62,9 @@ export function nodeCoverageShards(options: ShardWorkerOptions): CoverageShardRe
       files = reports.map((path) => ({ path, absolute: options.absolute(path) }));
       for (const f of files) {
         const s = statSync(f.absolute);
-        if (!s.isFile()) return undefined;
+        // A regular file of a report's size: read ahead, the reports are the ones the work tree's config names
+        // (the patch's), and only the main thread's own reading meets a device or a file of gigabytes.
+        if (!s.isFile() || s.size > MAX_SHARD_BYTES) return undefined;
         bytes += s.size;
       }
     } catch {
