@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -521,6 +521,22 @@ describe("readFileAt and listFilesAt", () => {
     // A root name that starts with a byte-order mark is that name (the listing keeps the mark).
     expect(port.readFileAt(c2, "\uFEFFbom.ini")).toBe("b\n");
     expect(port.readFileAt(c2, "bom.ini")).toBeUndefined();
+  });
+
+  it("a path that starts with a byte-order mark keeps it in every listing (tree, commit, work tree)", () => {
+    const repo = track(scratchRepo());
+    repo.commit("1\n", { "a.py": "a\n" });
+    const c2 = repo.commit("2\n", { "\uFEFFbom.py": "b\n", "sub/\uFEFFx.py": "x\n" });
+    const port = nodeGit(at(repo.dir));
+    expect(port.listFilesAt(c2, "").map((e) => e.path)).toEqual(["a.py", "sub/\uFEFFx.py", "\uFEFFbom.py"].sort());
+    expect(
+      port
+        .changedPaths(c2)
+        .map((p) => p.path)
+        .sort(),
+    ).toEqual(["sub/\uFEFFx.py", "\uFEFFbom.py"].sort());
+    writeFileSync(join(repo.dir, "\uFEFFnew.py"), "n\n");
+    expect(port.workTreeChanges({ untracked: true })).toEqual(["\uFEFFnew.py"]);
   });
 
   it("lists the files under a folder at a revision, with modes and object names", () => {

@@ -157,11 +157,13 @@ export function runGit(args: readonly string[], repo: GitRepo, options: RunGitOp
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+/** Paths exactly as git stores them: a name that starts with a byte-order mark keeps it (it is another name). */
+const pathUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** A path git printed, as text; a name that is not UTF-8 is a GateError (the gate cannot name it). */
 function pathText(bytes: Buffer, context: string): string {
   try {
-    return utf8.decode(bytes);
+    return pathUtf8.decode(bytes);
   } catch {
     throw new GateError({
       code: "git_failed",
@@ -784,8 +786,8 @@ export function treeEntriesByRecord(out: Buffer, context: string): TreeEntry[] {
 /**
  * `ls-tree -r -z` output read as one UTF-8 text: the reading below, without a buffer and a decoding per
  * entry (a monorepo's tree lists 150,000). Undefined when any record is not the plain `MODE TYPE SHA\tPATH`
- * (not UTF-8, a path that starts with a byte-order mark, a line git does not print): the caller then reads
- * record by record, for the same answer or the same error.
+ * (not UTF-8, a line git does not print): the caller then reads record by record, for the same answer or the
+ * same error.
  */
 export function treeEntriesAtOnce(out: Buffer): TreeEntry[] | undefined {
   let text: string;
@@ -803,7 +805,7 @@ export function treeEntriesAtOnce(out: Buffer): TreeEntry[] | undefined {
     if (tab === -1 || tab > end) return undefined;
     const [mode, type, objectSha] = text.slice(start, tab).split(" ");
     const path = text.slice(tab + 1, end);
-    if (!mode || !type || !objectSha || path.startsWith("\uFEFF")) return undefined;
+    if (!mode || !type || !objectSha) return undefined;
     entries.push({ path, mode, type, objectSha });
     start = end + 1;
   }
