@@ -1,6 +1,6 @@
 import type { CoverageMap, FileLines } from "@proofgate/core";
 import { describe, expect, it } from "vitest";
-import { errorReport } from "@proofgate/core";
+import { errorReport, frozenOnlyFiles, type GateReport } from "@proofgate/core";
 import { readViewSources, renderViews } from "./views.js";
 
 const file = (path: string): FileLines => ({
@@ -96,8 +96,15 @@ describe("renderViews", () => {
     const big = (c: string) => `${c} = 1\n`.repeat(150_000); // 0.9 MB: three are over the page's 2 MB
     const t = tree({ "a.py": big("a"), "b.py": big("b"), "z.py": big("z") });
     const map = mapOf("a.py", "b.py", "z.py");
-    map.files.set("z.py", { ...file("z.py"), statements: [1, 2], raw: new Set([1, 2]) });
-    const report = { ...errorReport("2026-12-05", []), errors: [] };
+    map.files.set("z.py", { ...file("z.py"), statements: [1, 2], raw: new Set([1, 2]), rawBranches: new Set() });
+    // The report lists z.py's frozen-only line, as core's report builder does from the map.
+    const files = frozenOnlyFiles(map);
+    const frozenOnly = { lines: 1, branches: 0, attributed: false, files };
+    const report = {
+      ...errorReport("2026-12-05", []),
+      errors: [],
+      coverage: { frozenOnly } as unknown as GateReport["coverage"],
+    };
     const page = new Map(renderViews(report, map, t.files)).get("index.html")!;
     expect(t.read).toEqual(["z.py", "a.py", "b.py"]);
     expect(page).toContain("z = 1");

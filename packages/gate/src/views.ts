@@ -54,22 +54,6 @@ export function readViewSources(
   return out;
 }
 
-/** The files with a statement or branch that only frozen tests run. */
-function frozenOnlyFiles(map: CoverageMap | undefined): string[] {
-  const out: string[] = [];
-  for (const f of map?.files.values() ?? []) {
-    const raw = f.raw;
-    const rawBranches = f.rawBranches;
-    if (
-      (f.frozenTests?.size ?? 0) > 0 ||
-      (raw !== undefined && f.statements.some((line) => raw.has(line) && !f.proven.has(line))) ||
-      (rawBranches !== undefined && [...rawBranches].some((key) => !f.provenBranches.has(key)))
-    )
-      out.push(f.path);
-  }
-  return out;
-}
-
 /**
  * The files of the views, by name: index.html, badge.json and badge.svg. `patch` adds the page's patch
  * column and line marks: pass it once the report carries patch coverage (the changed lines per file).
@@ -97,7 +81,9 @@ export function renderViews(
         }
       : undefined);
   const badge = badgeOf(report);
-  const first = new Set([...(view?.files.keys() ?? []), ...frozenOnlyFiles(shown)]);
+  // The report's own frozen-only files (core's frozenOnlyFiles), beside the patch's.
+  const frozenOnly = report.coverage?.frozenOnly?.files.map((f) => f.path) ?? [];
+  const first = new Set([...(view?.files.keys() ?? []), ...frozenOnly]);
   const sources = readViewSources(files, shown, undefined, first);
   return [
     ["index.html", renderHtmlReport({ report, map: shown, sources, patch: view })],

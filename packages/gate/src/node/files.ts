@@ -260,16 +260,16 @@ function removeTree(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/**
- * The file port on this machine's file system: relative paths are read from `root` (the repository),
- * and named in messages as given.
- */
 /** The file port on disk, and how it resolves a path (for readers in other threads). */
 export interface NodeFilePort extends FilePort {
   /** The absolute path a read of `path` opens; a GateError when `path` may not be read (outside a confined root). */
   absolute(path: string): string;
 }
 
+/**
+ * The file port on this machine's file system: relative paths are read from `root` (the repository),
+ * and named in messages as given.
+ */
 export function nodeFiles(root: string, options: { confine?: boolean } = {}): NodeFilePort {
   const resolved = (path: string): string => (isAbsolute(path) ? path : resolve(root, path));
   // A package's gate (`check --root`): an input named relative to the package must be in it, symlinks

@@ -720,13 +720,11 @@ function rootNamesAt(rev: string, repo: GitRepo): Set<string> | undefined {
   // Names exactly as git stores them (a leading BOM kept); a name that is not UTF-8: no listing, and each
   // file is asked for as before.
   try {
-    return new Set(splitNul(out.stdout).map((name) => rootNameText.decode(name)));
+    return new Set(splitNul(out.stdout).map((name) => pathUtf8.decode(name)));
   } catch {
     return undefined;
   }
 }
-
-const rootNameText = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** readFileAt's answer from the bytes read: undefined for no file; not UTF-8 is a GateError. */
 function fileText(rev: string, path: string, bytes: Buffer | undefined): string | undefined {
@@ -792,7 +790,7 @@ export function treeEntriesByRecord(out: Buffer, context: string): TreeEntry[] {
 export function treeEntriesAtOnce(out: Buffer): TreeEntry[] | undefined {
   let text: string;
   try {
-    text = utf8Whole.decode(out);
+    text = pathUtf8.decode(out);
   } catch {
     return undefined;
   }
@@ -811,8 +809,6 @@ export function treeEntriesAtOnce(out: Buffer): TreeEntry[] | undefined {
   }
   return entries;
 }
-
-const utf8Whole = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * Paths whose work-tree state differs from HEAD: tracked files modified, staged, deleted or renamed,

@@ -152,16 +152,15 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
   // Many coverage.py JSON shards are read in worker threads when the ports have them (a clean read only:
   // else, and on any error, every report is read here, below, so the messages are this thread's).
   const inWorkers = await shardsInWorkers(sources.reports, format, ports);
-  const merged = (inWorkers && mergeParts(inWorkers.parts)) ?? readShards(sources.reports, format, fs, first, warnings);
-  const files: (StreamedFile | ReadReport)[] =
-    merged.files ?? sources.reports.map((path, i) => ({ path, sha256: inWorkers!.sha256[i]! }));
-  const s = summarizeCoverage(merged.data);
-  const { map, rawNotMeasured, full } = withFullReport(merged.data, sources, fs, format);
+  const { data, files } =
+    (inWorkers && mergeParts(inWorkers, sources.reports)) ?? readShards(sources.reports, format, fs, first, warnings);
+  const s = summarizeCoverage(data);
+  const { map, rawNotMeasured, full } = withFullReport(data, sources, fs, format);
   return {
     coverage: {
       source: files.length > 1 ? "shards" : "report",
       files: files.map((f) => f.path),
-      format: merged.data.format,
+      format: data.format,
       ...s,
       shardsExpected: sources.shards,
       map,
@@ -171,14 +170,14 @@ export async function loadProvenCoverage(sources: CoverageSources, ports: Covera
     full,
     warnings,
     frozenNotRun: [],
-    measuredFiles: [...merged.data.files.keys()],
+    measuredFiles: [...data.files.keys()],
   };
 }
 
-/** The merged model of every report, and (read on this thread) each report's path and digest. */
+/** The merged model of every report, and each report's path and digest. */
 interface MergedReports {
   data: CoverageData;
-  files?: (StreamedFile | ReadReport)[] | undefined;
+  files: (StreamedFile | ReadReport)[];
 }
 
 /**
@@ -245,11 +244,12 @@ async function shardsInWorkers(
 }
 
 /** The parts the workers merged, merged in order; undefined when they disagree (read again here, for the messages). */
-function mergeParts(parts: readonly CoverageData[]): MergedReports | undefined {
+function mergeParts(read: ShardsRead, reports: readonly string[]): MergedReports | undefined {
   const merger = new CoverageShardMerger();
-  for (const part of parts) merger.add(part, { consume: true });
+  for (const part of read.parts) merger.add(part, { consume: true });
   const merged = merger.result();
-  return merged.errors.length > 0 || merged.warnings.length > 0 || !merged.data ? undefined : { data: merged.data };
+  if (merged.errors.length > 0 || merged.warnings.length > 0 || !merged.data) return undefined;
+  return { data: merged.data, files: reports.map((path, i) => ({ path, sha256: read.sha256[i]! })) };
 }
 
 /** A report read, folded into the merge and let go: what the report's inputs name. */

@@ -17,8 +17,6 @@ import {
   type ShardRequest,
 } from "./shard-protocol.js";
 
-const SQLITE_HEADER = Buffer.from("SQLite format 3\u0000", "latin1");
-
 /**
  * Reads and merges the shards of one request (with `claims`, those it claims from the first on); declined at
  * the first thing that is not a clean read (and then it claims the rest, so the other end stops too).
@@ -59,8 +57,6 @@ function readClaimed(request: ShardRequest, next: () => number | undefined): Sha
     } catch (error) {
       return { kind: "declined", why: `${shard.path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
     }
-    if (bytes.subarray(0, SQLITE_HEADER.length).equals(SQLITE_HEADER))
-      return { kind: "declined", why: `${shard.path} is a SQLite file` };
     let text: string;
     try {
       text = decoder.decode(bytes);
