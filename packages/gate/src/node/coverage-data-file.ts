@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { GateError, type CoverageDbRows } from "@proofgate/core";
 import type { Database, SqlJsStatic } from "sql.js";
+import { readIntegerTable } from "./sqlite-table.js";
 
 /** The tables coverage.py 5 to 7 write (schema versions 5 to 7 name them so). */
 const REQUIRED_TABLES = ["meta", "file", "context", "line_bits", "arc"] as const;
@@ -82,7 +83,7 @@ export async function readCoverageDataFile(path: string, root?: string): Promise
     throw invalid(path, `not a readable SQLite database (${String((error as Error).message)})`, RERUN);
   }
   try {
-    return readRows(db, path);
+    return readRows(db, path, bytes);
   } catch (error) {
     if (GateError.isInstance(error)) throw error;
     throw invalid(
@@ -95,7 +96,7 @@ export async function readCoverageDataFile(path: string, root?: string): Promise
   }
 }
 
-function readRows(db: Database, path: string): CoverageDbRows {
+function readRows(db: Database, path: string, bytes: Uint8Array): CoverageDbRows {
   const tables = new Set(all(db, "select name from sqlite_master where type = 'table'").map((r) => String(r[0])));
   const missing = REQUIRED_TABLES.filter((t) => !tables.has(t));
   if (missing.length > 0) {
@@ -128,34 +129,44 @@ function readRows(db: Database, path: string): CoverageDbRows {
         contextId: Number(r[1]),
         numbits: r[2] instanceof Uint8Array ? r[2] : new Uint8Array(),
       }));
-  // The arc table is the big one (a row per arc, context and file): read it straight into typed
-  // columns sized by a count first, so a million rows do not grow four arrays one push at a time.
-  const rowCount = hasArcs ? Number(all(db, "select count(*) from arc")[0]?.[0] ?? 0) : 0;
+  const arcs = hasArcs ? readArcs(db, bytes) : { fileId: [], contextId: [], fromno: [], tono: [] };
+  return { file: path, hasArcs, contexts, files, lineBits, arcs };
+}
+
+/**
+ * The arc table, column by column: the big one (a row per arc, context and file). Read straight from the
+ * database's bytes when its B-tree holds nothing but small integers (sqlite-table.ts), the same rows in
+ * the same order as SQLite's scan; otherwise stepped through sql.js into typed columns sized by a count
+ * first, so a million rows do not grow four arrays one push at a time.
+ */
+export function readArcs(db: Database, bytes: Uint8Array, direct = true): CoverageDbRows["arcs"] {
+  const rowCount = Number(all(db, "select count(*) from arc")[0]?.[0] ?? 0);
+  const root = Number(all(db, "select rootpage from sqlite_master where type = 'table' and name = 'arc'")[0]?.[0]);
+  const read = direct ? readIntegerTable(bytes, root, 4, rowCount) : undefined;
+  if (read !== undefined) return { fileId: read[0]!, contextId: read[1]!, fromno: read[2]!, tono: read[3]! };
   const arcs = {
     fileId: new Float64Array(rowCount),
     contextId: new Float64Array(rowCount),
     fromno: new Float64Array(rowCount),
     tono: new Float64Array(rowCount),
   };
-  if (hasArcs) {
-    const stmt = db.prepare("select file_id, context_id, fromno, tono from arc");
-    let n = 0;
-    try {
-      while (stmt.step()) {
-        if (n === rowCount) throw new Error("the arc table changed while it was read");
-        const r = stmt.get();
-        arcs.fileId[n] = Number(r[0]);
-        arcs.contextId[n] = Number(r[1]);
-        arcs.fromno[n] = Number(r[2]);
-        arcs.tono[n] = Number(r[3]);
-        n++;
-      }
-    } finally {
-      stmt.free();
+  const stmt = db.prepare("select file_id, context_id, fromno, tono from arc");
+  let n = 0;
+  try {
+    while (stmt.step()) {
+      if (n === rowCount) throw new Error("the arc table changed while it was read");
+      const r = stmt.get();
+      arcs.fileId[n] = Number(r[0]);
+      arcs.contextId[n] = Number(r[1]);
+      arcs.fromno[n] = Number(r[2]);
+      arcs.tono[n] = Number(r[3]);
+      n++;
     }
-    if (n !== rowCount) throw new Error("the arc table changed while it was read");
+  } finally {
+    stmt.free();
   }
-  return { file: path, hasArcs, contexts, files, lineBits, arcs };
+  if (n !== rowCount) throw new Error("the arc table changed while it was read");
+  return arcs;
 }
 
 function all(db: Database, sql: string): unknown[][] {
