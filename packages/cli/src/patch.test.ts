@@ -74,6 +74,12 @@ const SEEDS = "tests/properties/seeds";
 const S1 = `${SEEDS}/s1.json`;
 const S2 = `${SEEDS}/s2.json`;
 const S3 = `${SEEDS}/s3.json`;
+/** A vitest snapshot file outside `[fixtures] paths` (tests/fixtures), and a test with an inline snapshot. */
+const SNAP = "web/__snapshots__/sum.test.ts.snap";
+const SNAP_TEXT = '// Vitest Snapshot v1\n\nexports[`sum 1`] = `\n{\n  "sum": "4",\n}\n`;\n';
+const INLINE = "web/sum.test.ts";
+const INLINE_TEXT =
+  'import { describe, expect, test } from "vitest";\n\ndescribe("sum", () => {\n  test("adds", () => {\n    expect({ sum: 2 + 2 }).toMatchInlineSnapshot(`\n      {\n        "sum": 4,\n      }\n    `);\n  });\n});\n';
 const BASE_LEDGER = ledger({ leases: [["one", "2026-12-20"]] });
 
 /** Property tests: one under the default [properties] tests folder, one outside it that imports hypothesis. */
@@ -615,6 +621,80 @@ const SCENARIOS: Scenario[] = [
       expect(report.details![0]!.message).toBe(`the fixtures differ from fixtures.lock: changed ${GOLDEN}`),
   },
 
+  // ---- snapshots: golden files whether or not [fixtures] paths names them -----------------------------------
+  {
+    name: "an agent rewrites a snapshot file outside [fixtures] paths: fixture_digest naming it",
+    base: { [SNAP]: SNAP_TEXT },
+    patch: (repo) => ({
+      snap: repo.commit("Update snapshots\n", { [SNAP]: SNAP_TEXT.replace('"4"', '"5"') }, BY_AGENT),
+    }),
+    reasons: ["fixture_digest"],
+    details: [["fixture_digest", "snap", SNAP]],
+    fixtureDelta: 0,
+    check: ({ report }) =>
+      expect(report.details![0]!.message).toMatch(
+        /^snapshot file\(s\) outside `\[fixtures\] paths`, which fixtures\.lock does not guard, changed: web\/__snapshots__\/sum\.test\.ts\.snap; commit [0-9a-f]{12} is an agent's/,
+      ),
+  },
+  {
+    name: "an agent adds a snapshot folder, or deletes a snapshot file: fixture_digest",
+    base: { [SNAP]: SNAP_TEXT },
+    patch: (repo) => ({
+      add: repo.commit("New test\n", { "lib/__snapshots__/new.test.js.snap": "exports[`x 1`] = `1`;\n" }, BY_AGENT),
+      del: repo.commit("Drop a snapshot\n", { [SNAP]: null }, BY_AGENT),
+    }),
+    reasons: ["fixture_digest"],
+    details: [
+      ["fixture_digest", "add", "lib/__snapshots__/new.test.js.snap"],
+      ["fixture_digest", "del", SNAP],
+    ],
+    fixtureDelta: 0,
+  },
+  {
+    name: "a human rewrites a snapshot file with `Fixture-Lock: human`: allowed",
+    base: { [SNAP]: SNAP_TEXT },
+    patch: (repo) => ({
+      snap: repo.commit("Update snapshots\n\nFixture-Lock: human\n", { [SNAP]: SNAP_TEXT.replace('"4"', '"5"') }),
+    }),
+    reasons: [],
+    details: [],
+  },
+  {
+    name: "an agent rewrites an inline snapshot (toMatchInlineSnapshot) to match new output: fixture_digest",
+    base: { [INLINE]: INLINE_TEXT },
+    patch: (repo) => ({
+      inline: repo.commit(
+        "Update inline snapshot\n",
+        { [INLINE]: INLINE_TEXT.replace('"sum": 4', '"sum": 5'), "src/sum.ts": "export const sum = 5;\n" },
+        BY_AGENT,
+      ),
+    }),
+    reasons: ["fixture_digest"],
+    details: [["fixture_digest", "inline", INLINE]],
+    check: ({ report }) =>
+      expect(report.details![0]!.message).toMatch(
+        /^1 inline snapshot\(s\) \(toMatchInlineSnapshot\) rewritten or taken away in web\/sum\.test\.ts; commit [0-9a-f]{12} is an agent's/,
+      ),
+  },
+  {
+    name: "an agent re-indents an inline snapshot, moves a test with its snapshot to another file, adds a new one: allowed",
+    base: { [INLINE]: INLINE_TEXT },
+    patch: (repo) => {
+      const moved = INLINE_TEXT.replace("describe(", "describe.concurrent(").replace(/\n {4}/g, "\n        ");
+      return {
+        move: repo.commit(
+          "Reorganise tests\n",
+          {
+            [INLINE]: null,
+            "web/moved.test.ts": `${moved}\ntest("more", () => {\n  expect(1).toMatchInlineSnapshot(\`1\`);\n});\n`,
+          },
+          BY_AGENT,
+        ),
+      };
+    },
+    reasons: [],
+    details: [],
+  },
   // ---- docs/contract.md §8: seeds ------------------------------------------------------------------------
   {
     name: "an agent deletes a seed: seed_rewrite",

@@ -350,6 +350,13 @@ export {
   type PropertyTestTouch,
   type LockDelta,
 } from "./patch/patch.js";
+export {
+  isSnapshotPath,
+  isScriptPath,
+  inlineSnapshots,
+  inlineSnapshotsRemoved,
+  type TouchedSource,
+} from "./patch/snapshots.js";
 export { evidencePaths, unexpectedChanges } from "./config/work-tree.js";
 export {
   addStampRun,

@@ -6,3 +6,4 @@ export * from "./measurement.js";
 export * from "./script-code.js";
 export * from "./patch.js";
 export * from "./signatures.js";
+export * from "./snapshots.js";

@@ -52,6 +52,13 @@ export interface PatchEvidence {
         touching: CommitPaths[];
         /** Files on disk that differ from the lock at head; undefined when not checked. */
         unlocked?: LockDelta | undefined;
+        /**
+         * Commits that touched snapshot files outside `[fixtures] paths` (`isSnapshotPath`): golden files the
+         * lock does not guard. Undefined when not read.
+         */
+        snapshotsOutside?: CommitPaths[] | undefined;
+        /** Commits that took inline snapshots away from the source files they touched, each with those files. */
+        inlineSnapshots?: (CommitPaths & { removed: number })[] | undefined;
       }
     | undefined;
   seeds?:
@@ -165,23 +172,44 @@ export function unlockedFindings(patch: PatchEvidence): Finding[] {
   ];
 }
 
-/** A fixture digest delta from commits without `Fixture-Lock: human` on a human commit. */
+/**
+ * A fixture digest delta from commits without `Fixture-Lock: human` on a human commit, and the golden files
+ * outside the lock that such commits rewrote: snapshot files outside `[fixtures] paths`, inline snapshots.
+ */
 export function fixtureDigestFindings(patch: PatchEvidence, policy: PatchPolicy): Finding[] {
   const f = patch.fixtures;
   if (!f) return [];
-  const delta = f.delta.changed.length + f.delta.added.length + f.delta.removed.length;
-  if (delta === 0) return [];
   const key = policy.trailers.fixtureLock;
-  return f.touching
-    .filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns))
-    .map(({ commit, paths }) => ({
+  const unapproved = <T extends CommitPaths>(touches: readonly T[] | undefined): T[] =>
+    (touches ?? []).filter(({ commit }) => !hasHumanTrailer(commit, key, policy.agentPatterns));
+  const delta = f.delta.changed.length + f.delta.added.length + f.delta.removed.length;
+  const named = (paths: readonly string[]) => `${paths.slice(0, 5).join(", ")}${paths.length > 5 ? ", ..." : ""}`;
+  return [
+    ...(delta === 0 ? [] : unapproved(f.touching)).map(({ commit, paths }) => ({
       reason: "fixture_digest" as const,
-      message: `${delta} fixture digest(s) changed between base and head; ${needsTrailer(commit, key, policy)} and touches ${paths.slice(0, 5).join(", ")}`,
+      message: `${delta} fixture digest(s) changed between base and head; ${needsTrailer(commit, key, policy)} and touches ${named(paths)}`,
       file: f.lock,
       commit: commit.sha,
       author: who(commit),
       fix: `a human updates golden files and the lock, in a commit with \`${key}: human\``,
-    }));
+    })),
+    ...unapproved(f.snapshotsOutside).map(({ commit, paths }) => ({
+      reason: "fixture_digest" as const,
+      message: `snapshot file(s) outside \`[fixtures] paths\`, which ${f.lock} does not guard, changed: ${named(paths)}; ${needsTrailer(commit, key, policy)}`,
+      file: paths[0],
+      commit: commit.sha,
+      author: who(commit),
+      fix: `restore the snapshots; a human changes golden files in a commit with \`${key}: human\`, and adds their folder to \`[fixtures] paths\` and runs \`proofgate lock\` so the lock guards them`,
+    })),
+    ...unapproved(f.inlineSnapshots).map(({ commit, paths, removed }) => ({
+      reason: "fixture_digest" as const,
+      message: `${removed} inline snapshot(s) (toMatchInlineSnapshot) rewritten or taken away in ${named(paths)}; ${needsTrailer(commit, key, policy)}`,
+      file: paths[0],
+      commit: commit.sha,
+      author: who(commit),
+      fix: `restore the inline snapshots (an inline snapshot is a golden file); a human updates them in a commit with \`${key}: human\``,
+    })),
+  ];
 }
 
 /** An empty seed corpus at head. */

@@ -11,6 +11,9 @@ import {
   sectionFileMatcher,
   diffLedgers,
   importsHypothesis,
+  inlineSnapshotsRemoved,
+  isScriptPath,
+  isSnapshotPath,
   isTestFile,
   testFolderOf,
   looseningKey,
@@ -362,12 +365,57 @@ async function fixturesEvidence(
     if (result.errors.length > 0) throw new GateError(result.errors);
     return result.entries;
   };
+  const locked = under(config.fixtures.paths);
   return {
     lock: config.fixtures.lock,
     delta: diffFixturesLocks(lockAt(range.base), lockAt(range.head)),
-    touching: touching((p) => p === config.fixtures.lock || under(config.fixtures.paths)(p)),
+    touching: touching((p) => p === config.fixtures.lock || locked(p)),
     unlocked: unlocked ? await unlocked(config) : undefined,
+    snapshotsOutside: touching((p) => isSnapshotPath(p) && !locked(p)),
+    inlineSnapshots: inlineSnapshotTouches(
+      git,
+      touching((p) => isScriptPath(p) && !locked(p)),
+    ),
   };
+}
+
+/**
+ * The commits that took inline snapshots away from the JavaScript and TypeScript files they touched (a
+ * snapshot rewritten to match new output is one taken away and another added), each with the files.
+ */
+function inlineSnapshotTouches(
+  git: GitPort,
+  touches: readonly CommitPaths[],
+): NonNullable<NonNullable<PatchEvidence["fixtures"]>["inlineSnapshots"]> {
+  // Text as a test runner reads it: a file that is not UTF-8 is still read (with replacement characters),
+  // so a stray byte cannot hide a rewritten snapshot.
+  const lenient = new TextDecoder();
+  const textAt = (rev: string, path: string): string | undefined => {
+    try {
+      return git.readFileAt(rev, path);
+    } catch (error) {
+      if (!GateError.isInstance(error)) throw error;
+      const bytes = git.readBlobAt(rev, path);
+      return bytes === undefined ? undefined : lenient.decode(bytes);
+    }
+  };
+  const out: NonNullable<NonNullable<PatchEvidence["fixtures"]>["inlineSnapshots"]> = [];
+  for (const { commit, paths } of touches) {
+    for (const rev of [commit.sha, ...commit.parents]) git.prefetchFilesAt?.(rev, paths);
+    const files = paths.map((path) => ({
+      path,
+      after: textAt(commit.sha, path),
+      parents: commit.parents.map((parent) => textAt(parent, path)),
+    }));
+    const holding = files.filter((f) => [f.after, ...f.parents].some((t) => t?.includes("InlineSnapshot")));
+    if (holding.length === 0) continue;
+    const removed = inlineSnapshotsRemoved(commit.parents.length, holding);
+    if (removed.length === 0) continue;
+    // The files that hold fewer of the snapshots than before.
+    const changed = holding.filter((f) => inlineSnapshotsRemoved(commit.parents.length, [f]).length > 0);
+    out.push({ commit, paths: (changed.length > 0 ? changed : holding).map((f) => f.path), removed: removed.length });
+  }
+  return out;
 }
 
 /** The seed folders, how many files they hold at head, and the commits that touched them. */
