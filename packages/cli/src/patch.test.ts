@@ -80,6 +80,8 @@ const SNAP_TEXT = '// Vitest Snapshot v1\n\nexports[`sum 1`] = `\n{\n  "sum": "4
 const INLINE = "web/sum.test.ts";
 const INLINE_TEXT =
   'import { describe, expect, test } from "vitest";\n\ndescribe("sum", () => {\n  test("adds", () => {\n    expect({ sum: 2 + 2 }).toMatchInlineSnapshot(`\n      {\n        "sum": 4,\n      }\n    `);\n  });\n});\n';
+/** A monorepo's root pyproject.toml: pytest's settings (shared by a package without its own) and a linter's. */
+const ROOT_PYPROJECT = '[tool.ruff]\nline-length = 100\n\n[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n';
 const BASE_LEDGER = ledger({ leases: [["one", "2026-12-20"]] });
 
 /** Property tests: one under the default [properties] tests folder, one outside it that imports hypothesis. */
@@ -193,6 +195,12 @@ interface Scenario {
   fixtureDelta?: number;
   /** The commit (by name) passed as --base; default the base commit. */
   baseAt?: string;
+  /**
+   * A package's folder: the base's files go there, and decide runs there (no --root: the folder it runs in is
+   * the project). `outside` are base files at the repository root.
+   */
+  root?: string;
+  outside?: Record<string, ScratchFile>;
   /** More checks on the finished run. */
   check?: (r: { repo: ScratchRepo; shas: Shas; report: Report; stderr: string }) => void;
 }
@@ -912,6 +920,66 @@ const SCENARIOS: Scenario[] = [
     reasons: ["protected_path"],
     details: [["protected_path", "off", "proofgate.toml"]],
   },
+
+  // ---- a package's folder (decide run there, no --root), and pytest's files above it ---------------------
+  {
+    name: "run in a package's folder: the package's own ledger judges an agent's lease (not the root's, which has none)",
+    root: "pkgs/a",
+    patch: (repo) => ({
+      add: repo.commit(
+        "Freeze a flaky test\n",
+        {
+          "pkgs/a/freeze.toml": ledger({
+            leases: [
+              ["one", "2026-12-20"],
+              ["two", "2026-12-20"],
+            ],
+          }),
+        },
+        BY_AGENT,
+      ),
+    }),
+    reasons: ["agent_added_lease"],
+    details: [["agent_added_lease", "add", "freeze.toml"]],
+    agentAddedLeases: 1,
+  },
+  {
+    name: "an agent adds a conftest.py above the package (pytest loads it for a package without settings): protected_path",
+    root: "pkgs/a",
+    patch: (repo) => ({
+      cf: repo.commit(
+        "Quieter tests\n",
+        { "conftest.py": "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n" },
+        BY_AGENT,
+      ),
+      mid: repo.commit("More\n", { "pkgs/conftest.py": "collect_ignore = ['a/tests']\n" }, BY_AGENT),
+    }),
+    reasons: ["protected_path"],
+    details: [
+      ["protected_path", "cf", "../../conftest.py"],
+      ["protected_path", "mid", "../../pkgs/conftest.py"],
+    ],
+  },
+  {
+    name: "an agent loosens pytest's section of the root pyproject.toml: protected_path; its other sections are not the package's",
+    root: "pkgs/a",
+    outside: { "pyproject.toml": ROOT_PYPROJECT },
+    patch: (repo) => ({
+      ruff: repo.commit("Lint\n", { "pyproject.toml": ROOT_PYPROJECT.replace("100", "120") }, BY_AGENT),
+      warn: repo.commit(
+        "Quiet warnings\n",
+        {
+          "pyproject.toml": ROOT_PYPROJECT.replace("100", "120").replace(
+            '"error"',
+            '"error", "ignore::DeprecationWarning"',
+          ),
+        },
+        BY_AGENT,
+      ),
+    }),
+    reasons: ["protected_path"],
+    details: [["protected_path", "warn", "../../pyproject.toml"]],
+  },
 ];
 
 /** Each scenario spawns a few dozen git processes: generous on a loaded machine. */
@@ -922,12 +990,20 @@ describe("decide --base: the patch from a real git history", { timeout: TIMEOUT 
   for (const scenario of SCENARIOS)
     it(scenario.name, async () => {
       const repo = track(scratchRepo("proofgate-patch-"));
-      const base = repo.commit("Base\n", baseFiles(scenario.base));
+      const files = baseFiles(scenario.base);
+      const inPackage = scenario.root
+        ? {
+            ...scenario.outside,
+            ...Object.fromEntries(Object.entries(files).map(([p, f]) => [`${scenario.root}/${p}`, f])),
+          }
+        : files;
+      const base = repo.commit("Base\n", inPackage);
       const named = scenario.patch(repo);
       const shas: Shas = { ...named, base };
       const head = repo.git(["rev-parse", "HEAD"]).trim();
       const judgedBase = shas[scenario.baseAt ?? "base"]!;
-      const { code, stderr, report } = await decideIn(repo.dir, ["--base", judgedBase]);
+      const cwd = scenario.root ? join(repo.dir, scenario.root) : repo.dir;
+      const { code, stderr, report } = await decideIn(cwd, ["--base", judgedBase]);
 
       expect(report.reasons, stderr).toEqual(scenario.reasons);
       expect(report.decision).toBe(scenario.reasons.length === 0 ? "MERGE" : "REJECT");

@@ -47,7 +47,7 @@ import {
   vitestCoverageChanges,
   type BaseVitestCoverageRead,
 } from "./sources/vitest-coverage.js";
-import { loadPatchEvidence, type LoadedPatch } from "./sources/patch.js";
+import { loadPatchEvidence, type LoadedPatch, type PatchRequest } from "./sources/patch.js";
 import { pathScope } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
@@ -114,6 +114,8 @@ export interface CheckRequest {
 
 /** `decide`: the article's inputs, named one by one. */
 export interface DecideRequest {
+  /** The package's folder (repository-relative) when decide runs in one with `--base`: as `check --root`. */
+  root?: string | undefined;
   kind: "decide";
   clock: GateClock;
   ledger: string;
@@ -517,6 +519,13 @@ function lazyLeaseBook(
 }
 
 /** The patch from git, judged from the base `check` resolves, with the fixtures checked on the way. */
+/** A package's gate (`root`): the shared files above it, protected whole or by section; none at the root. */
+function sharedOf(root: string | undefined): Pick<PatchRequest, "sharedProtected" | "sharedSections"> {
+  if (!root) return {};
+  const { sharedPatterns, sharedSections } = pathScope(root);
+  return { sharedProtected: sharedPatterns, sharedSections };
+}
+
 function loadJudgedPatch(
   request: CheckRequest,
   ports: GatePorts,
@@ -530,7 +539,7 @@ function loadJudgedPatch(
     shallowFix: request.shallowFix,
     unlocked: unlockedFixtures(ports, found),
     platformVerifier: request.platformVerifier,
-    sharedProtected: request.root ? pathScope(request.root).sharedPatterns : undefined,
+    ...sharedOf(request.root),
   });
 }
 
@@ -1002,6 +1011,7 @@ async function evaluateDecide(
       head: request.patch.head,
       shallowFix: request.patch.shallowFix,
       unlocked: unlockedFixtures(ports, found),
+      ...sharedOf(request.root),
     });
     trace.base = loaded.patch.base;
     trace.head = loaded.patch.head;

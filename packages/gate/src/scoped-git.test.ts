@@ -20,7 +20,26 @@ describe("pathScope", () => {
     expect(scope.toRepo("src/x.py")).toBe("pkgs/a/src/x.py");
     expect(scope.toRepo("./freeze.toml")).toBe("pkgs/a/freeze.toml");
     expect(scope.toRepo("../../.github/workflows/ci.yml")).toBe(".github/workflows/ci.yml");
-    expect(scope.sharedPatterns).toEqual(SHARED_CI_PATHS.map((p) => `../../${p}`));
+    expect(scope.sharedPatterns).toEqual([
+      ...SHARED_CI_PATHS.map((p) => `../../${p}`),
+      ...["", "pkgs/"].flatMap((dir) => ["conftest.py", "pytest.ini", ".pytest.ini"].map((f) => `../../${dir}${f}`)),
+    ]);
+  });
+
+  it("pytest's files above the package are shared: conftest.py and ini files whole, the rest by pytest's section", () => {
+    expect(scope.toPackage("conftest.py")).toBe("../../conftest.py");
+    expect(scope.toPackage("pkgs/pyproject.toml")).toBe("../../pkgs/pyproject.toml");
+    expect(scope.toPackage("pkgs/b/conftest.py")).toBeUndefined();
+    expect(scope.toPackage("other/conftest.py")).toBeUndefined();
+    expect(scope.toRepo("../../tox.ini")).toBe("tox.ini");
+    expect(scope.sharedSections).toEqual([
+      { file: "../../pyproject.toml", section: "tool.pytest.ini_options" },
+      { file: "../../tox.ini", section: "pytest" },
+      { file: "../../setup.cfg", section: "tool:pytest" },
+      { file: "../../pkgs/pyproject.toml", section: "tool.pytest.ini_options" },
+      { file: "../../pkgs/tox.ini", section: "pytest" },
+      { file: "../../pkgs/setup.cfg", section: "tool:pytest" },
+    ]);
   });
 
   it("a path that leaves the package is none of its (but the shared CI files)", () => {

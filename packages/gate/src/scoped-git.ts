@@ -18,6 +18,40 @@ export const SHARED_CI_PATHS: readonly string[] = Object.freeze([
   ".buildkite/**",
 ]);
 
+/**
+ * pytest reads these from the folders above the package when the package has no settings file of its own
+ * (its rootdir and ini file are found upwards, and every `conftest.py` up to the ini file's folder is
+ * loaded): a root `conftest.py` can pass every test, a root `filterwarnings` can silence the warning a
+ * regression raises. Each, at the repository root and in every folder between it and the package, is shared
+ * as the CI files are: a commit that touches one is a commit of the package. `conftest.py` is protected
+ * whole; the settings files by their pytest section (pyproject.toml's `[tool.pytest.ini_options]`, ...),
+ * compared by meaning, as the package's own are.
+ */
+const ANCESTOR_PYTEST_FILES: readonly { name: string; section?: string }[] = Object.freeze([
+  { name: "conftest.py" },
+  { name: "pytest.ini" },
+  { name: ".pytest.ini" },
+  { name: "pyproject.toml", section: "tool.pytest.ini_options" },
+  { name: "tox.ini", section: "pytest" },
+  { name: "setup.cfg", section: "tool:pytest" },
+]);
+
+/** The folders above a package, repository-relative, from the root down ("" and "python" for "python/ct"). */
+function ancestorsOf(root: string): string[] {
+  const parts = root.split("/");
+  return parts.map((_, i) => parts.slice(0, i).join("/"));
+}
+
+/** The repository files every gate of the package `root` answers for: the CI files, and pytest's files above it. */
+export function sharedPathsOf(root: string): string[] {
+  const clean = root.replace(/^\.\/+/, "").replace(/\/+$/, "");
+  if (clean === "") return [...SHARED_CI_PATHS];
+  return [
+    ...SHARED_CI_PATHS,
+    ...ancestorsOf(clean).flatMap((dir) => ANCESTOR_PYTEST_FILES.map((f) => (dir === "" ? f.name : `${dir}/${f.name}`))),
+  ];
+}
+
 /** Maps paths between the repository and a package folder in it (`root`: repository-relative, no slashes at the ends). */
 export interface PathScope {
   /** The package folder, repository-relative ("pkgs/a"); "" for the repository root. */
@@ -26,12 +60,23 @@ export interface PathScope {
   toPackage(repoPath: string): string | undefined;
   /** A package path as the repository names it; undefined for one that leaves the package (but the shared CI files). */
   toRepo(packagePath: string): string | undefined;
-  /** The shared CI files' patterns as the package names them (`../../.github/workflows/**`). */
+  /**
+   * The shared files protected whole, as the package names them (`../../.github/workflows/**`,
+   * `../../conftest.py`).
+   */
   sharedPatterns: readonly string[];
+  /** The shared settings files protected by section (`../../pyproject.toml` and `tool.pytest.ini_options`). */
+  sharedSections: readonly { file: string; section: string }[];
+}
+
+/** The pytest section a shared settings file is protected by; undefined for a file protected whole. */
+function sectioned(path: string): string | undefined {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return ANCESTOR_PYTEST_FILES.find((f) => f.name === name)?.section;
 }
 
 /** The scope of the package folder `root` (repository-relative). */
-export function pathScope(root: string, shared: readonly string[] = SHARED_CI_PATHS): PathScope {
+export function pathScope(root: string, shared: readonly string[] = sharedPathsOf(root)): PathScope {
   const clean = root.replace(/^\.\/+/, "").replace(/\/+$/, "");
   const isShared = pathMatcher(shared);
   const up =
@@ -60,7 +105,19 @@ export function pathScope(root: string, shared: readonly string[] = SHARED_CI_PA
     root: clean,
     toPackage,
     toRepo,
-    sharedPatterns: clean === "" ? [] : shared.map((p) => `${up}/${p}`),
+    sharedPatterns:
+      clean === ""
+        ? []
+        : shared
+            .filter((p) => !sectioned(p))
+            .map((p) => `${up}/${p}`),
+    sharedSections:
+      clean === ""
+        ? []
+        : shared.flatMap((p) => {
+            const section = sectioned(p);
+            return section === undefined ? [] : [{ file: `${up}/${p}`, section }];
+          }),
   };
 }
 
@@ -70,7 +127,7 @@ export function pathScope(root: string, shared: readonly string[] = SHARED_CI_PA
  * shared CI file (a merge: by its own resolution), `rangeDiff` is the package's part of the diff, and a
  * base worktree is the package folder in the checkout.
  */
-export function scopeGit(git: GitPort, root: string, shared: readonly string[] = SHARED_CI_PATHS): GitPort {
+export function scopeGit(git: GitPort, root: string, shared: readonly string[] = sharedPathsOf(root)): GitPort {
   const scope = pathScope(root, shared);
   if (scope.root === "") return git;
   const prefix = scope.root;

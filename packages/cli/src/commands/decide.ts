@@ -1,6 +1,6 @@
 import { GateError, formatIssue, reportJson, shallowHistoryFixFor, terminalSafe, type Env } from "@proofgate/core";
 import { evaluateGate } from "@proofgate/gate";
-import { nodePorts } from "@proofgate/gate/node";
+import { nodePorts, resolveProjectRoot } from "@proofgate/gate/node";
 import { intFlag, listFlag, optionalFlag, optionalIntFlag, percentFlag, stringFlag } from "../flags.js";
 import { resolveToday, type CliIo } from "../io.js";
 import { writeAtomic } from "@proofgate/gate/files";
@@ -72,9 +72,12 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   // Single run, in shards: one .coverage per shard, each with its `coverage json` (--report) in the same order.
   const contexts = listFlag("contexts", args.contexts);
 
+  // With --base in a package's folder: that package, as `check` takes it (git reads paths from the root).
+  const project = fromGit ? resolveProjectRoot(io.cwd, undefined, io.env) : { dir: io.cwd, root: "", gitRoot: undefined };
   const report = await evaluateGate(
     {
       kind: "decide",
+      root: project.root || undefined,
       clock: { today, override },
       ledger: stringFlag("freeze", args.freeze, "freeze.toml"),
       collected: stringFlag("collected", args.collected, "collected.txt"),
@@ -92,7 +95,7 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
         ? { kind: "git", base, head, shallowFix: await detectedShallowFix(io.env) }
         : { kind: "counts", agentAddedLeases, fixtureDelta, humanFixtureLock },
     },
-    nodePorts({ root: io.cwd, env: io.env }),
+    nodePorts({ root: project.dir, gitRoot: project.gitRoot, env: io.env }),
     cliLog(io),
   );
   const json = reportJson(report);

@@ -39,6 +39,16 @@ describe("resolveProjectRoot", () => {
     });
     expect(resolveProjectRoot(join(repo.dir, "pkgs"), "./a/", env)).toMatchObject({ root: "pkgs/a" });
     expect(resolveProjectRoot(repo.dir, ".", env)).toEqual({ dir: top, root: "" });
+    // Without --root in a subfolder: that folder is the project, as `--root .` makes it.
+    expect(resolveProjectRoot(join(repo.dir, "pkgs/a"), undefined, env)).toEqual({
+      dir: join(top, "pkgs/a"),
+      gitRoot: top,
+      root: "pkgs/a",
+    });
+    // Outside any repository: the folder as it is.
+    const plain = mkdtempSync(join(tmpdir(), "proofgate-root-plain-"));
+    temps.push(plain);
+    expect(resolveProjectRoot(plain, undefined, env)).toEqual({ dir: plain, root: "" });
     // A link outside the repository (a temp folder's) is the machine's, not the patch's.
     const outside = mkdtempSync(join(tmpdir(), "proofgate-root-link-"));
     temps.push(outside);

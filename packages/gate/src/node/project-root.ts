@@ -34,13 +34,27 @@ function toplevel(cwd: string, env: Env): string | undefined {
 }
 
 /**
- * The project folder `--root` names (relative to `cwd`, or absolute); without it, `cwd` as it is. A folder
- * that does not exist, is not a folder, is outside the repository `cwd` is in, is reached through a symlink,
- * is inside `.git` or is in another repository (a submodule) is a GateError (`usage`, exit 2).
+ * The project folder `--root` names (relative to `cwd`, or absolute); without it, `cwd`: the repository
+ * when `cwd` is its root (or in no repository), and otherwise the package in `cwd`, as `--root .` names it.
+ * git reads every path from the repository's root, so a gate run in a subfolder as if it were the root
+ * would judge the patch by the root's `proofgate.toml` (none: an adoption, on the defaults) and read the
+ * package's paths at the root. A folder that does not exist, is not a folder, is outside the repository
+ * `cwd` is in, is reached through a symlink, is inside `.git` or is in another repository (a submodule) is a
+ * GateError (`usage`, exit 2).
  */
-export function resolveProjectRoot(cwd: string, given: string | undefined, env: Env): ProjectRoot {
-  if (given === undefined) return { dir: cwd, root: "" };
-  const flag = `--root ${JSON.stringify(given)}`;
+export function resolveProjectRoot(
+  cwd: string,
+  given: string | undefined,
+  env: Env,
+  /** How the folder was named, for messages: the flag, or the subfolder proofgate runs in. */
+  named?: string,
+): ProjectRoot {
+  if (given === undefined) {
+    const top = toplevel(cwd, env);
+    if (top === undefined || realpathSync(cwd) === top) return { dir: cwd, root: "" };
+    return resolveProjectRoot(cwd, ".", env, "run in a subfolder of the repository, without --root:");
+  }
+  const flag = named ?? `--root ${JSON.stringify(given)}`;
   if (given.trim() === "" || given.includes("\0")) throw usage(`${flag} names no folder`);
   const abs = resolve(cwd, given);
   if (!existsSync(abs)) throw usage(`${flag} does not exist (${abs})`);

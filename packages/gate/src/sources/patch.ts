@@ -86,6 +86,8 @@ export interface PatchRequest {
    * them (`../../.github/workflows/**`), protected beside the config's own paths.
    */
   sharedProtected?: readonly string[] | undefined;
+  /** The shared pytest settings files above the package, protected by their pytest section (scoped-git.ts). */
+  sharedSections?: readonly { file: string; section: string }[] | undefined;
 }
 
 /**
@@ -104,7 +106,7 @@ export async function loadPatchEvidence(git: GitPort, request: PatchRequest): Pr
   const policySource = policySourceOf(git, resolved.ok, range.head, configSource !== undefined, where);
   const policy = patchPolicy(config, request.platformVerifier);
   const ledgerFile = config.ledger.path;
-  const { invoked, patterns, specs } = protectedScope(config, request.sharedProtected);
+  const { invoked, patterns, specs } = protectedScope(config, request.sharedProtected, request.sharedSections);
   const empty: PatchEvidence = {
     base: range.base,
     head: range.head,
@@ -274,6 +276,7 @@ function patchPolicy(config: GateConfig, platformVerifier: PlatformVerifier | un
 function protectedScope(
   config: GateConfig,
   sharedProtected: readonly string[] | undefined,
+  sharedSections: readonly { file: string; section: string }[] | undefined,
 ): { invoked: InvokedFiles; patterns: string[]; specs: SectionSpec[] } {
   const c = config.commands;
   const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
@@ -288,6 +291,8 @@ function protectedScope(
   const specs = [...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
     .map(parseSectionSpec)
     .filter((spec): spec is SectionSpec => spec !== undefined);
+  // Outside the package (`../../pyproject.toml`): no config spelling reaches there, so they come as specs.
+  for (const { file, section } of sharedSections ?? []) specs.push({ spec: `${file} [${section}]`, file, section });
   return { invoked, patterns, specs };
 }
 
