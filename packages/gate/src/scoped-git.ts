@@ -48,7 +48,9 @@ export function sharedPathsOf(root: string): string[] {
   if (clean === "") return [...SHARED_CI_PATHS];
   return [
     ...SHARED_CI_PATHS,
-    ...ancestorsOf(clean).flatMap((dir) => ANCESTOR_PYTEST_FILES.map((f) => (dir === "" ? f.name : `${dir}/${f.name}`))),
+    ...ancestorsOf(clean).flatMap((dir) =>
+      ANCESTOR_PYTEST_FILES.map((f) => (dir === "" ? f.name : `${dir}/${f.name}`)),
+    ),
   ];
 }
 
@@ -105,12 +107,7 @@ export function pathScope(root: string, shared: readonly string[] = sharedPathsO
     root: clean,
     toPackage,
     toRepo,
-    sharedPatterns:
-      clean === ""
-        ? []
-        : shared
-            .filter((p) => !sectioned(p))
-            .map((p) => `${up}/${p}`),
+    sharedPatterns: clean === "" ? [] : shared.filter((p) => !sectioned(p)).map((p) => `${up}/${p}`),
     sharedSections:
       clean === ""
         ? []

@@ -73,7 +73,9 @@ export async function runDecide(args: DecideArgs, io: CliIo): Promise<number> {
   const contexts = listFlag("contexts", args.contexts);
 
   // With --base in a package's folder: that package, as `check` takes it (git reads paths from the root).
-  const project = fromGit ? resolveProjectRoot(io.cwd, undefined, io.env) : { dir: io.cwd, root: "", gitRoot: undefined };
+  const project = fromGit
+    ? resolveProjectRoot(io.cwd, undefined, io.env)
+    : { dir: io.cwd, root: "", gitRoot: undefined };
   const report = await evaluateGate(
     {
       kind: "decide",
