@@ -11,7 +11,7 @@ import { VERSION } from "./version.js";
 export const CI_PLATFORMS: readonly CiProvider[] = Object.freeze(["github", "gitlab", "buildkite", "local"]);
 
 /** The snippet that runs the gate on `platform`, with proofgate pinned to `version`. */
-export function ciSnippet(platform: CiProvider, version: string = VERSION): CiSnippet {
+export function ciSnippet(platform: CiProvider, version: string = VERSION, root?: string): CiSnippet {
   switch (platform) {
     case "github":
       return githubWorkflow(version);
@@ -20,14 +20,17 @@ export function ciSnippet(platform: CiProvider, version: string = VERSION): CiSn
     case "buildkite":
       return buildkiteStep(version);
     case "local":
-      return { title: "a git pre-push hook", file: ".git/hooks/pre-push", text: local(version) };
+      return { title: "a git pre-push hook", file: ".git/hooks/pre-push", text: local(version, root) };
   }
 }
 
-function local(version: string): string {
+function local(version: string, root?: string): string {
+  // git runs a hook at the work tree's root: a package's gate names its folder.
+  const scope =
+    root === undefined ? "" : ` --root ${/^[\w./-]+$/.test(root) ? root : `'${root.replace(/'/g, "'\\''")}'`}`;
   return `#!/bin/sh
 # proofgate before every push: the same command CI runs.
 # Save as .git/hooks/pre-push, then: chmod +x .git/hooks/pre-push
-exec ${proofgateCommand(version)} check --run
+exec ${proofgateCommand(version)} check --run${scope}
 `;
 }

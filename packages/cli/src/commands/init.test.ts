@@ -553,6 +553,30 @@ describe("proofgate init: the CI snippet", () => {
     expect(running.out).not.toContain("GitHub Actions");
   });
 
+  it("in a workspace member's folder: vitest, the install and the CI from the repository's root, the gate by --root", async () => {
+    spawnSync("git", ["init", "-q", repo]);
+    write(repo, "package.json", JSON.stringify({ private: true, devDependencies: { vitest: "4.1.12" } }));
+    write(repo, "pnpm-workspace.yaml", "packages:\n  - packages/*\n");
+    write(repo, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n");
+    write(repo, ".github/workflows/ci.yml", "on: push\n");
+    write(repo, "packages/web/package.json", JSON.stringify({ name: "web" }));
+    write(repo, "packages/web/test/__snapshots__/a.test.ts.snap", "// snapshot\n");
+    const io = memoryIo(join(repo, "packages/web"));
+    const env = { PATH: process.env.PATH, GIT_CONFIG_NOSYSTEM: "1", HOME: repo };
+    expect(await runInit({ minProven: "80" }, io, { env, hash: HASH, probe, tryCommand })).toBe(0);
+    expect(io.out).toContain(
+      "vitest: vitest in the workspace root's package.json devDependencies (../../package.json)",
+    );
+    const config = readFileSync(join(repo, "packages/web/proofgate.toml"), "utf8");
+    expect(config).toContain('base_setup = "cd ../.. && pnpm install --frozen-lockfile --prefer-offline"');
+    expect(config).toContain('collect = "pnpm exec vitest list');
+    expect(io.out).toContain(
+      "\nGitHub Actions (found .github/workflows/), in .github/workflows/proofgate.yml at the repository's root (../..):",
+    );
+    expect(io.out).toContain("`proofgate check --run --root packages/web`");
+    expect(ciSnippet("local", undefined, "packages/web").text).toMatch(/ check --run --root packages\/web\n$/);
+  });
+
   it("prints a job for each CI the repository has", async () => {
     write(repo, ".gitlab-ci.yml", "test:\n  script: [pytest]\n");
     write(repo, ".buildkite/pipeline.yml", "steps: []\n");

@@ -1,5 +1,6 @@
-import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 import {
   DEFAULT_AGENT_PATTERNS,
   DEFAULT_PROTECTED_PATHS,
@@ -19,11 +20,11 @@ import { optionalFlag, percentFlag, stringFlag } from "../flags.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import type { CliIo } from "../io.js";
 import { fixtureLockText, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
-import { detectLayout, type CiFound } from "../layout/detect-layout.js";
+import { ciFound, detectLayout, type CiFound } from "../layout/detect-layout.js";
 import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
 import { diskTree, type LayoutTree } from "../layout/layout-tree.js";
-import { addDevCommand, detectVitest, vitestTooOld } from "../layout/detect-vitest.js";
+import { addDevCommand, detectVitest, vitestTooOld, type EnclosingRepository } from "../layout/detect-vitest.js";
 import { planVitestInit } from "../layout/init-vitest.js";
 import { choosePython, type PythonTools } from "../layout/python-tools.js";
 import { tryCollectOnce, type CommandTryRunner } from "../layout/try-collect.js";
@@ -347,6 +348,25 @@ function isPythonProject(tree: LayoutTree): boolean {
   );
 }
 
+/**
+ * The repository `dir` is a package folder of (a subfolder of its work tree): its root's tree, the way up
+ * (`../..`) and the package's path in it (`packages/api`); undefined at the root or outside a repository.
+ */
+function enclosingRepository(dir: string, env: Env): (EnclosingRepository & { path: string }) | undefined {
+  const out = spawnSync("git", ["rev-parse", "--show-toplevel"], {
+    cwd: dir,
+    env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
+    encoding: "utf8",
+    windowsHide: true,
+  });
+  const top = out.status === 0 ? out.stdout.replace(/\n$/, "") : "";
+  if (top === "") return undefined;
+  const real = realpathSync(dir);
+  const path = relative(realpathSync(top), real).split(sep).join("/");
+  if (path === "" || path.startsWith("..")) return undefined;
+  return { tree: diskTree(top), up: relative(real, realpathSync(top)).split(sep).join("/"), path };
+}
+
 /** Whether the root package.json declares @vitest/coverage-v8 (installed or not). */
 function coverageV8Declared(tree: LayoutTree): boolean {
   return /"@vitest\/coverage-v8"\s*:/.test(tree.read("package.json") ?? "");
@@ -383,17 +403,26 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   const defaults = defaultConfig(DEFAULT_AGENT_PATTERNS, CONFIG_FILE);
   // A vitest project with no Python test settings gets vitest's commands; a Python one (or a mixed one
   // with pytest's settings) pytest's, as before.
-  const vitest = isPythonProject(tree) ? undefined : detectVitest(tree);
+  // In a package's folder of a repository (a workspace member): the repository's root says more.
+  const repository = enclosingRepository(root, env);
+  const vitest = isPythonProject(tree) ? undefined : detectVitest(tree, repository);
   const probe = options.probe ?? ((chosen: string | undefined) => choosePython(chosen, root, env));
   const tools: PythonTools = vitest ? { command: "python" } : probe(optionalFlag("python", args.python));
   const plan = vitest
     ? planVitestInit(
         vitest,
         defaults,
-        tree.kind("node_modules/@vitest/coverage-v8") === "dir" || coverageV8Declared(tree),
+        [tree, ...(repository ? [repository.tree] : [])].some(
+          (t) => t.kind("node_modules/@vitest/coverage-v8") === "dir" || coverageV8Declared(t),
+        ),
       )
     : planInit(layout, tools, defaults);
-  const tooOld = vitest ? vitestTooOld(tree) : undefined;
+  // The vitest a member runs is its own, or (none installed in it) the workspace root's.
+  const tooOld = !vitest
+    ? undefined
+    : tree.kind("node_modules/vitest") === "dir" || !repository
+      ? vitestTooOld(tree)
+      : vitestTooOld(repository.tree);
   if (tooOld)
     plan.warnings.push(
       `vitest ${tooOld} is installed: proofgate's vitest runner and reporter need vitest 4.1 or later (every \`check --run\` would stop). Upgrade vitest and @vitest/coverage-v8 together (for example \`${addDevCommand(tree)} vitest@^4.1 @vitest/coverage-v8@^4.1\`)`,
@@ -488,11 +517,18 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
       `Commit these in a human commit with the trailer \`${config.trailers.gateChange}: human\` (${CONFIG_FILE} and CI files are protected paths).\n`,
     );
 
-  for (const { platform, how } of platformsToPrint(chosen, env, layout.ci)) {
-    const snippet = ciSnippet(platform);
+  // A package's CI is the repository's: its CI files are at the root, and its gate is `check --root <folder>`.
+  const ci = [...new Set([...layout.ci, ...(repository ? ciFound(repository.tree) : [])])];
+  for (const { platform, how } of platformsToPrint(chosen, env, ci)) {
+    const snippet = ciSnippet(platform, undefined, repository?.path);
     const others =
       platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
-    io.stdout(`\n${snippet.title} (${how}), in ${snippet.file}${others}:\n\n${snippet.text}`);
+    const where = repository ? `${snippet.file} at the repository's root (${repository.up})` : snippet.file;
+    io.stdout(`\n${snippet.title} (${how}), in ${where}${others}:\n\n${snippet.text}`);
+    if (repository && platform !== "local")
+      io.stdout(
+        `\nThis folder is the package ${repository.path} of the repository: its gate runs from the repository's root as \`proofgate check --run --root ${repository.path}\` (the action's, component's and plugin's \`working-directory: ${repository.path}\`).\n`,
+      );
   }
 
   if (lockProblems.length + runProblems.length > 0) throw new GateError([...lockProblems, ...runProblems]);

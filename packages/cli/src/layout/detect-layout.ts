@@ -444,7 +444,8 @@ function propertySuite(tree: LayoutTree, seeds: string[], testFolders: string[])
   return undefined;
 }
 
-function ciFound(tree: LayoutTree): CiFound[] {
+/** The CI systems the repository at the tree's root is configured for. */
+export function ciFound(tree: LayoutTree): CiFound[] {
   const found: CiFound[] = [];
   if (tree.list(".github/workflows").some((n) => /\.ya?ml$/.test(n))) found.push("github");
   if (tree.kind(".gitlab-ci.yml") === "file") found.push("gitlab");

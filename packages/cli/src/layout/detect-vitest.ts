@@ -45,16 +45,41 @@ const SEED = /(^|\/)(properties|property|fuzz)\/(seeds|corpus)$/;
 /** A walk stops after this many entries: init reads a layout, it does not index a tree. */
 const WALK_LIMIT = 50_000;
 
-/** The vitest layout of the repository `tree` holds, or undefined when it is not a vitest project. */
-export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
+/**
+ * The repository a package folder is in, when init runs in a subfolder of one: its root's tree, and the
+ * way up to it from the package (`../..`). A workspace declares vitest, its lockfile and its install there.
+ */
+export interface EnclosingRepository {
+  tree: LayoutTree;
+  up: string;
+}
+
+/**
+ * The vitest layout of the project `tree` holds, or undefined when it is not a vitest project. In a
+ * package of a workspace (`repository`), vitest may be declared at the workspace's root, the lockfile is
+ * the root's, and a clean checkout is installed from the root.
+ */
+export function detectVitest(tree: LayoutTree, repository?: EnclosingRepository): VitestLayout | undefined {
   const configFiles = tree
     .list("")
     .filter((n) => CONFIG_FILE.test(n))
     .sort();
   const declared = vitestDeclared(tree.read("package.json"));
   const vitestConfig = configFiles.find((f) => f.startsWith("vitest."));
-  if (declared === undefined && vitestConfig === undefined) return undefined;
-  const from = declared !== undefined ? `vitest in package.json ${declared}` : vitestConfig!;
+  // A workspace member with a package.json of its own, whose workspace root declares vitest.
+  const rootDeclared =
+    repository !== undefined && tree.kind("package.json") === "file" && isWorkspace(repository.tree)
+      ? vitestDeclared(repository.tree.read("package.json"))
+      : undefined;
+  if (declared === undefined && vitestConfig === undefined && rootDeclared === undefined) return undefined;
+  const from =
+    declared !== undefined
+      ? `vitest in package.json ${declared}`
+      : vitestConfig !== undefined
+        ? vitestConfig
+        : `vitest in the workspace root's package.json ${rootDeclared} (${repository!.up}/package.json)`;
+  // The lockfile and the install are the workspace root's when the package has no lockfile of its own.
+  const tools = repository !== undefined && packageManagerOf(tree) === undefined ? repository.tree : tree;
 
   const fixtures: string[] = [];
   const seeds: string[] = [];
@@ -82,22 +107,31 @@ export function detectVitest(tree: LayoutTree): VitestLayout | undefined {
   };
   walk("", false);
 
+  // A member of a workspace installs (and builds) from the workspace's root: `cd ../.. && pnpm install ...`.
+  const member = repository !== undefined && !isWorkspace(tree) && isWorkspace(repository.tree);
+  const setup = member ? workspaceSetup(repository.tree) : workspaceSetup(tree);
   return {
     from,
-    exec: packageRunner(tree),
+    exec: packageRunner(tools),
     configFiles,
     fixtures: fixtures.sort(),
     seeds: seeds.sort(),
     propertyTests: [...new Set(propertyTests)].sort(),
-    setup: workspaceSetup(tree),
+    setup: member && setup !== undefined ? `cd ${repository.up} && ${setup}` : setup,
   };
+}
+
+/** A workspace's root: pnpm-workspace.yaml, or package.json `workspaces`. */
+function isWorkspace(tree: LayoutTree): boolean {
+  return (
+    tree.kind("pnpm-workspace.yaml") === "file" || parseObject(tree.read("package.json"))?.workspaces !== undefined
+  );
 }
 
 /** A clean checkout's install and build, for a workspace; undefined for a single package. */
 function workspaceSetup(tree: LayoutTree): string | undefined {
+  if (!isWorkspace(tree)) return undefined;
   const manifest = parseObject(tree.read("package.json"));
-  const workspace = tree.kind("pnpm-workspace.yaml") === "file" || manifest?.workspaces !== undefined;
-  if (!workspace) return undefined;
   const scripts = manifest?.scripts;
   const build = typeof scripts === "object" && scripts !== null && "build" in scripts;
   const [install, run] =
@@ -143,10 +177,16 @@ function vitestDeclared(text: string | undefined): string | undefined {
 
 /** The package manager that installed the project's packages, by its lockfile (npm when none says otherwise). */
 function packageManager(tree: LayoutTree): "pnpm" | "yarn" | "bun" | "npm" {
+  return packageManagerOf(tree) ?? "npm";
+}
+
+/** The package manager a lockfile in the folder names; undefined when it holds none. */
+function packageManagerOf(tree: LayoutTree): "pnpm" | "yarn" | "bun" | "npm" | undefined {
   if (tree.kind("pnpm-lock.yaml") === "file") return "pnpm";
   if (tree.kind("yarn.lock") === "file") return "yarn";
   if (tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file") return "bun";
-  return "npm";
+  if (tree.kind("package-lock.json") === "file") return "npm";
+  return undefined;
 }
 
 /** The command that runs the project's installed vitest, with the package manager that installed it. */

@@ -58,6 +58,38 @@ describe("detectVitest", () => {
     );
   });
 
+  it("a workspace's member (init in its folder): vitest, the lockfile and the install from the workspace's root", () => {
+    const root = memoryTree({
+      "package.json": JSON.stringify({ scripts: { build: "pnpm -r build" }, devDependencies: { vitest: "4.1.12" } }),
+      "pnpm-workspace.yaml": "packages:\n  - packages/*\n",
+      "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
+    });
+    const member = memoryTree({
+      "package.json": JSON.stringify({ name: "beasties", dependencies: { postcss: "8" } }),
+      "src/index.ts": "",
+      "test/__snapshots__/index.test.ts.snap": "// snapshot\n",
+    });
+    expect(detectVitest(member, { tree: root, up: "../.." })).toEqual({
+      from: "vitest in the workspace root's package.json devDependencies (../../package.json)",
+      exec: "pnpm exec vitest",
+      configFiles: [],
+      fixtures: ["test/__snapshots__"],
+      seeds: [],
+      propertyTests: [],
+      setup: "cd ../.. && pnpm install --frozen-lockfile --prefer-offline && pnpm run build",
+    });
+    // Alone (no repository around it), the member is no vitest project; nor is a folder that is no package.
+    expect(detectVitest(member)).toBeUndefined();
+    expect(detectVitest(memoryTree({ "src/a.ts": "" }), { tree: root, up: ".." })).toBeUndefined();
+    // A member with its own vitest config: the root's lockfile and install still.
+    const own = memoryTree({ "package.json": "{}", "vitest.config.mts": "" });
+    expect(detectVitest(own, { tree: root, up: "../.." })).toMatchObject({
+      from: "vitest.config.mts",
+      exec: "pnpm exec vitest",
+      setup: "cd ../.. && pnpm install --frozen-lockfile --prefer-offline && pnpm run build",
+    });
+  });
+
   it("a workspace gets the install (and the build, when the root has one) its base's worktree needs; a single package none", () => {
     const pnpm = { ...MONOREPO, "pnpm-workspace.yaml": "packages:\n  - packages/*\n" };
     expect(detectVitest(memoryTree(pnpm))?.setup).toBe("pnpm install --frozen-lockfile --prefer-offline");
