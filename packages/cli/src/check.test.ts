@@ -206,6 +206,20 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(r.out).toContain("proven_coverage.json: the coverage report does not exist");
   });
 
+  it("no config and no ledger (a monorepo's root, a folder never adopted): says no gate is set up here, exit 2", async () => {
+    const repo = scratchRepo("proofgate-check-");
+    repos.push(repo);
+    const base = repo.commit("base", { "README.md": "r\n", ".gitignore": "proofgate-report/\n" });
+    repo.commit("more", { "README.md": "r2\n" });
+    const r = await check(repo, ["--base", base]);
+    expect(r.code).toBe(2);
+    expect(r.report).toMatchObject({ decision: "REJECT", errors: [{ code: "file_missing", file: "proofgate.toml" }] });
+    expect(r.out).toContain(
+      "proofgate.toml: no gate is set up in this folder: no proofgate.toml (at the base or in the work tree) and no freeze ledger (freeze.toml)",
+    );
+    expect(r.out).toContain("run `proofgate init` in the project's folder");
+  });
+
   it("a --base that names nothing in the clone: the history is the cause, said first, before what it kept from being read", async () => {
     // Found on a real project (a clone whose default branch is master, judged with --base main): the
     // report said only that collected.txt did not exist.

@@ -125,6 +125,7 @@ export function decide(input: DecideInput): GateReport {
           accounting,
           commits: range.patch.commits,
           policy: range.policy,
+          emptyRange: range.patch.base === range.patch.head,
           unlistedSkips: unlistedSkips(input),
         })
       : undefined;

@@ -266,6 +266,15 @@ async function evaluateCheck(
   if (!shallow) requireWorkTreeAtHead(ports, loaded.patch.head, config, request);
   const measurement = measurementSource(ports, config, loaded);
 
+  // No config at the base or here, and no ledger: no gate was set up in this folder (a monorepo's root, or
+  // a package never adopted). Said so, rather than "the ledger does not exist".
+  if (!shallow && loaded.configSource === undefined && !files.exists(CONFIG_FILE) && !files.exists(config.ledger.path))
+    throw new GateError({
+      code: "file_missing",
+      file: CONFIG_FILE,
+      message: `no gate is set up in ${request.root ? `the package ${request.root}` : "this folder"}: no ${CONFIG_FILE} (at the base or in the work tree) and no freeze ledger (${config.ledger.path})`,
+      fix: "run `proofgate init` in the project's folder (a monorepo's package: in its folder) and commit what it writes in a human commit with `Gate-Change: human`; in a monorepo, run the gate in a package's folder or pass --root <folder>",
+    });
   const ledger = loadLedger(files, config.ledger.path, "[ledger] path");
   const readBook = lazyLeaseBook(files, config, ledger, request.clock.today);
   // With --run, the base's own commands run on the base's files, in a worktree removed afterwards

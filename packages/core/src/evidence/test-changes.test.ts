@@ -75,6 +75,8 @@ interface Case {
   /** reason, file, commit index in `touched` (or null), and what the message must contain. */
   expect: [string, string, number | null, string][];
   also?: (j: TestChangeJudgement) => void;
+  /** The range is one commit (decide says so from base and head); unset: taken from `touched` being empty. */
+  emptyRange?: boolean;
 }
 
 function judge(c: Case): TestChangeJudgement {
@@ -96,6 +98,7 @@ function judge(c: Case): TestChangeJudgement {
       accounting: c.results ? accountEvidence(head, active, c.results) : undefined,
       commits: touched.map((t) => t.commit),
       policy,
+      emptyRange: c.emptyRange,
     },
   );
 }
@@ -403,6 +406,19 @@ describe("judgeTestChanges", () => {
       "the range has no commit (the base is the head), so two collections of one commit disagree",
     );
     expect(j.removed[0]!.fix).toContain("a name that is the same in every collection");
+  });
+
+  it("a package's gate with no commit of its own in a range of other commits: not 'the base is the head'", () => {
+    const j = judge({
+      name: "",
+      head: BASE.filter((id) => id !== "tests/test_a.py::test_two"),
+      touched: [],
+      emptyRange: false,
+      expect: [],
+    });
+    expect(j.removed).toHaveLength(1);
+    expect(j.removed[0]!.message).not.toContain("the base is the head");
+    expect(j.removed[0]!.message).toContain("no commit in the range touched tests/test_a.py");
   });
 
   it("a later commit touching the renamed file is attributed too (renames are followed)", () => {

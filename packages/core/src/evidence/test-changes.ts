@@ -106,6 +106,11 @@ export interface TestChangeContext {
   commits: readonly Commit[];
   policy: PatchPolicy;
   /**
+   * The range is one commit (the base is the head). Not the same as no commit: a package's gate (`--root`)
+   * sees only the commits that touched the package. Unset: taken as `commits` being empty.
+   */
+  emptyRange?: boolean | undefined;
+  /**
    * vitest: the tests the head's verified run record shows collected and skipped (it.skip, describe.skip,
    * .todo, skipIf, the others of an .only), not deselected by the gate, that `vitest list` leaves out of
    * the universe (`unlistedSkips`). A base test the head does not list is a skip when it is one of these,
@@ -407,7 +412,7 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
           : `${names[0]} is collected at base but not at head`
         : `${changes.length} tests of ${file} collected at base are not collected at head: ${list(names)}`;
     },
-    commits.length === 0,
+    context.emptyRange ?? commits.length === 0,
   );
   const narrowed = head.narrowed;
   if (narrowed && !base) {
