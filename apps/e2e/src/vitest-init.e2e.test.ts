@@ -171,6 +171,32 @@ describe("proofgate init on a vitest project", () => {
     expect(cfg.report.details.find((d) => d.reason === "protected_path")?.message).toContain("vitest.config.mjs");
   });
 
+  it("the proof run never writes snapshots, as in CI: a deleted snapshot assertion and a new unrecorded snapshot fail", async () => {
+    const { dir } = initialised();
+    // The label regresses and the assertion that would catch it goes: the snapshot's entry is obsolete.
+    agentCommit(dir, {
+      "src/price.js": PRICE.replace("${item.name}: ", "${item.name} = "),
+      "test/price.test.js": TEST.replace("expect(label(item)).toMatchSnapshot()", "label(item)"),
+    });
+    const gone = await check(dir, ["--run", "--base", "main"]);
+    expect(gone.report.decision, explain(gone)).toBe("REJECT");
+    expect(gone.report.reasons).toContain("tests_failed");
+    expect(JSON.stringify(gone.report.details)).toContain("Obsolete snapshots found");
+
+    git(dir, ["reset", "-q", "--hard", "main"]);
+    agentCommit(dir, {
+      "test/price.test.js": TEST.replace(
+        'it("multiplies", () => expect(price(150, 2)).toBe(300));',
+        'it("multiplies", () => expect(price(150, 2)).toMatchSnapshot());',
+      ),
+    });
+    const added = await check(dir, ["--run", "--base", "main"]);
+    expect(added.report.decision, explain(added)).toBe("REJECT");
+    expect(added.report.reasons).toContain("tests_failed");
+    expect(added.report.reasons).not.toContain("run_wrote_repository");
+    expect(git(dir, ["status", "--porcelain"]).trim()).toBe("");
+  });
+
   it("a patch whose test fails: REJECT tests_failed (exit 1), judged with the run's coverage, not a missing report", async () => {
     const { dir } = initialised();
     agentCommit(dir, { "src/price.js": PRICE.replace("return cents * qty;", "return cents * qty + 1;") });

@@ -15,6 +15,7 @@ export {
 } from "./plugin.js";
 export {
   VITEST_REPORTER_ENV,
+  VITEST_RUN_ENV,
   leasedByFile,
   renderVitestReporter,
   renderVitestRunner,

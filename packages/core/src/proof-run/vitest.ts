@@ -12,6 +12,14 @@ import { PROOF_PLUGIN_VERSION, PROOF_RUN_ENV, PROOF_RUN_RECORD_FORMAT, PROOF_RUN
 /** The environment variable naming the gate's vitest reporter: the proof command passes it to `--reporter`. */
 export const VITEST_REPORTER_ENV = "PROOFGATE_VITEST_REPORTER";
 
+/**
+ * The environment of every vitest run the gate makes: snapshots are never written, as vitest runs in CI
+ * (`UPDATE_SNAPSHOT=none`, what vitest takes for `CI=true` without `-u`). A snapshot the tests ask for that
+ * is missing fails its test, and a snapshot file's entry no test checks any more (an assertion deleted)
+ * fails its test file ("Obsolete snapshots found"), wherever the gate runs: a pre-push hook judges as CI does.
+ */
+export const VITEST_RUN_ENV: Readonly<Record<string, string>> = Object.freeze({ UPDATE_SNAPSHOT: "none" });
+
 /** The separator of vitest's name paths: `<file> > <describe> > <test>`. */
 const SEP = " > ";
 

@@ -42,7 +42,7 @@ import {
   type TestResult,
   type Universe,
 } from "@proofgate/core";
-import { VITEST_REPORTER_ENV } from "@proofgate/core/proof-run";
+import { VITEST_REPORTER_ENV, VITEST_RUN_ENV } from "@proofgate/core/proof-run";
 import type { GateLog } from "../log.js";
 import type { GatePorts } from "../ports.js";
 import { join, underRoot } from "./paths.js";
@@ -563,7 +563,7 @@ async function runBaseOnly(
     // run; no record is written (only the JUnit outcomes are read).
     const nonce = randomBytes(16).toString("hex");
     const reporter = writeVitestModules(ports.files, absolute(pluginDir), nonce, { root: dir, leased: [], only: ids });
-    env = { ...run.env, [VITEST_REPORTER_ENV]: reporter };
+    env = { ...run.env, ...VITEST_RUN_ENV, [VITEST_REPORTER_ENV]: reporter };
   } else {
     ports.files.writeAtomic(join(pluginDir, `${ONLY_PLUGIN_MODULE}.py`), renderOnlyPlugin(ids, o.base, xpassedFile));
     // Only the outcomes are read here: a proof command that measures with pytest-cov is told not to

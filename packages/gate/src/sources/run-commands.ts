@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import {
   PROOF_RUN_ENV,
   VITEST_REPORTER_ENV,
+  VITEST_RUN_ENV,
   diffWorkTree,
   renderVitestReporter,
   renderVitestRunner,
@@ -369,7 +370,7 @@ function vitestStep(o: RunCommandsOptions, name: string, active: readonly Lease[
     leased,
     sources: o.vitestSources,
   });
-  const env: Record<string, string> = { [VITEST_REPORTER_ENV]: reporterPath };
+  const env: Record<string, string> = { ...VITEST_RUN_ENV, [VITEST_REPORTER_ENV]: reporterPath };
   if (!config.commands.record) return { env };
   const file = join(o.outDir, `${name}-record.json`);
   ports.files.removeTree(file);
