@@ -128,7 +128,7 @@ export function recordedWrites(
 }
 
 const FIX =
-  "make the tests write to pytest's tmp_path (or another temporary folder), never into the repository: a test that changes the commit's files changes what the next test, step or run judges, and no trailer allows it; a report or cache a tool writes on purpose goes in .gitignore (or, as evidence, in proofgate.toml)";
+  "make the tests write to a temporary folder (pytest's tmp_path, vitest's os.tmpdir()), never into the repository: a test that changes the commit's files changes what the next test, step or run judges, and no trailer allows it; a report or cache a tool writes on purpose goes in .gitignore (or, as evidence, in proofgate.toml)";
 
 /**
  * `run_wrote_repository`: one finding per step that changed a tracked file, added an unexpected file or
