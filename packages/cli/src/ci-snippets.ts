@@ -2,6 +2,7 @@ import { proofgateCommand, type CiSnippet, type Provider as CiProvider } from "@
 import { buildkiteStep } from "@proofgate/buildkite";
 import { githubWorkflow } from "@proofgate/github";
 import { gitlabJob } from "@proofgate/gitlab";
+import { shellQuote } from "./shell-quote.js";
 import { VERSION } from "./version.js";
 
 // The CI configuration `proofgate init` prints: each platform package owns its snippet (the README and
@@ -26,8 +27,7 @@ export function ciSnippet(platform: CiProvider, version: string = VERSION, root?
 
 function local(version: string, root?: string): string {
   // git runs a hook at the work tree's root: a package's gate names its folder.
-  const scope =
-    root === undefined ? "" : ` --root ${/^[\w./-]+$/.test(root) ? root : `'${root.replace(/'/g, "'\\''")}'`}`;
+  const scope = root === undefined ? "" : ` --root ${shellQuote(root)}`;
   return `#!/bin/sh
 # proofgate before every push: the same command CI runs.
 # Save as .git/hooks/pre-push, then: chmod +x .git/hooks/pre-push

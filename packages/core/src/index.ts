@@ -348,6 +348,7 @@ export {
   type CommitLedgerChanges,
   type CommitPaths,
   type PropertyTestTouch,
+  type InlineSnapshotTouch,
   type LockDelta,
 } from "./patch/patch.js";
 export {

@@ -527,7 +527,6 @@ function lazyLeaseBook(
     ));
 }
 
-/** The patch from git, judged from the base `check` resolves, with the fixtures checked on the way. */
 /** A package's gate (`root`): the shared files above it, protected whole or by section; none at the root. */
 function sharedOf(root: string | undefined): Pick<PatchRequest, "sharedProtected" | "sharedSections"> {
   if (!root) return {};
@@ -535,6 +534,7 @@ function sharedOf(root: string | undefined): Pick<PatchRequest, "sharedProtected
   return { sharedProtected: sharedPatterns, sharedSections };
 }
 
+/** The patch from git, judged from the base `check` resolves, with the fixtures checked on the way. */
 function loadJudgedPatch(
   request: CheckRequest,
   ports: GatePorts,

@@ -33,12 +33,20 @@ describe("pathScope", () => {
     expect(scope.toPackage("other/conftest.py")).toBeUndefined();
     expect(scope.toRepo("../../tox.ini")).toBe("tox.ini");
     expect(scope.sharedSections).toEqual([
-      { file: "../../pyproject.toml", section: "tool.pytest.ini_options" },
-      { file: "../../tox.ini", section: "pytest" },
-      { file: "../../setup.cfg", section: "tool:pytest" },
-      { file: "../../pkgs/pyproject.toml", section: "tool.pytest.ini_options" },
-      { file: "../../pkgs/tox.ini", section: "pytest" },
-      { file: "../../pkgs/setup.cfg", section: "tool:pytest" },
+      {
+        spec: "../../pyproject.toml [tool.pytest.ini_options]",
+        file: "../../pyproject.toml",
+        section: "tool.pytest.ini_options",
+      },
+      { spec: "../../tox.ini [pytest]", file: "../../tox.ini", section: "pytest" },
+      { spec: "../../setup.cfg [tool:pytest]", file: "../../setup.cfg", section: "tool:pytest" },
+      {
+        spec: "../../pkgs/pyproject.toml [tool.pytest.ini_options]",
+        file: "../../pkgs/pyproject.toml",
+        section: "tool.pytest.ini_options",
+      },
+      { spec: "../../pkgs/tox.ini [pytest]", file: "../../pkgs/tox.ini", section: "pytest" },
+      { spec: "../../pkgs/setup.cfg [tool:pytest]", file: "../../pkgs/setup.cfg", section: "tool:pytest" },
     ]);
   });
 

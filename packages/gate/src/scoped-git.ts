@@ -4,7 +4,7 @@
 // files every package shares (SHARED_CI_PATHS), which come as `../../.github/workflows/ci.yml`. A commit
 // that touched nothing of the package and no shared CI file is not one of the package's commits.
 import { posix } from "node:path";
-import { pathMatcher } from "@proofgate/core";
+import { pathMatcher, type SectionSpec } from "@proofgate/core";
 import type { ChangedPath, TreeEntry } from "./git-types.js";
 import type { GitPort } from "./ports.js";
 
@@ -67,8 +67,8 @@ export interface PathScope {
    * `../../conftest.py`).
    */
   sharedPatterns: readonly string[];
-  /** The shared settings files protected by section (`../../pyproject.toml` and `tool.pytest.ini_options`). */
-  sharedSections: readonly { file: string; section: string }[];
+  /** The shared settings files protected by section (`../../pyproject.toml [tool.pytest.ini_options]`). */
+  sharedSections: readonly SectionSpec[];
 }
 
 /** The pytest section a shared settings file is protected by; undefined for a file protected whole. */
@@ -103,19 +103,16 @@ export function pathScope(root: string, shared: readonly string[] = sharedPathsO
     if (joined === clean || joined.startsWith(`${clean}/`)) return joined;
     return !joined.startsWith("..") && isShared(joined) ? joined : undefined;
   };
-  return {
-    root: clean,
-    toPackage,
-    toRepo,
-    sharedPatterns: clean === "" ? [] : shared.filter((p) => !sectioned(p)).map((p) => `${up}/${p}`),
-    sharedSections:
-      clean === ""
-        ? []
-        : shared.flatMap((p) => {
-            const section = sectioned(p);
-            return section === undefined ? [] : [{ file: `${up}/${p}`, section }];
-          }),
-  };
+  // As the package names them: a settings file by its pytest section, every other file whole.
+  const sharedPatterns: string[] = [];
+  const sharedSections: SectionSpec[] = [];
+  for (const p of clean === "" ? [] : shared) {
+    const file = `${up}/${p}`;
+    const section = sectioned(p);
+    if (section === undefined) sharedPatterns.push(file);
+    else sharedSections.push({ spec: `${file} [${section}]`, file, section });
+  }
+  return { root: clean, toPackage, toRepo, sharedPatterns, sharedSections };
 }
 
 /**

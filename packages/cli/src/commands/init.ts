@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 import {
@@ -19,7 +18,7 @@ import { ciSnippet, CI_PLATFORMS } from "../ci-snippets.js";
 import { optionalFlag, percentFlag, stringFlag } from "../flags.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import type { CliIo } from "../io.js";
-import { fixtureLockText, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
+import { fixtureLockText, repositoryTop, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
 import { ciFound, detectLayout, type CiFound } from "../layout/detect-layout.js";
 import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
@@ -353,18 +352,12 @@ function isPythonProject(tree: LayoutTree): boolean {
  * (`../..`) and the package's path in it (`packages/api`); undefined at the root or outside a repository.
  */
 function enclosingRepository(dir: string, env: Env): (EnclosingRepository & { path: string }) | undefined {
-  const out = spawnSync("git", ["rev-parse", "--show-toplevel"], {
-    cwd: dir,
-    env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
-    encoding: "utf8",
-    windowsHide: true,
-  });
-  const top = out.status === 0 ? out.stdout.replace(/\n$/, "") : "";
-  if (top === "") return undefined;
+  const top = repositoryTop(dir, env);
+  if (top === undefined) return undefined;
   const real = realpathSync(dir);
-  const path = relative(realpathSync(top), real).split(sep).join("/");
+  const path = relative(top, real).split(sep).join("/");
   if (path === "" || path.startsWith("..")) return undefined;
-  return { tree: diskTree(top), up: relative(real, realpathSync(top)).split(sep).join("/"), path };
+  return { tree: diskTree(top), up: relative(real, top).split(sep).join("/"), path };
 }
 
 /** Whether the root package.json declares @vitest/coverage-v8 (installed or not). */

@@ -10,6 +10,7 @@ import { listFlag, optionalFlag, timeoutFlag } from "../flags.js";
 import type { CliIo } from "../io.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import { cliLog } from "../messages.js";
+import { shellQuote } from "../shell-quote.js";
 
 /** Options of `proofgate record`, as yargs hands them over. */
 export interface RecordArgs {
@@ -51,8 +52,4 @@ export async function runRecord(args: RecordArgs, io: CliIo): Promise<number> {
   });
   io.stderr(`proofgate: bound ${result.bound.join(", ")} to this commit in ${result.file}\n`);
   return result.exitCode;
-}
-
-function shellQuote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

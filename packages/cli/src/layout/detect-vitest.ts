@@ -134,14 +134,12 @@ function workspaceSetup(tree: LayoutTree): string | undefined {
   const manifest = parseObject(tree.read("package.json"));
   const scripts = manifest?.scripts;
   const build = typeof scripts === "object" && scripts !== null && "build" in scripts;
-  const [install, run] =
-    tree.kind("pnpm-lock.yaml") === "file"
-      ? ["pnpm install --frozen-lockfile --prefer-offline", "pnpm run build"]
-      : tree.kind("yarn.lock") === "file"
-        ? ["yarn install --immutable", "yarn run build"]
-        : tree.kind("bun.lockb") === "file" || tree.kind("bun.lock") === "file"
-          ? ["bun install --frozen-lockfile", "bun run build"]
-          : ["npm ci --prefer-offline --no-audit --no-fund", "npm run build"];
+  const [install, run] = {
+    pnpm: ["pnpm install --frozen-lockfile --prefer-offline", "pnpm run build"],
+    yarn: ["yarn install --immutable", "yarn run build"],
+    bun: ["bun install --frozen-lockfile", "bun run build"],
+    npm: ["npm ci --prefer-offline --no-audit --no-fund", "npm run build"],
+  }[packageManager(tree)];
   return build ? `${install} && ${run}` : install;
 }
 

@@ -23,6 +23,9 @@ export interface CommitPaths {
   paths: string[];
 }
 
+/** A commit that took `removed` inline snapshots away from the source files it touched (`paths`). */
+export type InlineSnapshotTouch = CommitPaths & { removed: number };
+
 /** A fixture lock delta: entries changed, added or removed. */
 export interface LockDelta {
   changed: string[];
@@ -58,7 +61,7 @@ export interface PatchEvidence {
          */
         snapshotsOutside?: CommitPaths[] | undefined;
         /** Commits that took inline snapshots away from the source files they touched, each with those files. */
-        inlineSnapshots?: (CommitPaths & { removed: number })[] | undefined;
+        inlineSnapshots?: InlineSnapshotTouch[] | undefined;
       }
     | undefined;
   seeds?:

@@ -30,7 +30,7 @@ export {
 export { readCoverageDataFile } from "./coverage-data-file.js";
 export { nodeCommandRunner } from "./command-runner.js";
 export { nodeSeedWriter } from "./seeds.js";
-export { resolveProjectRoot, type ProjectRoot } from "./project-root.js";
+export { repositoryTop, resolveProjectRoot, type ProjectRoot } from "./project-root.js";
 
 /** Where the Node ports work: the repository root and the environment git and the commands get. */
 export interface NodePortsOptions {

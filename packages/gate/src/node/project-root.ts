@@ -22,7 +22,8 @@ function usage(message: string, fix = FIX): GateError {
   return new GateError({ code: "usage", message, fix });
 }
 
-function toplevel(cwd: string, env: Env): string | undefined {
+/** The root of the work tree `cwd` is in (symlinks resolved); undefined outside a repository. */
+export function repositoryTop(cwd: string, env: Env): string | undefined {
   const out = spawnSync("git", ["rev-parse", "--show-toplevel"], {
     cwd,
     env: { ...env, LC_ALL: "C", GIT_TERMINAL_PROMPT: "0" },
@@ -42,24 +43,20 @@ function toplevel(cwd: string, env: Env): string | undefined {
  * `cwd` is in, is reached through a symlink, is inside `.git` or is in another repository (a submodule) is a
  * GateError (`usage`, exit 2).
  */
-export function resolveProjectRoot(
-  cwd: string,
-  given: string | undefined,
-  env: Env,
-  /** How the folder was named, for messages: the flag, or the subfolder proofgate runs in. */
-  named?: string,
-): ProjectRoot {
-  if (given === undefined) {
-    const top = toplevel(cwd, env);
-    if (top === undefined || realpathSync(cwd) === top) return { dir: cwd, root: "" };
-    return resolveProjectRoot(cwd, ".", env, "run in a subfolder of the repository, without --root:");
-  }
-  const flag = named ?? `--root ${JSON.stringify(given)}`;
+export function resolveProjectRoot(cwd: string, given: string | undefined, env: Env): ProjectRoot {
+  if (given !== undefined) return resolveFolder(cwd, given, env, `--root ${JSON.stringify(given)}`);
+  const top = repositoryTop(cwd, env);
+  if (top === undefined || realpathSync(cwd) === top) return { dir: cwd, root: "" };
+  return resolveFolder(cwd, ".", env, "run in a subfolder of the repository, without --root:", top);
+}
+
+/** The folder `given` names from `cwd` (`flag`: how, for messages), checked; `top` when already known. */
+function resolveFolder(cwd: string, given: string, env: Env, flag: string, known?: string): ProjectRoot {
   if (given.trim() === "" || given.includes("\0")) throw usage(`${flag} names no folder`);
   const abs = resolve(cwd, given);
   if (!existsSync(abs)) throw usage(`${flag} does not exist (${abs})`);
   if (!statSync(abs).isDirectory()) throw usage(`${flag} is not a folder (${abs})`);
-  const top = toplevel(cwd, env);
+  const top = known ?? repositoryTop(cwd, env);
   if (top === undefined)
     throw usage(
       `${flag}: ${cwd} is not in a git repository`,
@@ -79,7 +76,8 @@ export function resolveProjectRoot(
       );
   const parts = root === "" ? [] : root.split(sep);
   if (parts.includes(".git")) throw usage(`${flag} is inside the repository's .git folder`);
-  if (toplevel(real, env) !== top)
+  // (With `known`, the folder is `cwd` itself, whose repository `known` already is.)
+  if (known === undefined && repositoryTop(real, env) !== top)
     throw usage(
       `${flag} is in another git repository than ${top} (a submodule or a nested repository)`,
       "gate that repository from its own checkout, or pass a folder of this one",

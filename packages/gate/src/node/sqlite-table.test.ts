@@ -21,6 +21,9 @@ beforeAll(async () => {
   SQL = await initSqlJs({ locateFile: () => createRequire(import.meta.url).resolve("sql.js/dist/sql-wasm.wasm") });
 });
 
+/** The one number a query of `db` gives (NaN for none). */
+const one = (db: Database, sql: string): number => Number(db.exec(sql)[0]?.values[0]?.[0]);
+
 /** A database made by `sql` (page size first), exported as a file's bytes. */
 function database(sql: string, pageSize = 4096, rows: readonly (readonly unknown[])[] = []): Uint8Array {
   const db = new SQL.Database();
@@ -50,8 +53,8 @@ function bothWays(bytes: Uint8Array): {
   let direct: number[][] | undefined;
   try {
     db = new SQL.Database(bytes);
-    const count = Number(db.exec("select count(*) from arc")[0]?.values[0]?.[0]);
-    const root = Number(db.exec("select rootpage from sqlite_master where name = 'arc'")[0]?.values[0]?.[0]);
+    const count = one(db, "select count(*) from arc");
+    const root = one(db, "select rootpage from sqlite_master where name = 'arc'");
     const read = readIntegerTable(bytes, root, 4, count);
     direct = read && columns(read);
     const stepped = readArcs(db, bytes, false);
@@ -147,9 +150,9 @@ describe("readIntegerTable", () => {
       Array.from({ length: 3000 }, (_, i) => row(i)),
     );
     const db = new SQL.Database(bytes);
-    const root = Number(db.exec("select rootpage from sqlite_master where name = 'arc'")[0]!.values[0]![0]);
-    const index = Number(db.exec("select rootpage from sqlite_master where type = 'index'")[0]!.values[0]![0]);
-    const count = Number(db.exec("select count(*) from arc")[0]!.values[0]![0]);
+    const root = one(db, "select rootpage from sqlite_master where name = 'arc'");
+    const index = one(db, "select rootpage from sqlite_master where type = 'index'");
+    const count = one(db, "select count(*) from arc");
     db.close();
     expect(readIntegerTable(bytes, root, 4, count)).toBeDefined();
     expect(readIntegerTable(bytes, root, 4, count - 1)).toBeUndefined();
@@ -181,7 +184,7 @@ describe("readIntegerTable", () => {
       Array.from({ length: 2000 }, (_, i) => row(i)),
     );
     const db = new SQL.Database(bytes);
-    const root = Number(db.exec("select rootpage from sqlite_master where name = 'arc'")[0]!.values[0]![0]);
+    const root = one(db, "select rootpage from sqlite_master where name = 'arc'");
     db.close();
     const arcPages = bytes.length - (root - 1) * 512;
     let answered = 0;

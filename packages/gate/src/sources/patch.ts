@@ -30,6 +30,7 @@ import {
   type FileRename,
   type GateConfig,
   type GateIssue,
+  type InlineSnapshotTouch,
   type InvokedFiles,
   type Ledger,
   type LedgerLoosening,
@@ -87,7 +88,7 @@ export interface PatchRequest {
    */
   sharedProtected?: readonly string[] | undefined;
   /** The shared pytest settings files above the package, protected by their pytest section (scoped-git.ts). */
-  sharedSections?: readonly { file: string; section: string }[] | undefined;
+  sharedSections?: readonly SectionSpec[] | undefined;
 }
 
 /**
@@ -276,7 +277,7 @@ function patchPolicy(config: GateConfig, platformVerifier: PlatformVerifier | un
 function protectedScope(
   config: GateConfig,
   sharedProtected: readonly string[] | undefined,
-  sharedSections: readonly { file: string; section: string }[] | undefined,
+  sharedSections: readonly SectionSpec[] | undefined,
 ): { invoked: InvokedFiles; patterns: string[]; specs: SectionSpec[] } {
   const c = config.commands;
   const invoked = invokedFiles([c.collect, c.proof, c.properties].filter((x): x is string => x !== undefined));
@@ -288,11 +289,13 @@ function protectedScope(
       ...(sharedProtected ?? []),
     ]),
   ];
-  const specs = [...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
-    .map(parseSectionSpec)
-    .filter((spec): spec is SectionSpec => spec !== undefined);
-  // Outside the package (`../../pyproject.toml`): no config spelling reaches there, so they come as specs.
-  for (const { file, section } of sharedSections ?? []) specs.push({ spec: `${file} [${section}]`, file, section });
+  const specs = [
+    ...[...config.protect.sections, ...(config.protect.commands ? invoked.sections : [])]
+      .map(parseSectionSpec)
+      .filter((spec): spec is SectionSpec => spec !== undefined),
+    // Outside the package (`../../pyproject.toml`): no config spelling reaches there, so they come as specs.
+    ...(sharedSections ?? []),
+  ];
   return { invoked, patterns, specs };
 }
 
@@ -388,10 +391,7 @@ async function fixturesEvidence(
  * The commits that took inline snapshots away from the JavaScript and TypeScript files they touched (a
  * snapshot rewritten to match new output is one taken away and another added), each with the files.
  */
-function inlineSnapshotTouches(
-  git: GitPort,
-  touches: readonly CommitPaths[],
-): NonNullable<NonNullable<PatchEvidence["fixtures"]>["inlineSnapshots"]> {
+function inlineSnapshotTouches(git: GitPort, touches: readonly CommitPaths[]): InlineSnapshotTouch[] {
   // Text as a test runner reads it: a file that is not UTF-8 is still read (with replacement characters),
   // so a stray byte cannot hide a rewritten snapshot.
   const lenient = new TextDecoder();
@@ -404,7 +404,7 @@ function inlineSnapshotTouches(
       return bytes === undefined ? undefined : lenient.decode(bytes);
     }
   };
-  const out: NonNullable<NonNullable<PatchEvidence["fixtures"]>["inlineSnapshots"]> = [];
+  const out: InlineSnapshotTouch[] = [];
   for (const { commit, paths } of touches) {
     for (const rev of [commit.sha, ...commit.parents]) git.prefetchFilesAt?.(rev, paths);
     const files = paths.map((path) => ({
