@@ -14,7 +14,10 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   AGENT,
+  CALC,
+  GOLDEN,
   HUMAN,
+  TEST_B,
   MERGE_PATCH,
   applyFiles,
   baseFiles,
@@ -63,7 +66,12 @@ interface Gate {
 }
 
 /** `proofgate check ...args` at the repository root as a GitHub Actions job of pull request 7 would run it. */
-function gate(dir: string, args: readonly string[], pr?: { base: string; head: string; api: string }): Promise<Gate> {
+function gate(
+  dir: string,
+  args: readonly string[],
+  pr?: { base: string; head: string; api: string },
+  baseRef = "main",
+): Promise<Gate> {
   const out = join(dir, `report-${Math.random().toString(36).slice(2)}`);
   const event = join(out, "..", `${out.split("/").at(-1)}.event.json`);
   const env: Record<string, string> = pr
@@ -99,7 +107,7 @@ function gate(dir: string, args: readonly string[], pr?: { base: string; head: s
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [PROOFGATE, "check", "--platform", pr ? "github" : "local", "--out-dir", out, "--base", "main", ...args],
+      [PROOFGATE, "check", "--platform", pr ? "github" : "local", "--out-dir", out, "--base", baseRef, ...args],
       { cwd: dir, env: cleanEnv(env), stdio: ["ignore", "pipe", "pipe"] },
     );
     let stdout = "";
@@ -272,6 +280,94 @@ describe("two packages, two gates on one pull request", () => {
       expect.objectContaining({ file: "freeze.toml", message: expect.stringMatching(/outside the package folder/) }),
     );
   }, 120_000);
+});
+
+describe("what a package's tests read elsewhere in the repository", () => {
+  // The test reads the file from the repository's top, three folders above it (pkgs/<x>/tests/).
+  const SHARED_TEST = `from pathlib import Path
+
+from pkg.calc import total
+
+EXPECTED = Path(__file__).resolve().parents[3] / "testdata" / "expected.txt"
+
+
+def test_total_matches_the_shared_expectation():
+    assert total([1, 2, 3], discount=50) == float(EXPECTED.read_text())
+`;
+
+  it("a golden file beside the package, rewritten by the agent to match a regression: REJECT unlocked_fixture_read", async () => {
+    git(dir, ["checkout", "-q", "-b", "shared-golden", base]);
+    const setup = commit(
+      dir,
+      "a: check total against the shared expectation\n",
+      { "testdata/expected.txt": "3.0\n", "pkgs/a/tests/test_shared.py": SHARED_TEST },
+      HUMAN,
+    );
+    // The agent breaks the discount in a's code and rewrites the shared file to match: a's tests pass, and
+    // neither a's lock nor a's commits hold testdata/ (the commit that changed it is not one of a's).
+    commit(dir, "a: round discounts\n", {
+      "pkgs/a/pkg/calc.py": CALC.replace(
+        "    return result\n",
+        "    if discount == 50:\n        result += 1\n    return result\n",
+      ),
+      "testdata/expected.txt": "4.0\n",
+    });
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, setup);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    expect(r.status, r.stdout).toBe(1);
+    expect(r.report.reasons).toEqual(["unlocked_fixture_read"]);
+    const finding = r.report.details.find((d) => d.reason === "unlocked_fixture_read")! as {
+      message: string;
+      fix?: string;
+    };
+    expect(finding.message).toContain(
+      "the tests read 1 file(s) of the repository outside the package's folder, which this gate neither locks nor sees change: ../../testdata/expected.txt (first by tests/test_shared.py::test_total_matches_the_shared_expectation)",
+    );
+    expect(finding.fix).toMatch(/--root/);
+  }, 300_000);
+
+  it("a package with no fixtures of its own still answers for a golden file it reads beside it", async () => {
+    git(dir, ["checkout", "-q", "-b", "shared-golden-b", base]);
+    // A human moves b's golden file to the repository's top: b has no fixtures left (the signal is off for want
+    // of them), and b's test reads the shared copy.
+    const setup = commit(
+      dir,
+      "b: read the golden file from testdata/\n",
+      {
+        "testdata/golden.txt": GOLDEN,
+        "pkgs/b/tests/fixtures/golden.txt": null,
+        "pkgs/b/fixtures.lock": null,
+        "pkgs/b/tests/test_b.py": TEST_B.replace(
+          'Path("tests/fixtures/golden.txt")',
+          'Path("../../testdata/golden.txt")',
+        ),
+      },
+      HUMAN,
+    );
+    const r = await gate(dir, ["--run", "--root", "pkgs/b"], undefined, setup);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    expect(r.status, r.stdout).toBe(1);
+    expect(r.report.reasons).toEqual(["unlocked_fixture_read"]);
+    expect(r.report.details.find((d) => d.reason === "unlocked_fixture_read")!.message).toContain(
+      "../../testdata/golden.txt (first by tests/test_b.py::test_golden)",
+    );
+    // An untracked file beside the package (a virtualenv at the top) is not one: only what git tracks counts.
+    git(dir, ["checkout", "-q", "-b", "shared-venv-b", base]);
+    const venv = commit(
+      dir,
+      "b: a test reads an untracked file\n",
+      {
+        "pkgs/b/tests/test_untracked.py": `from pathlib import Path\n\n\ndef test_reads():\n    assert Path("../../untracked.txt").read_text()\n`,
+      },
+      HUMAN,
+    );
+    writeFileSync(join(dir, "untracked.txt"), "not committed\n");
+    const clean = await gate(dir, ["--run", "--root", "pkgs/b"], undefined, venv);
+    rmSync(join(dir, "untracked.txt"));
+    expect(clean.report.errors, clean.stderr).toEqual([]);
+    expect(clean.report.reasons).toEqual([]);
+    expect(clean.status, clean.stdout).toBe(0);
+  }, 300_000);
 });
 
 describe("--root refuses a folder the gate cannot stand behind (exit 2, the flag named)", () => {

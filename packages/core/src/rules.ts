@@ -191,7 +191,8 @@ export const RULES: readonly Rule[] = [
     return patch.fixtureDigest;
   },
   function unlockedFixtureRead({ runner, fixturesOff }) {
-    return runner && !fixturesOff ? unlockedReadFindings(runner) : [];
+    // A package with no fixtures of its own still answers for what its tests read beside it (outsideOnly).
+    return runner && (!fixturesOff || runner.fixtures?.outsideOnly) ? unlockedReadFindings(runner) : [];
   },
   function propertyHold({ properties, propertyFailures, commands }) {
     if (properties.kind === "off") return [];

@@ -48,7 +48,7 @@ import {
   type BaseVitestCoverageRead,
 } from "./sources/vitest-coverage.js";
 import { loadPatchEvidence, type LoadedPatch, type PatchRequest } from "./sources/patch.js";
-import { pathScope } from "./scoped-git.js";
+import { pathScope, repositoryTopOf } from "./scoped-git.js";
 import type { PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
@@ -712,6 +712,7 @@ async function runHeadSteps(s: {
       stopped: s.stopped,
       besideAfter: s.besideAfter,
       vitestSources: s.vitestSources,
+      repositoryTop: request.root ? repositoryTopOf(ports.files.root, request.root) : undefined,
     }),
   );
   // What this run wrote is bound to this commit; a file no step wrote still needs a stamp of its own.
@@ -926,6 +927,9 @@ function runnerEvidence(
   });
   const shadowOptions = optionsAt(loaded.patch.head);
   const baseOptions = optionsAt(loaded.patch.base);
+  // A package whose fixtures are off for want of any (not by a human's choice) still answers for the files its
+  // tests read elsewhere in the repository: no gate of its own guards them.
+  const outsideOnly = git.trackedOutside !== undefined && loaded.off.idle?.fixtures === true;
   return {
     proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
     properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
@@ -937,7 +941,7 @@ function runnerEvidence(
     scans,
     // Seeds are data the property tests read; seed_rewrite guards them as the lock guards fixtures.
     fixtures:
-      config.fixtures.enabled && readsRecorded
+      readsRecorded && (config.fixtures.enabled || outsideOnly)
         ? {
             paths: config.fixtures.paths,
             lock: config.fixtures.lock,
@@ -945,7 +949,8 @@ function runnerEvidence(
               ...DEFAULT_READ_ALLOW,
               ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
             ],
-            tracked: new Set(headFiles),
+            tracked: new Set([...headFiles, ...outsideTracked(git, loaded.patch.head, records)]),
+            outsideOnly: !config.fixtures.enabled,
           }
         : undefined,
     // The same array the later steps (the base's skips) still fill: decide() reads it once all have run.
@@ -957,6 +962,17 @@ function runnerEvidence(
       records: [records.proof?.result.record, records.properties?.result.record].filter((r) => r !== undefined),
     }),
   };
+}
+
+/**
+ * The files a package's proof run read elsewhere in the repository (`../../testdata/golden.txt`) that the head
+ * tracks: none on the repository's own port, or when the run read nothing outside the package.
+ */
+function outsideTracked(git: GatePorts["git"], head: string, records: CommandsRun["records"]): Set<string> {
+  const outside = [records.proof?.result.record, records.properties?.result.record].flatMap(
+    (record) => record?.files.flatMap((f) => (f.path.startsWith("../") ? [f.path] : [])) ?? [],
+  );
+  return outside.length === 0 || !git.trackedOutside ? new Set() : git.trackedOutside(head, outside);
 }
 
 /** A warning when the project is part of its own test runner (pluggy, a pytest plugin): see runnerIntegrityWarnings. */

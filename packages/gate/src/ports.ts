@@ -33,6 +33,12 @@ export interface GitPort {
   prefetchFilesAt?(rev: string, paths: readonly string[]): void;
   /** Every file under `dir` at a revision. */
   listFilesAt(rev: string, dir: string): TreeEntry[];
+  /**
+   * A package's port (`check --root`): which of `paths` (the package's names for files elsewhere in the
+   * repository, `../../testdata/golden.txt`) a revision tracks. Absent on the repository's own port, where
+   * no path leaves the root.
+   */
+  trackedOutside?(rev: string, paths: readonly string[]): Set<string>;
   /** Work-tree paths that differ from HEAD (and untracked ones, when asked). */
   workTreeChanges(options: { untracked: boolean }): string[];
   /** Every path `git status` shows, ignored ones included: what a step wrote is told from it. */

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { repoPathOf } from "@proofgate/core";
 import { nodeGit } from "./node/git.js";
-import { pathScope, scopeGit, SHARED_CI_PATHS } from "./scoped-git.js";
+import { pathScope, repositoryTopOf, scopeGit, SHARED_CI_PATHS } from "./scoped-git.js";
 import { ISOLATED_GIT_ENV, scratchRepo, type ScratchRepo } from "./testing/index.js";
 
 describe("pathScope", () => {
@@ -126,6 +126,37 @@ describe("scopeGit on a real repository", () => {
     expect(diff).toMatch(/^diff --git a\/src\/x\.py b\/src\/x\.py$/m);
     expect(diff).toMatch(/^\+\+\+ b\/y\.py$/m);
     expect(diff).not.toMatch(/pkgs\/|freeze\.toml|ci\.yml/);
+  });
+
+  it("says which files elsewhere in the repository a revision tracks, by the package's names for them", () => {
+    repo = scratchRepo("proofgate-scoped-");
+    const first = repo.commit("base", {
+      "pkgs/a/x.py": "1\n",
+      "pkgs/b/data.json": "{}\n",
+      "testdata/expected.txt": "6\n",
+      "top.txt": "top\n",
+    });
+    const second = repo.commit("drop top.txt", { "top.txt": null });
+    const git = scopeGit(nodeGit({ cwd: repo.dir, env: { ...process.env, ...ISOLATED_GIT_ENV } }), "pkgs/a");
+    const asked = [
+      "../../testdata/expected.txt",
+      "../../testdata/untracked.txt",
+      "../b/data.json",
+      "../../top.txt",
+      "../../.venv/lib/site.txt",
+      // The package's own files, and paths that leave the repository, are not outside files.
+      "../a/x.py",
+      "x.py",
+      "../../../etc/passwd",
+    ];
+    expect([...git.trackedOutside!(first, asked)].sort()).toEqual([
+      "../../testdata/expected.txt",
+      "../../top.txt",
+      "../b/data.json",
+    ]);
+    expect([...git.trackedOutside!(second, asked)].sort()).toEqual(["../../testdata/expected.txt", "../b/data.json"]);
+    expect(repositoryTopOf("/w/repo/pkgs/a", "pkgs/a")).toBe("/w/repo");
+    expect(repositoryTopOf("/w/repo/pkgs/a/", "./pkgs/a/")).toBe("/w/repo");
   });
 
   it("keeps a merge only for its own resolution in the package", () => {

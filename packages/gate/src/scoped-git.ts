@@ -4,7 +4,7 @@
 // files every package shares (SHARED_CI_PATHS), which come as `../../.github/workflows/ci.yml`. A commit
 // that touched nothing of the package and no shared CI file is not one of the package's commits.
 import { posix } from "node:path";
-import { pathMatcher, type SectionSpec } from "@proofgate/core";
+import { pathMatcher, repoPathOf, type SectionSpec } from "@proofgate/core";
 import type { ChangedPath, TreeEntry } from "./git-types.js";
 import type { GitPort } from "./ports.js";
 
@@ -52,6 +52,12 @@ export function sharedPathsOf(root: string): string[] {
       ANCESTOR_PYTEST_FILES.map((f) => (dir === "" ? f.name : `${dir}/${f.name}`)),
     ),
   ];
+}
+
+/** The repository's top folder (absolute) from a package's absolute folder and its repository-relative path. */
+export function repositoryTopOf(packageDir: string, root: string): string {
+  const up = root.split("/").filter((part) => part !== "" && part !== ".");
+  return posix.join(packageDir, ...up.map(() => ".."));
 }
 
 /** Maps paths between the repository and a package folder in it (`root`: repository-relative, no slashes at the ends). */
@@ -214,6 +220,24 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
     blame: (range, path) => {
       const at = repoPath(path);
       return at === undefined ? [] : git.blame(range, at);
+    },
+    trackedOutside: (rev, paths) => {
+      // Each path as the repository names it, if it resolves inside the repository but outside the package.
+      const wanted = new Map<string, string>();
+      for (const path of paths) {
+        if (!path.startsWith("../")) continue;
+        const at = repoPathOf(prefix, path);
+        if (at !== undefined && at !== prefix && !at.startsWith(`${prefix}/`)) wanted.set(at, path);
+      }
+      // One listing per top-level folder they are in (testdata/, .venv/): a few git calls, not one per file.
+      const tops = new Set([...wanted.keys()].map((p) => (p.includes("/") ? p.slice(0, p.indexOf("/")) : p)));
+      const out = new Set<string>();
+      for (const top of tops)
+        for (const entry of git.listFilesAt(rev, top)) {
+          const path = wanted.get(entry.path);
+          if (path !== undefined) out.add(path);
+        }
+      return out;
     },
     addWorktree: (rev, options) => inWorktree(git.addWorktree(rev, options)),
     removeWorktree: (dir) => git.removeWorktree(worktreeOf(dir)),

@@ -44,10 +44,19 @@ export interface RunnerEvidence {
   /**
    * The fixture signal is on: reads outside the lock (and outside `allow`, e.g. the seeds) of files the
    * head commit tracks are judged (a golden file the tests read is committed; what a run writes and reads
-   * back, or tries to open and cannot, is not one).
+   * back, or tries to open and cannot, is not one). A package's run (`check --root`) names the files its tests
+   * read elsewhere in the repository `../../testdata/golden.txt`; `tracked` holds those the head tracks too.
+   * `outsideOnly`: the package has no fixtures of its own (the signal is off for want of them), so only those
+   * reads outside the package are judged.
    */
   fixtures?:
-    | { paths: readonly string[]; lock: string; allow?: readonly string[] | undefined; tracked: ReadonlySet<string> }
+    | {
+        paths: readonly string[];
+        lock: string;
+        allow?: readonly string[] | undefined;
+        tracked: ReadonlySet<string>;
+        outsideOnly?: boolean | undefined;
+      }
     | undefined;
   /** What the steps wrote in the repository (`run_wrote_repository`); undefined when not watched. */
   writes?: RepositoryWriteEvidence | undefined;
@@ -194,8 +203,11 @@ export function runnerTamperingFindings(
 export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
   const record = e.proof?.result.record;
   if (!record || !e.fixtures) return [];
-  const { paths, lock, allow, tracked } = e.fixtures;
-  const committed = { ...record, files: record.files.filter((f) => tracked.has(f.path)) };
+  const { paths, lock, allow, tracked, outsideOnly } = e.fixtures;
+  const committed = {
+    ...record,
+    files: record.files.filter((f) => tracked.has(f.path) && (!outsideOnly || f.path.startsWith("../"))),
+  };
   return judgeFileReads(committed, { fixtures: paths, lock, allow }).map((f) =>
     asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
   );

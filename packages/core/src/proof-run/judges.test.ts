@@ -292,6 +292,41 @@ describe("judgeFileReads and judgeSeedReads", () => {
     ]);
   });
 
+  it("a package's run: what its tests read elsewhere in the repository is a finding of its own, whatever the lock", () => {
+    const record = withRecord({
+      files: [
+        { path: "tests/fixtures/golden.txt", read: true, write: false, first: "tests/test_a.py::test_one" },
+        { path: "../../testdata/expected.json", read: true, write: false, first: "tests/test_a.py::test_two" },
+        { path: "../../testdata/other.json", read: true, write: false, first: null },
+        // pytest's settings above the package, a sibling's source and a cache at the top: never count.
+        { path: "../../pyproject.toml", read: true, write: false, first: null },
+        { path: "../pytest.ini", read: true, write: false, first: null },
+        { path: "../b/src/b/util.py", read: true, write: false, first: null },
+        { path: "../../.hypothesis/examples/ab", read: true, write: true, first: "t::x" },
+        // ... but a sibling package's settings file is no settings of this run's.
+        { path: "../b/pyproject.toml", read: true, write: false, first: null },
+      ],
+    });
+    const findings = judgeFileReads(record, { fixtures: ["tests/fixtures"], lock: "fixtures.lock" });
+    expect(findings).toEqual([
+      {
+        code: "unlocked_fixture_read",
+        paths: ["../../testdata/expected.json", "../../testdata/other.json", "../b/pyproject.toml"],
+        tests: ["tests/test_a.py::test_two"],
+        message:
+          "the tests read 3 file(s) of the repository outside the package's folder, which this gate neither locks nor sees change: ../../testdata/expected.json (first by tests/test_a.py::test_two), ../../testdata/other.json, ../b/pyproject.toml",
+        fix: expect.stringContaining("gate from the folder that holds both (`--root` at their common folder)"),
+      },
+    ]);
+    // Inside and outside together: two findings, the lock's first.
+    const both = judgeFileReads(record, { fixtures: [], lock: "fixtures.lock" });
+    expect(both.map((f) => f.paths)).toEqual([
+      ["tests/fixtures/golden.txt"],
+      ["../../testdata/expected.json", "../../testdata/other.json", "../b/pyproject.toml"],
+    ]);
+    expect(both[0]!.message).toMatch(/^the tests read 1 file\(s\) outside the fixture lock \(no fixture paths\)/);
+  });
+
   it("without audit hooks the reads are unknown: audit_unavailable, never a pass", () => {
     const record = withRecord({ audit: false, files: [] });
     expect(judgeFileReads(record, { fixtures: [], lock: "x" })[0]!.code).toBe("audit_unavailable");

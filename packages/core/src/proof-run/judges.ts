@@ -385,9 +385,17 @@ export interface FixtureReadPolicy {
 const under = (path: string, folder: string): boolean =>
   path === folder || path.startsWith(`${folder.replace(/\/+$/, "")}/`);
 
+/** A path a package's run recorded elsewhere in the repository (`../../testdata/golden.txt`). */
+const isOutside = (path: string): boolean => path.startsWith("../");
+
+/** An outside path as the repository's top names it, for the allow globs: `../../pyproject.toml` is `pyproject.toml`. */
+const fromTop = (path: string): string => path.replace(/^(?:\.\.\/)+/, "");
+
 /**
  * Files the run opened for reading inside the repository that are neither Python source, nor the lock,
- * nor under a fixture path, nor allowed: a golden file moved out of the lock still counts.
+ * nor under a fixture path, nor allowed: a golden file moved out of the lock still counts. A package's run
+ * (`check --root`) also names what its tests read elsewhere in the repository (`../../testdata/golden.txt`):
+ * no lock of the package holds those, nor do its commits see them change, so each is a finding of its own.
  */
 export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): RunFinding[] {
   if (!record.audit) {
@@ -407,20 +415,31 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
       !PYTHON_SOURCE.test(f.path) &&
       f.path !== policy.lock &&
       !policy.fixtures.some((dir) => under(f.path, dir)) &&
-      !allowed(f.path),
+      !allowed(isOutside(f.path) ? fromTop(f.path) : f.path),
   );
-  if (unlocked.length === 0) return [];
-  return [
-    {
+  const named = (files: typeof unlocked) =>
+    listSome(files.map((f) => (f.first === null ? f.path : `${f.path} (first by ${f.first})`)));
+  const testsOf = (files: typeof unlocked) => [...new Set(files.flatMap((f) => (f.first === null ? [] : [f.first])))];
+  const inside = unlocked.filter((f) => !isOutside(f.path));
+  const outside = unlocked.filter((f) => isOutside(f.path));
+  const out: RunFinding[] = [];
+  if (inside.length > 0)
+    out.push({
       code: "unlocked_fixture_read",
-      paths: unlocked.map((f) => f.path),
-      tests: [...new Set(unlocked.flatMap((f) => (f.first === null ? [] : [f.first])))],
-      message: `the tests read ${unlocked.length} file(s) outside the fixture lock (${policy.fixtures.length > 0 ? listSome([...policy.fixtures]) : "no fixture paths"}): ${listSome(
-        unlocked.map((f) => (f.first === null ? f.path : `${f.path} (first by ${f.first})`)),
-      )}`,
+      paths: inside.map((f) => f.path),
+      tests: testsOf(inside),
+      message: `the tests read ${inside.length} file(s) outside the fixture lock (${policy.fixtures.length > 0 ? listSome([...policy.fixtures]) : "no fixture paths"}): ${named(inside)}`,
       fix: "move the files under a locked fixture path and run `proofgate lock` in a human commit with `Fixture-Lock: human`",
-    },
-  ];
+    });
+  if (outside.length > 0)
+    out.push({
+      code: "unlocked_fixture_read",
+      paths: outside.map((f) => f.path),
+      tests: testsOf(outside),
+      message: `the tests read ${outside.length} file(s) of the repository outside the package's folder, which this gate neither locks nor sees change: ${named(outside)}`,
+      fix: "keep the files the package's tests read in the package, under a locked fixture path (`proofgate lock` in a human commit with `Fixture-Lock: human`), or gate from the folder that holds both (`--root` at their common folder)",
+    });
+  return out;
 }
 
 /** Options of judgeSeedReads. */

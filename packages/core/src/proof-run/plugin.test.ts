@@ -15,6 +15,7 @@ describe("renderProofPlugin", () => {
       ledgerFile: "freeze.toml",
       mounts: [{ dir: "/r/proofgate-report/seeds", prefix: "", label: "base-seeds" }],
       exclude: ["/r/proofgate-report"],
+      outer: "/w/repo",
     },
   );
 
@@ -41,12 +42,15 @@ describe("renderProofPlugin", () => {
       PROOFGATE_MOUNTS: [["/r/proofgate-report/seeds", "", "base-seeds"]],
       PROOFGATE_EXCLUDE: ["/r/proofgate-report"],
       PROOFGATE_STOP_ON_MISSING: true,
+      PROOFGATE_OUTER: "/w/repo",
     });
     const tolerant = renderProofPlugin(
       { today: "2026-09-20", active: [] },
       { ledgerFile: "f", stopOnUncollected: false },
     );
     expect(tolerant).toContain("\nPROOFGATE_STOP_ON_MISSING = False\n");
+    // The repository's own run: no top above the root, so nothing outside it is recorded.
+    expect(tolerant).toContain('\nPROOFGATE_OUTER = ""\n');
   });
 
   it("leaves renderDeselectPlugin (proofgate deselect --format plugin) as it was", () => {

@@ -45,6 +45,12 @@ export interface ProofPluginOptions {
    */
   exclude?: readonly string[] | undefined;
   /**
+   * The repository's top folder (absolute) when the run's root is a package folder inside it: a file the tests
+   * open elsewhere in the repository is recorded by its path from the root (`../../testdata/golden.txt`), so
+   * that a golden file outside the package is seen. Absent: files outside the root are not recorded.
+   */
+  outer?: string | undefined;
+  /**
    * Whether a lease naming no collected test of a collected file stops the run (pytest's usage error, exit 4).
    * Default true; false when the deselection is planned before any collection (`[commands] collect_beside_proof`):
    * the gate then judges such a lease from the universe (unknown_leases).
@@ -70,6 +76,7 @@ export function renderProofPlugin(
         PLUGIN_VERSION: pythonString(PROOF_PLUGIN_VERSION),
         LEDGER: pythonString(options.ledgerFile),
         STOP_ON_MISSING: options.stopOnUncollected === false ? "False" : "True",
+        OUTER: pythonString(options.outer ?? ""),
       },
       lists: {
         FROZEN: plan.active.map((lease) => pythonString(lease.nodeid)),

@@ -38,6 +38,9 @@ PROOFGATE_MOUNTS = (
 PROOFGATE_EXCLUDE = (
     "__PROOFGATE_EXCLUDE__",
 )
+# The repository's top folder when the run's root is a folder inside it (a package's gate), else "": a file the
+# tests open elsewhere in the repository is recorded by its path from the root ("../../testdata/golden.txt").
+PROOFGATE_OUTER = "__PROOFGATE_OUTER__"
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -139,6 +142,11 @@ class _Run:
             os.path.dirname(_norm(__file__)),
         )
         self.mounts = tuple((_norm(folder), prefix, label) for folder, prefix, label in PROOFGATE_MOUNTS)
+        # (top, root) pairs, as written and with symlinks resolved: the repository above a package's root.
+        self.above = ()
+        if PROOFGATE_OUTER:
+            top = _norm(PROOFGATE_OUTER)
+            self.above = ((top, self.root), (os.path.realpath(top), self.real_root))
         self.sys_path = [self.rel(_norm(p or os.curdir)) for p in sys.path]
         self.internals = _internals()
 
@@ -151,6 +159,16 @@ class _Run:
                 return "."
             if _within(path, root):
                 return path[len(root.rstrip(os.sep)) + 1 :].replace(os.sep, "/")
+        return None
+
+    def outside(self, path):
+        """The path from the root of a file elsewhere in the repository (`../../testdata/x`), or None: outside
+        the repository, or in its .git folder."""
+        for top, root in self.above:
+            if path != top and _within(path, top) and not _within(root, path):
+                if path[len(top.rstrip(os.sep)) + 1 :].split(os.sep, 1)[0] == ".git":
+                    return None
+                return os.path.relpath(path, root).replace(os.sep, "/")
         return None
 
     def opened(self, path, mode, flags):
@@ -181,6 +199,8 @@ class _Run:
                 if _within(path, folder):
                     return
             rel = self.rel(path)
+            if rel is None:
+                rel = self.outside(path)
             if rel is None or rel == ".":
                 return
         parts = rel.split("/")

@@ -80,6 +80,12 @@ export interface RunCommandsOptions {
    * reporter records whether its coverage settings measure each (`vitest_measures`).
    */
   vitestSources?: readonly string[] | undefined;
+  /**
+   * The repository's top folder (absolute) when the gate judges a package folder inside it (`check --root`):
+   * the recording plugin then records what the tests read elsewhere in the repository (a golden file
+   * beside the package is outside its lock: unlocked_fixture_read).
+   */
+  repositoryTop?: string | undefined;
 }
 
 /** What the steps wrote in the repository (`run_wrote_repository`), step by step, as git saw it. */
@@ -292,6 +298,7 @@ function pluginStep(
       ledgerFile: config.ledger.path,
       mounts,
       exclude: [absolute(o.outDir)],
+      outer: o.repositoryTop,
       stopOnUncollected: !(name === "proof" && collectBesideProof(config)),
     },
   );

@@ -64,14 +64,15 @@ class ProofRun:
         self.plugin_dir = out / "pytest"
         self.record = out / "run-record.json"
 
-    def run(self, *args, frozen=(), ledger="freeze.toml", unset=(), stop_on_missing=True):
+    def run(self, *args, frozen=(), ledger="freeze.toml", unset=(), stop_on_missing=True, root=None, outer=""):
         """pytest with the plugin loaded; `unset`: run variables left out of the environment;
-        `stop_on_missing`: whether a lease naming no collected test in a collected file stops the run."""
+        `stop_on_missing`: whether a lease naming no collected test in a collected file stops the run;
+        `root`: the run's root (default the pytester folder); `outer`: the repository's top above it."""
         self.plugin_dir.mkdir(parents=True, exist_ok=True)
         source = render(
             "proofgate_proof_plugin.py",
             text={"TODAY": "2026-12-05"},
-            values={"PLUGIN_VERSION": "1", "LEDGER": ledger, "STOP_ON_MISSING": stop_on_missing},
+            values={"PLUGIN_VERSION": "1", "LEDGER": ledger, "STOP_ON_MISSING": stop_on_missing, "OUTER": outer},
             lists={"FROZEN": list(frozen), "MOUNTS": [], "EXCLUDE": [str(self.plugin_dir.parent)]},
         )
         (self.plugin_dir / (self.module + ".py")).write_text(source, encoding="ascii")
@@ -81,7 +82,7 @@ class ProofRun:
             "PROOFGATE_RUN_NONCE": self.nonce,
             "PROOFGATE_RUN_KEY": self.key.hex(),
             "PROOFGATE_RUN_RECORD": str(self.record),
-            "PROOFGATE_RUN_ROOT": str(self.pytester.path),
+            "PROOFGATE_RUN_ROOT": str(root or self.pytester.path),
         }
         for name, value in env.items():
             if name in unset:

@@ -212,3 +212,47 @@ def test_env():
 """
     )
     proof_run.run().assert_outcomes(passed=1)
+
+
+def _package_project(proof_run, elsewhere):
+    """A repository top (the pytester folder) with testdata/ and .git/, and a package pkg/ whose test reads
+    a golden file in testdata/, a file in .git/ and one outside the repository."""
+    top = proof_run.pytester.path
+    (top / "testdata").mkdir()
+    (top / "testdata" / "golden.txt").write_text("42\n")
+    (top / ".git").mkdir()
+    (top / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    elsewhere.write_text("x\n")
+    pkg = top / "pkg"
+    pkg.mkdir()
+    (pkg / "test_a.py").write_text(
+        "import pathlib\n\n"
+        "HERE = pathlib.Path(__file__).parent\n\n\n"
+        "def test_reads():\n"
+        "    assert (HERE.parent / 'testdata' / 'golden.txt').read_text() == '42\\n'\n"
+        "    (HERE.parent / '.git' / 'HEAD').read_text()\n"
+        "    pathlib.Path({!r}).read_text()\n".format(str(elsewhere))
+    )
+    return top, pkg
+
+
+def test_a_package_root_records_the_files_its_tests_read_elsewhere_in_the_repository(proof_run, tmp_path_factory):
+    top, pkg = _package_project(proof_run, tmp_path_factory.mktemp("elsewhere") / "x.txt")
+    proof_run.run("pkg", root=pkg, outer=str(top)).assert_outcomes(passed=1)
+    files = {f["path"]: f for f in proof_run.payload()["files"]}
+    assert files["../testdata/golden.txt"] == {
+        "path": "../testdata/golden.txt",
+        "read": True,
+        "write": False,
+        "first": "pkg/test_a.py::test_reads",
+    }
+    # Neither the repository's .git folder nor a file outside the repository is recorded.
+    assert [p for p in files if p.startswith("../")] == ["../testdata/golden.txt"]
+    assert not [p for p in files if ".git" in p.split("/") or p.startswith("/")]
+    assert signature_ok(proof_run.text(), proof_run.key)
+
+
+def test_without_the_repository_top_files_outside_the_root_are_not_recorded(proof_run, tmp_path_factory):
+    top, pkg = _package_project(proof_run, tmp_path_factory.mktemp("elsewhere") / "x.txt")
+    proof_run.run("pkg", root=pkg).assert_outcomes(passed=1)
+    assert not [f["path"] for f in proof_run.payload()["files"] if f["path"].startswith("../")]
