@@ -182,6 +182,7 @@ describe("proofgate init on a vitest project", () => {
     expect(gone.report.decision, explain(gone)).toBe("REJECT");
     expect(gone.report.reasons).toContain("tests_failed");
     expect(JSON.stringify(gone.report.details)).toContain("Obsolete snapshots found");
+    expect(JSON.stringify(gone.report.details)).toContain("failed as a whole file");
 
     git(dir, ["reset", "-q", "--hard", "main"]);
     agentCommit(dir, {

@@ -123,7 +123,7 @@ describe("the catalog project's tree", () => {
     expect(["-x", "a b", '"; rm -rf /', "$(id)"].map((f) => folder.test(f))).toEqual([false, false, false, false]);
   });
 
-  it("passes working-directory as --root, and --name only when one is given", () => {
+  it("passes working-directory as --root, the report folder the artifacts read, and --name only when one is given", () => {
     const run = (given: Record<string, string>) =>
       spawnSync(
         "bash",
@@ -137,8 +137,10 @@ describe("the catalog project's tree", () => {
           encoding: "utf8",
         },
       ).stdout;
-    expect(run({})).toBe("--root\n.\n");
-    expect(run({ "working-directory": "pkgs/api", name: "api" })).toBe("--root\npkgs/api\n--name\napi\n");
+    expect(run({})).toBe("--root\n.\n--out-dir\nproofgate-report\n");
+    expect(run({ "working-directory": "pkgs/api", name: "api" })).toBe(
+      "--root\npkgs/api\n--out-dir\nproofgate-report\n--name\napi\n",
+    );
   });
 
   it("interpolates to a job that keeps the whole history, runs on merge requests and wires every report", () => {

@@ -549,6 +549,14 @@ describe("proofgate check", { timeout: 60_000 }, () => {
     expect(await runCheck({ format: "json", base, root: "svc/api", name: "api" }, io({}), [recording])).toBe(0);
     expect(await runCheck({ format: "json", base, root: "my pkg", name: "mine" }, io({}), [recording])).toBe(0);
     expect(names).toEqual(["proofgate/svc/api", "web", "api", "mine"]);
+    // Without --out-dir each package's report is in its own folder: the second does not overwrite the first's.
+    expect(JSON.parse(readFileSync(join(repo.dir, "svc/api/proofgate-report/report.json"), "utf8"))).toMatchObject({
+      root: "svc/api",
+    });
+    expect(JSON.parse(readFileSync(join(repo.dir, "my pkg/proofgate-report/report.json"), "utf8"))).toMatchObject({
+      root: "my pkg",
+    });
+    expect(existsSync(join(repo.dir, "proofgate-report"))).toBe(false);
     expect(await runCheck({ format: "json", base, root: "my pkg" }, io({}), [recording])).toBe(2);
     expect(err).toContain('the name from --root "proofgate/my pkg" is not a gate name');
     expect(err).toContain("name the gate with --name");

@@ -104,9 +104,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
             })
             .option("out-dir", {
               type: "string",
-              default: "proofgate-report",
               describe:
-                "where report.json, report.md, index.html, badge.json, badge.svg and the platform's artifacts are written",
+                "where report.json, report.md, index.html, badge.json, badge.svg and the platform's artifacts are written (default: proofgate-report in the project's folder: the working folder, or the package's with --root)",
               requiresArg: true,
             })
             .option("format", {

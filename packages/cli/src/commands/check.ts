@@ -116,10 +116,7 @@ export async function runCheck(
     () => choice<Provider | "auto">("platform", args.platform, CHECK_PLATFORMS, "auto"),
     "auto",
   );
-  const outDir = resolve(
-    io.cwd,
-    flag(failures, () => stringFlag("out-dir", args.outDir, "proofgate-report"), "proofgate-report"),
-  );
+  const outFlag = flag(failures, () => optionalFlag("out-dir", args.outDir), undefined);
   const base = flag(failures, () => optionalFlag("base", args.base), undefined);
   const head = flag(failures, () => optionalFlag("head", args.head), undefined);
   const today = flag(failures, () => optionalFlag("today", args.today), undefined);
@@ -129,6 +126,9 @@ export async function runCheck(
     dir: io.cwd,
     root: "",
   } as ProjectRoot);
+  // The report goes into the project's folder unless --out-dir says otherwise: two packages checked from the
+  // repository's root (--root) each write their own, not one proofgate-report/ the second overwrites.
+  const outDir = outFlag === undefined ? resolve(project.dir, "proofgate-report") : resolve(io.cwd, outFlag);
   // A name that cannot be used is reported like any bad flag (exit 2); the report goes out under the default.
   const name = flag(failures, () => gateName(args.name, io.env, project.root), DEFAULT_GATE_NAME);
   // The text table lists the warnings itself; with JSON or Markdown on stdout they go to stderr.

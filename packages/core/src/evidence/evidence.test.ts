@@ -238,7 +238,7 @@ describe("accountEvidence: missing and unknown", () => {
     expect(accounting.counts).toEqual({ proven: 7, frozen: 1, skipped: 2, failed: 1, missing: 0 });
     expect(testsFailed(accounting).map((f) => f.message)).toEqual([
       'src/math.test.js > math > fails <here> & "there" failed in the proof run: expected 2 to be 3 // Object.is equality',
-      "src/broken.test.js failed to collect in the proof run: Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js",
+      "src/broken.test.js failed as a whole file (its import, a file-level hook or check such as obsolete snapshots) in the proof run: Cannot find module './does-not-exist.js' imported from /tmp/pgjunit/vt/src/broken.test.js",
     ]);
   });
 });

@@ -108,6 +108,9 @@ const MAX_LISTED = 10;
 const list = (ids: readonly string[]): string =>
   `${ids.slice(0, MAX_LISTED).join(", ")}${ids.length > MAX_LISTED ? `, and ${ids.length - MAX_LISTED} more` : ""}`;
 
+/** A file's own result in vitest's or jest's JUnit: the file failed, not only its collection. */
+const WHOLE_FILE = /\.[cm]?[jt]sx?$/;
+
 /**
  * `tests_failed`: one finding per collected test that failed or errored in the proof run, and per
  * result outside the universe that did (a module that failed to import is a failure too).
@@ -117,7 +120,7 @@ export function testsFailed(accounting: EvidenceAccounting): Finding[] {
   return [...accounting.failures, ...outside].map((r) => ({
     reason: "tests_failed",
     message: r.collectionError
-      ? `${r.id} failed to collect in the proof run${r.message ? `: ${r.message}` : ""}`
+      ? `${r.id} ${WHOLE_FILE.test(r.id) ? "failed as a whole file (its import, a file-level hook or check such as obsolete snapshots)" : "failed to collect"} in the proof run${r.message ? `: ${r.message}` : ""}`
       : `${r.id} ${r.outcome === "error" ? "errored" : "failed"} in the proof run${r.message ? `: ${r.message}` : ""}`,
     file: r.file,
     line: r.line,
