@@ -21,6 +21,7 @@ import {
   MERGE_PATCH,
   applyFiles,
   baseFiles,
+  config,
   cleanEnv,
   git,
   lease,
@@ -284,52 +285,81 @@ describe("two packages, two gates on one pull request", () => {
 
 describe("what a package's tests read elsewhere in the repository", () => {
   // The test reads the file from the repository's top, three folders above it (pkgs/<x>/tests/).
-  const SHARED_TEST = `from pathlib import Path
+  const SHARED_TEST = (path: string) => `from pathlib import Path
 
 from pkg.calc import total
 
-EXPECTED = Path(__file__).resolve().parents[3] / "testdata" / "expected.txt"
+EXPECTED = Path(__file__).resolve().parent / ${JSON.stringify(path)}
 
 
 def test_total_matches_the_shared_expectation():
     assert total([1, 2, 3], discount=50) == float(EXPECTED.read_text())
 `;
+  // a's code breaks the 50% discount; the agent rewrites the shared expectation to match.
+  const REGRESSION = {
+    "pkgs/a/pkg/calc.py": CALC.replace(
+      "    return result\n",
+      "    if discount == 50:\n        result += 1\n    return result\n",
+    ),
+    "testdata/expected.txt": "4.0\n",
+  };
+  const reads = (r: Gate) =>
+    (
+      r.report.details.find((d) => d.reason === "unlocked_fixture_read") as
+        { message: string; fix?: string } | undefined
+    )?.message;
 
   it("a golden file beside the package, rewritten by the agent to match a regression: REJECT unlocked_fixture_read", async () => {
     git(dir, ["checkout", "-q", "-b", "shared-golden", base]);
     const setup = commit(
       dir,
       "a: check total against the shared expectation\n",
-      { "testdata/expected.txt": "3.0\n", "pkgs/a/tests/test_shared.py": SHARED_TEST },
+      {
+        "testdata/expected.txt": "3.0\n",
+        "pkgs/a/tests/test_shared.py": SHARED_TEST("../../../testdata/expected.txt"),
+      },
       HUMAN,
     );
-    // The agent breaks the discount in a's code and rewrites the shared file to match: a's tests pass, and
-    // neither a's lock nor a's commits hold testdata/ (the commit that changed it is not one of a's).
-    commit(dir, "a: round discounts\n", {
-      "pkgs/a/pkg/calc.py": CALC.replace(
-        "    return result\n",
-        "    if discount == 50:\n        result += 1\n    return result\n",
-      ),
-      "testdata/expected.txt": "4.0\n",
-    });
+    // As the base had it, the file is the base's evidence: nothing to judge.
+    const same = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, setup);
+    expect(same.report.errors, same.stderr).toEqual([]);
+    expect(same.status, same.stdout).toBe(0);
+    // Neither a's lock nor a's commits hold testdata/: the commit that changed it need not be one of a's.
+    commit(dir, "a: round discounts\n", { "pkgs/a/pkg/calc.py": REGRESSION["pkgs/a/pkg/calc.py"] });
+    commit(dir, "shared: new expectation\n", { "testdata/expected.txt": REGRESSION["testdata/expected.txt"] });
     const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, setup);
     expect(r.report.errors, r.stderr).toEqual([]);
     expect(r.status, r.stdout).toBe(1);
     expect(r.report.reasons).toEqual(["unlocked_fixture_read"]);
-    const finding = r.report.details.find((d) => d.reason === "unlocked_fixture_read")! as {
-      message: string;
-      fix?: string;
-    };
-    expect(finding.message).toContain(
-      "the tests read 1 file(s) of the repository outside the package's folder, which this gate neither locks nor sees change: ../../testdata/expected.txt (first by tests/test_shared.py::test_total_matches_the_shared_expectation)",
+    expect(reads(r)).toContain(
+      "the tests read 1 file(s) outside the package's folder that changed in the range without a human's `Fixture-Lock: human` on each commit that changed them (no lock of the package holds them): ../../testdata/expected.txt (first by tests/test_shared.py::test_total_matches_the_shared_expectation)",
     );
-    expect(finding.fix).toMatch(/--root/);
   }, 300_000);
 
-  it("a package with no fixtures of its own still answers for a golden file it reads beside it", async () => {
+  it("... read through a symlink in the package: the file it leads to is judged", async () => {
+    git(dir, ["checkout", "-q", "-b", "shared-golden-link", base]);
+    const setup = commit(
+      dir,
+      "a: check total against the shared expectation, linked\n",
+      {
+        "testdata/expected.txt": "3.0\n",
+        "pkgs/a/tests/shared": { symlink: "../../../testdata" },
+        "pkgs/a/tests/test_shared.py": SHARED_TEST("shared/expected.txt"),
+      },
+      HUMAN,
+    );
+    commit(dir, "a: round discounts\n", REGRESSION);
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, setup);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    expect(r.status, r.stdout).toBe(1);
+    expect(r.report.reasons).toEqual(["unlocked_fixture_read"]);
+    expect(reads(r)).toContain("../../testdata/expected.txt (first by tests/test_shared.py::");
+  }, 300_000);
+
+  it("a package with its fixtures off still answers for a golden file it reads beside it; a human's trailer approves", async () => {
     git(dir, ["checkout", "-q", "-b", "shared-golden-b", base]);
-    // A human moves b's golden file to the repository's top: b has no fixtures left (the signal is off for want
-    // of them), and b's test reads the shared copy.
+    // A human moves b's golden file to the repository's top: b has no fixtures left and turns the signal off as
+    // `init` writes it for such a package, and b's test reads the shared copy.
     const setup = commit(
       dir,
       "b: read the golden file from testdata/\n",
@@ -337,6 +367,7 @@ def test_total_matches_the_shared_expectation():
         "testdata/golden.txt": GOLDEN,
         "pkgs/b/tests/fixtures/golden.txt": null,
         "pkgs/b/fixtures.lock": null,
+        "pkgs/b/proofgate.toml": `${config()}\n[fixtures]\nenabled = false\n`,
         "pkgs/b/tests/test_b.py": TEST_B.replace(
           'Path("tests/fixtures/golden.txt")',
           'Path("../../testdata/golden.txt")',
@@ -344,14 +375,25 @@ def test_total_matches_the_shared_expectation():
       },
       HUMAN,
     );
+    // The agent changes the codec and rewrites the golden file to match: b's tests pass.
+    const upper = {
+      "pkgs/b/pkg/calc.py": CALC.replace('text.encode("utf-8").hex()', 'text.encode("utf-8").hex().upper()'),
+      "testdata/golden.txt": GOLDEN.toUpperCase(),
+    };
+    commit(dir, "b: upper-case hex\n", upper);
     const r = await gate(dir, ["--run", "--root", "pkgs/b"], undefined, setup);
     expect(r.report.errors, r.stderr).toEqual([]);
     expect(r.status, r.stdout).toBe(1);
     expect(r.report.reasons).toEqual(["unlocked_fixture_read"]);
-    expect(r.report.details.find((d) => d.reason === "unlocked_fixture_read")!.message).toContain(
-      "../../testdata/golden.txt (first by tests/test_b.py::test_golden)",
-    );
-    // An untracked file beside the package (a virtualenv at the top) is not one: only what git tracks counts.
+    expect(reads(r)).toContain("../../testdata/golden.txt (first by tests/test_b.py::test_golden)");
+    // The same change by a human, with the trailer: MERGE.
+    git(dir, ["checkout", "-q", "-b", "shared-golden-b-human", setup]);
+    commit(dir, "b: upper-case hex\n\nFixture-Lock: human\n", upper, HUMAN);
+    const approved = await gate(dir, ["--run", "--root", "pkgs/b"], undefined, setup);
+    expect(approved.report.errors, approved.stderr).toEqual([]);
+    expect(approved.report.reasons).toEqual([]);
+    expect(approved.status, approved.stdout).toBe(0);
+    // An untracked file beside the package (a virtualenv at the top) is not one: only what git has counts.
     git(dir, ["checkout", "-q", "-b", "shared-venv-b", base]);
     const venv = commit(
       dir,
@@ -361,6 +403,7 @@ def test_total_matches_the_shared_expectation():
       },
       HUMAN,
     );
+    commit(dir, "b: describe()\n", under("pkgs/b", MERGE_PATCH.files));
     writeFileSync(join(dir, "untracked.txt"), "not committed\n");
     const clean = await gate(dir, ["--run", "--root", "pkgs/b"], undefined, venv);
     rmSync(join(dir, "untracked.txt"));

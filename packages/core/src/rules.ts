@@ -191,7 +191,7 @@ export const RULES: readonly Rule[] = [
     return patch.fixtureDigest;
   },
   function unlockedFixtureRead({ runner, fixturesOff }) {
-    // A package with no fixtures of its own still answers for what its tests read beside it (outsideOnly).
+    // A package with its fixtures off still answers for the changed files its tests read beside it (outsideOnly).
     return runner && (!fixturesOff || runner.fixtures?.outsideOnly) ? unlockedReadFindings(runner) : [];
   },
   function propertyHold({ properties, propertyFailures, commands }) {

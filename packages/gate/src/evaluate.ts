@@ -12,6 +12,7 @@ import {
   runMeasurementFacts,
   unexpectedChanges,
   GateError,
+  hasHumanTrailer,
   type CommandOutcome,
   type CoverageDropEvidence,
   type CommitPaths,
@@ -49,7 +50,7 @@ import {
 } from "./sources/vitest-coverage.js";
 import { loadPatchEvidence, type LoadedPatch, type PatchRequest } from "./sources/patch.js";
 import { pathScope, repositoryTopOf } from "./scoped-git.js";
-import type { PlatformVerifier } from "./sources/signatures.js";
+import { verifyHumanSignatures, type PlatformVerifier } from "./sources/signatures.js";
 import { runConfiguredCommands, stepOutputs, type CommandsRun, type RepositoryWatch } from "./sources/run-commands.js";
 import { readStamps, requireBoundEvidence, stampOwnRun, UNBOUND_POLICY } from "./sources/evidence-binding.js";
 import {
@@ -62,6 +63,7 @@ import {
   testsNotProven,
   withRecordedXpasses,
   type ChangedSourceFile,
+  type OutsideRead,
   type RunnerEvidence,
   type ShippedEvidence,
   type WorkTreeEntry,
@@ -368,7 +370,9 @@ async function evaluateCheck(
     // vitest's run record has no file reads (docs/vitest.md): the reads outside the lock are not judged
     // there, and the report says so; the lock itself (fixtures_unlocked, fixture_digest) still is.
     const readsRecorded = (config.commands.runner ?? readBook().universe.value.runner ?? "pytest") !== "vitest";
-    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch, readsRecorded);
+    const outside =
+      shallow || !readsRecorded ? [] : await outsideReads(ports, loaded, records, request.platformVerifier);
+    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch, readsRecorded, outside);
     if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
     if (runner?.proof && config.fixtures.enabled && !readsRecorded) {
       warnings.push({
@@ -896,6 +900,7 @@ function runnerEvidence(
   records: CommandsRun["records"],
   watch: RepositoryWatch | undefined,
   readsRecorded: boolean,
+  outside: readonly OutsideRead[],
 ): RunnerEvidence {
   const { git, files } = ports;
   const shown = (path: string) => repoRelative(files.root, path) ?? path;
@@ -927,9 +932,9 @@ function runnerEvidence(
   });
   const shadowOptions = optionsAt(loaded.patch.head);
   const baseOptions = optionsAt(loaded.patch.base);
-  // A package whose fixtures are off for want of any (not by a human's choice) still answers for the files its
-  // tests read elsewhere in the repository: no gate of its own guards them.
-  const outsideOnly = git.trackedOutside !== undefined && loaded.off.idle?.fixtures === true;
+  // A package with its fixtures off (none of its own; `init` writes `enabled = false` then) still answers for
+  // the files its tests read elsewhere in the repository that changed: no lock of its own could hold them.
+  const outsideOnly = !config.fixtures.enabled && outside.length > 0;
   return {
     proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
     properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
@@ -949,8 +954,10 @@ function runnerEvidence(
               ...DEFAULT_READ_ALLOW,
               ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
             ],
-            tracked: new Set([...headFiles, ...outsideTracked(git, loaded.patch.head, records)]),
-            outsideOnly: !config.fixtures.enabled,
+            tracked: new Set(headFiles),
+            outside,
+            outsideOnly,
+            trailer: config.trailers.fixtureLock,
           }
         : undefined,
     // The same array the later steps (the base's skips) still fill: decide() reads it once all have run.
@@ -965,14 +972,40 @@ function runnerEvidence(
 }
 
 /**
- * The files a package's proof run read elsewhere in the repository (`../../testdata/golden.txt`) that the head
- * tracks: none on the repository's own port, or when the run read nothing outside the package.
+ * The files a package's proof run read elsewhere in the repository (`../../testdata/golden.txt`) that changed
+ * in the range, each with the commits that changed it (the repository's, signatures verified as the package's
+ * own are) and whether a human's fixture trailer approves each. None on the repository's own port.
  */
-function outsideTracked(git: GatePorts["git"], head: string, records: CommandsRun["records"]): Set<string> {
-  const outside = [records.proof?.result.record, records.properties?.result.record].flatMap(
-    (record) => record?.files.flatMap((f) => (f.path.startsWith("../") ? [f.path] : [])) ?? [],
+async function outsideReads(
+  ports: GatePorts,
+  loaded: LoadedPatch,
+  records: CommandsRun["records"],
+  platform: PlatformVerifier | undefined,
+): Promise<OutsideRead[]> {
+  const { git } = ports;
+  const read = [records.proof?.result.record, records.properties?.result.record].flatMap(
+    (record) => record?.files.flatMap((f) => (f.read && f.path.startsWith("../") ? [f.path] : [])) ?? [],
   );
-  return outside.length === 0 || !git.trackedOutside ? new Set() : git.trackedOutside(head, outside);
+  if (read.length === 0 || !git.outsideChanges) return [];
+  const changes = git.outsideChanges({ base: loaded.patch.base, head: loaded.patch.head }, [...new Set(read)]);
+  if (changes.length === 0) return [];
+  const commits = [...new Map(changes.flatMap((c) => c.commits).map((c) => [c.sha, c])).values()];
+  const verified = await verifyHumanSignatures({
+    git,
+    config: loaded.config,
+    configPath: loaded.config.file,
+    base: loaded.patch.base,
+    commits,
+    platform,
+  });
+  const key = loaded.policy.trailers.fixtureLock;
+  const approved = new Set(
+    verified.commits.filter((c) => hasHumanTrailer(c, key, loaded.policy.agentPatterns)).map((c) => c.sha),
+  );
+  return changes.map((c) => ({
+    path: c.path,
+    commits: c.commits.map((commit) => ({ sha: commit.sha, approved: approved.has(commit.sha) })),
+  }));
 }
 
 /** A warning when the project is part of its own test runner (pluggy, a pytest plugin): see runnerIntegrityWarnings. */

@@ -34,11 +34,12 @@ export interface GitPort {
   /** Every file under `dir` at a revision. */
   listFilesAt(rev: string, dir: string): TreeEntry[];
   /**
-   * A package's port (`check --root`): which of `paths` (the package's names for files elsewhere in the
-   * repository, `../../testdata/golden.txt`) a revision tracks. Absent on the repository's own port, where
-   * no path leaves the root.
+   * A package's port (`check --root`): of `paths` (the package's names for files elsewhere in the repository,
+   * `../../testdata/golden.txt`), those that differ between base and head, each with the commits of base..head
+   * that touched it, the whole repository's (not only the package's), oldest first. Absent on the repository's
+   * own port, where no path leaves the root.
    */
-  trackedOutside?(rev: string, paths: readonly string[]): Set<string>;
+  outsideChanges?(range: Pick<GitRange, "base" | "head">, paths: readonly string[]): OutsideChange[];
   /** Work-tree paths that differ from HEAD (and untracked ones, when asked). */
   workTreeChanges(options: { untracked: boolean }): string[];
   /** Every path `git status` shows, ignored ones included: what a step wrote is told from it. */
@@ -83,6 +84,13 @@ export interface GitPort {
   listWorktrees(): string[];
   /** Removes a checkout made by addWorktree (never throws). */
   removeWorktree(dir: string): void;
+}
+
+/** A file outside a package's folder that changed in the range, and the commits that changed it. */
+export interface OutsideChange {
+  /** As the package names it (`../../testdata/golden.txt`). */
+  path: string;
+  commits: Commit[];
 }
 
 /** An input file's bytes and their digest (computed on first use). */

@@ -128,35 +128,46 @@ describe("scopeGit on a real repository", () => {
     expect(diff).not.toMatch(/pkgs\/|freeze\.toml|ci\.yml/);
   });
 
-  it("says which files elsewhere in the repository a revision tracks, by the package's names for them", () => {
+  it("names the files elsewhere in the repository that changed in the range, with the commits that changed them", () => {
     repo = scratchRepo("proofgate-scoped-");
-    const first = repo.commit("base", {
+    const base = repo.commit("base", {
       "pkgs/a/x.py": "1\n",
       "pkgs/b/data.json": "{}\n",
       "testdata/expected.txt": "6\n",
+      "testdata/same.txt": "same\n",
       "top.txt": "top\n",
     });
-    const second = repo.commit("drop top.txt", { "top.txt": null });
+    const first = repo.commit("expected", { "testdata/expected.txt": "7\n", "pkgs/a/x.py": "2\n" });
+    const second = repo.commit("drop top.txt, rename b's data", {
+      "top.txt": null,
+      "pkgs/b/data.json": null,
+      "pkgs/b/schema.json": "{}\n",
+    });
+    const third = repo.commit("expected again", { "testdata/expected.txt": "8\n" });
     const git = scopeGit(nodeGit({ cwd: repo.dir, env: { ...process.env, ...ISOLATED_GIT_ENV } }), "pkgs/a");
     const asked = [
       "../../testdata/expected.txt",
+      "../../testdata/same.txt",
       "../../testdata/untracked.txt",
-      "../b/data.json",
+      "../b/schema.json",
       "../../top.txt",
-      "../../.venv/lib/site.txt",
       // The package's own files, and paths that leave the repository, are not outside files.
       "../a/x.py",
       "x.py",
       "../../../etc/passwd",
     ];
-    expect([...git.trackedOutside!(first, asked)].sort()).toEqual([
-      "../../testdata/expected.txt",
-      "../../top.txt",
-      "../b/data.json",
+    const changes = git.outsideChanges!({ base, head: third }, asked);
+    expect(changes.map((c) => [c.path, c.commits.map((x) => x.sha)])).toEqual([
+      ["../../testdata/expected.txt", [first, third]],
+      ["../b/schema.json", [second]],
+      ["../../top.txt", [second]],
     ]);
-    expect([...git.trackedOutside!(second, asked)].sort()).toEqual(["../../testdata/expected.txt", "../b/data.json"]);
+    // Nothing changed between the two: no git log at all.
+    expect(git.outsideChanges!({ base: third, head: third }, asked)).toEqual([]);
     expect(repositoryTopOf("/w/repo/pkgs/a", "pkgs/a")).toBe("/w/repo");
     expect(repositoryTopOf("/w/repo/pkgs/a/", "./pkgs/a/")).toBe("/w/repo");
+    expect(repositoryTopOf("/w/repo/pkgs/a", "pkgs/b/../a")).toBe("/w/repo");
+    expect(() => repositoryTopOf("/w/repo", "../x")).toThrow(/not a folder inside the repository/);
   });
 
   it("keeps a merge only for its own resolution in the package", () => {

@@ -4,7 +4,7 @@
 // files every package shares (SHARED_CI_PATHS), which come as `../../.github/workflows/ci.yml`. A commit
 // that touched nothing of the package and no shared CI file is not one of the package's commits.
 import { posix } from "node:path";
-import { pathMatcher, repoPathOf, type SectionSpec } from "@proofgate/core";
+import { pathMatcher, repoPathOf, type Commit, type SectionSpec } from "@proofgate/core";
 import type { ChangedPath, TreeEntry } from "./git-types.js";
 import type { GitPort } from "./ports.js";
 
@@ -56,7 +56,10 @@ export function sharedPathsOf(root: string): string[] {
 
 /** The repository's top folder (absolute) from a package's absolute folder and its repository-relative path. */
 export function repositoryTopOf(packageDir: string, root: string): string {
-  const up = root.split("/").filter((part) => part !== "" && part !== ".");
+  const clean = posix.normalize(root.replace(/\/+$/, ""));
+  if (clean === ".." || clean.startsWith("../") || clean.startsWith("/"))
+    throw new TypeError(`repositoryTopOf: ${JSON.stringify(root)} is not a folder inside the repository`);
+  const up = clean.split("/").filter((part) => part !== "" && part !== ".");
   return posix.join(packageDir, ...up.map(() => ".."));
 }
 
@@ -221,7 +224,7 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
       const at = repoPath(path);
       return at === undefined ? [] : git.blame(range, at);
     },
-    trackedOutside: (rev, paths) => {
+    outsideChanges: (range, paths) => {
       // Each path as the repository names it, if it resolves inside the repository but outside the package.
       const wanted = new Map<string, string>();
       for (const path of paths) {
@@ -229,15 +232,19 @@ export function scopeGit(git: GitPort, root: string, shared: readonly string[] =
         const at = repoPathOf(prefix, path);
         if (at !== undefined && at !== prefix && !at.startsWith(`${prefix}/`)) wanted.set(at, path);
       }
-      // One listing per top-level folder they are in (testdata/, .venv/): a few git calls, not one per file.
-      const tops = new Set([...wanted.keys()].map((p) => (p.includes("/") ? p.slice(0, p.indexOf("/")) : p)));
-      const out = new Set<string>();
-      for (const top of tops)
-        for (const entry of git.listFilesAt(rev, top)) {
-          const path = wanted.get(entry.path);
-          if (path !== undefined) out.add(path);
-        }
-      return out;
+      if (wanted.size === 0) return [];
+      // One diff of the two trees; the range's commits only when one of the files changed.
+      const differ = git.differingPaths(range.base, range.head);
+      const changed = [...wanted.keys()].filter((p) => differ.has(p));
+      if (changed.length === 0) return [];
+      const byPath = new Map(changed.map((p) => [p, [] as Commit[]]));
+      for (const commit of git.listCommits(range))
+        for (const c of git.changedPaths(commit.sha))
+          for (const p of c.oldPath === undefined ? [c.path] : [c.path, c.oldPath]) {
+            const list = byPath.get(p);
+            if (list && list.at(-1) !== commit) list.push(commit);
+          }
+      return changed.map((p) => ({ path: wanted.get(p)!, commits: byPath.get(p)! }));
     },
     addWorktree: (rev, options) => inWorktree(git.addWorktree(rev, options)),
     removeWorktree: (dir) => git.removeWorktree(worktreeOf(dir)),

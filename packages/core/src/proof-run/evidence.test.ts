@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADA, BOT, POLICY, commitFactory } from "../__fixtures__/commits.js";
-import { runnerTamperingFindings } from "./evidence.js";
+import { runnerTamperingFindings, unlockedReadFindings, type RunnerEvidence } from "./evidence.js";
 import type { RunFinding } from "./findings.js";
 import { verifyRunRecord } from "./record.js";
 
@@ -104,5 +104,66 @@ describe("runner_tampering and a collection the runner's settings narrowed", () 
     expect(runnerTamperingFindings(evidence, POLICY, false, new Set([...head, gone])).filter(deselected)).toHaveLength(
       1,
     );
+  });
+});
+
+describe("unlocked_fixture_read for what a package's tests read elsewhere in the repository", () => {
+  const recorded = verifyRunRecord(readFileSync(new URL("./__fixtures__/mixed-run.json", import.meta.url), "utf8"), {
+    nonce: "0123456789abcdef0123456789abcdef",
+    key: "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+    file: "run-record.json",
+  }).record!;
+  const record = {
+    ...recorded,
+    files: [
+      { path: "tests/data/golden.txt", read: true, write: false, first: "t::one" },
+      { path: "../../testdata/agent.txt", read: true, write: false, first: "t::two" },
+      { path: "../../testdata/mixed.txt", read: true, write: false, first: "t::two" },
+      { path: "../../testdata/human.txt", read: true, write: false, first: "t::two" },
+      { path: "../../testdata/unchanged.txt", read: true, write: false, first: "t::two" },
+    ],
+  };
+  const evidence = (outsideOnly: boolean): RunnerEvidence =>
+    ({
+      shadows: [],
+      scans: [],
+      proof: { file: "run-record.json", result: { record } },
+      fixtures: {
+        paths: ["tests/fixtures"],
+        lock: "fixtures.lock",
+        tracked: new Set(["tests/data/golden.txt"]),
+        outsideOnly,
+        // What changed in the range: by an agent, by an agent and a human, by a human with the trailer.
+        outside: [
+          { path: "../../testdata/agent.txt", commits: [{ sha: "a", approved: false }] },
+          {
+            path: "../../testdata/mixed.txt",
+            commits: [
+              { sha: "b", approved: true },
+              { sha: "c", approved: false },
+            ],
+          },
+          { path: "../../testdata/human.txt", commits: [{ sha: "d", approved: true }] },
+        ],
+      },
+    }) as unknown as RunnerEvidence;
+
+  it("a file changed by a commit without a human's approval counts; one unchanged, or changed only with it, does not", () => {
+    expect(unlockedReadFindings(evidence(false)).map((f) => [f.reason, f.message.split(":")[0]])).toEqual([
+      ["unlocked_fixture_read", "the tests read 1 file(s) outside the fixture lock (tests/fixtures)"],
+      [
+        "unlocked_fixture_read",
+        "the tests read 2 file(s) outside the package's folder that changed in the range without a human's `Fixture-Lock",
+      ],
+    ]);
+    expect(unlockedReadFindings(evidence(false))[1]!.message).toContain(
+      "../../testdata/agent.txt (first by t::two), ../../testdata/mixed.txt (first by t::two)",
+    );
+  });
+
+  it("a package with no fixtures of its own: only the files outside it", () => {
+    const findings = unlockedReadFindings(evidence(true));
+    expect(findings).toHaveLength(1);
+    expect(findings[0]!.message).toContain("../../testdata/agent.txt");
   });
 });

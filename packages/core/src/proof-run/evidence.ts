@@ -45,9 +45,9 @@ export interface RunnerEvidence {
    * The fixture signal is on: reads outside the lock (and outside `allow`, e.g. the seeds) of files the
    * head commit tracks are judged (a golden file the tests read is committed; what a run writes and reads
    * back, or tries to open and cannot, is not one). A package's run (`check --root`) names the files its tests
-   * read elsewhere in the repository `../../testdata/golden.txt`; `tracked` holds those the head tracks too.
-   * `outsideOnly`: the package has no fixtures of its own (the signal is off for want of them), so only those
-   * reads outside the package are judged.
+   * read elsewhere in the repository `../../testdata/golden.txt`: those are judged when they changed in the
+   * range (`outside`) and a commit that changed them lacks a human's approval. `outsideOnly`: the package's
+   * fixture signal is off (it has none of its own, or `[fixtures] enabled = false`), so only those are judged.
    */
   fixtures?:
     | {
@@ -55,7 +55,10 @@ export interface RunnerEvidence {
         lock: string;
         allow?: readonly string[] | undefined;
         tracked: ReadonlySet<string>;
+        outside?: readonly OutsideRead[] | undefined;
         outsideOnly?: boolean | undefined;
+        /** `[trailers] fixture_lock`, for messages. */
+        trailer?: string | undefined;
       }
     | undefined;
   /** What the steps wrote in the repository (`run_wrote_repository`); undefined when not watched. */
@@ -199,16 +202,30 @@ export function runnerTamperingFindings(
   return out;
 }
 
+/** A file a package's tests read outside its folder that changed in the range, and each commit that changed it. */
+export interface OutsideRead {
+  /** As the package names it (`../../testdata/golden.txt`). */
+  path: string;
+  /** Oldest first; `approved`: a human's commit carrying the fixture trailer. */
+  commits: readonly { sha: string; approved: boolean }[];
+}
+
 /** `unlocked_fixture_read`: files the proof run read that are neither source nor under the fixture lock. */
 export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
   const record = e.proof?.result.record;
   if (!record || !e.fixtures) return [];
-  const { paths, lock, allow, tracked, outsideOnly } = e.fixtures;
+  const { paths, lock, allow, tracked, outside, outsideOnly, trailer } = e.fixtures;
+  // Outside the package, a file as the base had it is the base's evidence; a change needs a human's approval.
+  const unapproved = new Set(
+    (outside ?? []).filter((o) => o.commits.length === 0 || o.commits.some((c) => !c.approved)).map((o) => o.path),
+  );
   const committed = {
     ...record,
-    files: record.files.filter((f) => tracked.has(f.path) && (!outsideOnly || f.path.startsWith("../"))),
+    files: record.files.filter((f) =>
+      f.path.startsWith("../") ? unapproved.has(f.path) : !outsideOnly && tracked.has(f.path),
+    ),
   };
-  return judgeFileReads(committed, { fixtures: paths, lock, allow }).map((f) =>
+  return judgeFileReads(committed, { fixtures: paths, lock, allow, trailer }).map((f) =>
     asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
   );
 }

@@ -123,6 +123,7 @@ export {
   unlockedReadFindings,
   propertyWeakenedFindings,
   shippedCodeFindings,
+  type OutsideRead,
   type RunnerEvidence,
   type StepRecord,
   type CommitScan,

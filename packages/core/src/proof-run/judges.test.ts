@@ -293,38 +293,46 @@ describe("judgeFileReads and judgeSeedReads", () => {
   });
 
   it("a package's run: what its tests read elsewhere in the repository is a finding of its own, whatever the lock", () => {
+    // The caller passes the outside reads that changed in the range without a human's approval.
     const record = withRecord({
       files: [
         { path: "tests/fixtures/golden.txt", read: true, write: false, first: "tests/test_a.py::test_one" },
         { path: "../../testdata/expected.json", read: true, write: false, first: "tests/test_a.py::test_two" },
         { path: "../../testdata/other.json", read: true, write: false, first: null },
-        // pytest's settings above the package, a sibling's source and a cache at the top: never count.
+        // pytest's settings files in the folders above, and a sibling's source: never count.
         { path: "../../pyproject.toml", read: true, write: false, first: null },
         { path: "../pytest.ini", read: true, write: false, first: null },
         { path: "../b/src/b/util.py", read: true, write: false, first: null },
-        { path: "../../.hypothesis/examples/ab", read: true, write: true, first: "t::x" },
-        // ... but a sibling package's settings file is no settings of this run's.
+        // ... but a cache name or a sibling's settings file above is no settings of this run's: the allow
+        // list is the package's own folder's.
+        { path: "../.coverage.expected", read: true, write: false, first: null },
+        { path: "../../.hypothesis/golden", read: true, write: false, first: null },
         { path: "../b/pyproject.toml", read: true, write: false, first: null },
       ],
     });
-    const findings = judgeFileReads(record, { fixtures: ["tests/fixtures"], lock: "fixtures.lock" });
+    const outside = [
+      "../../testdata/expected.json",
+      "../../testdata/other.json",
+      "../.coverage.expected",
+      "../../.hypothesis/golden",
+      "../b/pyproject.toml",
+    ];
+    const findings = judgeFileReads(record, { fixtures: ["tests/fixtures"], lock: "fixtures.lock", trailer: "Golden" });
     expect(findings).toEqual([
       {
         code: "unlocked_fixture_read",
-        paths: ["../../testdata/expected.json", "../../testdata/other.json", "../b/pyproject.toml"],
+        paths: outside,
         tests: ["tests/test_a.py::test_two"],
         message:
-          "the tests read 3 file(s) of the repository outside the package's folder, which this gate neither locks nor sees change: ../../testdata/expected.json (first by tests/test_a.py::test_two), ../../testdata/other.json, ../b/pyproject.toml",
-        fix: expect.stringContaining("gate from the folder that holds both (`--root` at their common folder)"),
+          "the tests read 5 file(s) outside the package's folder that changed in the range without a human's `Golden: human` on each commit that changed them (no lock of the package holds them): ../../testdata/expected.json (first by tests/test_a.py::test_two), ../../testdata/other.json, ../.coverage.expected, ../../.hypothesis/golden, ../b/pyproject.toml",
+        fix: expect.stringContaining("have a human make the change in a commit with `Golden: human`"),
       },
     ]);
     // Inside and outside together: two findings, the lock's first.
     const both = judgeFileReads(record, { fixtures: [], lock: "fixtures.lock" });
-    expect(both.map((f) => f.paths)).toEqual([
-      ["tests/fixtures/golden.txt"],
-      ["../../testdata/expected.json", "../../testdata/other.json", "../b/pyproject.toml"],
-    ]);
+    expect(both.map((f) => f.paths)).toEqual([["tests/fixtures/golden.txt"], outside]);
     expect(both[0]!.message).toMatch(/^the tests read 1 file\(s\) outside the fixture lock \(no fixture paths\)/);
+    expect(both[1]!.message).toContain("`Fixture-Lock: human`");
   });
 
   it("without audit hooks the reads are unknown: audit_unavailable, never a pass", () => {

@@ -380,6 +380,8 @@ export interface FixtureReadPolicy {
   lock: string;
   /** Globs a project may read besides (default DEFAULT_READ_ALLOW; pass your own list to replace it). */
   allow?: readonly string[] | undefined;
+  /** The trailer that approves a fixture change (`[trailers] fixture_lock`, default `Fixture-Lock`), for messages. */
+  trailer?: string | undefined;
 }
 
 const under = (path: string, folder: string): boolean =>
@@ -388,14 +390,15 @@ const under = (path: string, folder: string): boolean =>
 /** A path a package's run recorded elsewhere in the repository (`../../testdata/golden.txt`). */
 const isOutside = (path: string): boolean => path.startsWith("../");
 
-/** An outside path as the repository's top names it, for the allow globs: `../../pyproject.toml` is `pyproject.toml`. */
-const fromTop = (path: string): string => path.replace(/^(?:\.\.\/)+/, "");
+/** pytest's and coverage.py's settings files, read in the folders above a package (`../../pyproject.toml`). */
+const ANCESTOR_SETTINGS = /^(?:\.\.\/)+(?:pyproject\.toml|setup\.cfg|tox\.ini|pytest\.ini|\.pytest\.ini|\.coveragerc)$/;
 
 /**
  * Files the run opened for reading inside the repository that are neither Python source, nor the lock,
  * nor under a fixture path, nor allowed: a golden file moved out of the lock still counts. A package's run
- * (`check --root`) also names what its tests read elsewhere in the repository (`../../testdata/golden.txt`):
- * no lock of the package holds those, nor do its commits see them change, so each is a finding of its own.
+ * (`check --root`) also names what its tests read elsewhere in the repository (`../../testdata/golden.txt`);
+ * the caller passes those that changed in the range without a human's approval, and each is a finding of its
+ * own (pytest's settings files in the folders above aside).
  */
 export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): RunFinding[] {
   if (!record.audit) {
@@ -415,7 +418,7 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
       !PYTHON_SOURCE.test(f.path) &&
       f.path !== policy.lock &&
       !policy.fixtures.some((dir) => under(f.path, dir)) &&
-      !allowed(isOutside(f.path) ? fromTop(f.path) : f.path),
+      !(isOutside(f.path) ? ANCESTOR_SETTINGS.test(f.path) : allowed(f.path)),
   );
   const named = (files: typeof unlocked) =>
     listSome(files.map((f) => (f.first === null ? f.path : `${f.path} (first by ${f.first})`)));
@@ -436,8 +439,8 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
       code: "unlocked_fixture_read",
       paths: outside.map((f) => f.path),
       tests: testsOf(outside),
-      message: `the tests read ${outside.length} file(s) of the repository outside the package's folder, which this gate neither locks nor sees change: ${named(outside)}`,
-      fix: "keep the files the package's tests read in the package, under a locked fixture path (`proofgate lock` in a human commit with `Fixture-Lock: human`), or gate from the folder that holds both (`--root` at their common folder)",
+      message: `the tests read ${outside.length} file(s) outside the package's folder that changed in the range without a human's \`${policy.trailer ?? "Fixture-Lock"}: human\` on each commit that changed them (no lock of the package holds them): ${named(outside)}`,
+      fix: `restore the files, or have a human make the change in a commit with \`${policy.trailer ?? "Fixture-Lock"}: human\`; better, keep the files the package's tests read in the package, under a locked fixture path`,
     });
   return out;
 }

@@ -21,6 +21,24 @@ describe("scanRunnerTampering", () => {
     expect(finding!.message).toContain("imports pytest's internals (_pytest) (line 1, 2, 3, 4)");
   });
 
+  it("finds source that reaches the gate's plugin state through sys.modules, whatever the module's name", () => {
+    const [finding, ...rest] = scanRunnerTampering([
+      file(
+        "pkg/calc.py",
+        "for m in list(sys.modules.values()):",
+        "    run = getattr(m, '_RUN', None)",
+        "    if run is not None: run.above = ()",
+        'vars(m)["_SHIPPED"] = None',
+        "m._AUDIT = False",
+        "RUN = 1  # a name of the project's own",
+        "_RUN = 2",
+      ),
+    ]);
+    expect(rest).toEqual([]);
+    expect(finding!.lines!.map((l) => l.line)).toEqual([2, 4, 5]);
+    expect(finding!.message).toContain("reaches the gate's plugin state (line 2, 4, 5)");
+  });
+
   it("finds a test module that monkeypatches TestReport, and a conftest hook that rewrites outcomes", () => {
     const found = scanRunnerTampering([
       file(

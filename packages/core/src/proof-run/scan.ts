@@ -45,6 +45,12 @@ const PATTERNS: readonly Pattern[] = [
     re: /PROOFGATE_RUN_|proofgate_run_|\/proc\/[^"'\s]*environ/,
   },
   {
+    // The plugin's module state (what it records, where the repository's top is): found by walking
+    // sys.modules for a module that has it, whatever the module's name.
+    what: "reaches the gate's plugin state",
+    re: /\._(?:RUN|RUN_ENV|SHIPPED|AUDIT)\b|["']_(?:RUN|RUN_ENV|SHIPPED|AUDIT)["']/,
+  },
+  {
     // A profile loaded from a module the tests import lowers every property's examples, and no property
     // test file changes (conftest.py and pytest's settings are protected paths already).
     what: "changes Hypothesis's settings for every property (a profile)",

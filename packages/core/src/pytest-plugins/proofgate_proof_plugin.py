@@ -201,8 +201,19 @@ class _Run:
             rel = self.rel(path)
             if rel is None:
                 rel = self.outside(path)
+            if self.above:
+                # Through a symlink (a package's tests/shared -> ../../../testdata): the file it leads to,
+                # elsewhere in the repository, is what the test read.
+                real = os.path.realpath(path)
+                if real != path and self.rel(real) is None:
+                    target = self.outside(real)
+                    if target is not None:
+                        self.note(target, None, read, write)
             if rel is None or rel == ".":
                 return
+        self.note(rel, via, read, write)
+
+    def note(self, rel, via, read, write):
         parts = rel.split("/")
         if parts[0] == ".git" or "__pycache__" in parts:
             return

@@ -61,11 +61,8 @@ export interface LoadedPatch {
   renames: FileRename[];
   /** Where the policy came from, in words, for the report's Policy row. */
   policySource: string;
-  /**
-   * Signals that are off, and why (the config turned them off, or a default one has nothing to judge);
-   * `idle.fixtures`: the fixtures are off for want of any, not by the config.
-   */
-  off: { fixtures?: string | undefined; properties?: string | undefined; idle?: { fixtures?: true } | undefined };
+  /** Signals that are off, and why (the config turned them off, or a default one has nothing to judge). */
+  off: { fixtures?: string | undefined; properties?: string | undefined };
   /** The paths each commit of the range answers for (a merge: its own resolution's), by sha. */
   touched: ReadonlyMap<string, readonly string[]>;
   /** What the base's [commands] run from the repository (protected when `[protect] commands`). */
@@ -237,7 +234,6 @@ function turnOffIdleSignals(
   if (config.fixtures.enabled && !configured("fixtures") && !either([...config.fixtures.paths, config.fixtures.lock])) {
     config.fixtures = { ...config.fixtures, enabled: false };
     off.fixtures = `no ${config.fixtures.paths.join(", ")} or ${config.fixtures.lock} at the base or head (on by default once there are)`;
-    off.idle = { ...off.idle, fixtures: true };
   }
   if (config.properties.enabled && !configured("properties") && !either(config.properties.seeds)) {
     config.properties = { ...config.properties, enabled: false };

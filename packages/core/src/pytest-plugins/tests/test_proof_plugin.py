@@ -256,3 +256,21 @@ def test_without_the_repository_top_files_outside_the_root_are_not_recorded(proo
     top, pkg = _package_project(proof_run, tmp_path_factory.mktemp("elsewhere") / "x.txt")
     proof_run.run("pkg", root=pkg).assert_outcomes(passed=1)
     assert not [f["path"] for f in proof_run.payload()["files"] if f["path"].startswith("../")]
+
+
+def test_a_read_through_a_symlink_names_the_file_it_leads_to(proof_run, tmp_path_factory):
+    top, pkg = _package_project(proof_run, tmp_path_factory.mktemp("elsewhere") / "x.txt")
+    (pkg / "shared").symlink_to("../testdata")
+    (pkg / "expected.txt").symlink_to("../testdata/golden.txt")
+    (pkg / "test_a.py").write_text(
+        "import pathlib\n\n"
+        "HERE = pathlib.Path(__file__).parent\n\n\n"
+        "def test_reads():\n"
+        "    assert (HERE / 'shared' / 'golden.txt').read_text() == '42\\n'\n"
+        "    assert (HERE / 'expected.txt').read_text() == '42\\n'\n"
+    )
+    proof_run.run("pkg", root=pkg, outer=str(top)).assert_outcomes(passed=1)
+    files = {f["path"]: f for f in proof_run.payload()["files"]}
+    # The links' own paths, and the file they lead to, elsewhere in the repository.
+    assert {"shared/golden.txt", "expected.txt", "../testdata/golden.txt"} <= set(files)
+    assert files["../testdata/golden.txt"]["first"] == "pkg/test_a.py::test_reads"
