@@ -26,6 +26,14 @@ describe("the plain step", () => {
     expect(step!.command).toEqual([UNSHALLOW, `npx --yes --package=@proofgate/cli@${VERSION} proofgate check --run`]);
     expect(step!.artifact_paths).toEqual(["proofgate-report/**/*"]);
   });
+
+  it("for a package of a monorepo: check --root from the checkout's root, the report where the artifacts read it", () => {
+    const [scoped] = steps(buildkiteStep(VERSION, "my pkg").text);
+    expect(scoped!.command![1]).toBe(
+      `npx --yes --package=@proofgate/cli@${VERSION} proofgate check --run --root 'my pkg' --out-dir proofgate-report`,
+    );
+    expect(scoped!.artifact_paths).toEqual(["proofgate-report/**/*"]);
+  });
 });
 
 describe.each([

@@ -1,7 +1,7 @@
 // The Buildkite pipeline steps that run the gate: one source for `proofgate init`, the READMEs, the
 // docs and the plugin's example pipeline (tooling/release/snippets.mjs writes them there). Every step
 // gives the gate the whole history; the agent's own token publishes, so no secret is named.
-import { REPORT_DIR, isRelease, proofgateCommand, type CiSnippet } from "@proofgate/core";
+import { REPORT_DIR, isRelease, packageFlags, proofgateCommand, type CiSnippet } from "@proofgate/core";
 
 /** The plugin's id: the repository proofgate/proofgate-buildkite-plugin, used as `proofgate/proofgate#v<version>`. */
 export const PLUGIN_ID = "proofgate/proofgate";
@@ -14,8 +14,11 @@ export function pluginRef(version: string): string {
   return `${PLUGIN_ID}#${isRelease(version) ? `v${version}` : "main"}`;
 }
 
-/** One step with the CLI from npm pinned to `version`: `.buildkite/pipeline.yml`. */
-export function buildkiteStep(version: string): CiSnippet {
+/**
+ * One step with the CLI from npm pinned to `version`: `.buildkite/pipeline.yml`. With `root` (a package's folder in a
+ * monorepo): `check --root` from the checkout's root, the report there where the step's artifacts read it.
+ */
+export function buildkiteStep(version: string, root?: string): CiSnippet {
   return {
     title: "Buildkite",
     file: ".buildkite/pipeline.yml",
@@ -26,7 +29,7 @@ export function buildkiteStep(version: string): CiSnippet {
     command:
       # every commit of the patch: a clone made with --depth is shallow_history
       - ${UNSHALLOW}
-      - ${proofgateCommand(version)} check --run
+      - ${proofgateCommand(version)} check --run${packageFlags(root)}
     artifact_paths:
       - "${REPORT_DIR}/**/*"
 `,

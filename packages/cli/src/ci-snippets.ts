@@ -15,11 +15,11 @@ export const CI_PLATFORMS: readonly CiProvider[] = Object.freeze(["github", "git
 export function ciSnippet(platform: CiProvider, version: string = VERSION, root?: string): CiSnippet {
   switch (platform) {
     case "github":
-      return githubWorkflow(version);
+      return githubWorkflow(version, root);
     case "gitlab":
-      return gitlabJob(version);
+      return gitlabJob(version, root);
     case "buildkite":
-      return buildkiteStep(version);
+      return buildkiteStep(version, root);
     case "local":
       return { title: "a git pre-push hook", file: ".git/hooks/pre-push", text: local(version, root) };
   }

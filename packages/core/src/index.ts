@@ -174,7 +174,14 @@ export {
   type VerifyTools,
 } from "./report/platform.js";
 export { DEFAULT_GATE_NAME, gateNameIssue } from "./config/gate-name.js";
-export { REPORT_DIR, proofgateCommand, isRelease, type CiSnippet } from "./report/ci-snippet.js";
+export {
+  REPORT_DIR,
+  proofgateCommand,
+  isRelease,
+  packageFlags,
+  shellQuote,
+  type CiSnippet,
+} from "./report/ci-snippet.js";
 export { toPythonJson, PyFloat } from "./python/python-json.js";
 export {
   parseJunitXml,

@@ -84,3 +84,22 @@ describe("the Node 24 check itself", () => {
     expect(actionRef("2.0.1")).toBe(`${ACTION_REPOSITORY}@v2.0.1`);
   });
 });
+
+describe("the workflow for a package of a monorepo (init in its folder)", () => {
+  it("runs the action in the package's folder and uploads the report from there", () => {
+    for (const [root, written] of [
+      ["packages/api", "packages/api"],
+      ["my pkg", '"my pkg"'],
+    ] as const) {
+      const snippet = githubWorkflow(VERSION, root);
+      expect(snippet.text).toContain(`working-directory: ${written} #`);
+      const steps = Object.values((parse(snippet.text) as Workflow).jobs).flatMap((j) => j.steps);
+      const gate = steps.find((s) => s.uses?.startsWith(ACTION_REPOSITORY))!;
+      expect(gate.with).toEqual({ run: true, "working-directory": root });
+      const upload = steps.find((s) => s.uses?.startsWith("actions/upload-artifact@"))!;
+      expect(upload.with).toEqual({ name: "proofgate-report", path: `${root}/proofgate-report/` });
+    }
+    // The repository's own gate: no working-directory.
+    expect(githubWorkflow(VERSION, "").text).toBe(githubWorkflow(VERSION).text);
+  });
+});

@@ -45,18 +45,23 @@ const CHECKOUT = `      - uses: ${GITHUB_ACTIONS_USED.checkout}
       - run: python -m pip install pytest pytest-cov # and your project's test dependencies
 `;
 
-const UPLOAD = `      - uses: ${GITHUB_ACTIONS_USED.uploadArtifact}
+const UPLOAD = (dir: string = REPORT_DIR) => `      - uses: ${GITHUB_ACTIONS_USED.uploadArtifact}
         if: always()
         with:
           name: ${REPORT_DIR}
-          path: ${REPORT_DIR}/
+          path: ${dir}/
 `;
+
+/** A YAML scalar: as it is when plain, else double-quoted (JSON's quoting is YAML's). */
+const yamlScalar = (text: string): string => (/^[\w./-]+$/.test(text) ? text : JSON.stringify(text));
 
 /**
  * The workflow with proofgate's action pinned to `version`: `.github/workflows/proofgate.yml`. The
- * action's `token` defaults to the job's GITHUB_TOKEN, which the permissions above let write.
+ * action's `token` defaults to the job's GITHUB_TOKEN, which the permissions above let write. With `root`
+ * (a package's folder in a monorepo), the action's `working-directory`, and the report is uploaded from there.
  */
-export function githubWorkflow(version: string): CiSnippet {
+export function githubWorkflow(version: string, root?: string): CiSnippet {
+  const scoped = root !== undefined && root !== "";
   return {
     title: "GitHub Actions",
     file: ".github/workflows/proofgate.yml",
@@ -68,7 +73,7 @@ ${CHECKOUT}      - uses: ${actionRef(version)}
         id: proofgate
         with:
           run: true # collect, prove and run the property suite from proofgate.toml
-${UPLOAD}`,
+${scoped ? `          working-directory: ${yamlScalar(root)} # the package's folder: its proofgate.toml (check --root)\n` : ""}${UPLOAD(scoped ? `${root}/${REPORT_DIR}` : REPORT_DIR)}`,
   };
 }
 
@@ -87,6 +92,6 @@ ${CHECKOUT}      - uses: ${GITHUB_ACTIONS_USED.setupNode}
       - run: ${proofgateCommand(version)} check --run
         env:
           GITHUB_TOKEN: \${{ github.token }} # the check run and the comment
-${UPLOAD}`,
+${UPLOAD()}`,
   };
 }

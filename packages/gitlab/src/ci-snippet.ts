@@ -1,7 +1,7 @@
 // The GitLab CI configuration that runs the gate: one source for `proofgate init`, the READMEs, the docs
 // and the component's example (tooling/release/snippets.mjs writes them there). Every job clones the
 // whole history and wires the reports that publish() writes.
-import { REPORT_DIR, isRelease, proofgateCommand, type CiSnippet } from "@proofgate/core";
+import { REPORT_DIR, isRelease, packageFlags, proofgateCommand, type CiSnippet } from "@proofgate/core";
 import { CODE_QUALITY_FILE } from "./code-quality.js";
 import { PROVEN_COBERTURA_FILE } from "./cobertura.js";
 import { DOTENV_FILE } from "./dotenv-report.js";
@@ -68,8 +68,12 @@ const JOB = (run: string) => `proofgate:
 `;
 
 /** The job written out, with the CLI from npm pinned to `version`: `.gitlab-ci.yml`. */
-export function gitlabJob(version: string): CiSnippet {
-  return { title: "GitLab CI", file: ".gitlab-ci.yml", text: JOB(`${proofgateCommand(version)} check --run`) };
+export function gitlabJob(version: string, root?: string): CiSnippet {
+  return {
+    title: "GitLab CI",
+    file: ".gitlab-ci.yml",
+    text: JOB(`${proofgateCommand(version)} check --run${packageFlags(root)}`),
+  };
 }
 
 /** The same job through the CI/CD component at `version`. */

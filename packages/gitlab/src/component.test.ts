@@ -84,6 +84,12 @@ describe("the snippets", () => {
     expect(JOBS.snippet!.script).toContain("npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run");
     for (const snippet of [job, gitlabComponentInclude("1.2.3")])
       expect(snippet.text).toContain("PROOFGATE_GITLAB_TOKEN");
+    // A package of a monorepo: check --root from the checkout's root, the report where the artifacts read it.
+    const scoped = (parse(gitlabJob("1.2.3", "pkgs/api").text) as { proofgate: Job }).proofgate;
+    expect(scoped.script).toContain(
+      "npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run --root pkgs/api --out-dir proofgate-report",
+    );
+    expect(JSON.stringify(scoped.artifacts)).toBe(JSON.stringify(JOBS.snippet!.artifacts));
   });
 
   it("include the component at the release's tag", () => {

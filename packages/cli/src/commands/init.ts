@@ -223,7 +223,7 @@ gate_change = ${tomlString(t.gateChange)}
 test_removal = ${tomlString(t.testRemoval)}
 
 [commands]
-# What \`proofgate check --run\` runs, through \`sh -c\` in the repository root: the collection (writes
+# What \`proofgate check --run\` runs, through \`sh -c\` in this file's folder: the collection (writes
 # [universe] collected), the proof run (writes [coverage] reports and [results] junit; the gate leaves
 # the frozen tests out through PYTEST_ADDOPTS) and the property suite (writes [properties] results).
 ${noteLines(notes.commands)}${commandLine("collect", d.commands.collect, "python -m pytest --collect-only -q > collected.txt")}
@@ -520,7 +520,7 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
     io.stdout(`\n${snippet.title} (${how}), in ${where}${others}:\n\n${snippet.text}`);
     if (repository && platform !== "local")
       io.stdout(
-        `\nThis folder is the package ${repository.path} of the repository: its gate runs from the repository's root as \`proofgate check --run --root ${repository.path}\` (the action's, component's and plugin's \`working-directory: ${repository.path}\`).\n`,
+        `\nThis folder is the package ${repository.path} of the repository: the job above runs its gate from the repository's root as \`proofgate check --run --root ${repository.path}\` (the component's and the plugin's input: \`working-directory: ${repository.path}\`).\n`,
       );
   }
 

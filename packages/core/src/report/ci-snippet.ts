@@ -27,3 +27,16 @@ export function proofgateCommand(version: string): string {
   const pinned = isRelease(version) ? `@proofgate/cli@${version}` : "@proofgate/cli";
   return `npx --yes --package=${pinned} proofgate`;
 }
+
+/** `word` as one POSIX shell word: as it is when no shell would read it otherwise, else in single quotes. */
+export function shellQuote(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * What `check` adds for a package's gate run from the repository's root (a CI job's working folder): the
+ * folder, and the report at the root where the job's artifacts read it. Empty for the repository itself.
+ */
+export function packageFlags(root: string | undefined): string {
+  return root === undefined || root === "" ? "" : ` --root ${shellQuote(root)} --out-dir ${REPORT_DIR}`;
+}
