@@ -574,6 +574,9 @@ describe("proofgate init: the CI snippet", () => {
       "\nGitHub Actions (found .github/workflows/), in .github/workflows/proofgate.yml at the repository's root (../..):",
     );
     expect(io.out).toContain("`proofgate check --run --root packages/web`");
+    // The job itself gates the package as pasted: the action runs in its folder.
+    expect(io.out).toContain(ciSnippet("github", undefined, "packages/web").text);
+    expect(ciSnippet("github", undefined, "packages/web").text).toContain("working-directory: packages/web #");
     expect(ciSnippet("local", undefined, "packages/web").text).toMatch(/ check --run --root packages\/web\n$/);
   });
 
