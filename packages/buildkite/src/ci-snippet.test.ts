@@ -28,11 +28,20 @@ describe("the plain step", () => {
   });
 
   it("for a package of a monorepo: check --root from the checkout's root, the report where the artifacts read it", () => {
-    const [scoped] = steps(buildkiteStep(VERSION, "my pkg").text);
+    const [scoped] = steps(buildkiteStep(VERSION, { root: "my pkg" }).text);
     expect(scoped!.command![1]).toBe(
       `npx --yes --package=@proofgate/cli@${VERSION} proofgate check --run --root 'my pkg' --out-dir proofgate-report`,
     );
     expect(scoped!.artifact_paths).toEqual(["proofgate-report/**/*"]);
+  });
+
+  it("for a vitest project: installs the project's dependencies before the gate", () => {
+    const [step] = steps(buildkiteStep(VERSION, { runner: "vitest", install: "npm ci" }).text);
+    expect(step!.command).toEqual([
+      UNSHALLOW,
+      "npm ci",
+      `npx --yes --package=@proofgate/cli@${VERSION} proofgate check --run`,
+    ]);
   });
 });
 

@@ -1,7 +1,15 @@
 // The Buildkite pipeline steps that run the gate: one source for `proofgate init`, the READMEs, the
 // docs and the plugin's example pipeline (tooling/release/snippets.mjs writes them there). Every step
 // gives the gate the whole history; the agent's own token publishes, so no secret is named.
-import { REPORT_DIR, isRelease, packageFlags, proofgateCommand, type CiSnippet } from "@proofgate/core";
+import {
+  REPORT_DIR,
+  isRelease,
+  packageFlags,
+  proofgateCommand,
+  testSetupLine,
+  type CiSnippet,
+  type SnippetOptions,
+} from "@proofgate/core";
 
 /** The plugin's id: the repository proofgate/proofgate-buildkite-plugin, used as `proofgate/proofgate#v<version>`. */
 export const PLUGIN_ID = "proofgate/proofgate";
@@ -18,18 +26,19 @@ export function pluginRef(version: string): string {
  * One step with the CLI from npm pinned to `version`: `.buildkite/pipeline.yml`. With `root` (a package's folder in a
  * monorepo): `check --root` from the checkout's root, the report there where the step's artifacts read it.
  */
-export function buildkiteStep(version: string, root?: string): CiSnippet {
+export function buildkiteStep(version: string, options: SnippetOptions = {}): CiSnippet {
+  const vitest = options.runner === "vitest";
   return {
     title: "Buildkite",
     file: ".buildkite/pipeline.yml",
     text: `steps:
   - label: ":lock: proofgate"
-    # Pull request builds; the agent needs your Python test stack and Node.js >= 20 (for npx).
+    # Pull request builds; the agent needs ${vitest ? "Node.js >= 20 (your tests' and npx's)" : "your Python test stack and Node.js >= 20 (for npx)"}.
     if: build.pull_request.id != null
     command:
       # every commit of the patch: a clone made with --depth is shallow_history
       - ${UNSHALLOW}
-      - ${proofgateCommand(version)} check --run${packageFlags(root)}
+${vitest ? `      - ${testSetupLine(options)}\n` : ""}      - ${proofgateCommand(version)} check --run${packageFlags(options.root)}
     artifact_paths:
       - "${REPORT_DIR}/**/*"
 `,

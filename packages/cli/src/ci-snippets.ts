@@ -1,4 +1,4 @@
-import { proofgateCommand, type CiSnippet, type Provider as CiProvider } from "@proofgate/core";
+import { proofgateCommand, type CiSnippet, type Provider as CiProvider, type SnippetOptions } from "@proofgate/core";
 import { buildkiteStep } from "@proofgate/buildkite";
 import { githubWorkflow } from "@proofgate/github";
 import { gitlabJob } from "@proofgate/gitlab";
@@ -12,16 +12,16 @@ import { VERSION } from "./version.js";
 export const CI_PLATFORMS: readonly CiProvider[] = Object.freeze(["github", "gitlab", "buildkite", "local"]);
 
 /** The snippet that runs the gate on `platform`, with proofgate pinned to `version`. */
-export function ciSnippet(platform: CiProvider, version: string = VERSION, root?: string): CiSnippet {
+export function ciSnippet(platform: CiProvider, version: string = VERSION, options: SnippetOptions = {}): CiSnippet {
   switch (platform) {
     case "github":
-      return githubWorkflow(version, root);
+      return githubWorkflow(version, options);
     case "gitlab":
-      return gitlabJob(version, root);
+      return gitlabJob(version, options);
     case "buildkite":
-      return buildkiteStep(version, root);
+      return buildkiteStep(version, options);
     case "local":
-      return { title: "a git pre-push hook", file: ".git/hooks/pre-push", text: local(version, root) };
+      return { title: "a git pre-push hook", file: ".git/hooks/pre-push", text: local(version, options.root) };
   }
 }
 

@@ -180,7 +180,9 @@ export {
   isRelease,
   packageFlags,
   shellQuote,
+  testSetupLine,
   type CiSnippet,
+  type SnippetOptions,
 } from "./report/ci-snippet.js";
 export { toPythonJson, PyFloat } from "./python/python-json.js";
 export {

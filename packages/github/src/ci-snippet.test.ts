@@ -91,7 +91,7 @@ describe("the workflow for a package of a monorepo (init in its folder)", () => 
       ["packages/api", "packages/api"],
       ["my pkg", '"my pkg"'],
     ] as const) {
-      const snippet = githubWorkflow(VERSION, root);
+      const snippet = githubWorkflow(VERSION, { root });
       expect(snippet.text).toContain(`working-directory: ${written} #`);
       const steps = Object.values((parse(snippet.text) as Workflow).jobs).flatMap((j) => j.steps);
       const gate = steps.find((s) => s.uses?.startsWith(ACTION_REPOSITORY))!;
@@ -100,6 +100,23 @@ describe("the workflow for a package of a monorepo (init in its folder)", () => 
       expect(upload.with).toEqual({ name: "proofgate-report", path: `${root}/proofgate-report/` });
     }
     // The repository's own gate: no working-directory.
-    expect(githubWorkflow(VERSION, "").text).toBe(githubWorkflow(VERSION).text);
+    expect(githubWorkflow(VERSION, { root: "" }).text).toBe(githubWorkflow(VERSION).text);
+  });
+});
+
+describe("the workflow for a vitest project", () => {
+  it("sets up Node.js 24 and installs the project's dependencies, not Python's tools", () => {
+    const snippet = githubWorkflow(VERSION, {
+      runner: "vitest",
+      install: "corepack enable && pnpm install --frozen-lockfile",
+    });
+    const steps = Object.values((parse(snippet.text) as Workflow).jobs).flatMap((j) => j.steps);
+    const uses = steps.flatMap((s) => (s.uses ? [s.uses] : []));
+    expect(node20Uses(uses, [ACTION_REPOSITORY])).toEqual([]);
+    expect(steps.find((s) => s.uses?.startsWith("actions/setup-node@"))!.with).toEqual({ "node-version": 24 });
+    expect(steps.some((s) => s.uses?.startsWith("actions/setup-python@"))).toBe(false);
+    const install = steps.findIndex((s) => s.run?.startsWith("corepack enable && pnpm install --frozen-lockfile"));
+    expect(install).toBeGreaterThan(0);
+    expect(steps.findIndex((s) => s.uses?.startsWith(ACTION_REPOSITORY))).toBeGreaterThan(install);
   });
 });

@@ -1,7 +1,14 @@
 // The GitHub Actions workflows that run the gate: one source for `proofgate init`, the READMEs and the
 // docs (tooling/release/snippets.mjs writes them there). Each checks out the whole history, grants the
 // token what the check run and the comment need, and uses actions that run on Node 24.
-import { REPORT_DIR, isRelease, proofgateCommand, type CiSnippet } from "@proofgate/core";
+import {
+  REPORT_DIR,
+  isRelease,
+  proofgateCommand,
+  testSetupLine,
+  type CiSnippet,
+  type SnippetOptions,
+} from "@proofgate/core";
 
 /** The repository that holds the action's release tree (action.yml at its root): `uses: <it>@v<version>`. */
 export const ACTION_REPOSITORY = "proofgate/proofgate-action";
@@ -36,13 +43,20 @@ permissions:
   pull-requests: write # the one PR comment, edited in place
 `;
 
-const CHECKOUT = `      - uses: ${GITHUB_ACTIONS_USED.checkout}
+const CHECKOUT = (options: SnippetOptions = {}) => `      - uses: ${GITHUB_ACTIONS_USED.checkout}
         with:
           fetch-depth: 0 # every commit of the patch; a shallow clone is shallow_history
-      - uses: ${GITHUB_ACTIONS_USED.setupPython}
+${
+  options.runner === "vitest"
+    ? `      - uses: ${GITHUB_ACTIONS_USED.setupNode}
+        with:
+          node-version: 24
+`
+    : `      - uses: ${GITHUB_ACTIONS_USED.setupPython}
         with:
           python-version: "3.12"
-      - run: python -m pip install pytest pytest-cov # and your project's test dependencies
+`
+}      - run: ${testSetupLine(options)}
 `;
 
 const UPLOAD = (dir: string = REPORT_DIR) => `      - uses: ${GITHUB_ACTIONS_USED.uploadArtifact}
@@ -60,7 +74,8 @@ const yamlScalar = (text: string): string => (/^[\w./-]+$/.test(text) ? text : J
  * action's `token` defaults to the job's GITHUB_TOKEN, which the permissions above let write. With `root`
  * (a package's folder in a monorepo), the action's `working-directory`, and the report is uploaded from there.
  */
-export function githubWorkflow(version: string, root?: string): CiSnippet {
+export function githubWorkflow(version: string, options: SnippetOptions = {}): CiSnippet {
+  const { root } = options;
   const scoped = root !== undefined && root !== "";
   return {
     title: "GitHub Actions",
@@ -69,7 +84,7 @@ export function githubWorkflow(version: string, root?: string): CiSnippet {
   proofgate:
     runs-on: ubuntu-latest
     steps:
-${CHECKOUT}      - uses: ${actionRef(version)}
+${CHECKOUT(options)}      - uses: ${actionRef(version)}
         id: proofgate
         with:
           run: true # collect, prove and run the property suite from proofgate.toml
@@ -86,7 +101,7 @@ export function githubCliWorkflow(version: string): CiSnippet {
   proofgate:
     runs-on: ubuntu-latest
     steps:
-${CHECKOUT}      - uses: ${GITHUB_ACTIONS_USED.setupNode}
+${CHECKOUT()}      - uses: ${GITHUB_ACTIONS_USED.setupNode}
         with:
           node-version: 24
       - run: ${proofgateCommand(version)} check --run

@@ -1,7 +1,15 @@
 // The GitLab CI configuration that runs the gate: one source for `proofgate init`, the READMEs, the docs
 // and the component's example (tooling/release/snippets.mjs writes them there). Every job clones the
 // whole history and wires the reports that publish() writes.
-import { REPORT_DIR, isRelease, packageFlags, proofgateCommand, type CiSnippet } from "@proofgate/core";
+import {
+  REPORT_DIR,
+  isRelease,
+  packageFlags,
+  proofgateCommand,
+  testSetupLine,
+  type CiSnippet,
+  type SnippetOptions,
+} from "@proofgate/core";
 import { CODE_QUALITY_FILE } from "./code-quality.js";
 import { PROVEN_COBERTURA_FILE } from "./cobertura.js";
 import { DOTENV_FILE } from "./dotenv-report.js";
@@ -39,16 +47,21 @@ export function componentRef(version: string): string {
   return `$CI_SERVER_FQDN/${COMPONENT_PROJECT}/proofgate@${isRelease(version) ? version : "main"}`;
 }
 
-const JOB = (run: string) => `proofgate:
+const JOB = (run: string, options: SnippetOptions = {}) => `proofgate:
   stage: test
-  # Your Python test stack and Node.js >= 20 (for npx).
-  image: registry.example.com/python-node:3.12-24
+${
+  options.runner === "vitest"
+    ? `  # Node.js >= 20: your tests' and npx's.
+  image: node:24`
+    : `  # Your Python test stack and Node.js >= 20 (for npx).
+  image: registry.example.com/python-node:3.12-24`
+}
   variables:
     GIT_DEPTH: "0" # every commit of the merge request; a shallow clone is shallow_history
   rules:
     - if: $CI_PIPELINE_SOURCE == "merge_request_event"
   script:
-    - python -m pip install pytest pytest-cov # and your project's test dependencies
+    - ${testSetupLine(options)}
     # PROOFGATE_GITLAB_TOKEN (a masked CI/CD variable: project access token, api scope) posts the
     # commit status and the MR note; CI_JOB_TOKEN can post neither.
     - ${run}
@@ -68,11 +81,11 @@ const JOB = (run: string) => `proofgate:
 `;
 
 /** The job written out, with the CLI from npm pinned to `version`: `.gitlab-ci.yml`. */
-export function gitlabJob(version: string, root?: string): CiSnippet {
+export function gitlabJob(version: string, options: SnippetOptions = {}): CiSnippet {
   return {
     title: "GitLab CI",
     file: ".gitlab-ci.yml",
-    text: JOB(`${proofgateCommand(version)} check --run${packageFlags(root)}`),
+    text: JOB(`${proofgateCommand(version)} check --run${packageFlags(options.root)}`, options),
   };
 }
 

@@ -85,11 +85,18 @@ describe("the snippets", () => {
     for (const snippet of [job, gitlabComponentInclude("1.2.3")])
       expect(snippet.text).toContain("PROOFGATE_GITLAB_TOKEN");
     // A package of a monorepo: check --root from the checkout's root, the report where the artifacts read it.
-    const scoped = (parse(gitlabJob("1.2.3", "pkgs/api").text) as { proofgate: Job }).proofgate;
+    const scoped = (parse(gitlabJob("1.2.3", { root: "pkgs/api" }).text) as { proofgate: Job }).proofgate;
     expect(scoped.script).toContain(
       "npx --yes --package=@proofgate/cli@1.2.3 proofgate check --run --root pkgs/api --out-dir proofgate-report",
     );
     expect(JSON.stringify(scoped.artifacts)).toBe(JSON.stringify(JOBS.snippet!.artifacts));
+    // A vitest project: a Node.js image and its own install, no Python.
+    const vitest = (
+      parse(gitlabJob("1.2.3", { runner: "vitest", install: "npm ci" }).text) as { proofgate: Job & { image: string } }
+    ).proofgate;
+    expect(vitest.image).toBe("node:24");
+    expect(vitest.script[0]).toBe("npm ci");
+    expect(JSON.stringify(vitest)).not.toMatch(/python|pip/);
   });
 
   it("include the component at the release's tag", () => {

@@ -575,9 +575,21 @@ describe("proofgate init: the CI snippet", () => {
     );
     expect(io.out).toContain("`proofgate check --run --root packages/web`");
     // The job itself gates the package as pasted: the action runs in its folder.
-    expect(io.out).toContain(ciSnippet("github", undefined, "packages/web").text);
-    expect(ciSnippet("github", undefined, "packages/web").text).toContain("working-directory: packages/web #");
-    expect(ciSnippet("local", undefined, "packages/web").text).toMatch(/ check --run --root packages\/web\n$/);
+    const job = ciSnippet("github", undefined, {
+      root: "packages/web",
+      runner: "vitest",
+      install: "corepack enable && pnpm install --frozen-lockfile --prefer-offline",
+    }).text;
+    expect(io.out).toContain(job);
+    expect(job).toContain("working-directory: packages/web #");
+    // A vitest workspace's job installs its Node dependencies with the root's lockfile, not Python's tools.
+    expect(job).toContain(
+      "      - run: corepack enable && pnpm install --frozen-lockfile --prefer-offline # the project's dependencies",
+    );
+    expect(job).not.toMatch(/python|pip/);
+    expect(ciSnippet("local", undefined, { root: "packages/web" }).text).toMatch(
+      / check --run --root packages\/web\n$/,
+    );
   });
 
   it("prints a job for each CI the repository has", async () => {

@@ -23,7 +23,13 @@ import { ciFound, detectLayout, type CiFound } from "../layout/detect-layout.js"
 import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
 import { diskTree, type LayoutTree } from "../layout/layout-tree.js";
-import { addDevCommand, detectVitest, vitestTooOld, type EnclosingRepository } from "../layout/detect-vitest.js";
+import {
+  addDevCommand,
+  ciInstall,
+  detectVitest,
+  vitestTooOld,
+  type EnclosingRepository,
+} from "../layout/detect-vitest.js";
 import { planVitestInit } from "../layout/init-vitest.js";
 import { choosePython, type PythonTools } from "../layout/python-tools.js";
 import { tryCollectOnce, type CommandTryRunner } from "../layout/try-collect.js";
@@ -513,7 +519,10 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   // A package's CI is the repository's: its CI files are at the root, and its gate is `check --root <folder>`.
   const ci = [...new Set([...layout.ci, ...(repository ? ciFound(repository.tree) : [])])];
   for (const { platform, how } of platformsToPrint(chosen, env, ci)) {
-    const snippet = ciSnippet(platform, undefined, repository?.path);
+    const snippet = ciSnippet(platform, undefined, {
+      root: repository?.path,
+      ...(vitest ? { runner: "vitest" as const, install: ciInstall(repository?.tree ?? tree) } : {}),
+    });
     const others =
       platform === "local" ? ` (for a CI job: --platform ${CI_PLATFORMS.filter((p) => p !== "local").join(", ")})` : "";
     const where = repository ? `${snippet.file} at the repository's root (${repository.up})` : snippet.file;

@@ -134,13 +134,26 @@ function workspaceSetup(tree: LayoutTree): string | undefined {
   const manifest = parseObject(tree.read("package.json"));
   const scripts = manifest?.scripts;
   const build = typeof scripts === "object" && scripts !== null && "build" in scripts;
-  const [install, run] = {
-    pnpm: ["pnpm install --frozen-lockfile --prefer-offline", "pnpm run build"],
-    yarn: ["yarn install --immutable", "yarn run build"],
-    bun: ["bun install --frozen-lockfile", "bun run build"],
-    npm: ["npm ci --prefer-offline --no-audit --no-fund", "npm run build"],
-  }[packageManager(tree)];
+  const [install, run] = INSTALL[packageManager(tree)];
   return build ? `${install} && ${run}` : install;
+}
+
+/** Each package manager's locked install and its build script's run. */
+const INSTALL = {
+  pnpm: ["pnpm install --frozen-lockfile --prefer-offline", "pnpm run build"],
+  yarn: ["yarn install --immutable", "yarn run build"],
+  bun: ["bun install --frozen-lockfile", "bun run build"],
+  npm: ["npm ci --prefer-offline --no-audit --no-fund", "npm run build"],
+} as const;
+
+/**
+ * The install a CI job runs at the folder `tree` (the repository's root) before the gate: the lockfile's
+ * package manager, locked (pnpm and yarn through corepack, which a CI image's Node.js carries).
+ */
+export function ciInstall(tree: LayoutTree): string {
+  const manager = packageManager(tree);
+  const install = INSTALL[manager][0];
+  return manager === "pnpm" || manager === "yarn" ? `corepack enable && ${install}` : install;
 }
 
 /** A JSON object's text as an object, or undefined. */

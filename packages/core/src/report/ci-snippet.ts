@@ -40,3 +40,20 @@ export function shellQuote(word: string): string {
 export function packageFlags(root: string | undefined): string {
   return root === undefined || root === "" ? "" : ` --root ${shellQuote(root)} --out-dir ${REPORT_DIR}`;
 }
+
+/** What a project's CI snippet is for, beyond the platform: the package's folder and the test runner. */
+export interface SnippetOptions {
+  /** A package's folder in a monorepo (`check --root`), repository-relative. */
+  root?: string | undefined;
+  /** The test runner: vitest projects install their Node dependencies, pytest ones their Python tools. */
+  runner?: "pytest" | "vitest" | undefined;
+  /** vitest: the command that installs the project's dependencies (default `npm ci`). */
+  install?: string | undefined;
+}
+
+/** The line a job runs to install what the tests need before the gate runs them. */
+export function testSetupLine(options: SnippetOptions = {}): string {
+  return options.runner === "vitest"
+    ? `${options.install ?? "npm ci"} # the project's dependencies, vitest among them`
+    : "python -m pip install pytest pytest-cov # and your project's test dependencies";
+}
