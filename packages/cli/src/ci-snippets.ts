@@ -1,8 +1,13 @@
-import { proofgateCommand, type CiSnippet, type Provider as CiProvider, type SnippetOptions } from "@proofgate/core";
+import {
+  proofgateCommand,
+  shellQuote,
+  type CiSnippet,
+  type Provider as CiProvider,
+  type SnippetOptions,
+} from "@proofgate/core";
 import { buildkiteStep } from "@proofgate/buildkite";
 import { githubWorkflow } from "@proofgate/github";
 import { gitlabJob } from "@proofgate/gitlab";
-import { shellQuote } from "./shell-quote.js";
 import { VERSION } from "./version.js";
 
 // The CI configuration `proofgate init` prints: each platform package owns its snippet (the README and

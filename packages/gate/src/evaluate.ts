@@ -62,6 +62,7 @@ import {
   scanRunnerTampering,
   testsNotProven,
   withRecordedXpasses,
+  isOutsidePath,
   type ChangedSourceFile,
   type OutsideRead,
   type RunnerEvidence,
@@ -983,8 +984,9 @@ async function outsideReads(
   platform: PlatformVerifier | undefined,
 ): Promise<OutsideRead[]> {
   const { git } = ports;
-  const read = [records.proof?.result.record, records.properties?.result.record].flatMap(
-    (record) => record?.files.flatMap((f) => (f.read && f.path.startsWith("../") ? [f.path] : [])) ?? [],
+  // The proof run's reads: the ones unlocked_fixture_read judges (as inside the package).
+  const read = (records.proof?.result.record?.files ?? []).flatMap((f) =>
+    f.read && isOutsidePath(f.path) ? [f.path] : [],
   );
   if (read.length === 0 || !git.outsideChanges) return [];
   const changes = git.outsideChanges({ base: loaded.patch.base, head: loaded.patch.head }, [...new Set(read)]);

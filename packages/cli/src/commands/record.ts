@@ -10,7 +10,7 @@ import { listFlag, optionalFlag, timeoutFlag } from "../flags.js";
 import type { CliIo } from "../io.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import { cliLog } from "../messages.js";
-import { shellQuote } from "../shell-quote.js";
+import { shellQuote } from "@proofgate/core";
 
 /** Options of `proofgate record`, as yargs hands them over. */
 export interface RecordArgs {

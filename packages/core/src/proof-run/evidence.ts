@@ -5,7 +5,7 @@ import { needsTrailer, type CommitPaths, type PatchPolicy } from "../patch/patch
 import type { Finding } from "../model/report.js";
 import type { ReasonCode } from "../common/reasons.js";
 import { listSome, type RunFinding } from "./findings.js";
-import { judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
+import { isOutsidePath, judgeFileReads, judgeRunIntegrity, judgeSeedReads, judgeSelection } from "./judges.js";
 import type { RunRecord, RunRecordResult } from "./record.js";
 import type { RepositoryWriteEvidence } from "./repository-writes.js";
 import type { RunnerPart } from "./runner-integrity.js";
@@ -222,7 +222,7 @@ export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
   const committed = {
     ...record,
     files: record.files.filter((f) =>
-      f.path.startsWith("../") ? unapproved.has(f.path) : !outsideOnly && tracked.has(f.path),
+      isOutsidePath(f.path) ? unapproved.has(f.path) : !outsideOnly && tracked.has(f.path),
     ),
   };
   return judgeFileReads(committed, { fixtures: paths, lock, allow, trailer }).map((f) =>

@@ -65,6 +65,7 @@ export {
   skippedUnlisted,
   testsNotRun,
   judgeFileReads,
+  isOutsidePath,
   judgeSeedReads,
   judgeRunnerHooks,
   DEFAULT_READ_ALLOW,

@@ -388,7 +388,7 @@ const under = (path: string, folder: string): boolean =>
   path === folder || path.startsWith(`${folder.replace(/\/+$/, "")}/`);
 
 /** A path a package's run recorded elsewhere in the repository (`../../testdata/golden.txt`). */
-const isOutside = (path: string): boolean => path.startsWith("../");
+export const isOutsidePath = (path: string): boolean => path.startsWith("../");
 
 /** pytest's and coverage.py's settings files, read in the folders above a package (`../../pyproject.toml`). */
 const ANCESTOR_SETTINGS = /^(?:\.\.\/)+(?:pyproject\.toml|setup\.cfg|tox\.ini|pytest\.ini|\.pytest\.ini|\.coveragerc)$/;
@@ -418,13 +418,14 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
       !PYTHON_SOURCE.test(f.path) &&
       f.path !== policy.lock &&
       !policy.fixtures.some((dir) => under(f.path, dir)) &&
-      !(isOutside(f.path) ? ANCESTOR_SETTINGS.test(f.path) : allowed(f.path)),
+      !(isOutsidePath(f.path) ? ANCESTOR_SETTINGS.test(f.path) : allowed(f.path)),
   );
   const named = (files: typeof unlocked) =>
     listSome(files.map((f) => (f.first === null ? f.path : `${f.path} (first by ${f.first})`)));
   const testsOf = (files: typeof unlocked) => [...new Set(files.flatMap((f) => (f.first === null ? [] : [f.first])))];
-  const inside = unlocked.filter((f) => !isOutside(f.path));
-  const outside = unlocked.filter((f) => isOutside(f.path));
+  const inside = unlocked.filter((f) => !isOutsidePath(f.path));
+  const outside = unlocked.filter((f) => isOutsidePath(f.path));
+  const trailer = policy.trailer ?? "Fixture-Lock";
   const out: RunFinding[] = [];
   if (inside.length > 0)
     out.push({
@@ -439,8 +440,8 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
       code: "unlocked_fixture_read",
       paths: outside.map((f) => f.path),
       tests: testsOf(outside),
-      message: `the tests read ${outside.length} file(s) outside the package's folder that changed in the range without a human's \`${policy.trailer ?? "Fixture-Lock"}: human\` on each commit that changed them (no lock of the package holds them): ${named(outside)}`,
-      fix: `restore the files, or have a human make the change in a commit with \`${policy.trailer ?? "Fixture-Lock"}: human\`; better, keep the files the package's tests read in the package, under a locked fixture path`,
+      message: `the tests read ${outside.length} file(s) outside the package's folder that changed in the range without a human's \`${trailer}: human\` on each commit that changed them (no lock of the package holds them): ${named(outside)}`,
+      fix: `restore the files, or have a human make the change in a commit with \`${trailer}: human\`; better, keep the files the package's tests read in the package, under a locked fixture path`,
     });
   return out;
 }
