@@ -17,6 +17,7 @@ import {
   CALC,
   GOLDEN,
   HUMAN,
+  TEST_A,
   TEST_B,
   MERGE_PATCH,
   applyFiles,
@@ -410,6 +411,57 @@ def test_total_matches_the_shared_expectation():
     expect(clean.report.errors, clean.stderr).toEqual([]);
     expect(clean.report.reasons).toEqual([]);
     expect(clean.status, clean.stdout).toBe(0);
+  }, 300_000);
+});
+
+describe("a package whose pytest settings are the repository's (test ids from the top, paths from the package)", () => {
+  // pytest finds its settings in the top's pyproject.toml, so its rootdir is the top and a's test ids read
+  // `pkgs/a/tests/test_a.py::...`, while git's paths and the findings' files are the package's.
+  const ROOT_SETTINGS = `[tool.pytest.ini_options]\nminversion = "7.0"\n`;
+  const withoutDiscount = TEST_A.replace("def test_discount():\n    assert total([100], discount=10) == 90\n\n\n", "");
+  let setup: string;
+  beforeAll(() => {
+    git(dir, ["checkout", "-q", "-b", "root-settings", base]);
+    setup = commit(
+      dir,
+      "pytest settings at the top\n",
+      {
+        "pyproject.toml": ROOT_SETTINGS,
+        "pkgs/a/freeze.toml": ledger().replace(`nodeid = "tests/`, `nodeid = "pkgs/a/tests/`),
+      },
+      HUMAN,
+    );
+  });
+
+  it("a human's removal with Test-Removal: human MERGEs though an agent changed code in the range", async () => {
+    git(dir, ["checkout", "-q", "-b", "root-settings-human", setup]);
+    commit(
+      dir,
+      "a: drop a redundant test\n\nTest-Removal: human\n",
+      { "pkgs/a/tests/test_a.py": withoutDiscount },
+      HUMAN,
+    );
+    commit(dir, "a: add describe()\n", under("pkgs/a", MERGE_PATCH.files));
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, setup);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    expect(r.report.reasons, r.stdout).toEqual([]);
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.report.collected_tests).toBe(8);
+  }, 300_000);
+
+  it("an agent's removal REJECTs on the package's test file, annotated at its repository path", async () => {
+    git(dir, ["checkout", "-q", "-b", "root-settings-agent", setup]);
+    commit(dir, "a: docs\n\nTest-Removal: human\n", { "pkgs/a/README.md": "a\n" }, HUMAN);
+    const removal = commit(dir, "a: tidy tests\n", { "pkgs/a/tests/test_a.py": withoutDiscount });
+    fake.commits.add(removal);
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], { base: setup, head: removal, api: fake.url }, setup);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    expect(r.status, r.stdout).toBe(1);
+    expect(r.report.reasons).toEqual(["tests_removed"]);
+    const finding = r.report.details.find((d) => d.reason === "tests_removed")!;
+    expect(finding).toMatchObject({ file: "tests/test_a.py", commit: removal });
+    expect(finding.message).toContain("pkgs/a/tests/test_a.py::test_discount is collected at base but not at head");
+    expect(r.stdout).toMatch(/^::error file=pkgs\/a\/tests\/test_a\.py,title=proofgate%3A tests_removed::/m);
   }, 300_000);
 });
 

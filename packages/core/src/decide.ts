@@ -12,6 +12,7 @@ import { judgePatch, type PatchSource } from "./patch/patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./model/report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
 import { judgeTestChanges, type TestChangeEvidence } from "./evidence/test-changes.js";
+import { testIdPaths, type RootdirFacts, type TestIdPaths } from "./python/test-id-paths.js";
 import { judgePropertyIds, type PropertyIdEvidence } from "./evidence/property-tests.js";
 import type { Universe } from "./evidence/universe.js";
 import type { RunnerEvidence } from "./proof-run/evidence.js";
@@ -117,6 +118,10 @@ export function decide(input: DecideInput): GateReport {
         ? judgeMeasurement(input.measurement.evidence, range.policy)
         : undefined;
   const accounting = input.evidence ? accountEvidence(input.universe, active, input.evidence.results) : undefined;
+  // pytest writes the ids' files relative to its rootdir, which the proof run's record names (above a package's
+  // root when the repository's settings apply); vitest's ids are the root's paths.
+  const pytestPaths = (record: RootdirFacts | undefined): TestIdPaths | undefined =>
+    input.universe.runner === "vitest" ? undefined : testIdPaths(record);
   const testChanges =
     input.testChanges && range
       ? judgeTestChanges(input.testChanges, {
@@ -126,6 +131,7 @@ export function decide(input: DecideInput): GateReport {
           commits: range.patch.commits,
           policy: range.policy,
           emptyRange: range.patch.base === range.patch.head,
+          paths: pytestPaths(input.runner?.proof?.result.record),
           unlistedSkips: unlistedSkips(input),
         })
       : undefined;
@@ -144,6 +150,7 @@ export function decide(input: DecideInput): GateReport {
             byId: propertyRecord.hypothesis,
             ran: propertyRecord.tests.filter((t) => t.phases.some((p) => p.when === "call")).map((t) => t.id),
           },
+          paths: pytestPaths(propertyRecord),
         })
       : undefined;
   const facts: GateFacts = {

@@ -8,6 +8,7 @@ import { jsonLines } from "../common/json-lines.js";
 import type { CommitPaths, PatchPolicy } from "../patch/patch.js";
 import type { Finding } from "../model/report.js";
 import { changeAttributor, type FileRename } from "./test-changes.js";
+import { ROOTDIR_IS_ROOT, testIdFile as fileOf, type TestIdPaths } from "../python/test-id-paths.js";
 
 /**
  * Python: `_proofgate_hypothesis_settings(item)`, the settings a collected item runs with, or None when
@@ -150,7 +151,6 @@ export interface PropertySettingsEvidence {
   collectionFiles: readonly string[];
 }
 
-const fileOf = (id: string): string => id.split("::", 1)[0]!;
 const short = (sha: string): string => sha.slice(0, 12);
 const MAX_LISTED = 10;
 
@@ -163,8 +163,9 @@ const MAX_LISTED = 10;
  */
 export function judgePropertySettings(
   evidence: PropertySettingsEvidence,
-  context: { commits: readonly Commit[]; policy: PatchPolicy },
+  context: { commits: readonly Commit[]; policy: PatchPolicy; paths?: TestIdPaths | undefined },
 ): { findings: Finding[]; compared: number; weakened: number } {
+  const paths = context.paths ?? ROOTDIR_IS_ROOT;
   const key = context.policy.trailers.propertySeeds;
   const attribution = changeAttributor(evidence, context.commits, context.policy, key);
   const groups = new Map<string, { file: string; commit?: Commit | undefined; tests: string[] }>();
@@ -185,13 +186,14 @@ export function judgePropertySettings(
               .join("; ");
     if (what === "") continue;
     weakened++;
-    const file = fileOf(id);
+    const idFile = fileOf(id);
+    const file = paths.toRoot(idFile);
     const verdict = attribution(file);
     if (verdict.approved) continue;
     const unapproving = verdict.commits.filter((c) => !c.approved).map((c) => c.commit);
     for (const commit of unapproving.length > 0 ? unapproving : [undefined]) {
       const group = groups.get(`${commit?.sha ?? ""}\u0000${file}`) ?? { file, commit, tests: [] };
-      group.tests.push(`${id.slice(file.length + 2)} (${what})`);
+      group.tests.push(`${id.slice(idFile.length + 2)} (${what})`);
       groups.set(`${commit?.sha ?? ""}\u0000${file}`, group);
     }
   }

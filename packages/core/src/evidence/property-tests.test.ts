@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { testIdPaths, type TestIdPaths } from "../python/test-id-paths.js";
 import type { Commit } from "../model/authorship.js";
 import { ADA, BOT, POLICY, commitFactory } from "../__fixtures__/commits.js";
 import { decide, type DecideInput } from "../decide.js";
@@ -120,6 +121,25 @@ describe("judgePropertyIds: the base's property tests must still run", () => {
         fix: "restore the property tests, so that every property the base runs still runs; a human who means to retire one does so in a commit with `Property-Seeds: human` (a flaky one gets a lease in freeze.toml instead)",
       },
     ]);
+  });
+
+  it("a package under the repository's pytest settings: a human's retirement of the package's file approves", () => {
+    const ok = commit(ADA, "Property-Seeds");
+    const a = commit(BOT);
+    const paths = testIdPaths({ root: "/r/pkg", rootdir: "/r", rootdirFromRoot: "..", rootFromRootdir: "pkg" });
+    const e = evidence([
+      [ok, ["tests/properties/test_props.py"]],
+      [a, ["src/pkg/core.py"]],
+    ]);
+    const ids = BASE.map((id) => `pkg/${id}`);
+    const judged = (p?: TestIdPaths) =>
+      judgePropertyIds(
+        { ...e, base: { ...e.base, ids } },
+        { collected: [ids[0]!, ids[2]!], notRun: [ids[1]!], active: [], commits: [ok, a], policy, paths: p },
+      );
+    expect(judged(paths)).toMatchObject({ findings: [], notRun: 1, approved: 1 });
+    // Read as the package's own path, the id's file is no file the range touched: every code commit answers.
+    expect(judged().findings.map((f) => [f.file, f.commit])).toEqual([["pkg/tests/properties/test_props.py", a.sha]]);
   });
 
   it("a renamed property shows its new name, and is still a finding", () => {

@@ -12,6 +12,7 @@ import type { Lease } from "../ledger/ledger.js";
 import type { CommitPaths, PatchPolicy } from "../patch/patch.js";
 import type { Finding } from "../model/report.js";
 import { changeAttributor, changeFindings, pairRenames, type FileRename, type TestChange } from "./test-changes.js";
+import { ROOTDIR_IS_ROOT, testIdFile as fileOf, type TestIdPaths } from "../python/test-id-paths.js";
 
 /** The name the base's property run loads its plugin by (`-p proofgate_property_ids`). */
 export const PROPERTY_IDS_PLUGIN_MODULE = "proofgate_property_ids";
@@ -91,6 +92,8 @@ export interface PropertyIdContext {
   policy: PatchPolicy;
   /** The Hypothesis settings the head's property run recorded, by test id, and the record's file. */
   settings?: { file: string; byId: PropertySettingsById; ran?: readonly string[] | undefined } | undefined;
+  /** Where the ids' files lie from the gate's root (the property run's record says). Unset: its rootdir is the root. */
+  paths?: TestIdPaths | undefined;
 }
 
 /** The findings, and the numbers the table shows. */
@@ -105,7 +108,6 @@ export interface PropertyIdJudgement {
   settings?: { compared: number; weakened: number } | undefined;
 }
 
-const fileOf = (id: string): string => id.split("::", 1)[0]!;
 const MAX_LISTED = 10;
 const list = (items: readonly string[]): string =>
   `${items.slice(0, MAX_LISTED).join(", ")}${items.length > MAX_LISTED ? `, and ${items.length - MAX_LISTED} more` : ""}`;
@@ -120,14 +122,16 @@ export function judgePropertyIds(evidence: PropertyIdEvidence, context: Property
   const leased = new Set(context.active.map((l) => l.nodeid));
   const missing = context.notRun.filter((id) => !leased.has(id));
   const baseSet = new Set(evidence.base.ids);
+  const paths = context.paths ?? ROOTDIR_IS_ROOT;
   const pairs = pairRenames(
     missing,
     context.collected.filter((id) => !baseSet.has(id)),
     evidence.renames,
+    paths,
   );
   const attribution = changeAttributor(evidence, context.commits, context.policy, key);
   const verdicts = missing.map((id) => {
-    const change: TestChange = { id, file: fileOf(id), note: pairs.get(id) };
+    const change: TestChange = { id, file: paths.toRoot(fileOf(id)), note: pairs.get(id) };
     return { change, ...attribution(change.file) };
   });
   const findings = changeFindings(

@@ -19,6 +19,7 @@ import {
   type TestChangeJudgement,
 } from "./test-changes.js";
 import { parseCollectOnly, type Universe } from "./universe.js";
+import { ROOTDIR_IS_ROOT, testIdPaths, type TestIdPaths } from "../python/test-id-paths.js";
 
 const policy = POLICY;
 const commit = commitFactory("a");
@@ -450,6 +451,102 @@ describe("judgeTestChanges", () => {
       ["tests/test_a.py", c.sha],
       ["tests/test_b.py", c.sha],
     ]);
+  });
+});
+
+describe("a package's gate under the repository's pytest settings (ids from the top, paths from the package)", () => {
+  const paths = testIdPaths({
+    root: "/r/packages/x",
+    rootdir: "/r",
+    rootdirFromRoot: "../..",
+    rootFromRootdir: "packages/x",
+  });
+  const ids = BASE.map((id) => `packages/x/${id}`);
+  const run = (
+    head: string[],
+    touched: [Commit, string[]][],
+    results?: TestResult[],
+    renames: FileRename[] = [],
+    idPaths: TestIdPaths = paths,
+  ) => {
+    const h = universe(head);
+    return judgeTestChanges(
+      {
+        base: { kind: "measured", universe: { file: "collected.txt (base)", ids } },
+        touched: touched.map(([commit, p]) => ({ commit, paths: p })),
+        renames,
+        collectionFiles: [],
+        maxNewSkips: 0,
+      },
+      {
+        head: h,
+        active: [],
+        accounting: results ? accountEvidence(h, [], results) : undefined,
+        commits: touched.map(([c]) => c),
+        policy,
+        paths: idPaths,
+      },
+    );
+  };
+  const without = ids.filter((id) => id !== "packages/x/tests/test_a.py::test_two");
+
+  it("a human's removal with Test-Removal: human is approved though an agent changed code in the range", () => {
+    const j = run(without, [
+      [approved(), ["tests/test_a.py"]],
+      [agent(), ["src/x/core.py"]],
+    ]);
+    expect(j.removed).toEqual([]);
+    expect(j.approvedRemovals).toBe(1);
+    // Without the translation no commit touches `packages/x/tests/test_a.py`: every code commit answers.
+    const a = agent();
+    const unmapped = run(
+      without,
+      [
+        [approved(), ["tests/test_a.py"]],
+        [a, ["src/x/core.py"]],
+      ],
+      undefined,
+      [],
+      ROOTDIR_IS_ROOT,
+    );
+    expect(unmapped.removed.map((f) => [f.file, f.commit])).toEqual([["packages/x/tests/test_a.py", a.sha]]);
+  });
+
+  it("an agent's removal: the finding names the package's file and the agent's commit", () => {
+    const c = agent();
+    const j = run(without, [
+      [approved(), ["README.md"]],
+      [c, ["tests/test_a.py"]],
+    ]);
+    expect(j.removed.map((f) => [f.file, f.commit])).toEqual([["tests/test_a.py", c.sha]]);
+    expect(j.removed[0]!.message).toContain("packages/x/tests/test_a.py::test_two is collected at base");
+  });
+
+  it("an agent's skip: the file is the package's, so its commit answers", () => {
+    const c = agent();
+    const results = [
+      ...ids.map((id) => result(id, id.endsWith("test_three") ? "skipped" : "passed", { message: "flaky" })),
+    ];
+    const j = run(ids, [[c, ["tests/test_b.py"]]], results);
+    expect(j.skipped.map((f) => [f.file, f.commit])).toEqual([["tests/test_b.py", c.sha]]);
+  });
+
+  it("a test file git saw renamed pairs its tests (git's names are the package's)", () => {
+    const mover = approved();
+    const head = ids.map((id) => id.replace("packages/x/tests/test_b.py", "packages/x/tests/test_new.py"));
+    const j = run(head, [[mover, ["tests/test_new.py", "tests/test_b.py"]]], undefined, [
+      { from: "tests/test_b.py", to: "tests/test_new.py" },
+    ]);
+    expect(j.removed).toEqual([]);
+    expect(j.renamed).toBe(1);
+    expect(
+      pairRenames(
+        ["packages/x/tests/test_b.py::test_three"],
+        ["packages/x/tests/test_new.py::test_three"],
+        [{ from: "tests/test_b.py", to: "tests/test_new.py" }],
+        paths,
+      ),
+    ).toEqual(new Map([["packages/x/tests/test_b.py::test_three", "packages/x/tests/test_new.py::test_three"]]));
   });
 });
 

@@ -17,6 +17,7 @@ import { pathMatcher, type CommitPaths, type PatchPolicy } from "../patch/patch.
 import type { Finding } from "../model/report.js";
 import type { NarrowedCollection, Universe } from "./universe.js";
 import { jsonLines } from "../common/json-lines.js";
+import { ROOTDIR_IS_ROOT, testIdFile as fileOf, type TestIdPaths } from "../python/test-id-paths.js";
 
 /**
  * The files pytest reads what to collect from (its ini files and every conftest.py). A commit touching
@@ -117,6 +118,11 @@ export interface TestChangeContext {
    * else a removal. Undefined or empty: every base test the head does not list is a removal.
    */
   unlistedSkips?: readonly string[] | undefined;
+  /**
+   * Where the ids' files lie from the gate's root (pytest's rootdir may be above a package's root: the proof run's
+   * record says). Unset: the rootdir is the root.
+   */
+  paths?: TestIdPaths | undefined;
 }
 
 /** Both rules' findings, and what the decision table shows. */
@@ -155,7 +161,6 @@ export interface TestChange {
 const MAX_LISTED = 10;
 const UNLISTED_NOTE = "skipped in the proof run, so `vitest list` leaves it out";
 const short = (sha: string): string => sha.slice(0, 12);
-const fileOf = (id: string): string => id.split("::", 1)[0]!;
 const list = (items: readonly string[]): string =>
   `${items.slice(0, MAX_LISTED).join(", ")}${items.length > MAX_LISTED ? `, and ${items.length - MAX_LISTED} more` : ""}`;
 
@@ -308,11 +313,14 @@ export function pairRenames(
   removed: readonly string[],
   added: readonly string[],
   renames: readonly FileRename[],
+  paths: TestIdPaths = ROOTDIR_IS_ROOT,
 ): Map<string, string> {
+  // git's renames are the gate's paths; the ids' files are pytest's rootdir's.
   const forward = (file: string): string => {
-    let name = file;
+    let name = paths.toRoot(file);
+    const was = name;
     for (const r of renames) if (r.from === name) name = r.to;
-    return name;
+    return name === was ? file : paths.fromRoot(name);
   };
   const pairs = new Map<string, string>();
   const free = new Set(added);
@@ -340,12 +348,17 @@ export function pairRenames(
  * module that skipped itself, by `gone` (the base's tests the head does not collect, not leased); the
  * module itself when `gone` holds none of it (the base's universe is unknown, or the module is new).
  */
-export function skipsAtHead(accounting: EvidenceAccounting, gone: readonly string[]): TestChange[] {
-  const skips: TestChange[] = accounting.skips.map((r) => ({ id: r.id, file: fileOf(r.id), note: r.message }));
+export function skipsAtHead(
+  accounting: EvidenceAccounting,
+  gone: readonly string[],
+  paths: TestIdPaths = ROOTDIR_IS_ROOT,
+): TestChange[] {
+  const at = paths.toRoot;
+  const skips: TestChange[] = accounting.skips.map((r) => ({ id: r.id, file: at(fileOf(r.id)), note: r.message }));
   for (const m of accounting.moduleSkips) {
     const tests = gone.filter((id) => fileOf(id) === m.id);
-    if (tests.length === 0) skips.push({ id: m.id, file: m.id, note: m.message });
-    for (const id of tests) skips.push({ id, file: m.id, note: m.message });
+    if (tests.length === 0) skips.push({ id: m.id, file: at(m.id), note: m.message });
+    for (const id of tests) skips.push({ id, file: at(m.id), note: m.message });
   }
   return skips;
 }
@@ -360,6 +373,7 @@ export function goneSinceBase(base: readonly string[], head: Universe, active: r
 /** Judges removals and new skips: the findings of both rules, and the numbers the table shows. */
 export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChangeContext): TestChangeJudgement {
   const { head, active, accounting, commits, policy } = context;
+  const paths = context.paths ?? ROOTDIR_IS_ROOT;
   const key = policy.trailers.testRemoval;
   const moduleSkips = accounting?.moduleSkips ?? [];
   const skippedModules = new Set(moduleSkips.map((r) => r.id));
@@ -374,20 +388,20 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
   const removedIds = gone.filter((id) => !skippedModules.has(fileOf(id)) && !unlisted.has(id));
   const baseSet = new Set(base?.ids ?? []);
   const added = base ? head.ids.filter((id) => !baseSet.has(id)) : [];
-  const pairs = pairRenames(removedIds, added, evidence.renames);
+  const pairs = pairRenames(removedIds, added, evidence.renames, paths);
   // An id listed fewer times than at base: removed tests, or skipped ones when the run shows one skipped.
   const fewer = base ? fewerSinceBase(base, head, active) : [];
   const removals: TestChange[] = [
-    ...removedIds.map((id) => ({ id, file: fileOf(id), note: pairs.get(id) })),
+    ...removedIds.map((id) => ({ id, file: paths.toRoot(fileOf(id)), note: pairs.get(id) })),
     ...fewer.filter((c) => !unlisted.has(c.id)),
   ];
 
   // Every gone test that is not a removal is a skip: the unlisted skips count with or without results.
   const skips = [
-    ...(accounting ? skipsAtHead(accounting, gone) : []),
+    ...(accounting ? skipsAtHead(accounting, gone, paths) : []),
     ...[...gone, ...fewer.map((c) => c.id)]
       .filter((id) => unlisted.has(id) && !skippedModules.has(fileOf(id)))
-      .map((id) => ({ id, file: fileOf(id), note: UNLISTED_NOTE })),
+      .map((id) => ({ id, file: paths.toRoot(fileOf(id)), note: UNLISTED_NOTE })),
   ];
   const skippedAtBase = new Set(evidence.baseSkips?.skipped ?? []);
   const newSkips = skips.filter((s) => !skippedAtBase.has(s.id));

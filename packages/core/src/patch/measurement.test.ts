@@ -428,6 +428,13 @@ describe("judgeMeasurement: test support (a module only test code uses)", () => 
 
 describe("runMeasurementFacts", () => {
   it("the files holding collected tests at base, at head and in the record (ids relative to its rootdir); the modules it loaded", () => {
+    expect(
+      runMeasurementFacts(
+        [["pkg/tests/test_x.py::test_a", "pkg/core.py::pkg.core.f"], ["old/test_o.py::t"]],
+        undefined,
+      ),
+    ).toEqual({ testFiles: ["old/test_o.py", "pkg/tests/test_x.py"], loaded: undefined, importers: undefined });
+    // Every list is pytest's rootdir's (the universes are collected as the proof run is): here a folder below the root.
     const facts = runMeasurementFacts(
       [["pkg/tests/test_x.py::test_a", "pkg/core.py::pkg.core.f"], ["old/test_o.py::t"]],
       {
@@ -438,13 +445,24 @@ describe("runMeasurementFacts", () => {
       },
     );
     expect(facts).toEqual({
-      testFiles: ["old/test_o.py", "pkg/tests/test_x.py", "sub/t/check.py"],
+      testFiles: ["sub/old/test_o.py", "sub/pkg/tests/test_x.py", "sub/t/check.py"],
       loaded: ["pkg/core.py"],
     });
     expect(runMeasurementFacts([], { root: "/r", rootdir: "/elsewhere", collected: ["a.py::t"] })).toEqual({
       testFiles: [],
       loaded: undefined,
     });
+  });
+
+  it("a package's run under the repository's pytest settings: ids from the top, files from the package, others left out", () => {
+    const facts = runMeasurementFacts([["packages/x/tests/test_a.py::t", "packages/y/tests/test_b.py::t"]], {
+      root: "/r/packages/x",
+      rootdir: "/r",
+      rootdirFromRoot: "../..",
+      rootFromRootdir: "packages/x",
+      collected: ["packages/x/tests/test_c.py::t", "testdata/test_shared.py::t"],
+    });
+    expect(facts.testFiles).toEqual(["tests/test_a.py", "tests/test_c.py"]);
   });
 });
 

@@ -8,6 +8,8 @@ import { needsTrailer, who, type PatchPolicy } from "./patch.js";
 import { SCRIPT_FILE } from "./script-code.js";
 import { pythonRegex } from "../python/python-regex.js";
 import { testFilesOf } from "../python/runner-config.js";
+import { normalizeRepoPath } from "../common/repo-path.js";
+import { testIdPaths, type RootdirFacts } from "../python/test-id-paths.js";
 import type { Finding } from "../model/report.js";
 
 /** What one commit did to coverage.py's configuration (a merge: only its own resolution's). */
@@ -239,9 +241,7 @@ function notJudgedAsSource(evidence: MeasurementEvidence): Set<string> {
 }
 
 /** What a proof run's record says for measurement: the ids it collected, relative to `rootdir`, and the modules it loaded. */
-export interface MeasurementRunRecord {
-  root: string;
-  rootdir: string;
+export interface MeasurementRunRecord extends RootdirFacts {
   collected: readonly string[];
   modules?: readonly string[] | undefined;
   importers?: Readonly<Record<string, string | null>> | undefined;
@@ -249,24 +249,23 @@ export interface MeasurementRunRecord {
 
 /**
  * The evidence the runs add: the files that hold collected tests (each list of ids, the universes at the
- * base and at head, relative to the repository root; and the record's, relative to pytest's rootdir),
+ * base and at head, and the record's, relative to pytest's rootdir, which the record tells),
  * and the modules the proof run loaded (undefined without a record that lists them).
  */
 export function runMeasurementFacts(
   ids: ReadonlyArray<readonly string[]>,
   record: MeasurementRunRecord | undefined,
 ): Pick<MeasurementEvidence, "testFiles" | "loaded" | "importers"> {
-  const files = new Set(ids.flatMap((list) => [...testFilesOf(list)]));
-  if (record) {
-    const root = record.root.replace(/\/+$/, "");
-    const prefix =
-      record.rootdir === root
-        ? ""
-        : record.rootdir.startsWith(`${root}/`)
-          ? record.rootdir.slice(root.length + 1)
-          : undefined;
-    if (prefix !== undefined) for (const f of testFilesOf(record.collected, prefix)) files.add(f);
-  }
+  // Every list's ids are relative to pytest's rootdir (the universes are collected as the proof run is): below
+  // the root, above it (a package under the repository's settings), or elsewhere. Files outside the root are
+  // not the package's.
+  const paths = testIdPaths(record);
+  const files = new Set<string>();
+  for (const list of record ? [...ids, record.collected] : ids)
+    for (const f of testFilesOf(list)) {
+      const path = normalizeRepoPath(paths.toRoot(f));
+      if (path !== undefined) files.add(path);
+    }
   return {
     testFiles: [...files].sort(),
     loaded: record?.modules && [...record.modules],

@@ -200,6 +200,19 @@ describe("listSkips and judgeSkips", () => {
     ]);
   });
 
+  it("a package run under the repository's settings: the test's own file is still 'the test body'", () => {
+    // The ids from the repository's top (pytest's rootdir), the origins' paths from the package (the root).
+    const moved = withRecord({
+      rootdirFromRoot: "../..",
+      rootFromRootdir: "packages/x",
+      tests: RECORDED.tests.map((t) => ({ ...t, id: `packages/x/${t.id}` })),
+    });
+    const body = judgeSkips(moved).find((f) => f.tests?.[0] === "packages/x/tests/test_calc.py::test_skip_body")!;
+    expect(body.message).toMatch(/by pytest.skip\(\) at tests\/test_calc.py:\d+, in the test body/);
+    const unmoved = judgeSkips({ ...moved, rootdirFromRoot: ".", rootFromRootdir: "." });
+    expect(unmoved.find((f) => f.tests?.[0] === body.tests?.[0])!.message).toContain("in code the test called");
+  });
+
   it("leaves out the allowed ids (leased, or skipped at the base too)", () => {
     const allowed = ["tests/test_calc.py::test_skip_marker", "tests/test_module_skip.py"];
     expect(judgeSkips(RECORDED, { allowed }).flatMap((f) => f.tests)).not.toContain("tests/test_module_skip.py");

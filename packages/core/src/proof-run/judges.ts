@@ -1,6 +1,7 @@
 import picomatch from "picomatch";
 import { listSome, type RunFinding } from "./findings.js";
 import type { RaisedKind, RunPhase, RunRecord, RunTest, SkipOrigin } from "./record.js";
+import { ROOTDIR_IS_ROOT, testIdFile, testIdPaths, type TestIdPaths } from "../python/test-id-paths.js";
 
 // How good an outcome is for the test: a view may only be as good as the one before it, except where
 // pytest's own xfail handling turns a failure into an xfail (which the skip judge reports anyway).
@@ -187,7 +188,7 @@ const at = (o: SkipOrigin): string =>
   o.path === undefined ? "" : ` at ${o.path}${o.line === undefined ? "" : `:${o.line}`}`;
 
 /** Where a skip came from, in words. */
-export function describeSkipOrigin(skip: RunSkip): string {
+export function describeSkipOrigin(skip: RunSkip, paths: TestIdPaths = ROOTDIR_IS_ROOT): string {
   const o = skip.origin;
   const verb = skip.kind === "skipped" ? "skip" : "xfail";
   if (skip.scope === "module")
@@ -198,7 +199,8 @@ export function describeSkipOrigin(skip: RunSkip): string {
     case "marker":
       return `by ${verb === "skip" ? "a skip or skipif" : "an xfail"} marker${at(o)}`;
     case "code": {
-      const file = skip.id.split("::", 1)[0];
+      // The origin's path is the root's; the id's file is pytest's rootdir's.
+      const file = paths.toRoot(testIdFile(skip.id));
       const where =
         o.phase === "call"
           ? o.path === file
@@ -228,6 +230,7 @@ export interface SkipJudgeOptions {
  */
 export function judgeSkips(record: RunRecord, options: SkipJudgeOptions = {}): RunFinding[] {
   const allowed = new Set(options.allowed ?? []);
+  const paths = testIdPaths(record);
   return listSkips(record)
     .filter((s) => !allowed.has(s.id))
     .map((s): RunFinding => {
@@ -252,7 +255,7 @@ export function judgeSkips(record: RunRecord, options: SkipJudgeOptions = {}): R
         code,
         tests: [s.id],
         lines: line,
-        message: `${what} ${describeSkipOrigin(s)}${reason}`,
+        message: `${what} ${describeSkipOrigin(s, paths)}${reason}`,
         fix: "remove the skip, or lease the test in freeze.toml in a human commit with `Freeze-Lease: human`",
       };
     });

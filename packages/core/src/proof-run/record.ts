@@ -160,6 +160,12 @@ export interface RunRecord {
   root: string;
   /** pytest's rootdir: test ids are relative to it. */
   rootdir: string;
+  /**
+   * The rootdir seen from the root and the root seen from the rootdir (`../..` and `packages/x` for a package run
+   * under the repository's pytest settings), symlinks resolved; absent in records of plugins before them.
+   */
+  rootdirFromRoot?: string | undefined;
+  rootFromRootdir?: string | undefined;
   args: string[];
   /** pytest's `addopts` from its configuration file, and PYTEST_ADDOPTS as the run saw it. */
   addopts: { ini: string[]; env: string };
@@ -423,6 +429,8 @@ function readRecord(p: Json, file: string): RunRecord | string {
       },
       root: str(p, "root", "record"),
       rootdir: str(p, "rootdir", "record"),
+      rootdirFromRoot: optStr(p, "rootdir_from_root", "record"),
+      rootFromRootdir: optStr(p, "root_from_rootdir", "record"),
       args: strings(p, "args", "record"),
       addopts: { ini: strings(addopts, "ini", "addopts"), env: str(addopts, "env", "addopts") },
       inifile: p.inifile === null ? null : str(p, "inifile", "record"),

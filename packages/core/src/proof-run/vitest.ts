@@ -632,6 +632,9 @@ export default class ProofgateReporter {
       python: { executable: process.execPath, version: process.version, implementation: "node", safe_path: false },
       root: ROOT,
       rootdir: this.vitest?.config?.root ?? ROOT,
+      // The ids' files are the root's paths (relativePath), whatever vitest's own root is.
+      rootdir_from_root: ".",
+      root_from_rootdir: ".",
       args: process.argv.slice(2),
       addopts: { ini: [], env: "" },
       inifile: null,

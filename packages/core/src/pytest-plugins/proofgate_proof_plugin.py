@@ -114,6 +114,7 @@ class _Run:
         self.record = record
         self.root = root
         self.real_root = os.path.realpath(root)
+        self.real_rootdir = self.real_root
         self.config = None
         self.recorder = None
         self.inner = None
@@ -233,6 +234,9 @@ class _Run:
 
     def start(self, config):
         self.config = config
+        # Taken before any test runs: the gate reads where the ids' files lie from it, and a test could set
+        # config._rootpath by the time the record is written.
+        self.real_rootdir = os.path.realpath(str(config.rootpath))
         self.recorder = _Recorder(self)
         pm = config.pluginmanager
         pm.register(self.recorder, "proofgate-run-recorder")
@@ -510,6 +514,10 @@ class _Run:
             },
             "root": self.root,
             "rootdir": str(config.rootpath),
+            # Test ids are relative to the rootdir, the gate's paths to the root (a package's gate under the
+            # repository's pytest settings: "../.." and "packages/x").
+            "rootdir_from_root": os.path.relpath(self.real_rootdir, self.real_root).replace(os.sep, "/"),
+            "root_from_rootdir": os.path.relpath(self.real_root, self.real_rootdir).replace(os.sep, "/"),
             "args": [str(a) for a in config.invocation_params.args],
             "addopts": {"ini": [str(a) for a in _ini(config, "addopts")], "env": os.environ.get("PYTEST_ADDOPTS", "")},
             "inifile": self.rel(_norm(str(config.inipath))) if getattr(config, "inipath", None) else None,

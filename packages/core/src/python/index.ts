@@ -9,3 +9,4 @@ export * from "./python-imports.js";
 export * from "./python-json.js";
 export * from "./python-regex.js";
 export * from "./runner-config.js";
+export * from "./test-id-paths.js";
