@@ -424,7 +424,7 @@ describe("a package whose pytest settings are the repository's (test ids from th
     git(dir, ["checkout", "-q", "-b", "root-settings", base]);
     setup = commit(
       dir,
-      "pytest settings at the top\n",
+      "pytest settings at the top\n\nGate-Change: human\nFreeze-Lease: human\n",
       {
         "pyproject.toml": ROOT_SETTINGS,
         "pkgs/a/freeze.toml": ledger().replace(`nodeid = "tests/`, `nodeid = "pkgs/a/tests/`),
@@ -432,6 +432,20 @@ describe("a package whose pytest settings are the repository's (test ids from th
       HUMAN,
     );
   });
+
+  it("the human's move of the settings itself: every id changed, none removed (the row says they moved)", async () => {
+    git(dir, ["checkout", "-q", setup]);
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, base);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    expect(r.report.reasons, r.stdout).toEqual([]);
+    expect(r.status, r.stdout).toBe(0);
+    const row = (r.report as unknown as { signals: { id: string; value: string }[] }).signals.find(
+      (x) => x.id === "removed_tests",
+    );
+    expect(row?.value).toContain(
+      "0 of 8 base tests not collected at head; 8 base tests collected under new ids (pytest's rootdir is ../.. at head)",
+    );
+  }, 300_000);
 
   it("a human's removal with Test-Removal: human MERGEs though an agent changed code in the range", async () => {
     git(dir, ["checkout", "-q", "-b", "root-settings-human", setup]);

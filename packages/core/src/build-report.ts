@@ -331,8 +331,11 @@ function removedTestsMeasure(
   }
   const renamed = changes.renamed ? ` (${changes.renamed} renamed)` : "";
   const approved = changes.approvedRemovals ? `, ${changes.approvedRemovals} approved` : "";
+  const moved = changes.moved
+    ? `; ${plural(changes.moved, "base test")} collected under new ids (pytest's rootdir is ${changes.rootdir ?? "a folder above"} at head)`
+    : "";
   return {
-    value: `${changes.gone} of ${plural(changes.baseTests, "base test")} not collected at head${renamed}${approved}; base: ${changes.baseFile}`,
+    value: `${changes.gone} of ${plural(changes.baseTests, "base test")} not collected at head${renamed}${approved}${moved}; base: ${changes.baseFile}`,
     policy,
   };
 }

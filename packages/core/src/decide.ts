@@ -11,7 +11,7 @@ import { judgeMeasurement, type MeasurementEvidence } from "./patch/measurement.
 import { judgePatch, type PatchSource } from "./patch/patch.js";
 import type { CommandOutcome, GateReport, InputDigest, ProvenCoverage } from "./model/report.js";
 import { RULES, type GateFacts, type ProofResults, type PropertySource } from "./rules.js";
-import { judgeTestChanges, type TestChangeEvidence } from "./evidence/test-changes.js";
+import { judgeTestChanges, rootdirMoved, type TestChangeEvidence } from "./evidence/test-changes.js";
 import { testIdPaths, type RootdirFacts, type TestIdPaths } from "./python/test-id-paths.js";
 import { judgePropertyIds, type PropertyIdEvidence } from "./evidence/property-tests.js";
 import type { Universe } from "./evidence/universe.js";
@@ -137,11 +137,30 @@ export function decide(input: DecideInput): GateReport {
       : undefined;
   // Without a verified record of the head's property run there is nothing to compare: runner_tampering says so.
   const propertyRecord = input.runner?.properties?.result.record;
+  const propertyPaths = pytestPaths(propertyRecord);
+  // pytest's rootdir moved above the root since the base: the base's ids in the head's terms (rootdirMoved).
+  const moved =
+    input.propertyIds &&
+    propertyRecord &&
+    rootdirMoved(input.propertyIds.base.ids, new Set(propertyRecord.collected), propertyPaths);
+  const propertyEvidence: PropertyIdEvidence | undefined =
+    moved && input.propertyIds
+      ? {
+          ...input.propertyIds,
+          base: {
+            ...input.propertyIds.base,
+            ids: input.propertyIds.base.ids.map(moved),
+            settings:
+              input.propertyIds.base.settings &&
+              Object.fromEntries(Object.entries(input.propertyIds.base.settings).map(([id, v]) => [moved(id), v])),
+          },
+        }
+      : input.propertyIds;
   const propertyIds =
-    input.propertyIds && range && propertyRecord
-      ? judgePropertyIds(input.propertyIds, {
+    propertyEvidence && range && propertyRecord
+      ? judgePropertyIds(propertyEvidence, {
           collected: propertyRecord.collected,
-          notRun: testsNotRun(propertyRecord, input.propertyIds.base.ids),
+          notRun: testsNotRun(propertyRecord, propertyEvidence.base.ids),
           active,
           commits: range.patch.commits,
           policy: range.policy,
@@ -150,7 +169,7 @@ export function decide(input: DecideInput): GateReport {
             byId: propertyRecord.hypothesis,
             ran: propertyRecord.tests.filter((t) => t.phases.some((p) => p.when === "call")).map((t) => t.id),
           },
-          paths: pytestPaths(propertyRecord),
+          paths: propertyPaths,
         })
       : undefined;
   const facts: GateFacts = {

@@ -9,6 +9,7 @@ import type { CommitPaths } from "../patch/patch.js";
 import {
   commandFiles,
   judgeTestChanges,
+  rootdirMoved,
   pairRenames,
   parseXpassedIds,
   renderOnlyPlugin,
@@ -529,6 +530,40 @@ describe("a package's gate under the repository's pytest settings (ids from the 
     ];
     const j = run(ids, [[c, ["tests/test_b.py"]]], results);
     expect(j.skipped.map((f) => [f.file, f.commit])).toEqual([["tests/test_b.py", c.sha]]);
+  });
+
+  it("pytest's settings moved to the top since the base: the same tests under new ids are not removals", () => {
+    const remover = agent();
+    const h = universe(ids.filter((id) => !id.endsWith("test_y")));
+    const j = judgeTestChanges(
+      {
+        base: { kind: "measured", universe: { file: "collected.txt (base)", ids: BASE } },
+        baseSkips: { file: "base", skipped: ["tests/test_b.py::test_three"] },
+        touched: [{ commit: remover, paths: ["tests/test_c.py"] }],
+        renames: [],
+        collectionFiles: [],
+        maxNewSkips: 0,
+      },
+      {
+        head: h,
+        active: [],
+        accounting: accountEvidence(
+          h,
+          [],
+          h.ids.map((id) => result(id, id.endsWith("test_three") ? "skipped" : "passed")),
+        ),
+        commits: [remover],
+        policy,
+        paths,
+      },
+    );
+    // test_y is gone for real; the other four moved. test_three was skipped at the base too.
+    expect(j).toMatchObject({ gone: 1, moved: 4, rootdir: "../..", newSkips: 0 });
+    expect(j.removed.map((f) => f.file)).toEqual(["tests/test_c.py"]);
+    expect(j.removed[0]!.message).toContain("packages/x/tests/test_c.py::test_y is collected at base");
+    // test_y's id is read in the head's terms; its file is still the package's.
+    expect(rootdirMoved(BASE, new Set(h.ids), ROOTDIR_IS_ROOT)).toBeUndefined();
+    expect(rootdirMoved(ids, new Set(h.ids), paths)).toBeUndefined();
   });
 
   it("a test file git saw renamed pairs its tests (git's names are the package's)", () => {

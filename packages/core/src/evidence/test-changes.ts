@@ -135,6 +135,10 @@ export interface TestChangeJudgement {
   baseTests: number;
   /** Base tests the head does not collect, not leased (module-level skips not included). */
   gone: number;
+  /** Base tests collected at head under a new id because pytest's rootdir moved above the root (`rootdirMoved`). */
+  moved?: number | undefined;
+  /** Then pytest's rootdir at head, from the root (`../..`). */
+  rootdir?: string | undefined;
   /** Of those, paired with a new id as a rename. */
   renamed: number;
   /** Of those, approved by a human's trailer. */
@@ -363,6 +367,25 @@ export function skipsAtHead(
   return skips;
 }
 
+/**
+ * When pytest's rootdir moved above the root since the base (a human moved the settings to the repository's top),
+ * the base's ids in the head's terms: the base's were the root's paths (`tests/test_a.py::t`), the head's run says
+ * its rootdir lies above (`paths`), so the same test reads `pkgs/x/tests/test_a.py::t` at head. Undefined unless
+ * the head's rootdir is not the root, no base id is collected at head as it is, and some is under its new name.
+ */
+export function rootdirMoved(
+  base: readonly string[],
+  headIds: ReadonlySet<string>,
+  paths: TestIdPaths | undefined,
+): ((id: string) => string) | undefined {
+  if (paths === undefined || paths === ROOTDIR_IS_ROOT || base.length === 0) return undefined;
+  const moved = (id: string): string => {
+    const file = fileOf(id);
+    return paths.fromRoot(file) + id.slice(file.length);
+  };
+  return base.some((id) => headIds.has(id)) || !base.some((id) => headIds.has(moved(id))) ? undefined : moved;
+}
+
 /** Base tests the head does not collect and no lease holds. */
 export function goneSinceBase(base: readonly string[], head: Universe, active: readonly Lease[]): string[] {
   const headIds = head.index ?? new Set(head.ids);
@@ -380,7 +403,14 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
 
   // Removals: base ids the head does not collect and no lease holds. A module that skipped itself at
   // head collects nothing: its tests are judged as skips, below.
-  const base = evidence.base.kind === "measured" ? evidence.base.universe : undefined;
+  const measured = evidence.base.kind === "measured" ? evidence.base.universe : undefined;
+  // pytest's rootdir moved above the root since the base (a human moved the settings to the repository's top):
+  // the base's ids are read in the head's terms, so the same test under its new id is no removal. Only settings
+  // move a rootdir, and the gate protects them, so the move itself is judged there (protected_path).
+  const headIndex = head.index ?? new Set(head.ids);
+  const moved = measured && rootdirMoved(measured.ids, headIndex, paths);
+  const base = moved && measured ? { ...measured, ids: measured.ids.map(moved) } : measured;
+  const movedTests = moved && base ? base.ids.filter((id) => headIndex.has(id)).length : 0;
   const gone = base ? goneSinceBase(base.ids, head, active) : [];
   // vitest: a test `vitest list` leaves out because vitest skips it is a skip, not a removal, when the
   // signed record shows it collected and skipped; every other test the head does not list is removed.
@@ -403,7 +433,7 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
       .filter((id) => unlisted.has(id) && !skippedModules.has(fileOf(id)))
       .map((id) => ({ id, file: paths.toRoot(fileOf(id)), note: UNLISTED_NOTE })),
   ];
-  const skippedAtBase = new Set(evidence.baseSkips?.skipped ?? []);
+  const skippedAtBase = new Set((evidence.baseSkips?.skipped ?? []).map((id) => (moved ? moved(id) : id)));
   const newSkips = skips.filter((s) => !skippedAtBase.has(s.id));
 
   const attribution = changeAttributor(evidence, commits, policy, key);
@@ -468,6 +498,8 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
       : { baseFile: evidence.base.universe.file }),
     baseTests: base?.ids.length ?? 0,
     gone: removals.length,
+    moved: movedTests,
+    rootdir: moved ? paths.rootdir : undefined,
     renamed: removals.filter((c) => c.note !== undefined).length,
     approvedRemovals: removalVerdicts.filter((v) => v.approved).length,
     newSkips: newSkips.length,
