@@ -259,6 +259,29 @@ describe("check --run: what is not a removal", () => {
     expect(r.report.collected_tests).toBe(12);
   });
 
+  it("a module that skips itself at the base and at head (an optional dependency missing) is no new skip", async () => {
+    // importorskip of a module this machine does not have: the module collects nothing at base or head, so no
+    // test id names it; the base's run shows its collection skip under the module's path.
+    const OPTIONAL = `import pytest\n\nyaml = pytest.importorskip("no_such_optional_dependency")\n\n\ndef test_dump():\n    assert yaml\n`;
+    const p = project({}, { base: { "tests/test_optional.py": OPTIONAL } });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status, explain(r)).toBe(0);
+    // The same module new at head is a new skip (the base has no such module to have skipped).
+    const added = project({ "tests/test_optional.py": OPTIONAL });
+    const n = await check(added.dir, ["--run", "--base", added.base, "--format", "json"]);
+    expect(n.report.reasons, explain(n)).toEqual(["tests_skipped_unledgered"]);
+    expect(n.report.details[0]!.message).toContain("tests/test_optional.py (collection skipped");
+    // A module the base has but that held no test there (so no JUnit case at the base at all): a new skip too.
+    const helper = project(
+      { "tests/test_optional.py": OPTIONAL },
+      { base: { "tests/test_optional.py": "def helper():\n    return 1\n" } },
+    );
+    const h = await check(helper.dir, ["--run", "--base", helper.base, "--format", "json"]);
+    expect(h.report.reasons, explain(h)).toEqual(["tests_skipped_unledgered"]);
+    expect(h.status, explain(h)).toBe(1);
+  });
+
   it("a test skipped at base by pytest.skip() and still skipped at head is no new skip: the base run says so", async () => {
     const skipped = `import pytest\n${EXTRA.replace("def test_total_again():\n", 'def test_total_again():\n    pytest.skip("old")\n')}`;
     const p = makeCheckProject({

@@ -488,7 +488,14 @@ export async function loadBaseSkips(
     return { skips: { file: "(no test skipped at head)", skipped: [] }, inputs: [], warnings: [] };
   if (canRunBase(o)) {
     const index = base ? (base.index ?? new Set(base.ids)) : undefined;
-    const collected = index ? wanted.filter((id) => index.has(id)) : wanted;
+    // A module that skipped itself at head and lost no base test is asked for by its path when the base has
+    // that file: no collected id names it, and the base's run shows whether it skipped itself there too (an
+    // optional dependency missing, another platform), as the base's JUnit XML writes its collection skip under
+    // that path. A module the base lacks is new, so its skip is too.
+    const modules = new Set(
+      accounting.moduleSkips.map((m) => m.id).filter((id) => o.ports.git.readBlobAt(o.base, id) !== undefined),
+    );
+    const collected = index ? wanted.filter((id) => index.has(id) || modules.has(id)) : wanted;
     if (collected.length === 0)
       return { skips: { file: `(not collected at base ${at})`, skipped: [] }, inputs: [], warnings: [] };
     const ranEarly = new Set(early?.ran ?? []);
@@ -581,6 +588,21 @@ async function runBaseOnly(
   code.check();
   const which = step === "base skips" ? "base run" : "base run beside the proof run";
   const names = config.results.junit.map((p) => ({ path: join(dir, p), name: `${p} (${which} at ${at})` }));
+  // Asked only for modules that skipped themselves at head (none of whose tests the base collected): a module
+  // that neither skips itself nor holds a test at the base leaves no <testcase> at all. Not skipped at the base,
+  // so their skips at head are new (as when the run wrote nothing it should have: fail-closed).
+  if (ids.every((id) => !id.includes("::"))) {
+    const files = names.map(({ path, name }) => ({
+      name,
+      file: ports.files.readText(path, "the base's JUnit XML results", "[results] junit"),
+    }));
+    if (files.every(({ file }) => !/<testcase\b/.test(file.text)))
+      return {
+        skips: { file: files.map((f) => f.name).join(", "), skipped: [] },
+        inputs: files.map(({ name, file }) => ({ role: "base_results", path: name, sha256: file.sha256 })),
+        warnings: [],
+      };
+  }
   const read = readBaseResults(o, dir, names, base, "[results] junit (written by [commands] proof on the base)");
   // No file: no xpass is known at the base, so an xpass at head counts as new (fail-closed).
   const xpassed = ports.files.exists(xpassedFile)
