@@ -252,6 +252,23 @@ describe("check --run: what is not a removal", () => {
     });
   });
 
+  it.concurrent.each([
+    [
+      "pyproject.toml [tool.pytest]",
+      { "pyproject.toml": `${PYPROJECT}\n[tool.pytest]\naddopts = ["-p", "no:warnings"]\n` },
+      "pyproject.toml",
+    ],
+    ["a new pytest.toml", { "pytest.toml": '[pytest]\nfilterwarnings = ["ignore"]\n' }, "pytest.toml"],
+  ] as const)(
+    "pytest 9's settings (%s), which pytest 7 ignores, are still the runner's: an agent's edit is protected_path",
+    async (_name, files, file) => {
+      const p = project(files);
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["protected_path"]);
+      expect(r.report.details[0]).toMatchObject({ reason: "protected_path", file });
+    },
+  );
+
   it("an agent adds a test: the base's 10 tests are all still collected, MERGE", async () => {
     const p = project({ "tests/test_extra.py": `${EXTRA}\n\ndef test_more():\n    assert total([]) == 0\n` });
     const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);

@@ -418,6 +418,7 @@ export {
   sectionFileMatcher,
   invokedFiles,
   simpleCommands,
+  pytestTomlTable,
   readPytestSettings,
   readPytestPythonpath,
   isTestFile,

@@ -22,7 +22,9 @@ describe("pathScope", () => {
     expect(scope.toRepo("../../.github/workflows/ci.yml")).toBe(".github/workflows/ci.yml");
     expect(scope.sharedPatterns).toEqual([
       ...SHARED_CI_PATHS.map((p) => `../../${p}`),
-      ...["", "pkgs/"].flatMap((dir) => ["conftest.py", "pytest.ini", ".pytest.ini"].map((f) => `../../${dir}${f}`)),
+      ...["", "pkgs/"].flatMap((dir) =>
+        ["conftest.py", "pytest.toml", ".pytest.toml", "pytest.ini", ".pytest.ini"].map((f) => `../../${dir}${f}`),
+      ),
     ]);
   });
 
@@ -34,16 +36,16 @@ describe("pathScope", () => {
     expect(scope.toRepo("../../tox.ini")).toBe("tox.ini");
     expect(scope.sharedSections).toEqual([
       {
-        spec: "../../pyproject.toml [tool.pytest.ini_options]",
+        spec: "../../pyproject.toml [tool.pytest]",
         file: "../../pyproject.toml",
-        section: "tool.pytest.ini_options",
+        section: "tool.pytest",
       },
       { spec: "../../tox.ini [pytest]", file: "../../tox.ini", section: "pytest" },
       { spec: "../../setup.cfg [tool:pytest]", file: "../../setup.cfg", section: "tool:pytest" },
       {
-        spec: "../../pkgs/pyproject.toml [tool.pytest.ini_options]",
+        spec: "../../pkgs/pyproject.toml [tool.pytest]",
         file: "../../pkgs/pyproject.toml",
-        section: "tool.pytest.ini_options",
+        section: "tool.pytest",
       },
       { spec: "../../pkgs/tox.ini [pytest]", file: "../../pkgs/tox.ini", section: "pytest" },
       { spec: "../../pkgs/setup.cfg [tool:pytest]", file: "../../pkgs/setup.cfg", section: "tool:pytest" },

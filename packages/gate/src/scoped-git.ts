@@ -29,9 +29,11 @@ export const SHARED_CI_PATHS: readonly string[] = Object.freeze([
  */
 const ANCESTOR_PYTEST_FILES: readonly { name: string; section?: string }[] = Object.freeze([
   { name: "conftest.py" },
+  { name: "pytest.toml" },
+  { name: ".pytest.toml" },
   { name: "pytest.ini" },
   { name: ".pytest.ini" },
-  { name: "pyproject.toml", section: "tool.pytest.ini_options" },
+  { name: "pyproject.toml", section: "tool.pytest" },
   { name: "tox.ini", section: "pytest" },
   { name: "setup.cfg", section: "tool:pytest" },
 ]);

@@ -154,6 +154,18 @@ const cases: Array<{ name: string; files: Record<string, string>; expected: Part
     expected: { pytest: { where: "pytest.ini [pytest]", testpaths: [], addopts: [] } },
   },
   {
+    name: "pytest 9: pytest.toml comes before pytest.ini; pyproject.toml's [tool.pytest] is pytest's table",
+    files: { "pytest.toml": '[pytest]\ntestpaths = ["qa"]\naddopts = ["-ra"]\n', "pytest.ini": "[pytest]\n" },
+    expected: { pytest: { where: "pytest.toml [pytest]", testpaths: ["qa"], addopts: ["-ra"] } },
+  },
+  {
+    name: "pytest 9: pyproject.toml [tool.pytest] (attrs' layout)",
+    files: { "pyproject.toml": '[tool.pytest]\naddopts = ["-ra", "--strict-markers"]\ntestpaths = ["tests"]\n' },
+    expected: {
+      pytest: { where: "pyproject.toml [tool.pytest]", testpaths: ["tests"], addopts: ["-ra", "--strict-markers"] },
+    },
+  },
+  {
     name: "tox.ini [pytest] comes before setup.cfg [tool:pytest]",
     files: { "tox.ini": "[pytest]\ntestpaths = t1 t2\n", "setup.cfg": "[tool:pytest]\ntestpaths = s\n" },
     expected: { pytest: { where: "tox.ini [pytest]", testpaths: ["t1", "t2"], addopts: [] } },

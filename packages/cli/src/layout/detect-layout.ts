@@ -3,7 +3,7 @@
 // folders, golden-file and seed folders, and the CI folders. It reads only through a LayoutTree, so a
 // table of layouts held in memory tests it.
 import { parse as parseToml } from "smol-toml";
-import { importsHypothesis, iniList, parseIni, type IniFile } from "@proofgate/core";
+import { importsHypothesis, iniList, parseIni, pytestTomlTable, type IniFile } from "@proofgate/core";
 import type { LayoutTree } from "./layout-tree.js";
 
 /** A CI whose configuration folder or file the repository holds. */
@@ -291,25 +291,40 @@ function tomlList(value: unknown, split = true): string[] {
   return [];
 }
 
-/** pytest's settings from the first file it would take them from (pytest 7: pytest.ini, .pytest.ini, pyproject.toml, tox.ini, setup.cfg). */
+/**
+ * pytest's settings from the first file it would take them from: pytest.toml, .pytest.toml (pytest 9),
+ * pytest.ini, .pytest.ini, pyproject.toml ([tool.pytest], pytest 9's table, or [tool.pytest.ini_options]),
+ * tox.ini, setup.cfg.
+ */
 function pytestSettings(
   tree: LayoutTree,
   pyproject: Record<string, unknown> | undefined,
   setupCfg: IniFile | undefined,
   toxIni: IniFile | undefined,
 ): PytestSettings | undefined {
+  for (const file of ["pytest.toml", ".pytest.toml"]) {
+    const text = tree.read(file);
+    if (text === undefined) continue;
+    const found = pytestTomlTable(file, text);
+    return {
+      where: `${file} [pytest]`,
+      testpaths: tomlList(found?.values.testpaths),
+      addopts: tomlList(found?.values.addopts).flatMap((a) => iniList(a)),
+    };
+  }
   for (const file of ["pytest.ini", ".pytest.ini"]) {
     const text = tree.read(file);
     if (text === undefined) continue;
     const section = parseIni(text).get("pytest");
     return fromIni(`${file} [pytest]`, section);
   }
-  const options = table(pyproject, "tool", "pytest", "ini_options");
+  const text = pyproject ? tree.read("pyproject.toml") : undefined;
+  const options = text === undefined ? undefined : pytestTomlTable("pyproject.toml", text);
   if (options) {
     return {
-      where: "pyproject.toml [tool.pytest.ini_options]",
-      testpaths: tomlList(options.testpaths),
-      addopts: tomlList(options.addopts).flatMap((a) => iniList(a)),
+      where: `pyproject.toml [${options.section}]`,
+      testpaths: tomlList(options.values.testpaths),
+      addopts: tomlList(options.values.addopts).flatMap((a) => iniList(a)),
     };
   }
   if (toxIni?.has("pytest")) return fromIni("tox.ini [pytest]", toxIni.get("pytest"));

@@ -41,9 +41,11 @@ describe("parseConfig: defaults", () => {
       protect: {
         paths: ["proofgate.toml", ".github/workflows/**", ".gitlab-ci.yml", ".buildkite/**", "**/conftest.py"],
         sections: [
+          "**/pytest.toml",
+          "**/.pytest.toml",
           "**/pytest.ini",
           "**/.pytest.ini",
-          "**/pyproject.toml [tool.pytest.ini_options]",
+          "**/pyproject.toml [tool.pytest]",
           "**/tox.ini [pytest]",
           "**/setup.cfg [tool:pytest]",
           "pyproject.toml [project.entry-points.pytest11]",

@@ -24,6 +24,8 @@ import { ROOTDIR_IS_ROOT, testIdFile as fileOf, type TestIdPaths } from "../pyth
  * one may have changed the collection of any test; the files `[commands] collect` names are added.
  */
 export const COLLECTION_CONFIG_PATTERNS: readonly string[] = Object.freeze([
+  "pytest.toml",
+  ".pytest.toml",
   "pytest.ini",
   ".pytest.ini",
   "pyproject.toml",

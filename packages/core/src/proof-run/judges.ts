@@ -361,6 +361,8 @@ export const DEFAULT_READ_ALLOW: readonly string[] = [
   "pyproject.toml",
   "setup.cfg",
   "tox.ini",
+  "pytest.toml",
+  ".pytest.toml",
   "pytest.ini",
   ".pytest.ini",
   ".coveragerc",
@@ -394,7 +396,8 @@ const under = (path: string, folder: string): boolean =>
 export const isOutsidePath = (path: string): boolean => path.startsWith("../");
 
 /** pytest's and coverage.py's settings files, read in the folders above a package (`../../pyproject.toml`). */
-const ANCESTOR_SETTINGS = /^(?:\.\.\/)+(?:pyproject\.toml|setup\.cfg|tox\.ini|pytest\.ini|\.pytest\.ini|\.coveragerc)$/;
+const ANCESTOR_SETTINGS =
+  /^(?:\.\.\/)+(?:pyproject\.toml|setup\.cfg|tox\.ini|pytest\.toml|\.pytest\.toml|pytest\.ini|\.pytest\.ini|\.coveragerc)$/;
 
 /**
  * Files the run opened for reading inside the repository that are neither Python source, nor the lock,

@@ -4,13 +4,16 @@ import { normalizeRepoPath } from "../common/repo-path.js";
 
 /**
  * The runner's settings protected by default: pytest's own files wherever pytest may find them (a
- * `pytest.ini` or `[tool.pytest.ini_options]` in a test folder takes precedence over the root's), and
- * the entry points that register pytest plugins when the package is installed.
+ * `pytest.ini` or `[tool.pytest.ini_options]` in a test folder takes precedence over the root's; pytest 9
+ * also reads `pytest.toml`, `.pytest.toml` and pyproject.toml's `[tool.pytest]`, of which `ini_options` is
+ * a subtable), and the entry points that register pytest plugins when the package is installed.
  */
 export const DEFAULT_PROTECTED_SECTIONS: readonly string[] = Object.freeze([
+  "**/pytest.toml",
+  "**/.pytest.toml",
   "**/pytest.ini",
   "**/.pytest.ini",
-  "**/pyproject.toml [tool.pytest.ini_options]",
+  "**/pyproject.toml [tool.pytest]",
   "**/tox.ini [pytest]",
   "**/setup.cfg [tool:pytest]",
   "pyproject.toml [project.entry-points.pytest11]",

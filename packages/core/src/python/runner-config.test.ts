@@ -278,6 +278,34 @@ describe("what a test file is", () => {
     });
   });
 
+  it("pytest 9's files: pytest.toml first (even empty), [tool.pytest] before its ini_options, and their pythonpath", () => {
+    expect(settings({ "pytest.toml": "", "pytest.ini": "[pytest]\ntestpaths = x\n" })).toEqual({
+      file: "pytest.toml",
+      pythonFiles: ["test_*.py", "*_test.py"],
+      testpaths: [],
+    });
+    expect(
+      settings({ ".pytest.toml": '[pytest]\ntestpaths = ["qa"]\npython_files = ["check_*.py"]\n', "pytest.ini": "" }),
+    ).toEqual({ file: ".pytest.toml [pytest]", pythonFiles: ["check_*.py"], testpaths: ["qa"] });
+    expect(
+      settings({ "pyproject.toml": '[tool.pytest]\ntestpaths = ["it"]\n', "setup.cfg": "[tool:pytest]\n" }),
+    ).toEqual({
+      file: "pyproject.toml [tool.pytest]",
+      pythonFiles: ["test_*.py", "*_test.py"],
+      testpaths: ["it"],
+    });
+    expect(settings({ "pyproject.toml": '[tool.pytest.ini_options]\ntestpaths = ["t"]\n' }).file).toBe(
+      "pyproject.toml [tool.pytest.ini_options]",
+    );
+    expect(readPytestPythonpath((p) => ({ "pytest.toml": '[pytest]\npythonpath = ["src", "."]\n' })[p])).toEqual([
+      "src",
+      "",
+    ]);
+    expect(readPytestPythonpath((p) => ({ "pyproject.toml": '[tool.pytest]\npythonpath = ["lib"]\n' })[p])).toEqual([
+      "lib",
+    ]);
+  });
+
   const s: PytestSettings = { pythonFiles: ["test_*.py", "*_test.py", "checks/*.py"], testpaths: ["qa"] };
   const collected = new Set(["pkg/checks_run.py"]);
   // A test file is what pytest collects from: where a file lies says nothing (tests inside the package).

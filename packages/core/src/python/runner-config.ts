@@ -415,15 +415,44 @@ export interface PytestSettings {
   testpaths: string[];
 }
 
+/**
+ * pytest's table in a TOML settings file, and its name: `[pytest]` in pytest.toml and .pytest.toml (pytest 9);
+ * in pyproject.toml `[tool.pytest]` when it holds keys besides `ini_options` (pytest 9's TOML mode), else
+ * `[tool.pytest.ini_options]`. Undefined without one, or for a file that is not TOML (pytest stops on it).
+ */
+export function pytestTomlTable(
+  path: string,
+  text: string,
+): { section: string; values: Record<string, unknown> } | undefined {
+  let data: Record<string, unknown>;
+  try {
+    data = parseToml(text) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+  if (!/(^|\/)pyproject\.toml$/.test(path)) {
+    const own = data.pytest;
+    return isTable(own) ? { section: "pytest", values: own } : undefined;
+  }
+  const tool = data.tool as Record<string, unknown> | undefined;
+  const pytest = tool?.pytest;
+  if (!isTable(pytest)) return undefined;
+  const native = Object.keys(pytest).filter((k) => k !== "ini_options");
+  if (native.length > 0) return { section: "tool.pytest", values: pytest };
+  const options = pytest.ini_options;
+  return isTable(options) ? { section: "tool.pytest.ini_options", values: options } : undefined;
+}
+
 /** pytest's default `python_files`. */
 export const DEFAULT_PYTHON_FILES: readonly string[] = ["test_*.py", "*_test.py"];
 
 const shlexSplit = (value: string): string[] => simpleCommands(value.replace(/\n/g, " ")).flat();
 
 /**
- * The settings pytest 7 takes from the root's files, in its order: pytest.ini and .pytest.ini (even
- * empty), pyproject.toml with [tool.pytest.ini_options], tox.ini with [pytest], setup.cfg with
- * [tool:pytest]. A file that cannot be read gives pytest's defaults.
+ * The settings pytest takes from the root's files, in its order: pytest.toml and .pytest.toml (pytest 9, its
+ * `[pytest]` table, even empty), pytest.ini and .pytest.ini (even empty), pyproject.toml with [tool.pytest]
+ * (pytest 9's TOML table) or [tool.pytest.ini_options], tox.ini with [pytest], setup.cfg with [tool:pytest].
+ * A file that cannot be read gives pytest's defaults.
  */
 export function readPytestSettings(read: (path: string) => string | undefined): PytestSettings {
   const fromValues = (file: string, get: (key: string) => unknown): PytestSettings => {
@@ -448,23 +477,22 @@ export function readPytestSettings(read: (path: string) => string | undefined): 
     if (!s) return undefined;
     return fromValues(`${path} [${section}]`, (key) => s.entries.find((e) => e.key === key)?.value);
   };
+  for (const path of ["pytest.toml", ".pytest.toml"]) {
+    const text = read(path);
+    if (text === undefined) continue;
+    const table = pytestTomlTable(path, text);
+    return table
+      ? fromValues(`${path} [${table.section}]`, (key) => table.values[key])
+      : { file: path, pythonFiles: [...DEFAULT_PYTHON_FILES], testpaths: [] };
+  }
   for (const path of ["pytest.ini", ".pytest.ini"]) {
     const text = read(path);
     if (text === undefined) continue;
     return iniSection(path, "pytest") ?? { file: path, pythonFiles: [...DEFAULT_PYTHON_FILES], testpaths: [] };
   }
   const pyproject = read("pyproject.toml");
-  if (pyproject !== undefined) {
-    try {
-      const data = parseToml(pyproject) as Record<string, unknown>;
-      const tool = data.tool as Record<string, unknown> | undefined;
-      const pytest = tool?.pytest as Record<string, unknown> | undefined;
-      const options = pytest?.ini_options;
-      if (isTable(options)) return fromValues("pyproject.toml [tool.pytest.ini_options]", (key) => options[key]);
-    } catch {
-      // Not TOML: pytest stops on it; the defaults are as good a guess as any.
-    }
-  }
+  const table = pyproject === undefined ? undefined : pytestTomlTable("pyproject.toml", pyproject);
+  if (table) return fromValues(`pyproject.toml [${table.section}]`, (key) => table.values[key]);
   return (
     iniSection("tox.ini", "pytest") ??
     iniSection("setup.cfg", "tool:pytest") ?? { pythonFiles: [...DEFAULT_PYTHON_FILES], testpaths: [] }
@@ -541,15 +569,8 @@ export function readPytestPythonpath(read: (path: string) => string | undefined)
   if (!at) return [];
   const [, path, section] = at as unknown as [string, string, string];
   let value: unknown;
-  if (path === "pyproject.toml") {
-    try {
-      const data = parseToml(read(path) ?? "") as Record<string, unknown>;
-      const tool = data.tool as Record<string, unknown> | undefined;
-      const options = (tool?.pytest as Record<string, unknown> | undefined)?.ini_options;
-      value = isTable(options) ? options.pythonpath : undefined;
-    } catch {
-      return [];
-    }
+  if (path.endsWith(".toml")) {
+    value = pytestTomlTable(path, read(path) ?? "")?.values.pythonpath;
   } else {
     const s = readIni(read(path) ?? "", { lowerKeys: false }).sections.find((x) => x.name === section);
     value = s?.entries.find((e) => e.key === "pythonpath")?.value;
