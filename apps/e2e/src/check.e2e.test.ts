@@ -315,6 +315,30 @@ describe("proofgate check --run: MERGE", () => {
     ]);
   });
 
+  it("fixtures off (no golden folder, as init writes it): a data file in tests/ the tests read is still judged when it changes", async () => {
+    // boltons keeps its test data beside the tests (tests/newlines_test_data.txt): init finds no golden folder.
+    const off = config({ extra: "\n[fixtures]\nenabled = false\n" });
+    const READS = `from pathlib import Path\n\n\ndef test_lines():\n    assert Path("tests/lines.txt").read_text().count("\\n") == 3\n`;
+    const base = { "proofgate.toml": off, "tests/lines.txt": "a\n\nb\n", "tests/test_lines.py": READS };
+    const rewrite = { "tests/lines.txt": "a\nb\nc\n" };
+    // The agent's change and the agent's rewrite of the data: REJECT, naming the file and the test.
+    const agent = project({ base, patch: [agentCommit("Simpler test data\n", rewrite)] });
+    const r = await check(agent.dir, ["--run", "--base", agent.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["unlocked_fixture_read"]);
+    expect(r.report.details[0]!.message).toContain(
+      "data file(s) in a test folder that changed in the range without a human's `Fixture-Lock: human` on each commit that changed them ([fixtures] is off, so no lock holds them): tests/lines.txt (first by tests/test_lines.py::test_lines)",
+    );
+    expect(r.report.signals.find((x) => x.id === "fixture_digests")?.value).toContain("still judged");
+    // The same rewrite by a human with the trailer, and the agent's covered change beside it: MERGE.
+    const human = project({
+      base,
+      patch: [{ message: "Simpler test data\n\nFixture-Lock: human\n", files: rewrite, who: HUMAN }],
+    });
+    const h = await check(human.dir, ["--run", "--base", human.base, "--format", "json"]);
+    expect(h.report.reasons, explain(h)).toEqual([]);
+    expect(h.status).toBe(0);
+  });
+
   it("--today equal to the machine's UTC date is no override: MERGE", async () => {
     const p = reused();
     const r = await check(p.dir, ["--format", "json", "--today", new Date().toISOString().slice(0, 10)]);

@@ -78,7 +78,7 @@ const pct = (n: number): string => `${n.toFixed(2)}%`;
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** What each row of the decision table shows: the measured value and the policy it is held to. */
-function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
+function signalMeasures(facts: GateFacts, reasons: readonly ReasonCode[] = []): Record<SignalId, SignalMeasure> {
   const { coverage, ledger, active, expired, unknown, accounting, patch, properties, universe } = facts;
   const policy: PatchPolicy | undefined = patch.policy;
   const trailer = (key: keyof PatchPolicy["trailers"], fallback: string): string =>
@@ -134,7 +134,7 @@ function signalMeasures(facts: GateFacts): Record<SignalId, SignalMeasure> {
     },
     fixture_digests: {
       value: facts.fixturesOff
-        ? `off: ${facts.fixturesOffWhy ?? "[fixtures] enabled = false"}`
+        ? `off: ${facts.fixturesOffWhy ?? "[fixtures] enabled = false"}${reasons.includes("unlocked_fixture_read") ? "; the changed files the tests read are still judged, and some changed without a human's trailer" : ""}`
         : `delta ${patch.fixtureDelta}${unlockedCount !== undefined ? `; ${unlockedCount} file(s) differ from the lock` : ""}`,
       policy: `files match the lock; a delta needs ${trailer("fixtureLock", "Fixture-Lock")}`,
       off: facts.fixturesOff,
@@ -380,7 +380,7 @@ export function buildReport(
     reasons,
     decision,
     schemaVersion: REPORT_SCHEMA_VERSION,
-    signals: buildSignals(signalMeasures(facts), reasons),
+    signals: buildSignals(signalMeasures(facts, reasons), reasons),
     clock: { source: facts.clockOverride ? "override" : "system", todayUtc: facts.today },
     base: range?.base ?? null,
     head: range?.head ?? null,

@@ -432,6 +432,13 @@ export {
   type PytestSettings,
 } from "./python/runner-config.js";
 export {
+  ROOTDIR_IS_ROOT,
+  testIdFile,
+  testIdPaths,
+  type RootdirFacts,
+  type TestIdPaths,
+} from "./python/test-id-paths.js";
+export {
   judgeMeasurement,
   matchExclusions,
   runMeasurementFacts,

@@ -191,8 +191,9 @@ export const RULES: readonly Rule[] = [
     return patch.fixtureDigest;
   },
   function unlockedFixtureRead({ runner, fixturesOff }) {
-    // A package with its fixtures off still answers for the changed files its tests read beside it (outsideOnly).
-    return runner && (!fixturesOff || runner.fixtures?.outsideOnly) ? unlockedReadFindings(runner) : [];
+    // With its fixtures off, a project still answers for the changed files its tests read: data files in its
+    // test folders, and (a package) files elsewhere in the repository (changedOnly).
+    return runner && (!fixturesOff || runner.fixtures?.changedOnly) ? unlockedReadFindings(runner) : [];
   },
   function propertyHold({ properties, propertyFailures, commands }) {
     if (properties.kind === "off") return [];

@@ -10,6 +10,9 @@ import {
   readPytestPythonpath,
   readPytestSettings,
   runMeasurementFacts,
+  testFilesOf,
+  testFolderOf,
+  testIdPaths,
   unexpectedChanges,
   GateError,
   hasHumanTrailer,
@@ -37,7 +40,7 @@ import {
   type Universe,
 } from "@proofgate/core";
 import type { GateLog } from "./log.js";
-import type { GatePorts } from "./ports.js";
+import type { GatePorts, OutsideChange } from "./ports.js";
 import { activePytestLeases, leaseBook, type LeaseBook } from "./lease-book.js";
 import { CONFIG_FILE, readWorkTreeConfig } from "./sources/config.js";
 import { loadProvenCoverage, type CoverageSources } from "./sources/coverage.js";
@@ -64,7 +67,7 @@ import {
   withRecordedXpasses,
   isOutsidePath,
   type ChangedSourceFile,
-  type OutsideRead,
+  type ChangedRead,
   type RunnerEvidence,
   type ShippedEvidence,
   type WorkTreeEntry,
@@ -371,9 +374,9 @@ async function evaluateCheck(
     // vitest's run record has no file reads (docs/vitest.md): the reads outside the lock are not judged
     // there, and the report says so; the lock itself (fixtures_unlocked, fixture_digest) still is.
     const readsRecorded = (config.commands.runner ?? readBook().universe.value.runner ?? "pytest") !== "vitest";
-    const outside =
-      shallow || !readsRecorded ? [] : await outsideReads(ports, loaded, records, request.platformVerifier);
-    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch, readsRecorded, outside);
+    const changed =
+      shallow || !readsRecorded ? [] : await changedReads(ports, loaded, config, records, request.platformVerifier);
+    const runner = shallow ? undefined : runnerEvidence(ports, loaded, config, records, watch, readsRecorded, changed);
     if (runner) warnings.push(...runnerIntegrity(ports, loaded, config, runner));
     if (runner?.proof && config.fixtures.enabled && !readsRecorded) {
       warnings.push({
@@ -901,7 +904,7 @@ function runnerEvidence(
   records: CommandsRun["records"],
   watch: RepositoryWatch | undefined,
   readsRecorded: boolean,
-  outside: readonly OutsideRead[],
+  changed: readonly ChangedRead[],
 ): RunnerEvidence {
   const { git, files } = ports;
   const shown = (path: string) => repoRelative(files.root, path) ?? path;
@@ -933,9 +936,10 @@ function runnerEvidence(
   });
   const shadowOptions = optionsAt(loaded.patch.head);
   const baseOptions = optionsAt(loaded.patch.base);
-  // A package with its fixtures off (none of its own; `init` writes `enabled = false` then) still answers for
-  // the files its tests read elsewhere in the repository that changed: no lock of its own could hold them.
-  const outsideOnly = !config.fixtures.enabled && outside.length > 0;
+  // A project with its fixtures off (no golden folder; `init` writes `enabled = false` then) still answers for
+  // the changed files its tests read: data files in its test folders, and (a package) files elsewhere in the
+  // repository, which no lock of its own could hold.
+  const changedOnly = !config.fixtures.enabled && changed.length > 0;
   return {
     proof: records.proof && { ...records.proof, file: shown(records.proof.file) },
     properties: records.properties && { ...records.properties, file: shown(records.properties.file) },
@@ -947,7 +951,7 @@ function runnerEvidence(
     scans,
     // Seeds are data the property tests read; seed_rewrite guards them as the lock guards fixtures.
     fixtures:
-      readsRecorded && (config.fixtures.enabled || outsideOnly)
+      readsRecorded && (config.fixtures.enabled || changedOnly)
         ? {
             paths: config.fixtures.paths,
             lock: config.fixtures.lock,
@@ -956,8 +960,8 @@ function runnerEvidence(
               ...(config.properties.enabled ? config.properties.seeds.map((d) => `${d}/**`) : []),
             ],
             tracked: new Set(headFiles),
-            outside,
-            outsideOnly,
+            changed,
+            changedOnly,
             trailer: config.trailers.fixtureLock,
           }
         : undefined,
@@ -973,30 +977,51 @@ function runnerEvidence(
 }
 
 /**
- * The files a package's proof run read elsewhere in the repository (`../../testdata/golden.txt`) that changed
- * in the range, each with the commits that changed it (the repository's, signatures verified as the package's
- * own are) and whether a human's fixture trailer approves each. None on the repository's own port.
+ * The files the proof run read that changed in the range, each with the commits that changed it and whether a
+ * human's fixture trailer approves each (signatures verified as for the project's own commits): a package's
+ * reads elsewhere in the repository (`../../testdata/golden.txt`; the repository's own port has none), and,
+ * with `[fixtures]` off, the data files in its test folders (`tests/data.txt`: a folder pytest's settings or
+ * convention make a test folder, or one holding a collected test file). Only those are judged then.
  */
-async function outsideReads(
+async function changedReads(
   ports: GatePorts,
   loaded: LoadedPatch,
+  config: GateConfig,
   records: CommandsRun["records"],
   platform: PlatformVerifier | undefined,
-): Promise<OutsideRead[]> {
+): Promise<ChangedRead[]> {
   const { git } = ports;
-  // The proof run's reads: the ones unlocked_fixture_read judges (as inside the package).
-  const read = (records.proof?.result.record?.files ?? []).flatMap((f) =>
-    f.read && isOutsidePath(f.path) ? [f.path] : [],
-  );
-  if (read.length === 0 || !git.outsideChanges) return [];
-  const changes = git.outsideChanges({ base: loaded.patch.base, head: loaded.patch.head }, [...new Set(read)]);
+  const { base, head } = loaded.patch;
+  const record = records.proof?.result.record;
+  // The proof run's reads: the ones unlocked_fixture_read judges.
+  const read = (record?.files ?? []).filter((f) => f.read).map((f) => f.path);
+  const outside = [...new Set(read.filter(isOutsidePath))];
+  const changes =
+    outside.length > 0 && git.outsideChanges ? git.outsideChanges({ base, head }, outside) : ([] as OutsideChange[]);
+  if (!config.fixtures.enabled && record) {
+    const differ = git.differingPaths(base, head);
+    const candidates = [...new Set(read.filter((p) => !isOutsidePath(p) && differ.has(p)))];
+    if (candidates.length > 0) {
+      const pytest = readPytestSettings((path) => git.readFileAt(head, path));
+      const paths = testIdPaths(record);
+      const testDirs = new Set(
+        [...testFilesOf(record.collected)].map((f) => paths.toRoot(f).split("/").slice(0, -1).join("/")),
+      );
+      const inTestFolder = (p: string) =>
+        testFolderOf(p, pytest) !== undefined || testDirs.has(p.split("/").slice(0, -1).join("/"));
+      for (const path of candidates.filter(inTestFolder)) {
+        const commits = loaded.patch.commits.filter((c) => loaded.touched.get(c.sha)?.includes(path));
+        changes.push({ path, commits });
+      }
+    }
+  }
   if (changes.length === 0) return [];
   const commits = [...new Map(changes.flatMap((c) => c.commits).map((c) => [c.sha, c])).values()];
   const verified = await verifyHumanSignatures({
     git,
     config: loaded.config,
     configPath: loaded.config.file,
-    base: loaded.patch.base,
+    base,
     commits,
     platform,
   });

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { ADA, BOT, POLICY, commitFactory } from "../__fixtures__/commits.js";
-import { runnerTamperingFindings, unlockedReadFindings, type RunnerEvidence } from "./evidence.js";
+import { runnerTamperingFindings, unlockedReadFindings, type ChangedRead, type RunnerEvidence } from "./evidence.js";
 import type { RunFinding } from "./findings.js";
 import { verifyRunRecord } from "./record.js";
 
@@ -123,7 +123,7 @@ describe("unlocked_fixture_read for what a package's tests read elsewhere in the
       { path: "../../testdata/unchanged.txt", read: true, write: false, first: "t::two" },
     ],
   };
-  const evidence = (outsideOnly: boolean): RunnerEvidence =>
+  const evidence = (changedOnly: boolean, changedInside: ChangedRead[] = []): RunnerEvidence =>
     ({
       shadows: [],
       scans: [],
@@ -132,9 +132,10 @@ describe("unlocked_fixture_read for what a package's tests read elsewhere in the
         paths: ["tests/fixtures"],
         lock: "fixtures.lock",
         tracked: new Set(["tests/data/golden.txt"]),
-        outsideOnly,
+        changedOnly,
         // What changed in the range: by an agent, by an agent and a human, by a human with the trailer.
-        outside: [
+        changed: [
+          ...changedInside,
           { path: "../../testdata/agent.txt", commits: [{ sha: "a", approved: false }] },
           {
             path: "../../testdata/mixed.txt",
@@ -165,5 +166,19 @@ describe("unlocked_fixture_read for what a package's tests read elsewhere in the
     const findings = unlockedReadFindings(evidence(true));
     expect(findings).toHaveLength(1);
     expect(findings[0]!.message).toContain("../../testdata/agent.txt");
+  });
+
+  it("the fixture signal off: a data file in a test folder counts when an agent changed it, with its own message", () => {
+    const agent = [{ path: "tests/data/golden.txt", commits: [{ sha: "e", approved: false }] }];
+    const findings = unlockedReadFindings(evidence(true, agent));
+    expect(findings.map((f) => f.message.split(":")[0])).toEqual([
+      "the tests read 1 data file(s) in a test folder that changed in the range without a human's `Fixture-Lock",
+      "the tests read 2 file(s) outside the package's folder that changed in the range without a human's `Fixture-Lock",
+    ]);
+    expect(findings[0]!.message).toContain("([fixtures] is off, so no lock holds them): tests/data/golden.txt");
+    expect(findings[0]!.fix).toContain("list them in [fixtures] paths");
+    // Changed only by a human with the trailer: nothing.
+    const human = [{ path: "tests/data/golden.txt", commits: [{ sha: "f", approved: true }] }];
+    expect(unlockedReadFindings(evidence(true, human))).toHaveLength(1);
   });
 });

@@ -46,8 +46,9 @@ export interface RunnerEvidence {
    * head commit tracks are judged (a golden file the tests read is committed; what a run writes and reads
    * back, or tries to open and cannot, is not one). A package's run (`check --root`) names the files its tests
    * read elsewhere in the repository `../../testdata/golden.txt`: those are judged when they changed in the
-   * range (`outside`) and a commit that changed them lacks a human's approval. `outsideOnly`: the package's
-   * fixture signal is off (it has none of its own, or `[fixtures] enabled = false`), so only those are judged.
+   * range (`changed`) and a commit that changed them lacks a human's approval. `changedOnly`: the fixture
+   * signal is off (no golden folder of its own, or `[fixtures] enabled = false`), so only changed files are
+   * judged: those elsewhere in the repository, and the data files in a test folder (`changed` holds both).
    */
   fixtures?:
     | {
@@ -55,8 +56,8 @@ export interface RunnerEvidence {
         lock: string;
         allow?: readonly string[] | undefined;
         tracked: ReadonlySet<string>;
-        outside?: readonly OutsideRead[] | undefined;
-        outsideOnly?: boolean | undefined;
+        changed?: readonly ChangedRead[] | undefined;
+        changedOnly?: boolean | undefined;
         /** `[trailers] fixture_lock`, for messages. */
         trailer?: string | undefined;
       }
@@ -202,9 +203,12 @@ export function runnerTamperingFindings(
   return out;
 }
 
-/** A file a package's tests read outside its folder that changed in the range, and each commit that changed it. */
-export interface OutsideRead {
-  /** As the package names it (`../../testdata/golden.txt`). */
+/**
+ * A file the proof run read that changed in the range, and each commit that changed it: elsewhere in the
+ * repository (a package's run), or, with the fixture signal off, a data file in a test folder.
+ */
+export interface ChangedRead {
+  /** As the package names it (`tests/data.txt`, `../../testdata/golden.txt`). */
   path: string;
   /** Oldest first; `approved`: a human's commit carrying the fixture trailer. */
   commits: readonly { sha: string; approved: boolean }[];
@@ -214,18 +218,19 @@ export interface OutsideRead {
 export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
   const record = e.proof?.result.record;
   if (!record || !e.fixtures) return [];
-  const { paths, lock, allow, tracked, outside, outsideOnly, trailer } = e.fixtures;
-  // Outside the package, a file as the base had it is the base's evidence; a change needs a human's approval.
+  const { paths, lock, allow, tracked, changed, changedOnly, trailer } = e.fixtures;
+  // Where no lock holds a file (outside the package; in the package with the signal off), a file as the base had
+  // it is the base's evidence, and a change needs a human's approval.
   const unapproved = new Set(
-    (outside ?? []).filter((o) => o.commits.length === 0 || o.commits.some((c) => !c.approved)).map((o) => o.path),
+    (changed ?? []).filter((o) => o.commits.length === 0 || o.commits.some((c) => !c.approved)).map((o) => o.path),
   );
   const committed = {
     ...record,
     files: record.files.filter((f) =>
-      isOutsidePath(f.path) ? unapproved.has(f.path) : !outsideOnly && tracked.has(f.path),
+      isOutsidePath(f.path) || changedOnly ? unapproved.has(f.path) : tracked.has(f.path),
     ),
   };
-  return judgeFileReads(committed, { fixtures: paths, lock, allow, trailer }).map((f) =>
+  return judgeFileReads(committed, { fixtures: paths, lock, allow, trailer, changedOnly }).map((f) =>
     asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
   );
 }

@@ -124,7 +124,7 @@ export {
   unlockedReadFindings,
   propertyWeakenedFindings,
   shippedCodeFindings,
-  type OutsideRead,
+  type ChangedRead,
   type RunnerEvidence,
   type StepRecord,
   type CommitScan,

@@ -387,6 +387,8 @@ export interface FixtureReadPolicy {
   allow?: readonly string[] | undefined;
   /** The trailer that approves a fixture change (`[trailers] fixture_lock`, default `Fixture-Lock`), for messages. */
   trailer?: string | undefined;
+  /** The fixture signal is off: the files passed are those that changed in the range without a human's approval. */
+  changedOnly?: boolean | undefined;
 }
 
 const under = (path: string, folder: string): boolean =>
@@ -404,7 +406,8 @@ const ANCESTOR_SETTINGS =
  * nor under a fixture path, nor allowed: a golden file moved out of the lock still counts. A package's run
  * (`check --root`) also names what its tests read elsewhere in the repository (`../../testdata/golden.txt`);
  * the caller passes those that changed in the range without a human's approval, and each is a finding of its
- * own (pytest's settings files in the folders above aside).
+ * own (pytest's settings files in the folders above aside). With the fixture signal off (`changedOnly`), the
+ * caller passes only such changed files inside the project too (data files in its test folders).
  */
 export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): RunFinding[] {
   if (!record.audit) {
@@ -433,7 +436,15 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
   const outside = unlocked.filter((f) => isOutsidePath(f.path));
   const trailer = policy.trailer ?? "Fixture-Lock";
   const out: RunFinding[] = [];
-  if (inside.length > 0)
+  if (inside.length > 0 && policy.changedOnly)
+    out.push({
+      code: "unlocked_fixture_read",
+      paths: inside.map((f) => f.path),
+      tests: testsOf(inside),
+      message: `the tests read ${inside.length} data file(s) in a test folder that changed in the range without a human's \`${trailer}: human\` on each commit that changed them ([fixtures] is off, so no lock holds them): ${named(inside)}`,
+      fix: `restore the files, or have a human make the change in a commit with \`${trailer}: human\`; better, list them in [fixtures] paths and run \`proofgate lock\` in a human commit`,
+    });
+  else if (inside.length > 0)
     out.push({
       code: "unlocked_fixture_read",
       paths: inside.map((f) => f.path),
