@@ -1,5 +1,19 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collectTryIssues, coverageFlags, settingLine, shellTry, tail, unknownCoverageOptions } from "./try-collect.js";
+import type { GateConfig } from "@proofgate/core";
+import {
+  collectTryIssues,
+  coverageFlags,
+  pytestErrorLines,
+  settingLine,
+  shellTry,
+  tail,
+  tryCollectOnce,
+  unknownCoverageOptions,
+  type CommandTryRunner,
+} from "./try-collect.js";
 
 describe("init's try of the collect command: reading what it says", () => {
   it("the proof command's --cov words, with branches and no report", () => {
@@ -59,5 +73,64 @@ describe("init's try of the collect command: reading what it says", () => {
     expect(vitest[0]!.fix).not.toMatch(/filterwarnings/);
     const pytest = collectTryIssues("python -m pytest --collect-only -q", undefined, failed, ctx);
     expect(pytest[0]!.fix).toMatch(/filterwarnings/);
+  });
+
+  it("a src layout pytest cannot import: the error pytest wrote to collected.txt is quoted, and the fix says install it", () => {
+    // tomli, not installed: stdout (with pytest's errors) went to collected.txt, stderr holds coverage.py's warnings.
+    const collected = `
+==================================== ERRORS ====================================
+_____________________ ERROR collecting tests/test_data.py ______________________
+ImportError while importing test module '/tmp/tomli/tests/test_data.py'.
+tests/test_data.py:5: in <module>
+    import tomli
+E   ModuleNotFoundError: No module named 'tomli'
+_____________________ ERROR collecting tests/test_misc.py ______________________
+E   ModuleNotFoundError: No module named 'tomli'
+ERROR tests/test_data.py
+!!!!!!!!!!!!!!!!!!! Interrupted: 2 errors during collection !!!!!!!!!!!!!!!!!!!!
+`;
+    expect(pytestErrorLines(collected)).toEqual([
+      "ERROR collecting tests/test_data.py",
+      "E   ModuleNotFoundError: No module named 'tomli'",
+      "ERROR collecting tests/test_misc.py",
+      "ERROR tests/test_data.py",
+    ]);
+    const failed = { exitCode: 2, stdout: "", stderr: "CoverageWarning: No data was collected. (no-data-collected)\n" };
+    const ctx = { configFile: "proofgate.toml", python: "python", read: () => undefined };
+    const [issue] = collectTryIssues("python -m pytest --collect-only -q tests > collected.txt", undefined, failed, {
+      ...ctx,
+      written: { file: "collected.txt", text: collected },
+    });
+    expect(issue!.message).toContain(
+      "exited with 2; pytest wrote to collected.txt: ERROR collecting tests/test_data.py | E   ModuleNotFoundError: No module named 'tomli'",
+    );
+    expect(issue!.message).toContain("its output ended: CoverageWarning: No data was collected.");
+    expect(issue!.fix).toMatch(/^pytest cannot import tomli: install the project into `python` \(pip install -e \.\)/);
+    // Without the file's text, as before.
+    const [bare] = collectTryIssues("python -m pytest --collect-only -q tests > collected.txt", undefined, failed, ctx);
+    expect(bare!.message).not.toContain("pytest wrote to");
+    expect(bare!.fix).toMatch(/^make it run/);
+  });
+
+  it("tryCollectOnce reads what the command wrote to the universe file before removing it", () => {
+    const root = mkdtempSync(join(tmpdir(), "proofgate-try-"));
+    try {
+      const config = {
+        file: "proofgate.toml",
+        universe: { collected: ["collected.txt"] },
+        commands: { collect: "python -m pytest --collect-only -q tests > collected.txt", proof: undefined },
+      } as unknown as GateConfig;
+      const run: CommandTryRunner = (_command, { cwd }) => {
+        writeFileSync(join(cwd, "collected.txt"), "E   ModuleNotFoundError: No module named 'pkg'\n");
+        return { exitCode: 2, stdout: "", stderr: "no data\n" };
+      };
+      const out: string[] = [];
+      const [issue] = tryCollectOnce(root, config, { command: "python" }, {}, { stdout: (t) => out.push(t) }, run);
+      expect(issue!.message).toContain("pytest wrote to collected.txt: E   ModuleNotFoundError: No module named 'pkg'");
+      expect(existsSync(join(root, "collected.txt"))).toBe(false);
+      expect(out.join("")).toContain("exited with 2");
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -94,6 +94,22 @@ export function tail(text: string, lines = 5): string {
   return kept.length > 0 ? kept.join(" | ") : "(no output)";
 }
 
+/**
+ * What pytest said went wrong, from output the collect command sent to a file (its `> collected.txt`): the
+ * `ERROR collecting` headers and the exception lines (`E   ModuleNotFoundError: ...`), each once, at most
+ * `max`. A failed import there is the usual cause; stderr then holds only coverage.py's "no data" warnings.
+ */
+export function pytestErrorLines(text: string, max = 4): string[] {
+  const out = new Set<string>();
+  for (const line of text.replace(ANSI, "").split(/\r?\n/)) {
+    const l = line.trimEnd();
+    if (/^E {3}\S/.test(l) || /^(?:_+ )?ERROR collecting /.test(l) || /^ERROR:? /.test(l))
+      out.add(l.replace(/^_+ | _+$/g, "").slice(0, 200));
+    if (out.size >= max) break;
+  }
+  return [...out];
+}
+
 /** What `init` knows to name a try's problems. */
 export interface TryContext {
   /** The config file the command is written in. */
@@ -105,6 +121,8 @@ export interface TryContext {
   runner?: "pytest" | "vitest" | undefined;
   /** Reads a repository file, for the line of a setting. */
   read: (path: string) => string | undefined;
+  /** What the command wrote to the universe file (`[universe] collected`), and its name, before init removed it. */
+  written?: { file: string; text: string } | undefined;
 }
 
 /**
@@ -129,11 +147,18 @@ export function collectTryIssues(
     });
   }
   if (tried.exitCode !== 0) {
+    const said = ctx.written ? pytestErrorLines(ctx.written.text) : [];
+    const inFile = ctx.written && said.length > 0 ? `; pytest wrote to ${ctx.written.file}: ${said.join(" | ")}` : "";
+    const missing = /ModuleNotFoundError: No module named '([^']+)'/.exec(said.join("\n"))?.[1];
     issues.push({
       code: "usage",
       file: ctx.configFile,
-      message: `[commands] collect (\`${command}\`), run once by init${flags ? ` with the proof run's coverage flags (PYTEST_ADDOPTS=${flags})` : ""}, exited with ${tried.exitCode}; its output ended: ${tail(tried.stderr || tried.stdout)}`,
-      fix: `make it run: fix what the output names (${
+      message: `[commands] collect (\`${command}\`), run once by init${flags ? ` with the proof run's coverage flags (PYTEST_ADDOPTS=${flags})` : ""}, exited with ${tried.exitCode}${inFile}; its output ended: ${tail(tried.stderr || tried.stdout)}`,
+      fix: `${
+        missing
+          ? `pytest cannot import ${missing}: install the project into \`${ctx.python}\` (pip install -e .), or add its folder to pytest's pythonpath setting; then `
+          : ""
+      }make it run: fix what the output names (${
         ctx.runner === "vitest"
           ? "the package manager in the command must run here: a project that pins another pnpm or yarn in package.json's packageManager needs that one on PATH"
           : "pytest settings such as filterwarnings = error turn a warning from coverage.py or a plugin into an error"
@@ -163,11 +188,15 @@ export function tryCollectOnce(
   const flags = coverageFlags(config.commands.proof);
   const addopts = [env.PYTEST_ADDOPTS, flags].filter(Boolean).join(" ");
   let tried: CommandTry;
+  let universe: { file: string; text: string } | undefined;
   try {
     tried = run(command, {
       cwd: root,
       env: { ...env, PYTHONDONTWRITEBYTECODE: "1", ...(addopts ? { PYTEST_ADDOPTS: addopts } : {}) },
     });
+    // pytest's own report of a failed collection goes where the command sends its output (collected.txt).
+    const file = config.universe.collected.find((p) => written.includes(p) && existsSync(at(p)));
+    if (file !== undefined && tried.exitCode !== 0) universe = { file, text: readFileSync(at(file), "utf8") };
   } finally {
     for (const p of written) rmSync(at(p), { force: true });
   }
@@ -176,6 +205,7 @@ export function tryCollectOnce(
     python: tools.command,
     coverage: tools.coverage,
     runner: config.commands.runner,
+    written: universe,
     read: (path) => {
       try {
         return readFileSync(at(path), "utf8");
