@@ -19,7 +19,7 @@ import { optionalFlag, percentFlag, stringFlag } from "../flags.js";
 import { loadWorkTreeConfig } from "../config-file.js";
 import type { CliIo } from "../io.js";
 import { fixtureLockText, repositoryTop, settingsFromConfig, writeNew, type LockSettings } from "@proofgate/gate/node";
-import { ciFound, detectLayout, type CiFound } from "../layout/detect-layout.js";
+import { ciFound, detectLayout, pytestSettingsAbove, type CiFound } from "../layout/detect-layout.js";
 import { appendGitignore, ignoreEntries, missingIgnoreEntries } from "../layout/gitignore.js";
 import { planInit, type TemplateNotes } from "../layout/init-config.js";
 import { diskTree, type LayoutTree } from "../layout/layout-tree.js";
@@ -404,6 +404,8 @@ export async function runInit(args: InitArgs, io: CliIo, options: InitOptions = 
   // with pytest's settings) pytest's, as before.
   // In a package's folder of a repository (a workspace member): the repository's root says more.
   const repository = enclosingRepository(root, env);
+  // pytest looks upwards for its settings when the package has none: say which it will read.
+  if (!layout.pytest && repository) layout.pytestAbove = pytestSettingsAbove(repository.tree, repository.path);
   const vitest = isPythonProject(tree) ? undefined : detectVitest(tree, repository);
   const probe = options.probe ?? ((chosen: string | undefined) => choosePython(chosen, root, env));
   const tools: PythonTools = vitest ? { command: "python" } : probe(optionalFlag("python", args.python));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { detectLayout, type Layout } from "./detect-layout.js";
+import { detectLayout, pytestSettingsAbove, type Layout } from "./detect-layout.js";
 import { memoryTree } from "./layout-tree.js";
 
 // Layouts as they are found in real repositories, held in memory: what init must learn from each.
@@ -287,5 +287,22 @@ describe("detectLayout", () => {
     expect(layout.pytest).toBeUndefined();
     expect(layout.source).toEqual(["pkg"]);
     expect(layout.unreadable).toEqual([{ path: "pyproject.toml:3", why: expect.stringMatching(/^not valid TOML \(/) }]);
+  });
+});
+
+describe("pytest's settings above a package (pytest looks upwards when the package has none)", () => {
+  it("the nearest folder with settings, named from the package, and it is pytest's rootdir", () => {
+    const top = memoryTree({
+      "pyproject.toml": '[tool.pytest.ini_options]\naddopts = "-q"\n',
+      "packages/tox.ini": "[tox]\nenvlist = py\n",
+      "packages/x/pyproject.toml": '[project]\nname = "x"\n',
+    });
+    expect(pytestSettingsAbove(top, "packages/x")).toEqual({
+      where: "../../pyproject.toml [tool.pytest.ini_options]",
+      rootdir: "../..",
+    });
+    const nearer = memoryTree({ "pyproject.toml": "[tool.pytest.ini_options]\n", "packages/pytest.toml": "" });
+    expect(pytestSettingsAbove(nearer, "packages/x")).toEqual({ where: "../pytest.toml [pytest]", rootdir: ".." });
+    expect(pytestSettingsAbove(memoryTree({ "README.md": "x" }), "packages/x")).toBeUndefined();
   });
 });

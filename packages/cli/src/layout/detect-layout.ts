@@ -45,6 +45,11 @@ export interface Passed {
 /** The layout of a Python repository, as far as the gate's commands and signals need it. */
 export interface Layout {
   pytest?: PytestSettings | undefined;
+  /**
+   * In a package's folder without pytest settings of its own: the settings pytest finds in a folder above it,
+   * named from the package (`../../pyproject.toml [tool.pytest.ini_options]`); that folder is pytest's rootdir.
+   */
+  pytestAbove?: { where: string; rootdir: string } | undefined;
   coverage?: CoverageSettings | undefined;
   /** What the proof run measures (`--cov=` values): coverage.py's source, else the packages found. */
   source: string[];
@@ -139,6 +144,46 @@ const WALK_LIMIT = 20_000;
 const isTestFile = (name: string): boolean => /^test_.*\.py$|_test\.py$/.test(name);
 
 /** Detects the layout of the repository `tree` holds. */
+/** pytest's settings in a folder (the tree's root), as `detectLayout` reads them; undefined without any. */
+export function pytestSettingsIn(tree: LayoutTree): PytestSettings | undefined {
+  const text = tree.read("pyproject.toml");
+  let pyproject: Record<string, unknown> | undefined;
+  try {
+    pyproject = text === undefined ? undefined : (parseToml(text) as Record<string, unknown>);
+  } catch {
+    pyproject = undefined;
+  }
+  const ini = (file: string): IniFile | undefined => {
+    const t = tree.read(file);
+    return t === undefined ? undefined : parseIni(t);
+  };
+  return pytestSettings(tree, pyproject, ini("setup.cfg"), ini("tox.ini"));
+}
+
+/**
+ * pytest's settings in the folders above a package (`path`, from the repository's top), the nearest first, as
+ * pytest looks upwards for them when the package has none: the settings named from the package, and the folder.
+ */
+export function pytestSettingsAbove(top: LayoutTree, path: string): { where: string; rootdir: string } | undefined {
+  const parts = path.split("/").filter(Boolean);
+  for (let n = parts.length - 1; n >= 0; n--) {
+    const dir = parts.slice(0, n).join("/");
+    const at = (p: string) => (dir === "" ? p : `${dir}/${p}`);
+    const found = pytestSettingsIn({
+      kind: (p) => top.kind(at(p)),
+      list: (p) => top.list(at(p)),
+      read: (p) => top.read(at(p)),
+    });
+    if (found) {
+      const up = Array<string>(parts.length - n)
+        .fill("..")
+        .join("/");
+      return { where: `${up}/${found.where}`, rootdir: up };
+    }
+  }
+  return undefined;
+}
+
 export function detectLayout(tree: LayoutTree): Layout {
   const unreadable: Passed[] = [];
   const pyproject = readToml(tree, "pyproject.toml", unreadable);

@@ -103,7 +103,7 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
   }
 
   notes.commands = [
-    `Written by \`proofgate init\` for pytest's settings ${layout.pytest ? `in ${layout.pytest.where}` : "(none: pytest's defaults)"}`,
+    `Written by \`proofgate init\` for pytest's settings ${layout.pytest ? `in ${layout.pytest.where}` : layout.pytestAbove ? `in ${layout.pytestAbove.where}, above this folder` : "(none: pytest's defaults)"}`,
     `and --cov=${layout.source.join(",")} (${layout.sourceFrom}).`,
     ...(includeIgnored
       ? [`It overrides ${layout.coverage!.where}'s include, and -W ignores coverage.py's warning that it does.`]
@@ -118,7 +118,13 @@ export function planInit(layout: Layout, tools: PythonTools, defaults: GateConfi
   ];
 
   findings.push(
-    `pytest settings: ${layout.pytest ? `${layout.pytest.where}${layout.pytest.testpaths.length ? ` (testpaths ${layout.pytest.testpaths.join(", ")})` : ""}` : "none found (pytest's defaults)"}`,
+    `pytest settings: ${
+      layout.pytest
+        ? `${layout.pytest.where}${layout.pytest.testpaths.length ? ` (testpaths ${layout.pytest.testpaths.join(", ")})` : ""}`
+        : layout.pytestAbove
+          ? `none in this folder; pytest reads ${layout.pytestAbove.where}, so its rootdir is ${layout.pytestAbove.rootdir} and test ids (and leases) start there`
+          : "none found (pytest's defaults)"
+    }`,
     `tests: ${layout.testFolders.length ? layout.testFolders.join(", ") : "no tests/ or test/ folder found: pytest collects from the root"}`,
     `coverage source: ${layout.source.join(", ")} (${layout.sourceFrom})`,
   );
