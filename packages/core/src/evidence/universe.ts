@@ -209,7 +209,7 @@ export function parseCollectOnly(text: string, file: string): UniverseParseResul
         : "no tests were collected",
       fix: narrowed
         ? "remove the deselection from addopts (pytest.ini, pyproject.toml, setup.cfg, tox.ini) or the hook that drops the tests; a frozen test gets a lease in freeze.toml"
-        : "run the collection from the project root so pytest finds the tests",
+        : "run the collection from the project root so pytest finds the tests; if it found them before (at the base), a change made pytest collect none: a skip at import in a conftest.py, a package's __init__.py or every test module (`raise unittest.SkipTest`, `pytest.skip(allow_module_level=True)`), or the collection's settings",
     });
     return { errors, warnings };
   }
