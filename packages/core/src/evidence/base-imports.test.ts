@@ -55,7 +55,7 @@ describe("parseBaseImports and baseImportIssues", () => {
     expect(issues[0]!.fix).toContain("python -m pytest");
   });
 
-  it("a module loaded from a checkout, in any process: one issue per module, naming it and its file", () => {
+  it("a module loaded from a checkout, in any process: one issue, naming it and its file", () => {
     const text = [
       JSON.stringify({ pid: 1, local: 3, foreign: [] }),
       JSON.stringify({ pid: 2, local: 1, foreign: [{ module: "pkg", file: "/home/u/proj/src/pkg/__init__.py" }] }),
@@ -65,6 +65,21 @@ describe("parseBaseImports and baseImportIssues", () => {
     expect(issues.map((i) => i.message)).toEqual([
       "the base collect step (`python -m pytest --collect-only -q`) imported pkg from /home/u/proj/src/pkg/__init__.py, the work tree's copy, not the base aaaaaaaaaaaa's worktree: the base would be judged with the head's code",
     ]);
+  });
+
+  it("a package and its submodules (attrs, imported by hypothesis's plugin before the gate's): one issue per top-level package", () => {
+    const src = "/home/u/attrs/src";
+    const foreign = ["attr._cmp", "attr", "attr._make", "attr.setters", "attr.exceptions", "attrs"].map((module) => ({
+      module,
+      file: `${src}/${module.replace(/\./g, "/")}.py`,
+    }));
+    const text = JSON.stringify({ pid: 1, local: 0, foreign });
+    const issues = baseImportIssues(parseBaseImports(text, "r.jsonl").lines, at);
+    expect(issues.map((i) => i.message.split(", the work tree's copy")[0])).toEqual([
+      `the base collect step (\`python -m pytest --collect-only -q\`) imported attr from ${src}/attr.py (and 4 more of its modules: attr._cmp, attr._make, attr.setters, ...)`,
+      `the base collect step (\`python -m pytest --collect-only -q\`) imported attrs from ${src}/attrs.py`,
+    ]);
+    expect(issues[0]!.fix).toMatch(/^make attr importable from the worktree/);
   });
 
   it("every process imported the worktree's: no issue", () => {

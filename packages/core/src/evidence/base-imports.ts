@@ -250,10 +250,24 @@ export function baseImportIssues(
   }
   const seen = new Map<string, string>();
   for (const line of lines) for (const f of line.foreign) if (!seen.has(f.module)) seen.set(f.module, f.file);
-  return [...seen].map(([module, file]) => ({
-    code: "universe_invalid" as const,
-    file: o.configFile,
-    message: `the ${o.step} step (\`${o.command}\`) imported ${module} from ${file}, the work tree's copy, not the base ${at}'s worktree: the base would be judged with the head's code`,
-    fix: `make ${module} importable from the worktree: it was imported before proofgate's plugin loaded (a .pth file or sitecustomize that imports it at startup, a pytest plugin of the environment), or by a path the gate cannot move; install the project as a plain (non-editable) package in CI, or drop that import at startup`,
-  }));
+  // One issue per top-level package: its submodules came with it (attr, attr._cmp, attr._make, ...).
+  const byTop = new Map<string, [module: string, file: string][]>();
+  for (const [module, file] of seen) {
+    const top = module.split(".")[0]!;
+    byTop.set(top, [...(byTop.get(top) ?? []), [module, file]]);
+  }
+  return [...byTop].map(([top, modules]) => {
+    const [first, firstFile] = modules.find(([m]) => m === top) ?? modules[0]!;
+    const more = modules.filter(([m]) => m !== first).map(([m]) => m);
+    const also =
+      more.length === 0
+        ? ""
+        : ` (and ${more.length} more of its modules: ${more.slice(0, 3).join(", ")}${more.length > 3 ? ", ..." : ""})`;
+    return {
+      code: "universe_invalid" as const,
+      file: o.configFile,
+      message: `the ${o.step} step (\`${o.command}\`) imported ${first} from ${firstFile}${also}, the work tree's copy, not the base ${at}'s worktree: the base would be judged with the head's code`,
+      fix: `make ${top} importable from the worktree: it was imported before proofgate's plugin loaded (a .pth file or sitecustomize that imports it at startup, a pytest plugin of the environment that imports the project itself), or by a path the gate cannot move; install the project as a plain (non-editable) package in CI, or drop that import at startup`,
+    };
+  });
 }
