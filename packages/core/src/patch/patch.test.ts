@@ -402,7 +402,7 @@ describe("property tests are judged with the seeds (property_weakened)", () => {
         line: 12,
         commit: a.sha,
         author: "agent[bot] <1+agent[bot]@users.noreply.github.com>",
-        fix: `restore the property tests as they are at the base ${"b".repeat(12)}; a human who means to change them (fewer examples, a narrower strategy, a property removed or added) does so in a commit with \`Property-Seeds: human\``,
+        fix: `restore the property tests as they are at the base ${"b".repeat(12)} (a file the patch added goes); a human who means to change them (fewer examples, a narrower strategy, a property removed, or one added: a new module runs beside the others, and what it does at import, such as loading a Hypothesis profile or replacing a strategy, weakens them too) does so in a commit with \`Property-Seeds: human\``,
       },
     ]);
   });

@@ -263,7 +263,7 @@ export function propertyTestFindings(patch: PatchEvidence, policy: PatchPolicy):
       line: first?.line,
       commit: commit.sha,
       author: who(commit),
-      fix: `restore the property tests as they are at the base ${short(patch.base)}; a human who means to change them (fewer examples, a narrower strategy, a property removed or added) does so in a commit with \`${key}: human\``,
+      fix: `restore the property tests as they are at the base ${short(patch.base)} (a file the patch added goes); a human who means to change them (fewer examples, a narrower strategy, a property removed, or one added: a new module runs beside the others, and what it does at import, such as loading a Hypothesis profile or replacing a strategy, weakens them too) does so in a commit with \`${key}: human\``,
     }));
 }
 
