@@ -463,6 +463,25 @@ describe("a package whose pytest settings are the repository's (test ids from th
     expect(r.report.collected_tests).toBe(8);
   }, 300_000);
 
+  it("a module that skips itself at the base and at head (a missing optional dependency) is no new skip", async () => {
+    git(dir, ["checkout", "-q", "-b", "root-settings-optional", setup]);
+    const optional = commit(
+      dir,
+      "a: yaml support, tested where the dependency is installed\n",
+      {
+        "pkgs/a/tests/test_optional.py": `import pytest\n\nyaml = pytest.importorskip("no_such_optional_dependency")\n\n\ndef test_dump():\n    assert yaml\n`,
+      },
+      HUMAN,
+    );
+    commit(dir, "a: add describe()\n", under("pkgs/a", MERGE_PATCH.files));
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, optional);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    // Not a new skip: the base's run skipped the module too. (a's config allows no unledgered skip at all,
+    // max_unledgered_skips = 0, which counts every skip at head, new or not.)
+    expect(r.report.reasons, r.stdout).toEqual(["skip_budget"]);
+    expect(r.report.signals.find((x) => x.id === "test_evidence")?.value).toContain("0 new skips");
+  }, 300_000);
+
   it("an agent's removal REJECTs on the package's test file, annotated at its repository path", async () => {
     git(dir, ["checkout", "-q", "-b", "root-settings-agent", setup]);
     commit(dir, "a: docs\n\nTest-Removal: human\n", { "pkgs/a/README.md": "a\n" }, HUMAN);

@@ -488,13 +488,11 @@ export async function loadBaseSkips(
     return { skips: { file: "(no test skipped at head)", skipped: [] }, inputs: [], warnings: [] };
   if (canRunBase(o)) {
     const index = base ? (base.index ?? new Set(base.ids)) : undefined;
-    // A module that skipped itself at head and lost no base test is asked for by its path when the base has
-    // that file: no collected id names it, and the base's run shows whether it skipped itself there too (an
-    // optional dependency missing, another platform), as the base's JUnit XML writes its collection skip under
-    // that path. A module the base lacks is new, so its skip is too.
-    const modules = new Set(
-      accounting.moduleSkips.map((m) => m.id).filter((id) => o.ports.git.readBlobAt(o.base, id) !== undefined),
-    );
+    // A module that skipped itself at head and lost no base test is asked for by its path: no collected id
+    // names it, and the base's run shows whether it skipped itself there too (an optional dependency missing,
+    // another platform), as the base's JUnit XML writes its collection skip under that path (pytest's rootdir's,
+    // as the ids are). A module the base lacks, or has without skipping itself, shows no such skip: a new skip.
+    const modules = new Set(accounting.moduleSkips.map((m) => m.id));
     const collected = index ? wanted.filter((id) => index.has(id) || modules.has(id)) : wanted;
     if (collected.length === 0)
       return { skips: { file: `(not collected at base ${at})`, skipped: [] }, inputs: [], warnings: [] };
