@@ -20,6 +20,7 @@ import {
   TEST_PROPS,
   check,
   config,
+  COLLECT,
   copyProject,
   git,
   lease,
@@ -337,6 +338,49 @@ describe("proofgate check --run: MERGE", () => {
     const h = await check(human.dir, ["--run", "--base", human.base, "--format", "json"]);
     expect(h.report.reasons, explain(h)).toEqual([]);
     expect(h.status).toBe(0);
+  });
+
+  it.concurrent.each([
+    // A testdata/ folder at the top, read by tests/ (neither a test folder nor source).
+    ["testdata/lines.txt", "tests/test_lines.py", 'Path("testdata/lines.txt")'],
+    // pytest's own layout: tests in testing/, their data in a folder below it.
+    ["testing/data/lines.txt", "testing/test_lines.py", 'Path("testing/data/lines.txt")'],
+  ] as const)(
+    "fixtures off: data the tests read at %s, rewritten by the agent, is judged too",
+    async (data, test, path) => {
+      const reads = `from pathlib import Path\n\n\ndef test_lines():\n    assert ${path}.read_text().count("\\n") == 3\n`;
+      // The commands collect the test folder too when it is not tests/.
+      const folder = test.split("/")[0]!;
+      const also = (command: string) =>
+        folder === "tests" ? command : command.replace(" tests ", ` ${folder} tests `);
+      const [collect, proof] = [also(COLLECT), also(proofCommand())];
+      const base = {
+        "proofgate.toml": config({ collect, proof, extra: "\n[fixtures]\nenabled = false\n" }),
+        [data]: "a\n\nb\n",
+        [test]: reads,
+      };
+      const p = project({ base, patch: [agentCommit("Simpler test data\n", { [data]: "a\nb\nc\n" })] });
+      const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+      expect(r.report.reasons, explain(r)).toEqual(["unlocked_fixture_read"]);
+      expect(r.report.details[0]!.message).toContain(`${data} (first by ${test}::test_lines)`);
+    },
+  );
+
+  it("fixtures off: a data case the agent deletes from a test folder (the test reads the whole folder) is judged", async () => {
+    const reads = `from pathlib import Path\n\n\ndef test_cases():\n    for case in sorted(Path("tests/cases").glob("*.txt")):\n        assert case.read_text().endswith("\\n"), case\n`;
+    const base = {
+      "proofgate.toml": config({ extra: "\n[fixtures]\nenabled = false\n" }),
+      "tests/cases/short.txt": "a\n",
+      "tests/cases/long.txt": "a long case\n",
+      "tests/test_cases.py": reads,
+    };
+    const p = project({ base, patch: [agentCommit("Drop a case\n", { "tests/cases/long.txt": null })] });
+    const r = await check(p.dir, ["--run", "--base", p.base, "--format", "json"]);
+    expect(r.report.reasons, explain(r)).toEqual(["unlocked_fixture_read"]);
+    expect(r.report.details[0]!.message).toContain(
+      "the range deleted 1 data file(s) from a test folder without a human's `Fixture-Lock: human`",
+    );
+    expect(r.report.details[0]!.message).toMatch(/: tests\/cases\/long\.txt$/);
   });
 
   it("--today equal to the machine's UTC date is no override: MERGE", async () => {

@@ -447,6 +447,32 @@ describe("a package whose pytest settings are the repository's (test ids from th
     );
   }, 300_000);
 
+  it("... with a test skipped on both sides: the base's run is asked for it by its base id, no new skip", async () => {
+    git(dir, ["checkout", "-q", "-b", "root-settings-move-skip", base]);
+    const skipped = commit(
+      dir,
+      "a: a test for another platform\n",
+      {
+        "pkgs/a/tests/test_platform.py": `import pytest\n\n\n@pytest.mark.skipif(True, reason="windows only")\ndef test_windows():\n    assert False\n`,
+      },
+      HUMAN,
+    );
+    commit(
+      dir,
+      "pytest settings at the top\n\nGate-Change: human\nFreeze-Lease: human\n",
+      {
+        "pyproject.toml": ROOT_SETTINGS,
+        "pkgs/a/freeze.toml": ledger().replace(`nodeid = "tests/`, `nodeid = "pkgs/a/tests/`),
+      },
+      HUMAN,
+    );
+    const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, skipped);
+    expect(r.report.errors, r.stderr).toEqual([]);
+    // a's config allows no unledgered skip at all (max_unledgered_skips = 0): the skip counts there, not as new.
+    expect(r.report.reasons, r.stdout).toEqual(["skip_budget"]);
+    expect(r.report.signals.find((x) => x.id === "test_evidence")?.value).toContain("0 new skips");
+  }, 300_000);
+
   it("a human's removal with Test-Removal: human MERGEs though an agent changed code in the range", async () => {
     git(dir, ["checkout", "-q", "-b", "root-settings-human", setup]);
     commit(

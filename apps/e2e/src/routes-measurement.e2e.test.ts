@@ -362,7 +362,7 @@ describe("a pure reformat of every config file is MERGE", () => {
       "protected_path tox.ini:5 own",
     ]);
     expect(withRun.report.details.find((d) => d.file === "pyproject.toml")?.message).toContain(
-      "pyproject.toml [tool.pytest.ini_options] (tool.pytest.ini_options.addopts)",
+      "pyproject.toml [tool.pytest] (tool.pytest.ini_options.addopts)",
     );
   });
 });

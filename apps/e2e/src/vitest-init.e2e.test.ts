@@ -169,6 +169,32 @@ describe("proofgate init on a vitest project", () => {
     expect(cfg.report.decision, explain(cfg)).toBe("REJECT");
     expect(cfg.report.reasons).toContain("protected_path");
     expect(cfg.report.details.find((d) => d.reason === "protected_path")?.message).toContain("vitest.config.mjs");
+
+    // A module the package manager preloads into every process it starts (npm's and pnpm's node-options, pnpm's
+    // nodeOptions): it runs before vitest and the gate's reporter, so it could rewrite the coverage report on exit.
+    git(dir, ["reset", "-q", "--hard", "main"]);
+    agentCommit(dir, {
+      ".npmrc": "node-options=--import=./.vitest-env.mjs\n",
+      ".vitest-env.mjs": "// loaded before vitest by the package manager\n",
+    });
+    const preload = await check(dir, ["--run", "--base", "main"]);
+    expect(preload.report.decision, explain(preload)).toBe("REJECT");
+    expect(preload.report.reasons).toContain("protected_path");
+    expect(preload.report.details.find((d) => d.reason === "protected_path")?.message).toContain(".npmrc");
+  });
+
+  it("a human's it.skip with a lease on the test: the lease names a test the run collected (vitest list leaves it out)", async () => {
+    const { dir } = initialised();
+    applyFiles(dir, {
+      "test/price.test.js": TEST.replace('it("multiplies"', 'it.skip("multiplies"'),
+      "freeze.toml": `version = 1\nmax_active_leases = 1\n\n[[leases]]\nnodeid = "test/price.test.js > price > multiplies"\nowner = "ada"\nreason = "flaky on CI"\nexpires = "2099-12-31"\n`,
+    });
+    git(dir, ["add", "-A"]);
+    git(dir, ["commit", "-q", "-m", "Freeze multiplies\n\nFreeze-Lease: human\nTest-Removal: human\n"]);
+    const r = await check(dir, ["--run", "--base", "main"]);
+    expect(r.report.reasons, explain(r)).not.toContain("unknown_leases");
+    expect(r.report.reasons, explain(r)).toEqual([]);
+    expect(r.status).toBe(0);
   });
 
   it("the proof run never writes snapshots, as in CI: a deleted snapshot assertion and a new unrecorded snapshot fail", async () => {

@@ -106,6 +106,23 @@ function unlistedSkips(input: DecideInput): string[] {
   return skippedUnlisted(record, input.universe.index ?? new Set(input.universe.ids));
 }
 
+/**
+ * vitest: `vitest list` leaves a skipped test out (`it.skip`), so a lease on it names no listed test, though the
+ * head's verified run record shows the test collected. Such a lease is on a known test; every other stays unknown.
+ */
+function knownToTheRun(input: DecideInput, unknown: JudgedLeases["unknown"]): JudgedLeases["unknown"] {
+  const record = input.runner?.proof?.result.record;
+  if (
+    input.universe.runner !== "vitest" ||
+    !record ||
+    input.runner?.proof?.result.errors.length ||
+    unknown.length === 0
+  )
+    return unknown;
+  const collected = new Set(record.collected);
+  return unknown.filter((u) => !collected.has(u.lease.nodeid));
+}
+
 /** Applies every rule and builds the report. The first failing signal is enough; all are listed. */
 export function decide(input: DecideInput): GateReport {
   const { active, expired } = input.leases ?? classifyLeases(input.ledger.leases, input.today);
@@ -142,7 +159,12 @@ export function decide(input: DecideInput): GateReport {
   const moved =
     input.propertyIds &&
     propertyRecord &&
-    rootdirMoved(input.propertyIds.base.ids, new Set(propertyRecord.collected), propertyPaths);
+    rootdirMoved(
+      input.propertyIds.base.ids,
+      new Set(propertyRecord.collected),
+      propertyPaths,
+      input.propertyIds.base.idsAtRoot,
+    );
   const propertyEvidence: PropertyIdEvidence | undefined =
     moved && input.propertyIds
       ? {
@@ -190,7 +212,7 @@ export function decide(input: DecideInput): GateReport {
     runner: input.runner,
     active,
     expired,
-    unknown: input.leases?.unknown ?? findUnknownLeases(active, input.universe),
+    unknown: knownToTheRun(input, input.leases?.unknown ?? findUnknownLeases(active, input.universe)),
     accounting,
     patch: judgePatch(input.patch, input.ledger, fixturesOff),
     measurement,

@@ -59,6 +59,7 @@ export {
   judgeTestChanges,
   skipsAtHead,
   goneSinceBase,
+  rootdirMoved,
   pairRenames,
   commandFiles,
   collectionConfigMatcher,

@@ -122,7 +122,10 @@ export const RULES: readonly Rule[] = [
       reason: "unknown_leases",
       message: `lease on ${lease.nodeid} names no collected test in ${universe.file}${close.length ? `; close: ${close.map((c) => c.id).join(", ")}` : ""}`,
       ...leaseWhere(lease, ledger),
-      fix: "copy the current id from `pytest --collect-only -q`, or delete the lease if the test is gone",
+      fix:
+        universe.runner === "vitest"
+          ? "copy the current id from `vitest list` (the file, then the names joined by ` > `), or delete the lease if the test is gone"
+          : "copy the current id from `pytest --collect-only -q`, or delete the lease if the test is gone",
     }));
   },
   function leaseTooLong({ active, ledger, maxLeaseDays, today }) {

@@ -12,7 +12,9 @@ import {
   runMeasurementFacts,
   testFilesOf,
   testFolderOf,
+  testIdFile,
   testIdPaths,
+  isDocumentation,
   unexpectedChanges,
   GateError,
   hasHumanTrailer,
@@ -38,6 +40,7 @@ import {
   type TestChangeEvidence,
   type TestResult,
   type Universe,
+  type RootdirFacts,
 } from "@proofgate/core";
 import type { GateLog } from "./log.js";
 import type { GatePorts, OutsideChange } from "./ports.js";
@@ -76,6 +79,7 @@ import {
   collectionFilesAt,
   loadBasePropertyIds,
   loadBaseSkips,
+  baseIdsAtRoot,
   loadBaseUniverse,
   preRunMarkedSkips,
   type BaseOnlyRun,
@@ -761,7 +765,10 @@ function propertyIdsSource(
 ): JudgeSources["propertyIds"] {
   return {
     evidence: {
-      base: baseProperties.base,
+      base: {
+        ...baseProperties.base,
+        idsAtRoot: baseIdsAtRoot(ports, loaded.patch.base, baseProperties.base.ids),
+      },
       touched: touchedByCommit(loaded),
       renames: loaded.renames,
       collectionFiles: collectionFilesAt(ports, loaded.patch.base, config.commands.properties),
@@ -783,9 +790,20 @@ function testChangesSource(
     const skips = head.results
       ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe, markedSkips)
       : { inputs: [], warnings: [] };
+    // Read in the head's terms when pytest's rootdir moved since the base: only if the base's ids are its paths.
+    const measured =
+      baseTests.base.kind === "measured"
+        ? {
+            ...baseTests.base,
+            universe: {
+              ...baseTests.base.universe,
+              idsAtRoot: baseIdsAtRoot(ports, base, baseTests.base.universe.ids),
+            },
+          }
+        : baseTests.base;
     return {
       evidence: {
-        base: baseTests.base,
+        base: measured,
         baseSkips: skips.skips,
         touched: touchedByCommit(loaded),
         renames: loaded.renames,
@@ -996,22 +1014,38 @@ async function changedReads(
   // The proof run's reads: the ones unlocked_fixture_read judges.
   const read = (record?.files ?? []).filter((f) => f.read).map((f) => f.path);
   const outside = [...new Set(read.filter(isOutsidePath))];
-  const changes =
-    outside.length > 0 && git.outsideChanges ? git.outsideChanges({ base, head }, outside) : ([] as OutsideChange[]);
+  const changes: (OutsideChange & { deleted?: boolean })[] =
+    outside.length > 0 && git.outsideChanges ? git.outsideChanges({ base, head }, outside) : [];
   if (!config.fixtures.enabled && record) {
-    const differ = git.differingPaths(base, head);
-    const candidates = [...new Set(read.filter((p) => !isOutsidePath(p) && differ.has(p)))];
-    if (candidates.length > 0) {
+    const differ = [...git.differingPaths(base, head)].filter((p) => !isOutsidePath(p) && !PYTHON_FILE.test(p));
+    if (differ.length > 0) {
       const pytest = readPytestSettings((path) => git.readFileAt(head, path));
-      const paths = testIdPaths(record);
-      const testDirs = new Set(
-        [...testFilesOf(record.collected)].map((f) => paths.toRoot(f).split("/").slice(0, -1).join("/")),
-      );
-      const inTestFolder = (p: string) =>
-        testFolderOf(p, pytest) !== undefined || testDirs.has(p.split("/").slice(0, -1).join("/"));
-      for (const path of candidates.filter(inTestFolder)) {
+      const ids = testIdPaths(record);
+      const folderOf = (p: string) => p.split("/").slice(0, -1).join("/");
+      const under = (p: string, dir: string) => (dir === "" ? !p.includes("/") : p.startsWith(`${dir}/`));
+      // A test folder: pytest's testpaths or a tests/ or test/ folder, or any folder holding a collected test file
+      // (pytest's own testing/), with what lies below it.
+      // A file of test functions: one testFilesOf sees (not a doctest's module), or one pytest's python_files names
+      // (a test named as its module, `test_lines.py::test_lines`, reads as a module's doctest to testFilesOf).
+      const files = new Set(record.collected.map(testIdFile));
+      const tests = [...testFilesOf(record.collected)];
+      for (const f of files) if (isTestFile(f, pytest)) tests.push(f);
+      const testDirs = [...new Set(tests.map((f) => folderOf(ids.toRoot(f))))];
+      const inTests = (p: string) => testFolderOf(p, pytest) !== undefined || testDirs.some((d) => under(p, d));
+      // The source's folders: those of the modules the run loaded that are not tests. A file there the tests read is
+      // the package's data, which the code's own change answers for.
+      const sourceDirs = [...new Set((record.modules ?? []).filter((m) => !inTests(m)).map(folderOf))];
+      const inSource = (p: string) => sourceDirs.some((d) => under(p, d));
+      const reads = new Set(read);
+      for (const path of differ) {
+        // Read by the run and changed: in a test folder, or anywhere that is neither source nor documentation (a
+        // testdata/ folder at the top). Deleted from a test folder: a case the tests no longer see.
+        const judged = reads.has(path)
+          ? inTests(path) || (!inSource(path) && !isDocumentation(path))
+          : inTests(path) && git.readBlobAt(head, path) === undefined && git.readBlobAt(base, path) !== undefined;
+        if (!judged) continue;
         const commits = loaded.patch.commits.filter((c) => loaded.touched.get(c.sha)?.includes(path));
-        changes.push({ path, commits });
+        changes.push({ path, commits, ...(reads.has(path) ? {} : { deleted: true }) });
       }
     }
   }
@@ -1032,8 +1066,12 @@ async function changedReads(
   return changes.map((c) => ({
     path: c.path,
     commits: c.commits.map((commit) => ({ sha: commit.sha, approved: approved.has(commit.sha) })),
+    ...("deleted" in c && c.deleted ? { deleted: true } : {}),
   }));
 }
+
+/** Python files: source and compiled modules, which no fixture rule judges. */
+const PYTHON_FILE = /\.(?:py|pyi|pyc|pyo|pyd|so)$/;
 
 /** A warning when the project is part of its own test runner (pluggy, a pytest plugin): see runnerIntegrityWarnings. */
 function runnerIntegrity(
@@ -1187,7 +1225,12 @@ interface JudgeSources {
   propertyIds?: { evidence: PropertyIdEvidence; inputs: InputDigest[] } | undefined;
   /** The base's side of removed and newly skipped tests (`check`), once the head's results are read. */
   testChanges?:
-    | ((head: { universe: Universe; active: readonly Lease[]; results: readonly TestResult[] | undefined }) => Promise<{
+    | ((head: {
+        universe: Universe;
+        active: readonly Lease[];
+        results: readonly TestResult[] | undefined;
+        record?: RootdirFacts | undefined;
+      }) => Promise<{
         evidence: TestChangeEvidence;
         inputs: InputDigest[];
         warnings: GateIssue[];
@@ -1225,7 +1268,12 @@ async function judge(s: JudgeSources, ports: GatePorts, log: GateLog, trace: Gat
       : undefined;
   for (const f of suite?.files ?? []) inputs.push({ role: "properties", path: f.path, sha256: f.sha256 });
   const changes = s.testChanges
-    ? await s.testChanges({ universe: universe.value, active: leases.active, results: results?.value })
+    ? await s.testChanges({
+        universe: universe.value,
+        active: leases.active,
+        results: results?.value,
+        record: s.runner?.proof?.result.record,
+      })
     : undefined;
   inputs.push(...(changes?.inputs ?? []), ...(s.propertyIds?.inputs ?? []), ...(s.coverageDrop?.inputs ?? []));
   if (s.measurement?.kind === "evidence") inputs.push(...(s.measurement.inputs ?? []));

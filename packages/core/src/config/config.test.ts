@@ -588,6 +588,12 @@ describe("parseConfig: [agents] human_signatures, allowed_signers and [ledger] m
     expect(protectedPaths(ok(""))).not.toContain(".github/allowed_signers");
   });
 
+  it("the package managers' files that load code into the runner are protected whatever [protect] paths says", () => {
+    const narrow = ok('[protect]\npaths = ["proofgate.toml"]\n');
+    for (const p of ["**/.npmrc", "**/pnpm-workspace.yaml", "**/.yarnrc.yml", ".yarn/releases/**", "**/.pnp.cjs"])
+      expect(protectedPaths(narrow), p).toContain(p);
+  });
+
   it.each([
     ['[agents]\nhuman_signatures = "yes"', 2, '[agents] human_signatures "yes" is not "off" or "required"'],
     ["[agents]\nhuman_signatures = true", 2, "[agents] human_signatures must be a non-empty string"],

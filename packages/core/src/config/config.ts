@@ -136,16 +136,36 @@ const MAX_CONFIG_ERRORS = 20;
 export const DEFAULT_MEASUREMENT_EXEMPT = ["setup.py", "noxfile.py", "docs/conf.py"];
 
 /**
- * The paths that are protected in fact: `[protect] paths`, and always the config itself. A team may
- * protect more, but a config that stopped protecting itself would let the next agent patch rewrite
- * the policy (turn a signal off, add an agent pattern's exception) and be judged by the old one.
+ * The package managers' files that load code into every process they start, the test runner's included:
+ * `node-options` in `.npmrc` (npm, pnpm), `nodeOptions` in `pnpm-workspace.yaml` (`--import=./x.mjs` runs before
+ * vitest and its reporter, and can rewrite the coverage report as the process exits), yarn's committed release
+ * and plugins and its Plug'n'Play loader. Protected whatever `[protect] paths` says, as conftest.py is for pytest.
+ */
+export const RUNNER_LOADER_PATHS: readonly string[] = Object.freeze([
+  "**/.npmrc",
+  "**/pnpm-workspace.yaml",
+  "**/.yarnrc",
+  "**/.yarnrc.yml",
+  ".yarn/releases/**",
+  ".yarn/plugins/**",
+  "**/.pnp.cjs",
+  "**/.pnp.loader.mjs",
+]);
+
+/**
+ * The paths that are protected in fact: `[protect] paths`, always the config itself, and the package managers'
+ * files that load code into the runner (`RUNNER_LOADER_PATHS`). A team may protect more, but a config that stopped
+ * protecting itself would let the next agent patch rewrite the policy (turn a signal off, add an agent pattern's
+ * exception) and be judged by the old one.
  */
 export function protectedPaths(
   config: Pick<GateConfig, "protect"> & { agents?: Pick<GateConfig["agents"], "allowedSigners"> },
 ): string[] {
   // The allowed signers decide who is human: a patch that adds its own key to them needs a verified human.
   const signers = config.agents?.allowedSigners;
-  return [...new Set(["proofgate.toml", ...(signers ? [signers] : []), ...config.protect.paths])];
+  return [
+    ...new Set(["proofgate.toml", ...(signers ? [signers] : []), ...config.protect.paths, ...RUNNER_LOADER_PATHS]),
+  ];
 }
 
 /** The configuration when `proofgate.toml` is absent or empty. */

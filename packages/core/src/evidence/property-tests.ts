@@ -74,7 +74,13 @@ export interface PropertyIdEvidence {
    * The ids the base's `[commands] properties` collects, and where they were read; with each Hypothesis
    * test's settings as the base would run it, when the base's run read them.
    */
-  base: { file: string; ids: readonly string[]; settings?: PropertySettingsById | undefined };
+  base: {
+    file: string;
+    ids: readonly string[];
+    settings?: PropertySettingsById | undefined;
+    /** A test file the ids name is at that path of the base (`BaseUniverse.idsAtRoot`). */
+    idsAtRoot?: boolean | undefined;
+  };
   /** Every commit of the range and the paths it answers for (old names of renames included). */
   touched: readonly CommitPaths[];
   renames: readonly FileRename[];

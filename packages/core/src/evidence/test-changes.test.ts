@@ -7,6 +7,7 @@ import type { TestResult } from "./junit.js";
 import type { Lease } from "../ledger/ledger.js";
 import type { CommitPaths } from "../patch/patch.js";
 import {
+  collectionConfigMatcher,
   commandFiles,
   judgeTestChanges,
   rootdirMoved,
@@ -537,7 +538,7 @@ describe("a package's gate under the repository's pytest settings (ids from the 
     const h = universe(ids.filter((id) => !id.endsWith("test_y")));
     const j = judgeTestChanges(
       {
-        base: { kind: "measured", universe: { file: "collected.txt (base)", ids: BASE } },
+        base: { kind: "measured", universe: { file: "collected.txt (base)", ids: BASE, idsAtRoot: true } },
         baseSkips: { file: "base", skipped: ["tests/test_b.py::test_three"] },
         touched: [{ commit: remover, paths: ["tests/test_c.py"] }],
         renames: [],
@@ -562,8 +563,15 @@ describe("a package's gate under the repository's pytest settings (ids from the 
     expect(j.removed.map((f) => f.file)).toEqual(["tests/test_c.py"]);
     expect(j.removed[0]!.message).toContain("packages/x/tests/test_c.py::test_y is collected at base");
     // test_y's id is read in the head's terms; its file is still the package's.
-    expect(rootdirMoved(BASE, new Set(h.ids), ROOTDIR_IS_ROOT)).toBeUndefined();
-    expect(rootdirMoved(ids, new Set(h.ids), paths)).toBeUndefined();
+    expect(rootdirMoved(BASE, new Set(h.ids), ROOTDIR_IS_ROOT, true)).toBeUndefined();
+    expect(rootdirMoved(ids, new Set(h.ids), paths, true)).toBeUndefined();
+    // Test files moved under a folder named as the root, with the rootdir above at both ends: the base's ids are
+    // not the root's paths there, so nothing moved and the removals stand (the agent's renames are shown).
+    expect(rootdirMoved(BASE, new Set(h.ids), paths, false)).toBeUndefined();
+    expect(rootdirMoved(BASE, new Set(h.ids), paths, undefined)).toBeUndefined();
+    expect(rootdirMoved(BASE, new Set(h.ids), paths, true)?.("tests/test_a.py::test_one")).toBe(
+      "packages/x/tests/test_a.py::test_one",
+    );
   });
 
   it("a test file git saw renamed pairs its tests (git's names are the package's)", () => {
@@ -582,6 +590,24 @@ describe("a package's gate under the repository's pytest settings (ids from the 
         paths,
       ),
     ).toEqual(new Map([["packages/x/tests/test_b.py::test_three", "packages/x/tests/test_new.py::test_three"]]));
+  });
+});
+
+describe("collectionConfigMatcher", () => {
+  it("pytest's files anywhere, the collect command's files, and pytest's files above a package (../../)", () => {
+    const m = collectionConfigMatcher(["ci/pytest-ci.ini"]);
+    for (const yes of [
+      "pytest.ini",
+      "pytest.toml",
+      "tests/conftest.py",
+      "ci/pytest-ci.ini",
+      "../../pyproject.toml",
+      "../conftest.py",
+      "../../.pytest.toml",
+    ])
+      expect(m(yes), yes).toBe(true);
+    for (const no of ["README.md", "src/pkg/tox.ini.bak", "../../README.md", "../../src/x.py", "sub/pytest.ini"])
+      expect(m(no), no).toBe(false);
   });
 });
 

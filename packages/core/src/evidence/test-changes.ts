@@ -47,6 +47,11 @@ export interface BaseUniverse {
   ids: readonly string[];
   /** Each id listed again after its first time, once per repeat (`Universe.duplicates`). */
   duplicates?: readonly string[] | undefined;
+  /**
+   * The gate found a test file the ids name at that path of the base (pytest's rootdir was the root there): the
+   * condition for reading them in the head's terms when the head's rootdir lies above (`rootdirMoved`).
+   */
+  idsAtRoot?: boolean | undefined;
 }
 
 /**
@@ -177,7 +182,11 @@ const list = (items: readonly string[]): string =>
 export function collectionConfigMatcher(files: readonly string[]): (path: string) => boolean {
   const exact = new Set(files);
   const globs = pathMatcher(COLLECTION_CONFIG_PATTERNS);
-  return (path) => exact.has(path) || globs(path);
+  // A package's gate names pytest's files in the folders above it from the package (`../../pyproject.toml`):
+  // pytest reads them when the package has no settings of its own, so they configure its collection too.
+  const names = new Set(COLLECTION_CONFIG_PATTERNS.map((p) => p.replace(/^\*\*\//, "")));
+  return (path) =>
+    exact.has(path) || globs(path) || (path.startsWith("../") && names.has(path.slice(path.lastIndexOf("/") + 1)));
 }
 
 // A tool implies the file it reads its targets from.
@@ -373,14 +382,18 @@ export function skipsAtHead(
  * When pytest's rootdir moved above the root since the base (a human moved the settings to the repository's top),
  * the base's ids in the head's terms: the base's were the root's paths (`tests/test_a.py::t`), the head's run says
  * its rootdir lies above (`paths`), so the same test reads `pkgs/x/tests/test_a.py::t` at head. Undefined unless
- * the head's rootdir is not the root, no base id is collected at head as it is, and some is under its new name.
+ * the base's ids are the root's paths (a test file they name is there at the base: with the rootdir above at both
+ * ends, test files moved under a folder named as the root would look the same), the head's rootdir is not the
+ * root, no base id is collected at head as it is, and some is under its new name.
  */
 export function rootdirMoved(
   base: readonly string[],
   headIds: ReadonlySet<string>,
   paths: TestIdPaths | undefined,
+  /** The base's ids name files at those paths of the base (`BaseUniverse.idsAtRoot`): else nothing moved. */
+  idsAtRoot: boolean | undefined,
 ): ((id: string) => string) | undefined {
-  if (paths === undefined || paths === ROOTDIR_IS_ROOT || base.length === 0) return undefined;
+  if (idsAtRoot !== true || paths === undefined || paths === ROOTDIR_IS_ROOT || base.length === 0) return undefined;
   const moved = (id: string): string => {
     const file = fileOf(id);
     return paths.fromRoot(file) + id.slice(file.length);
@@ -410,7 +423,7 @@ export function judgeTestChanges(evidence: TestChangeEvidence, context: TestChan
   // the base's ids are read in the head's terms, so the same test under its new id is no removal. Only settings
   // move a rootdir, and the gate protects them, so the move itself is judged there (protected_path).
   const headIndex = head.index ?? new Set(head.ids);
-  const moved = measured && rootdirMoved(measured.ids, headIndex, paths);
+  const moved = measured && rootdirMoved(measured.ids, headIndex, paths, measured.idsAtRoot);
   const base = moved && measured ? { ...measured, ids: measured.ids.map(moved) } : measured;
   const movedTests = moved && base ? base.ids.filter((id) => headIndex.has(id)).length : 0;
   const gone = base ? goneSinceBase(base.ids, head, active) : [];

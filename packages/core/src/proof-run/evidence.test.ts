@@ -181,4 +181,17 @@ describe("unlocked_fixture_read for what a package's tests read elsewhere in the
     const human = [{ path: "tests/data/golden.txt", commits: [{ sha: "f", approved: true }] }];
     expect(unlockedReadFindings(evidence(true, human))).toHaveLength(1);
   });
+
+  it("the fixture signal off: a data file deleted from a test folder (never read at head) is its own finding", () => {
+    const gone = [
+      { path: "tests/cases/long.txt", commits: [{ sha: "g", approved: false }], deleted: true },
+      { path: "tests/cases/old.txt", commits: [{ sha: "h", approved: true }], deleted: true },
+    ];
+    const findings = unlockedReadFindings(evidence(true, gone));
+    expect(findings.map((f) => f.message.split(":")[0])).toEqual([
+      "the tests read 2 file(s) outside the package's folder that changed in the range without a human's `Fixture-Lock",
+      "the range deleted 1 data file(s) from a test folder without a human's `Fixture-Lock",
+    ]);
+    expect(findings[1]!.message).toMatch(/: tests\/cases\/long\.txt$/);
+  });
 });

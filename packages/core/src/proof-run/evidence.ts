@@ -212,6 +212,8 @@ export interface ChangedRead {
   path: string;
   /** Oldest first; `approved`: a human's commit carrying the fixture trailer. */
   commits: readonly { sha: string; approved: boolean }[];
+  /** Deleted from a test folder in the range (so the run could not read it): a data case the tests lost. */
+  deleted?: boolean | undefined;
 }
 
 /** `unlocked_fixture_read`: files the proof run read that are neither source nor under the fixture lock. */
@@ -230,9 +232,23 @@ export function unlockedReadFindings(e: RunnerEvidence): Finding[] {
       isOutsidePath(f.path) || changedOnly ? unapproved.has(f.path) : tracked.has(f.path),
     ),
   };
-  return judgeFileReads(committed, { fixtures: paths, lock, allow, trailer, changedOnly }).map((f) =>
-    asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
-  );
+  const deleted = (changed ?? []).filter((c) => c.deleted && unapproved.has(c.path)).map((c) => c.path);
+  const key = trailer ?? "Fixture-Lock";
+  return [
+    ...judgeFileReads(committed, { fixtures: paths, lock, allow, trailer, changedOnly }).map((f) =>
+      asFinding(f.code === "audit_unavailable" ? "runner_tampering" : "unlocked_fixture_read", f),
+    ),
+    ...(deleted.length > 0
+      ? [
+          asFinding("unlocked_fixture_read", {
+            code: "unlocked_fixture_read",
+            paths: deleted,
+            message: `the range deleted ${deleted.length} data file(s) from a test folder without a human's \`${key}: human\` on each commit that deleted them ([fixtures] is off, so no lock holds them; a test that read a folder of cases no longer sees them): ${listSome(deleted)}`,
+            fix: `restore the files, or have a human delete them in a commit with \`${key}: human\`; better, list the folder in [fixtures] paths and run \`proofgate lock\` in a human commit`,
+          }),
+        ]
+      : []),
+  ];
 }
 
 /**

@@ -16,6 +16,9 @@ import {
   renderBaseImportsPlugin,
   commandFiles,
   goneSinceBase,
+  rootdirMoved,
+  testFilesOf,
+  testIdPaths,
   mergeJunitResults,
   mergeUniverses,
   parseJunitXml,
@@ -38,6 +41,7 @@ import {
   type InputDigest,
   type Lease,
   type PropertyIdEvidence,
+  type RootdirFacts,
   type TestChangeEvidence,
   type TestResult,
   type Universe,
@@ -403,6 +407,17 @@ export interface HeadRun {
   universe: Universe;
   active: readonly Lease[];
   results: readonly TestResult[];
+  /** The proof run's record: where pytest's rootdir lies, for the ids (`testIdPaths`). */
+  record?: RootdirFacts | undefined;
+}
+
+/**
+ * Whether the base's ids are the root's paths: a test file they name is at that path of the base (pytest's
+ * rootdir was the root there). Asked of one file: `rootdirMoved` reads the base's ids in the head's terms only then.
+ */
+export function baseIdsAtRoot(ports: GatePorts, base: string, ids: readonly string[]): boolean {
+  const first = testFilesOf(ids).values().next();
+  return !first.done && ports.git.readBlobAt(base, first.value) !== undefined;
 }
 
 /** The base's outcomes of the tests skipped at head, with the files they came from. */
@@ -482,8 +497,21 @@ export async function loadBaseSkips(
   const { config } = o;
   const at = shortRevision(o.base);
   const accounting = accountEvidence(head.universe, head.active, head.results);
-  const gone = base ? goneSinceBase(base.ids, head.universe, head.active) : [];
-  const wanted = [...new Set(skipsAtHead(accounting, gone).map((s) => s.id))];
+  // pytest's rootdir moved above the root since the base: the head's ids are the base's in the head's terms, and
+  // the base's run is asked for them as the base names them.
+  const headIndex = head.universe.index ?? new Set(head.universe.ids);
+  const moved =
+    base && rootdirMoved(base.ids, headIndex, testIdPaths(head.record), baseIdsAtRoot(o.ports, o.base, base.ids));
+  const asBase = moved ? new Map(base!.ids.map((id) => [moved(id), id])) : undefined;
+  const inBase = (id: string) => asBase?.get(id) ?? id;
+  const gone = base
+    ? goneSinceBase(
+        base.ids.map((id) => (moved ? moved(id) : id)),
+        head.universe,
+        head.active,
+      )
+    : [];
+  const wanted = [...new Set(skipsAtHead(accounting, gone).map((s) => inBase(s.id)))];
   if (wanted.length === 0)
     return { skips: { file: "(no test skipped at head)", skipped: [] }, inputs: [], warnings: [] };
   if (canRunBase(o)) {
