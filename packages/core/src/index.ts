@@ -412,6 +412,7 @@ export {
 } from "./python/coverage-config.js";
 export {
   DEFAULT_PROTECTED_SECTIONS,
+  PYTEST_SETTINGS_FILES,
   DEFAULT_PYTHON_FILES,
   parseSectionSpec,
   readSection,

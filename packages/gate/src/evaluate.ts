@@ -69,6 +69,7 @@ import {
   testsNotProven,
   withRecordedXpasses,
   isOutsidePath,
+  isPythonFile,
   type ChangedSourceFile,
   type ChangedRead,
   type RunnerEvidence,
@@ -1017,7 +1018,7 @@ async function changedReads(
   const changes: (OutsideChange & { deleted?: boolean })[] =
     outside.length > 0 && git.outsideChanges ? git.outsideChanges({ base, head }, outside) : [];
   if (!config.fixtures.enabled && record) {
-    const differ = [...git.differingPaths(base, head)].filter((p) => !isOutsidePath(p) && !PYTHON_FILE.test(p));
+    const differ = [...git.differingPaths(base, head)].filter((p) => !isOutsidePath(p) && !isPythonFile(p));
     if (differ.length > 0) {
       const pytest = readPytestSettings((path) => git.readFileAt(head, path));
       const ids = testIdPaths(record);
@@ -1066,12 +1067,9 @@ async function changedReads(
   return changes.map((c) => ({
     path: c.path,
     commits: c.commits.map((commit) => ({ sha: commit.sha, approved: approved.has(commit.sha) })),
-    ...("deleted" in c && c.deleted ? { deleted: true } : {}),
+    ...(c.deleted ? { deleted: true } : {}),
   }));
 }
-
-/** Python files: source and compiled modules, which no fixture rule judges. */
-const PYTHON_FILE = /\.(?:py|pyi|pyc|pyo|pyd|so)$/;
 
 /** A warning when the project is part of its own test runner (pluggy, a pytest plugin): see runnerIntegrityWarnings. */
 function runnerIntegrity(

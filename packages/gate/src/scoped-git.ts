@@ -4,7 +4,7 @@
 // files every package shares (SHARED_CI_PATHS), which come as `../../.github/workflows/ci.yml`. A commit
 // that touched nothing of the package and no shared CI file is not one of the package's commits.
 import { posix } from "node:path";
-import { pathMatcher, repoPathOf, type Commit, type SectionSpec } from "@proofgate/core";
+import { PYTEST_SETTINGS_FILES, pathMatcher, repoPathOf, type Commit, type SectionSpec } from "@proofgate/core";
 import type { ChangedPath, TreeEntry } from "./git-types.js";
 import type { GitPort } from "./ports.js";
 
@@ -27,15 +27,14 @@ export const SHARED_CI_PATHS: readonly string[] = Object.freeze([
  * whole; the settings files by their pytest section (pyproject.toml's `[tool.pytest.ini_options]`, ...),
  * compared by meaning, as the package's own are.
  */
-const ANCESTOR_PYTEST_FILES: readonly { name: string; section?: string }[] = Object.freeze([
+const PYTEST_SECTION: Readonly<Record<string, string>> = {
+  "pyproject.toml": "tool.pytest",
+  "tox.ini": "pytest",
+  "setup.cfg": "tool:pytest",
+};
+const ANCESTOR_PYTEST_FILES: readonly { name: string; section?: string | undefined }[] = Object.freeze([
   { name: "conftest.py" },
-  { name: "pytest.toml" },
-  { name: ".pytest.toml" },
-  { name: "pytest.ini" },
-  { name: ".pytest.ini" },
-  { name: "pyproject.toml", section: "tool.pytest" },
-  { name: "tox.ini", section: "pytest" },
-  { name: "setup.cfg", section: "tool:pytest" },
+  ...PYTEST_SETTINGS_FILES.map((name) => ({ name, section: PYTEST_SECTION[name] })),
 ]);
 
 /** The folders above a package, repository-relative, from the root down ("" and "python" for "python/ct"). */

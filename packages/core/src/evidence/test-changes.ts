@@ -18,19 +18,14 @@ import type { Finding } from "../model/report.js";
 import type { NarrowedCollection, Universe } from "./universe.js";
 import { jsonLines } from "../common/json-lines.js";
 import { ROOTDIR_IS_ROOT, testIdFile as fileOf, type TestIdPaths } from "../python/test-id-paths.js";
+import { PYTEST_SETTINGS_FILES } from "../python/protect-sections.js";
 
 /**
  * The files pytest reads what to collect from (its ini files and every conftest.py). A commit touching
  * one may have changed the collection of any test; the files `[commands] collect` names are added.
  */
 export const COLLECTION_CONFIG_PATTERNS: readonly string[] = Object.freeze([
-  "pytest.toml",
-  ".pytest.toml",
-  "pytest.ini",
-  ".pytest.ini",
-  "pyproject.toml",
-  "setup.cfg",
-  "tox.ini",
+  ...PYTEST_SETTINGS_FILES,
   "**/conftest.py",
 ]);
 

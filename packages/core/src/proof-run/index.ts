@@ -66,6 +66,7 @@ export {
   testsNotRun,
   judgeFileReads,
   isOutsidePath,
+  isPythonFile,
   judgeSeedReads,
   judgeRunnerHooks,
   DEFAULT_READ_ALLOW,

@@ -2,6 +2,7 @@ import picomatch from "picomatch";
 import { listSome, type RunFinding } from "./findings.js";
 import type { RaisedKind, RunPhase, RunRecord, RunTest, SkipOrigin } from "./record.js";
 import { ROOTDIR_IS_ROOT, testIdFile, testIdPaths, type TestIdPaths } from "../python/test-id-paths.js";
+import { PYTEST_SETTINGS_FILES } from "../python/protect-sections.js";
 
 // How good an outcome is for the test: a view may only be as good as the one before it, except where
 // pytest's own xfail handling turns a failure into an xfail (which the skip judge reports anyway).
@@ -358,13 +359,7 @@ export function skippedUnlisted(record: RunRecord, listed: ReadonlySet<string>):
 
 /** Files a run may read besides source and the lock: tool configuration and caches (globs, `**` crosses folders). */
 export const DEFAULT_READ_ALLOW: readonly string[] = [
-  "pyproject.toml",
-  "setup.cfg",
-  "tox.ini",
-  "pytest.toml",
-  ".pytest.toml",
-  "pytest.ini",
-  ".pytest.ini",
+  ...PYTEST_SETTINGS_FILES,
   ".coveragerc",
   ".coverage",
   ".coverage.*",
@@ -376,6 +371,9 @@ export const DEFAULT_READ_ALLOW: readonly string[] = [
 ];
 
 const PYTHON_SOURCE = /\.(?:py|pyi|pyc|pyo|pyd|so)$/;
+
+/** Python source and compiled modules: files no fixture rule judges. */
+export const isPythonFile = (path: string): boolean => PYTHON_SOURCE.test(path);
 
 /** What the tests may read without it being `unlocked_fixture_read`. */
 export interface FixtureReadPolicy {
@@ -398,8 +396,9 @@ const under = (path: string, folder: string): boolean =>
 export const isOutsidePath = (path: string): boolean => path.startsWith("../");
 
 /** pytest's and coverage.py's settings files, read in the folders above a package (`../../pyproject.toml`). */
-const ANCESTOR_SETTINGS =
-  /^(?:\.\.\/)+(?:pyproject\.toml|setup\.cfg|tox\.ini|pytest\.toml|\.pytest\.toml|pytest\.ini|\.pytest\.ini|\.coveragerc)$/;
+const ANCESTOR_SETTINGS = new Set([...PYTEST_SETTINGS_FILES, ".coveragerc"]);
+const isAncestorSettings = (path: string): boolean =>
+  /^(?:\.\.\/)+[^/]+$/.test(path) && ANCESTOR_SETTINGS.has(path.slice(path.lastIndexOf("/") + 1));
 
 /**
  * Files the run opened for reading inside the repository that are neither Python source, nor the lock,
@@ -424,10 +423,10 @@ export function judgeFileReads(record: RunRecord, policy: FixtureReadPolicy): Ru
     (f) =>
       f.read &&
       f.via === undefined &&
-      !PYTHON_SOURCE.test(f.path) &&
+      !isPythonFile(f.path) &&
       f.path !== policy.lock &&
       !policy.fixtures.some((dir) => under(f.path, dir)) &&
-      !(isOutsidePath(f.path) ? ANCESTOR_SETTINGS.test(f.path) : allowed(f.path)),
+      !(isOutsidePath(f.path) ? isAncestorSettings(f.path) : allowed(f.path)),
   );
   const named = (files: typeof unlocked) =>
     listSome(files.map((f) => (f.first === null ? f.path : `${f.path} (first by ${f.first})`)));

@@ -3,6 +3,21 @@
 import { normalizeRepoPath } from "../common/repo-path.js";
 
 /**
+ * The files pytest takes its settings from, in the order it looks for them in a folder (pytest 9's findpaths.py;
+ * pytest.toml and .pytest.toml are pytest 9's): the collection configuration, the settings a run may read, and
+ * those a package's gate answers for in the folders above it are each these (and their neighbours).
+ */
+export const PYTEST_SETTINGS_FILES: readonly string[] = Object.freeze([
+  "pytest.toml",
+  ".pytest.toml",
+  "pytest.ini",
+  ".pytest.ini",
+  "pyproject.toml",
+  "tox.ini",
+  "setup.cfg",
+]);
+
+/**
  * The runner's settings protected by default: pytest's own files wherever pytest may find them (a
  * `pytest.ini` or `[tool.pytest.ini_options]` in a test folder takes precedence over the root's; pytest 9
  * also reads `pytest.toml`, `.pytest.toml` and pyproject.toml's `[tool.pytest]`, of which `ini_options` is

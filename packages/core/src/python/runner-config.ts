@@ -11,7 +11,12 @@ import { readIni } from "./ini.js";
 import type { SectionSpec } from "./protect-sections.js";
 import { normalizeRepoPath } from "../common/repo-path.js";
 
-export { DEFAULT_PROTECTED_SECTIONS, parseSectionSpec, type SectionSpec } from "./protect-sections.js";
+export {
+  DEFAULT_PROTECTED_SECTIONS,
+  PYTEST_SETTINGS_FILES,
+  parseSectionSpec,
+  type SectionSpec,
+} from "./protect-sections.js";
 
 /** True for the files read as TOML; every other protected file is read as INI. */
 const isToml = (path: string): boolean => path.endsWith(".toml");
