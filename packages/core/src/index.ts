@@ -421,6 +421,7 @@ export {
   invokedFiles,
   simpleCommands,
   pytestTomlTable,
+  pytestTableOf,
   readPytestSettings,
   readPytestPythonpath,
   isTestFile,

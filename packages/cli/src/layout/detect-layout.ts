@@ -3,7 +3,7 @@
 // folders, golden-file and seed folders, and the CI folders. It reads only through a LayoutTree, so a
 // table of layouts held in memory tests it.
 import { parse as parseToml } from "smol-toml";
-import { importsHypothesis, iniList, parseIni, pytestTomlTable, type IniFile } from "@proofgate/core";
+import { importsHypothesis, iniList, parseIni, pytestTableOf, pytestTomlTable, type IniFile } from "@proofgate/core";
 import type { LayoutTree } from "./layout-tree.js";
 
 /** A CI whose configuration folder or file the repository holds. */
@@ -143,21 +143,16 @@ const WALK_LIMIT = 20_000;
 
 const isTestFile = (name: string): boolean => /^test_.*\.py$|_test\.py$/.test(name);
 
-/** Detects the layout of the repository `tree` holds. */
+/** An INI file of the tree, parsed; undefined when it is absent. */
+function iniAt(tree: LayoutTree, file: string): IniFile | undefined {
+  const text = tree.read(file);
+  return text === undefined ? undefined : parseIni(text);
+}
+
 /** pytest's settings in a folder (the tree's root), as `detectLayout` reads them; undefined without any. */
 export function pytestSettingsIn(tree: LayoutTree): PytestSettings | undefined {
-  const text = tree.read("pyproject.toml");
-  let pyproject: Record<string, unknown> | undefined;
-  try {
-    pyproject = text === undefined ? undefined : (parseToml(text) as Record<string, unknown>);
-  } catch {
-    pyproject = undefined;
-  }
-  const ini = (file: string): IniFile | undefined => {
-    const t = tree.read(file);
-    return t === undefined ? undefined : parseIni(t);
-  };
-  return pytestSettings(tree, pyproject, ini("setup.cfg"), ini("tox.ini"));
+  const pyproject = readToml(tree, "pyproject.toml", []);
+  return pytestSettings(tree, pyproject, iniAt(tree, "setup.cfg"), iniAt(tree, "tox.ini"));
 }
 
 /**
@@ -184,15 +179,12 @@ export function pytestSettingsAbove(top: LayoutTree, path: string): { where: str
   return undefined;
 }
 
+/** Detects the layout of the repository `tree` holds. */
 export function detectLayout(tree: LayoutTree): Layout {
   const unreadable: Passed[] = [];
   const pyproject = readToml(tree, "pyproject.toml", unreadable);
-  const ini = (file: string): IniFile | undefined => {
-    const text = tree.read(file);
-    return text === undefined ? undefined : parseIni(text);
-  };
-  const setupCfg = ini("setup.cfg");
-  const toxIni = ini("tox.ini");
+  const setupCfg = iniAt(tree, "setup.cfg");
+  const toxIni = iniAt(tree, "tox.ini");
 
   const pytest = pytestSettings(tree, pyproject, setupCfg, toxIni);
   const coverage = coverageSettings(tree, pyproject, setupCfg, toxIni);
@@ -363,8 +355,7 @@ function pytestSettings(
     const section = parseIni(text).get("pytest");
     return fromIni(`${file} [pytest]`, section);
   }
-  const text = pyproject ? tree.read("pyproject.toml") : undefined;
-  const options = text === undefined ? undefined : pytestTomlTable("pyproject.toml", text);
+  const options = pyproject && pytestTableOf("pyproject.toml", pyproject);
   if (options) {
     return {
       where: `pyproject.toml [${options.section}]`,

@@ -435,6 +435,14 @@ export function pytestTomlTable(
   } catch {
     return undefined;
   }
+  return pytestTableOf(path, data);
+}
+
+/** `pytestTomlTable` of a TOML document already parsed. */
+export function pytestTableOf(
+  path: string,
+  data: Record<string, unknown>,
+): { section: string; values: Record<string, unknown> } | undefined {
   if (!/(^|\/)pyproject\.toml$/.test(path)) {
     const own = data.pytest;
     return isTable(own) ? { section: "pytest", values: own } : undefined;
