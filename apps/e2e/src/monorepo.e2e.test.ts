@@ -419,10 +419,9 @@ describe("a package whose pytest settings are the repository's (test ids from th
   // `pkgs/a/tests/test_a.py::...`, while git's paths and the findings' files are the package's.
   const ROOT_SETTINGS = `[tool.pytest.ini_options]\nminversion = "7.0"\n`;
   const withoutDiscount = TEST_A.replace("def test_discount():\n    assert total([100], discount=10) == 90\n\n\n", "");
-  let setup: string;
-  beforeAll(() => {
-    git(dir, ["checkout", "-q", "-b", "root-settings", base]);
-    setup = commit(
+  // A human moves pytest's settings to the repository's top, and a's lease to the id that gives its test.
+  const moveSettingsToTop = (): string =>
+    commit(
       dir,
       "pytest settings at the top\n\nGate-Change: human\nFreeze-Lease: human\n",
       {
@@ -431,6 +430,10 @@ describe("a package whose pytest settings are the repository's (test ids from th
       },
       HUMAN,
     );
+  let setup: string;
+  beforeAll(() => {
+    git(dir, ["checkout", "-q", "-b", "root-settings", base]);
+    setup = moveSettingsToTop();
   });
 
   it("the human's move of the settings itself: every id changed, none removed (the row says they moved)", async () => {
@@ -457,15 +460,7 @@ describe("a package whose pytest settings are the repository's (test ids from th
       },
       HUMAN,
     );
-    commit(
-      dir,
-      "pytest settings at the top\n\nGate-Change: human\nFreeze-Lease: human\n",
-      {
-        "pyproject.toml": ROOT_SETTINGS,
-        "pkgs/a/freeze.toml": ledger().replace(`nodeid = "tests/`, `nodeid = "pkgs/a/tests/`),
-      },
-      HUMAN,
-    );
+    moveSettingsToTop();
     const r = await gate(dir, ["--run", "--root", "pkgs/a"], undefined, skipped);
     expect(r.report.errors, r.stderr).toEqual([]);
     // a's config allows no unledgered skip at all (max_unledgered_skips = 0): the skip counts there, not as new.

@@ -101,9 +101,14 @@ function unalignedWarnings(patch: PatchCoverage | { notMeasured: string }): Gate
  * does not list stays a removal.
  */
 function unlistedSkips(input: DecideInput): string[] {
-  const record = input.runner?.proof?.result.record;
-  if (input.universe.runner !== "vitest" || !record || input.runner?.proof?.result.errors.length) return [];
-  return skippedUnlisted(record, input.universe.index ?? new Set(input.universe.ids));
+  const record = verifiedVitestRecord(input);
+  return record ? skippedUnlisted(record, input.universe.index ?? new Set(input.universe.ids)) : [];
+}
+
+/** The head's vitest proof run record, when it verified without errors: what vitest itself collected. */
+function verifiedVitestRecord(input: DecideInput) {
+  const proof = input.runner?.proof?.result;
+  return input.universe.runner === "vitest" && !proof?.errors.length ? proof?.record : undefined;
 }
 
 /**
@@ -111,14 +116,8 @@ function unlistedSkips(input: DecideInput): string[] {
  * head's verified run record shows the test collected. Such a lease is on a known test; every other stays unknown.
  */
 function knownToTheRun(input: DecideInput, unknown: JudgedLeases["unknown"]): JudgedLeases["unknown"] {
-  const record = input.runner?.proof?.result.record;
-  if (
-    input.universe.runner !== "vitest" ||
-    !record ||
-    input.runner?.proof?.result.errors.length ||
-    unknown.length === 0
-  )
-    return unknown;
+  const record = verifiedVitestRecord(input);
+  if (!record || unknown.length === 0) return unknown;
   const collected = new Set(record.collected);
   return unknown.filter((u) => !collected.has(u.lease.nodeid));
 }

@@ -788,19 +788,14 @@ function testChangesSource(
 ): NonNullable<JudgeSources["testChanges"]> {
   const { ports, config, base } = baseOptions;
   return async (head) => {
-    const skips = head.results
-      ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe, markedSkips)
-      : { inputs: [], warnings: [] };
     // Read in the head's terms when pytest's rootdir moved since the base: only if the base's ids are its paths.
+    const idsAtRoot = baseTests.universe !== undefined && baseIdsAtRoot(ports, base, baseTests.universe.ids);
+    const skips = head.results
+      ? await loadBaseSkips(baseOptions, { ...head, results: head.results }, baseTests.universe, markedSkips, idsAtRoot)
+      : { inputs: [], warnings: [] };
     const measured =
       baseTests.base.kind === "measured"
-        ? {
-            ...baseTests.base,
-            universe: {
-              ...baseTests.base.universe,
-              idsAtRoot: baseIdsAtRoot(ports, base, baseTests.base.universe.ids),
-            },
-          }
+        ? { ...baseTests.base, universe: { ...baseTests.base.universe, idsAtRoot } }
         : baseTests.base;
     return {
       evidence: {

@@ -493,6 +493,8 @@ export async function loadBaseSkips(
   head: HeadRun,
   base: Universe | undefined,
   early?: BaseOnlyRun | undefined,
+  /** `baseIdsAtRoot` of `base`'s ids, when the caller asked already. */
+  idsAtRoot: boolean = base !== undefined && baseIdsAtRoot(o.ports, o.base, base.ids),
 ): Promise<BaseSkipsRead> {
   const { config } = o;
   const at = shortRevision(o.base);
@@ -500,8 +502,7 @@ export async function loadBaseSkips(
   // pytest's rootdir moved above the root since the base: the head's ids are the base's in the head's terms, and
   // the base's run is asked for them as the base names them.
   const headIndex = head.universe.index ?? new Set(head.universe.ids);
-  const moved =
-    base && rootdirMoved(base.ids, headIndex, testIdPaths(head.record), baseIdsAtRoot(o.ports, o.base, base.ids));
+  const moved = base && rootdirMoved(base.ids, headIndex, testIdPaths(head.record), idsAtRoot);
   const asBase = moved ? new Map(base!.ids.map((id) => [moved(id), id])) : undefined;
   const inBase = (id: string) => asBase?.get(id) ?? id;
   const gone = base
